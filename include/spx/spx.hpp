@@ -1,0 +1,12 @@
+// Everything public in spx's host library.
+#pragma once
+
+#include "spx/convert.hpp"
+#include "spx/cpu.hpp"
+#include "spx/error.hpp"
+#include "spx/generate.hpp"
+#include "spx/io.hpp"
+#include "spx/matrix.hpp"
+#include "spx/stats.hpp"
+#include "spx/version.hpp"
+#include "spx/cuda/device.hpp"

@@ -1,0 +1,41 @@
+// Matrix statistics: what `spx info` prints, what fixed rules and the performance model read,
+// and the structure fingerprint that keys tuning caches.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+#include "spx/matrix.hpp"
+
+namespace spx {
+
+struct MatrixStats {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t nnz = 0;
+  int64_t min_row = 0;      // shortest row length
+  int64_t max_row = 0;      // longest row length
+  double avg_row = 0;       // nnz / rows
+  double stddev_row = 0;    // population standard deviation of row lengths
+  int64_t empty_rows = 0;
+  int64_t lower_bandwidth = 0;  // max(i - j) over entries with i > j
+  int64_t upper_bandwidth = 0;  // max(j - i) over entries with j > i
+  int64_t bandwidth = 0;        // max(lower, upper)
+  double ell_padding_ratio = 0; // rows * max_row / nnz (1 = no padding; 0 for an empty matrix)
+  uint64_t fingerprint = 0;     // structure_fingerprint()
+};
+
+template <class T, class I>
+MatrixStats stats(const Csr<T, I>& A);
+
+// 64-bit hash of the sparsity pattern (shape, row pointers, column indices; not the values and not
+// the index type): equal patterns give equal fingerprints on every platform.
+template <class T, class I>
+uint64_t structure_fingerprint(const Csr<T, I>& A);
+
+// Multi-line "name: value" table, as `spx info` prints it.
+std::string to_string(const MatrixStats& s);
+std::ostream& operator<<(std::ostream& os, const MatrixStats& s);
+
+}  // namespace spx
