@@ -34,7 +34,11 @@ struct ReadOptions {
 
 // Reads coordinate (real, integer, pattern; general, symmetric, skew-symmetric — expanded to the
 // full matrix) and array files; gzip is detected from the content, not the name. Every problem is
-// an spx::Error "PATH:LINE: what is wrong". Pattern values are 1.
+// an spx::Error "PATH:LINE: what is wrong". Pattern values are 1. The result is canonical CSR.
+// Symmetric files must store only the lower triangle (an entry above the diagonal is an error), a
+// skew-symmetric file no diagonal. Comment ('%') and blank lines may appear anywhere after the
+// banner; tabs and CRLF line endings are accepted. Memory is never reserved for more entries or
+// values than the text can hold, so a hostile size line cannot exhaust memory (docs/io.md).
 template <class T, class I = int32_t>
 Csr<T, I> read_matrix_market(const std::string& path, const ReadOptions& options = {});
 

@@ -7,7 +7,8 @@
 //    fit in I (validate() checks it); use int64_t indices for matrices above 2^31-1 nonzeros.
 //  * Padding in Ell/EllR slots is marked with column index kPadding (-1) and value 0, so a
 //    kernel never multiplies by x[padding] (a NaN/Inf in x must not leak into other rows).
-//  * validate() throws spx::Error naming the first offending index; it never aborts.
+//  * validate() throws spx::Error naming the first offending index; it never aborts. Every spx
+//    conversion validates its input and returns a valid matrix. docs/formats.md has the rules.
 #pragma once
 
 #include <cstddef>
@@ -49,8 +50,9 @@ struct Csr {
   void validate() const;
 };
 
-// Coordinate list: the assembly format. Any order and duplicates are allowed here; to_csr()
-// sorts and sums (or rejects) them. Coo produced by spx from a Csr is sorted by (row, col).
+// Coordinate list: the assembly format. Any order and duplicates are allowed here (validate() only
+// checks sizes and ranges); to_csr() sorts and sums (or rejects) them. Coo produced by spx from a
+// Csr is sorted by (row, col).
 template <class T, class I = int32_t>
 struct Coo {
   using value_type = T;
@@ -71,8 +73,10 @@ struct Coo {
 
 // ELLPACK (Bell & Garland): every row padded to `width` slots, stored column-major with leading
 // dimension `ld` (>= rows; spx pads it to a multiple of 32 so each slot column starts aligned):
-// slot k of row r lives at [k * ld + r]. Unused slots hold (kPadding, 0). Rows r >= rows
-// (up to ld) are all padding.
+// slot k of row r lives at [k * ld + r]. In each row the real entries fill the first slots with
+// strictly increasing columns, so a kernel may stop at the first padding slot; unused slots hold
+// (kPadding, 0). Rows r >= rows (up to ld) are all padding. validate() also requires ld * width to
+// fit in I, so a slot index k * ld + r never overflows the index type.
 template <class T, class I = int32_t>
 struct Ell {
   using value_type = T;
@@ -94,7 +98,9 @@ struct Ell {
 // ELLPACK-R (Vázquez et al., FastSpMM paper §2): Ell with the row count padded to a multiple of
 // 32 (rows_padded) and an explicit row-length array, so kernels stop at each row's end instead
 // of scanning padding. Slot k of row r lives at [k * rows_padded + r]; in each row the real
-// entries occupy slots 0 .. row_len[r]-1 with increasing columns; the rest hold (kPadding, 0).
+// entries occupy slots 0 .. row_len[r]-1 with strictly increasing columns; the rest hold
+// (kPadding, 0). row_len[r] <= width; to_ellr() sets width to the longest row exactly.
+// rows_padded * width fits in I.
 template <class T, class I = int32_t>
 struct EllR {
   using value_type = T;
@@ -114,7 +120,8 @@ struct EllR {
 };
 
 // Hybrid (Bell & Garland): the first `ell.width` entries of each row in an Ell part, the rest in
-// a COO tail sorted by (row, col). Both parts have the full matrix shape.
+// a COO tail sorted by (row, col). Both parts have the full matrix shape; no (row, col) is stored
+// in both parts (validate() checks), and the total nnz fits in I.
 template <class T, class I = int32_t>
 struct Hyb {
   using value_type = T;
@@ -131,7 +138,9 @@ struct Hyb {
 
 // Dense matrix, row- or column-major with a leading dimension (BLAS convention: for ColMajor,
 // element (i, j) is data[i + j*ld] and ld >= rows; for RowMajor, data[i*ld + j] and ld >= cols).
-// Dimensions are 64-bit whatever the sparse index type.
+// Dimensions are 64-bit whatever the sparse index type. validate() requires data.size() to reach
+// the last element ((cols-1)*ld + rows for ColMajor), not rows*ld*cols: a sub-matrix view's
+// storage is enough.
 template <class T>
 struct Dense {
   using value_type = T;

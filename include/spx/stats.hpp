@@ -26,15 +26,20 @@ struct MatrixStats {
   uint64_t fingerprint = 0;     // structure_fingerprint()
 };
 
+// Validates A (canonical), then one pass over the rows. Empty or zero-row matrices give zeros.
 template <class T, class I>
 MatrixStats stats(const Csr<T, I>& A);
 
 // 64-bit hash of the sparsity pattern (shape, row pointers, column indices; not the values and not
-// the index type): equal patterns give equal fingerprints on every platform.
+// the index type): equal patterns give equal fingerprints on every platform. Definition (v1): the
+// sequence rows, cols, then per row its length followed by its columns, each as an unsigned 64-bit
+// integer v, folded as h = splitmix64(h ^ v) from a fixed version seed. splitmix64 is a bijection,
+// so patterns that differ in exactly one column (or one length) never collide.
 template <class T, class I>
 uint64_t structure_fingerprint(const Csr<T, I>& A);
 
-// Multi-line "name: value" table, as `spx info` prints it.
+// Multi-line "name: value" table, as `spx info` prints it: one line per MatrixStats field, named
+// as the field, values aligned in one column, fingerprint as 16 hex digits, no trailing newline.
 std::string to_string(const MatrixStats& s);
 std::ostream& operator<<(std::ostream& os, const MatrixStats& s);
 

@@ -1,0 +1,454 @@
+#include "bench/engine.hpp"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <new>
+
+#include "bench/check.hpp"
+#include "bench/provenance.hpp"
+#include "bench/traffic.hpp"
+#include "spx/convert.hpp"
+#include "spx/error.hpp"
+
+namespace spx::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Inputs are uniform in [-1, 1): splitmix64, so they are the same on every platform and never
+// all zero (a zero x would let a kernel that skips work look correct and fast).
+std::vector<double> random_values(std::size_t n, uint64_t seed) {
+  std::vector<double> v(n);
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (auto& e : v) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    e = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
+  }
+  return v;
+}
+
+template <class T>
+Dense<T> random_dense(int64_t rows, int64_t cols, uint64_t seed) {
+  Dense<T> d(rows, cols, Layout::ColMajor);
+  auto values = random_values(d.data.size(), seed);
+  std::transform(values.begin(), values.end(), d.data.begin(), [](double v) { return static_cast<T>(v); });
+  return d;
+}
+
+bool matches_any(const std::vector<std::string>& patterns, const std::string& name) {
+  if (patterns.empty()) return true;
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& p) { return fnmatch(p.c_str(), name.c_str(), 0) == 0; });
+}
+
+std::string problem_label(const Problem& p) {
+  return fmt::format("{} {} {}", p.matrix, p.op == OpKind::Spmv ? "spmv" : OpSpec{p.op, p.cols_dense}.label(),
+                     to_string(p.precision));
+}
+
+Traffic traffic_of(const Problem& p) {
+  const int64_t value = value_bytes(p.precision);
+  constexpr int64_t index = sizeof(int32_t);
+  switch (p.op) {
+    case OpKind::Spmv:
+      return spmv_traffic(p.rows, p.cols, p.nnz, value, index);
+    case OpKind::Spmm:
+      return spmm_traffic(p.rows, p.cols, p.nnz, p.cols_dense, value, index);
+    case OpKind::Gemm:
+      return gemm_traffic(p.cols_dense, value);
+  }
+  return {};
+}
+
+// One (matrix, op, precision) with its inputs and reference, shared by all kernels.
+class ProblemRunner {
+ public:
+  ProblemRunner(const BenchOptions& options, BenchReport& report, const BenchCallbacks& callbacks, int& done,
+                int total)
+      : options_(options), report_(report), callbacks_(callbacks), done_(done), total_(total) {}
+
+  // Kernels whose skip_reason() is empty for this problem; the others become notes and count
+  // as done. Called on the problem's shape before its inputs are allocated.
+  std::vector<const KernelEntry*> runnable(const Problem& shape,
+                                           const std::vector<const KernelEntry*>& kernels) {
+    std::vector<const KernelEntry*> out;
+    for (const KernelEntry* kernel : kernels) {
+      std::string why = kernel->skip_reason ? kernel->skip_reason(shape) : std::string();
+      if (why.empty()) {
+        out.push_back(kernel);
+      } else {
+        note(shape, *kernel, "skipped: " + why);
+        ++done_;
+      }
+    }
+    return out;
+  }
+
+  void run_all(const Problem& problem, const Reference& reference,
+               const std::vector<const KernelEntry*>& kernels) {
+    const std::size_t first = report_.results.size();
+    for (const KernelEntry* kernel : kernels) {
+      if (callbacks_.progress) {
+        callbacks_.progress(done_, total_, fmt::format("{} {}", problem_label(problem), kernel->name));
+      }
+      run_one(problem, reference, *kernel);
+      ++done_;
+    }
+    set_speedups(first);
+  }
+
+ private:
+  void note(const Problem& p, const KernelEntry& k, const std::string& what) {
+    report_.notes.push_back(fmt::format("{} {}: {}", problem_label(p), k.name, what));
+  }
+
+  void run_one(const Problem& problem, const Reference& reference, const KernelEntry& kernel) {
+    std::unique_ptr<Instance> instance;
+    const auto prepare_start = Clock::now();
+    try {
+      instance = kernel.prepare(problem);
+    } catch (const std::bad_alloc&) {
+      note(problem, kernel, "skipped: out of memory while preparing");
+      return;
+    } catch (const std::exception& e) {
+      note(problem, kernel, std::string("skipped: ") + e.what());
+      return;
+    }
+    const double prepare_ms = 1e3 * seconds_since(prepare_start);
+
+    Result r;
+    r.matrix = problem.matrix;
+    r.rows = problem.rows;
+    r.cols = problem.cols;
+    r.nnz = problem.nnz;
+    r.op = problem.op;
+    r.cols_dense = problem.cols_dense;
+    r.precision = problem.precision;
+    r.kernel = kernel.name;
+    r.backend = kernel.backend;
+    r.format = kernel.format;
+    r.vendor = kernel.vendor;
+    r.reference = kernel.reference;
+    r.prepare_ms = prepare_ms;
+    if (problem.stats != nullptr) r.stats = *problem.stats;
+    try {
+      // The checked run is also the warm-up run.
+      instance->poison_output();
+      instance->run();
+      CheckResult check = check_output(instance->output(), reference);
+      r.checked = check.passed;
+      r.rel_error = check.relative_error;
+      r.check_ratio = check.worst_ratio;
+      if (!check.passed) {
+        ++report_.failed_checks;
+        note(problem, kernel,
+             fmt::format("CHECK FAILED: element {} out of tolerance (worst error {:.3g}x the bound, "
+                         "relative error {:.3g})",
+                         check.first_bad, check.worst_ratio, check.relative_error));
+      }
+      r.timing = measure(*instance, options_.timing);
+      if (Timing cold; instance->measure_cold(options_.timing, cold)) r.cold = cold;
+      r.params = instance->params();
+    } catch (const std::exception& e) {
+      ++report_.failed_checks;
+      note(problem, kernel, std::string("FAILED: ") + e.what());
+      return;
+    }
+    const Traffic traffic = traffic_of(problem);
+    if (r.timing.median_ms > 0) {
+      const double seconds = r.timing.median_ms * 1e-3;
+      r.gbs = traffic.effective_bytes / seconds / 1e9;
+      r.gbs_min = traffic.minimum_bytes / seconds / 1e9;
+      r.gflops = traffic.flops / seconds / 1e9;
+    }
+    report_.results.push_back(std::move(r));
+  }
+
+  // Speedup over the best vendor kernel of this problem, or over the fastest reference kernel
+  // when no vendor kernel ran (the CPU backend).
+  void set_speedups(std::size_t first) {
+    auto& results = report_.results;
+    const Result* best = nullptr;
+    for (bool vendor : {true, false}) {
+      for (std::size_t i = first; i < results.size(); ++i) {
+        const Result& r = results[i];
+        if ((vendor ? r.vendor : r.reference) && r.timing.median_ms > 0 &&
+            (best == nullptr || r.timing.median_ms < best->timing.median_ms)) {
+          best = &r;
+        }
+      }
+      if (best != nullptr) break;
+    }
+    if (best == nullptr) return;
+    const double baseline_ms = best->timing.median_ms;
+    const std::string baseline = best->kernel;
+    for (std::size_t i = first; i < results.size(); ++i) {
+      if (results[i].timing.median_ms > 0) {
+        results[i].speedup = baseline_ms / results[i].timing.median_ms;
+        results[i].baseline = baseline;
+      }
+    }
+  }
+
+  const BenchOptions& options_;
+  BenchReport& report_;
+  const BenchCallbacks& callbacks_;
+  int& done_;
+  int total_;
+};
+
+template <class T>
+void run_sparse_ops(const BenchOptions& options, const Registry& registry, const MatrixInfo& info,
+                    const Csr<T, int32_t>& A, Precision precision, ProblemRunner& runner) {
+  const auto x = [&] {
+    auto values = random_values(static_cast<std::size_t>(A.cols), options.seed);
+    return std::vector<T>(values.begin(), values.end());
+  }();
+  for (const OpSpec& op : options.ops) {
+    if (op.op == OpKind::Gemm) continue;
+    Problem p;
+    p.matrix = info.name;
+    p.op = op.op;
+    p.precision = precision;
+    p.cols_dense = op.size;
+    p.rows = A.rows;
+    p.cols = A.cols;
+    p.nnz = A.nnz();
+    p.stats = info.stats ? &*info.stats : nullptr;
+    auto kernels = runner.runnable(p, select_kernels(registry, options, op.op, precision));
+    if (kernels.empty()) continue;
+    TypedInput<T> input;
+    input.A = &A;
+    Dense<T> B;
+    Reference reference;
+    if (op.op == OpKind::Spmv) {
+      input.x = x;
+      reference = spmv_reference<T>(A, input.x);
+    } else {
+      B = random_dense<T>(A.cols, op.size, options.seed + 1);
+      input.B = &B;
+      reference = spmm_reference<T>(A, B);
+    }
+    if constexpr (sizeof(T) == 4) {
+      p.f32 = input;
+    } else {
+      p.f64 = input;
+    }
+    runner.run_all(p, reference, kernels);
+  }
+}
+
+template <class T>
+void run_gemm(const BenchOptions& options, const Registry& registry, const OpSpec& op, Precision precision,
+              const std::string& name, ProblemRunner& runner) {
+  const int64_t n = op.size;
+  Problem p;
+  p.matrix = name;
+  p.op = OpKind::Gemm;
+  p.precision = precision;
+  p.cols_dense = n;
+  p.rows = n;
+  p.cols = n;
+  p.nnz = n * n;
+  auto kernels = runner.runnable(p, select_kernels(registry, options, OpKind::Gemm, precision));
+  if (kernels.empty()) return;
+  Dense<T> A = random_dense<T>(n, n, options.seed + 2);
+  Dense<T> B = random_dense<T>(n, n, options.seed + 3);
+  TypedInput<T> input;
+  input.A_dense = &A;
+  input.B = &B;
+  if constexpr (sizeof(T) == 4) {
+    p.f32 = input;
+  } else {
+    p.f64 = input;
+  }
+  runner.run_all(p, gemm_reference<T>(A, B, options.seed + 4), kernels);
+}
+
+// Tables and JSON group results by matrix name: a second "cage11" (the same file given twice, or
+// two folders) becomes "cage11#2".
+std::string unique_name(const BenchReport& report, const std::string& name) {
+  auto taken = [&](const std::string& n) {
+    return std::any_of(report.matrices.begin(), report.matrices.end(),
+                       [&](const MatrixInfo& m) { return m.name == n; });
+  };
+  std::string candidate = name;
+  for (int i = 2; taken(candidate); ++i) candidate = fmt::format("{}#{}", name, i);
+  return candidate;
+}
+
+// Kernel runs per matrix (sparse ops) or per benchmark (gemm ops), for the progress count.
+int kernel_runs(const Registry& registry, const BenchOptions& options, bool gemm) {
+  int n = 0;
+  for (Precision precision : options.precisions) {
+    for (const OpSpec& op : options.ops) {
+      if ((op.op == OpKind::Gemm) == gemm)
+        n += static_cast<int>(select_kernels(registry, options, op.op, precision).size());
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+std::vector<const KernelEntry*> select_kernels(const Registry& registry, const BenchOptions& options,
+                                               OpKind op, Precision precision) {
+  std::vector<const KernelEntry*> out;
+  for (const KernelEntry& k : registry.kernels()) {
+    if (k.backend != options.backend || k.op != op || !k.supports(precision)) continue;
+    if (!options.formats.empty() &&
+        std::find(options.formats.begin(), options.formats.end(), k.format) == options.formats.end()) {
+      continue;
+    }
+    if (!matches_any(options.kernels, k.name)) continue;
+    out.push_back(&k);
+  }
+  return out;
+}
+
+void validate_options(const Registry& registry, const BenchOptions& options) {
+  if (std::string why = backend_unavailable_reason(registry, options.backend); !why.empty()) {
+    throw Error(fmt::format("backend {}: {}", options.backend, why));
+  }
+  for (const auto& pattern : options.kernels) {
+    const bool known =
+        std::any_of(registry.kernels().begin(), registry.kernels().end(), [&](const KernelEntry& k) {
+          return k.backend == options.backend && fnmatch(pattern.c_str(), k.name.c_str(), 0) == 0;
+        });
+    if (!known) {
+      std::string names;
+      for (const KernelEntry& k : registry.kernels()) {
+        if (k.backend == options.backend && names.find(k.name) == std::string::npos) {
+          names += (names.empty() ? "" : ", ") + k.name;
+        }
+      }
+      throw Error(fmt::format("no {} kernel named '{}' (kernels: {})", options.backend, pattern, names));
+    }
+  }
+  for (Precision precision : options.precisions) {
+    for (const OpSpec& op : options.ops) {
+      if (!select_kernels(registry, options, op.op, precision).empty()) return;
+    }
+  }
+  throw Error(fmt::format("no {} kernel matches the requested ops, precisions, formats and kernels",
+                          options.backend));
+}
+
+BenchReport run_bench(const BenchOptions& options, const Registry& registry,
+                      const BenchCallbacks& callbacks) {
+  validate_options(registry, options);
+  BenchReport report;
+  report.backend = options.backend;
+  report.commit = source_commit();
+  report.date = utc_now_iso8601();
+  if (const BackendEntry* backend = registry.backend(options.backend); backend && backend->describe) {
+    report.device = backend->describe();
+  }
+  // One step per matrix load and per kernel run.
+  const int steps_per_matrix = 1 + kernel_runs(registry, options, false);
+  const int total =
+      static_cast<int>(options.matrices.size()) * steps_per_matrix + kernel_runs(registry, options, true);
+  int done = 0;
+  ProblemRunner runner(options, report, callbacks, done, total);
+
+  for (const MatrixSource& source : options.matrices) {
+    const int done_after_matrix = done + steps_per_matrix;
+    auto skip = [&](const std::string& why) {
+      report.notes.push_back(fmt::format("{}: skipped: {}", source.name, why));
+      done = done_after_matrix;
+    };
+    if (options.max_nnz >= 0 && source.approx_nnz > options.max_nnz) {
+      skip(fmt::format("about {} nonzeros > --max-nnz {}", source.approx_nnz, options.max_nnz));
+      continue;
+    }
+    if (callbacks.progress) callbacks.progress(done, total, fmt::format("{}: loading", source.name));
+    MatrixInfo info;
+    info.name = unique_name(report, source.name);
+    info.source = source.location;
+    info.description = source.description;
+    Csr<double, int32_t> A;
+    const auto load_start = Clock::now();
+    try {
+      A = load_matrix<double, int32_t>(source);
+    } catch (const std::bad_alloc&) {
+      ++report.failed_inputs;
+      report.input_errors.push_back(source.name + ": out of memory while loading");
+      skip("out of memory while loading");
+      continue;
+    } catch (const std::exception& e) {
+      ++report.failed_inputs;
+      report.input_errors.push_back(e.what());
+      report.notes.push_back(fmt::format("{}: ERROR: {}", source.name, e.what()));
+      done = done_after_matrix;
+      continue;
+    }
+    info.load_seconds = seconds_since(load_start);
+    ++done;
+    if (options.max_nnz >= 0 && A.nnz() > options.max_nnz) {
+      skip(fmt::format("{} nonzeros > --max-nnz {}", A.nnz(), options.max_nnz));
+      continue;
+    }
+    info.rows = A.rows;
+    info.cols = A.cols;
+    info.nnz = A.nnz();
+    info.stats = spx::stats(A);
+    report.matrices.push_back(info);
+    for (Precision precision : options.precisions) {
+      try {
+        if (precision == Precision::F32) {
+          const Csr<float, int32_t> A32 = spx::cast<float, int32_t>(A);
+          run_sparse_ops<float>(options, registry, info, A32, precision, runner);
+        } else {
+          run_sparse_ops<double>(options, registry, info, A, precision, runner);
+        }
+      } catch (const std::bad_alloc&) {
+        report.notes.push_back(fmt::format("{} {}: skipped: out of memory", info.name, to_string(precision)));
+      } catch (const std::exception& e) {
+        // e.g. the reference kernel rejecting the input: nothing of this precision can be checked.
+        ++report.failed_checks;
+        report.notes.push_back(fmt::format("{} {}: FAILED: {}", info.name, to_string(precision), e.what()));
+      }
+    }
+    done = done_after_matrix;
+    if (callbacks.matrix_done) callbacks.matrix_done(report, report.matrices.back());
+  }
+
+  for (const OpSpec& op : options.ops) {
+    if (op.op != OpKind::Gemm) continue;
+    MatrixInfo info;
+    info.name = fmt::format("dense_{}", op.size);
+    info.source = fmt::format("random {0} x {0} column-major", op.size);
+    info.rows = info.cols = op.size;
+    info.nnz = op.size * op.size;
+    report.matrices.push_back(info);
+    for (Precision precision : options.precisions) {
+      try {
+        if (precision == Precision::F32) {
+          run_gemm<float>(options, registry, op, precision, info.name, runner);
+        } else {
+          run_gemm<double>(options, registry, op, precision, info.name, runner);
+        }
+      } catch (const std::bad_alloc&) {
+        report.notes.push_back(fmt::format("{} {}: skipped: out of memory", info.name, to_string(precision)));
+      }
+    }
+    if (callbacks.matrix_done) callbacks.matrix_done(report, report.matrices.back());
+  }
+  if (callbacks.progress) callbacks.progress(total, total, "");
+  return report;
+}
+
+}  // namespace spx::bench

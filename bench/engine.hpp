@@ -1,0 +1,109 @@
+// The benchmark engine: matrices × ops × precisions × registered kernels → checked, timed results.
+//
+// For every matrix (loaded once as Csr<double, int32_t>) and precision, and every op, the engine
+// builds one Problem with random inputs (deterministic, never zero), computes the spx::ref output
+// once, then for each selected kernel: prepare (untimed) → poison output with NaN → run → check
+// against the reference → time repeated runs. GEMM ops are run once per benchmark on random
+// N × N matrices ("dense_N"), not per sparse matrix.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/inputs.hpp"
+#include "bench/registry.hpp"
+#include "bench/timing.hpp"
+#include "bench/types.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::bench {
+
+struct BenchOptions {
+  std::vector<MatrixSource> matrices;
+  std::vector<OpSpec> ops = {OpSpec{}};
+  std::vector<Precision> precisions = {Precision::F64};
+  std::string backend = "cpu";       // "cpu" or "cuda" (resolve "auto" first)
+  std::vector<std::string> kernels;  // kernel names or shell patterns ("omp_*"); empty: all
+  std::vector<Format> formats;       // empty: all
+  TimingPolicy timing;
+  int64_t max_nnz = -1;  // skip matrices with more nonzeros (-1: no limit)
+  uint64_t seed = 1;     // for the random dense inputs
+};
+
+struct MatrixInfo {
+  std::string name;
+  std::string source;       // path or generator spec
+  std::string description;  // suite description, may be empty
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t nnz = 0;
+  std::optional<MatrixStats> stats;  // absent for GEMM's dense inputs
+  double load_seconds = 0;           // read or generate
+};
+
+struct Result {
+  std::string matrix;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t nnz = 0;
+  OpKind op = OpKind::Spmv;
+  int64_t cols_dense = 0;  // L (spmm), N (gemm), 0 (spmv)
+  Precision precision = Precision::F64;
+  std::string kernel;
+  std::string backend;
+  Format format = Format::Csr;
+  bool vendor = false;
+  bool reference = false;
+  Params params;
+  Timing timing;
+  std::optional<Timing> cold;
+  double gbs = 0;      // effective bytes (Reguly–Giles eq. 2) / median time
+  double gbs_min = 0;  // minimum bytes (eq. 4) / median time
+  double gflops = 0;
+  bool checked = false;  // output matched spx::ref within the tolerance in this run
+  double rel_error = 0;
+  double check_ratio = 0;  // worst |error| / tolerance (≤ 1 passes)
+  double prepare_ms = 0;   // conversion / upload / setup, untimed in ms_*
+  double speedup = 0;      // baseline median / this median (0: no baseline)
+  std::string baseline;    // kernel the speedup is measured against
+  std::optional<MatrixStats> stats;
+};
+
+struct BenchReport {
+  DeviceInfo device;
+  std::string backend;
+  std::string commit;
+  std::string date;  // ISO 8601 UTC
+  std::vector<MatrixInfo> matrices;
+  std::vector<Result> results;
+  std::vector<std::string> notes;         // skipped kernels and matrices, load errors, check failures
+  std::vector<std::string> input_errors;  // messages of matrices that could not be read or generated
+  int failed_checks = 0;                  // results that did not match the reference, or threw
+  int failed_inputs = 0;                  // = input_errors.size()
+};
+
+struct BenchCallbacks {
+  // Before each step: `done` of `total` steps (one step per kernel run or matrix load).
+  std::function<void(int done, int total, const std::string& what)> progress;
+  // After each matrix's results are complete (the CLI prints its table then).
+  std::function<void(const BenchReport&, const MatrixInfo&)> matrix_done;
+};
+
+// Kernels of the options' backend for (op, precision) that pass the name and format filters.
+std::vector<const KernelEntry*> select_kernels(const Registry& registry, const BenchOptions& options,
+                                               OpKind op, Precision precision);
+
+// Throws spx::Error before running anything when the backend cannot run, or when the filters
+// select no kernel at all for the requested ops and precisions.
+void validate_options(const Registry& registry, const BenchOptions& options);
+
+// Runs the benchmark. Errors in one matrix or kernel become notes (and failure counts); only
+// problems with the options themselves throw.
+BenchReport run_bench(const BenchOptions& options, const Registry& registry,
+                      const BenchCallbacks& callbacks = {});
+
+}  // namespace spx::bench

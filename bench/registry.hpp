@@ -1,0 +1,96 @@
+// The kernel registry: every kernel `spx bench` and `spx spmv` can run, as data.
+//
+// An entry names a kernel, its backend, whether it is a vendor library (cuSPARSE, cuBLAS), the op
+// and storage format it computes, the precisions it supports and a `prepare` function. Adding a
+// kernel to the benchmark is adding an entry; nothing else in the engine changes.
+//
+// Backends register themselves too: a backend says whether it can run here and describes its
+// device (name, SM count or threads, cache size, measured copy bandwidth) for the JSON.
+//
+// CPU entries live in bench/cpu_kernels.cpp. CUDA entries live in bench/cuda_kernels.cu, compiled
+// only when SPX_CUDA is on; otherwise bench/cuda_kernels_none.cpp defines register_cuda_kernels()
+// as a no-op (chosen by CMake, not by #ifdef).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/problem.hpp"
+#include "bench/types.hpp"
+
+namespace spx::bench {
+
+struct KernelEntry {
+  std::string name;     // unique per op: "omp_csr", "ref_ell", "csr_scalar", "cusparse_csr_alg2"
+  std::string backend;  // "cpu" or "cuda"
+  OpKind op = OpKind::Spmv;
+  Format format = Format::Csr;
+  bool f32 = true;  // supported precisions
+  bool f64 = true;
+  bool vendor = false;     // cuSPARSE / cuBLAS: the baseline speedups are measured against
+  bool reference = false;  // an spx::ref kernel: the CPU baseline when no vendor kernel ran
+  std::string summary;     // one line for `spx bench --list`
+
+  // Optional: non-empty when this kernel should not run on this problem, saying why (printed as a
+  // note, e.g. "N = 4096 > 1024: the reference GEMM is O(N^3)"). It sees the Problem's sizes and
+  // stats only: it is asked before the inputs are allocated, so the data pointers are null.
+  std::function<std::string(const Problem&)> skip_reason;
+  // Build the ready-to-run instance (format conversion, upload, allocation: untimed). May throw
+  // spx::Error (e.g. ELL padding too large), which the engine reports as a skip.
+  std::function<std::unique_ptr<Instance>(const Problem&)> prepare;
+
+  bool supports(Precision p) const { return p == Precision::F32 ? f32 : f64; }
+};
+
+// What the JSON's `device` object says. For the CPU: the model name, threads as sm_count, the
+// last-level cache size as l2_bytes, and a measured parallel copy bandwidth.
+struct DeviceInfo {
+  std::string name;
+  int64_t sm_count = 0;
+  int64_t l2_bytes = 0;
+  double copy_gbs = 0;  // measured: bytes read + bytes written per second, 1e9 bytes per GB
+  std::string kind;     // "cpu" or "cuda"
+};
+
+struct BackendEntry {
+  std::string name;  // "cpu" or "cuda"
+  // Empty when the backend can run here; otherwise one line saying why not.
+  std::function<std::string()> unavailable_reason;
+  // Describe the device, measuring its copy bandwidth (called once per benchmark run).
+  std::function<DeviceInfo()> describe;
+};
+
+class Registry {
+ public:
+  // Throws spx::Error when (name, op) is taken: two such entries would make the JSON ambiguous.
+  void add(KernelEntry entry);
+  void add_backend(BackendEntry backend);
+
+  const std::vector<KernelEntry>& kernels() const { return kernels_; }
+  const std::vector<BackendEntry>& backends() const { return backends_; }
+  const BackendEntry* backend(std::string_view name) const;
+  const KernelEntry* kernel(std::string_view name, OpKind op) const;
+
+ private:
+  std::vector<KernelEntry> kernels_;
+  std::vector<BackendEntry> backends_;
+};
+
+// The registry with every kernel of this build (CPU, and CUDA when built with it); built once.
+const Registry& default_registry();
+
+void register_cpu_kernels(Registry& registry);
+// Defined in bench/cuda_kernels.cu (SPX_CUDA builds) or bench/cuda_kernels_none.cpp (no-op).
+void register_cuda_kernels(Registry& registry);
+
+// Empty when `backend` can run in this build on this machine; otherwise why not, in one line
+// (e.g. "spx was built without CUDA (-DSPX_CUDA=OFF)", "no CUDA device found").
+std::string backend_unavailable_reason(const Registry& registry, std::string_view backend);
+
+// "auto" → "cuda" when the cuda backend can run here, else "cpu"; other names unchanged.
+std::string resolve_backend(const Registry& registry, std::string_view requested);
+
+}  // namespace spx::bench

@@ -1,0 +1,39 @@
+// Repetition policy and statistics for timing one Instance.
+#pragma once
+
+#include <vector>
+
+namespace spx::bench {
+
+class Instance;
+
+// The engine runs every kernel once (poisoned output, checked against spx::ref) before timing:
+// that checked run is the warm-up (first-touch pages, lazy CUDA module loading, caches).
+// Then, by default, runs adapt to the kernel's speed: keep going until both `min_runs` runs and
+// `min_seconds` of measured time are reached, so fast kernels get many samples; a slow kernel
+// stops once `max_seconds` are spent (after at least 3 runs), and nothing runs more than
+// `max_runs` times. `fixed_runs` > 0 replaces all of that with exactly that many runs.
+struct TimingPolicy {
+  int fixed_runs = 0;
+  double min_seconds = 0.2;
+  int min_runs = 10;
+  double max_seconds = 2.0;
+  int max_runs = 10000;
+  int extra_warmup_runs = 0;  // untimed runs after the checked run
+};
+
+struct Timing {
+  double median_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  int runs = 0;
+};
+
+// Median (mean of the two middle samples for an even count), min and max.
+Timing summarize(std::vector<double> samples_ms);
+
+// Times the instance as the policy says: through Instance::measure() when the instance has its
+// own harness, else by calling Instance::timed_run_ms() once per run.
+Timing measure(Instance& instance, const TimingPolicy& policy);
+
+}  // namespace spx::bench

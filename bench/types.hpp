@@ -1,0 +1,54 @@
+// Vocabulary of the benchmark engine: operations, precisions, storage formats, kernel parameters.
+// Plain enums and structs with text forms, so the CLI, the JSON and the kernel registry all use
+// the same names ("spmv", "f64", "ellr", …).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace spx::bench {
+
+enum class OpKind { Spmv, Spmm, Gemm };
+enum class Precision { F32, F64 };
+// The storage a kernel multiplies. Dense is the GEMM operand; Sell is sliced ELLPACK (cuSPARSE's
+// SELL-C, device only).
+enum class Format { Csr, Coo, Ell, EllR, Hyb, Sell, Dense };
+
+std::string_view to_string(OpKind op);
+std::string_view to_string(Precision p);
+std::string_view to_string(Format f);
+
+// Parsers throw spx::Error listing what is accepted.
+Precision parse_precision(std::string_view text);
+Format parse_format(std::string_view text);
+// "f32,f64" → {F32, F64}
+std::vector<Precision> parse_precisions(std::string_view list);
+
+// One requested operation: spmv, spmm with L dense columns, or an N × N × N gemm.
+struct OpSpec {
+  OpKind op = OpKind::Spmv;
+  int64_t size = 0;  // L for spmm, N for gemm, 0 for spmv
+
+  std::string label() const;  // "spmv", "spmm:8", "gemm:1024"
+  bool operator==(const OpSpec&) const = default;
+};
+// "spmv,spmm:8,gemm:1024" → three OpSpecs. Throws spx::Error on unknown ops or bad sizes.
+std::vector<OpSpec> parse_ops(std::string_view list);
+
+// Kernel parameters as they go into the JSON `params` object (threads, block size, ELL width, …):
+// a small variant instead of a JSON type so that CUDA translation units can fill them without
+// compiling a JSON library.
+using ParamValue = std::variant<int64_t, double, std::string, bool>;
+struct Param {
+  std::string key;
+  ParamValue value;
+};
+using Params = std::vector<Param>;
+
+// Bytes of one element of the given precision.
+inline int64_t value_bytes(Precision p) { return p == Precision::F32 ? 4 : 8; }
+
+}  // namespace spx::bench

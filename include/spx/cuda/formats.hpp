@@ -1,0 +1,147 @@
+// Device-side sparse and dense formats: the host layouts of spx/matrix.hpp, array for array, in
+// device memory. upload() validates the host matrix first (A.validate(): a kernel must never see
+// an out-of-range index) and waits for the copies; download() returns the host type.
+// bytes() is the device footprint, the number the memory checks and the performance model use.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "spx/cuda/buffer.hpp"
+#include "spx/matrix.hpp"
+
+namespace spx::cuda {
+
+class Context;
+
+template <class T, class I = int32_t>
+struct DeviceCsr {
+  using value_type = T;
+  using index_type = I;
+  I rows = 0;
+  I cols = 0;
+  I nnz = 0;
+  DeviceBuffer<I> row_ptr;  // rows + 1
+  DeviceBuffer<I> col_idx;  // nnz
+  DeviceBuffer<T> values;   // nnz
+  std::size_t bytes() const { return row_ptr.bytes() + col_idx.bytes() + values.bytes(); }
+};
+
+template <class T, class I = int32_t>
+struct DeviceCoo {
+  using value_type = T;
+  using index_type = I;
+  I rows = 0;
+  I cols = 0;
+  I nnz = 0;
+  DeviceBuffer<I> row_idx;
+  DeviceBuffer<I> col_idx;
+  DeviceBuffer<T> values;
+  std::size_t bytes() const { return row_idx.bytes() + col_idx.bytes() + values.bytes(); }
+};
+
+// Slot k of row r at [k * ld + r]; padding slots hold (kPadding, 0).
+template <class T, class I = int32_t>
+struct DeviceEll {
+  using value_type = T;
+  using index_type = I;
+  I rows = 0;
+  I cols = 0;
+  I width = 0;
+  I ld = 0;
+  DeviceBuffer<I> col_idx;  // ld * width
+  DeviceBuffer<T> values;   // ld * width
+  std::size_t bytes() const { return col_idx.bytes() + values.bytes(); }
+};
+
+// Slot k of row r at [k * rows_padded + r]; row_len[r] real entries per row.
+template <class T, class I = int32_t>
+struct DeviceEllR {
+  using value_type = T;
+  using index_type = I;
+  I rows = 0;
+  I cols = 0;
+  I width = 0;
+  I rows_padded = 0;
+  DeviceBuffer<I> col_idx;  // rows_padded * width
+  DeviceBuffer<T> values;   // rows_padded * width
+  DeviceBuffer<I> row_len;  // rows_padded
+  std::size_t bytes() const { return col_idx.bytes() + values.bytes() + row_len.bytes(); }
+};
+
+template <class T, class I = int32_t>
+struct DeviceHyb {
+  using value_type = T;
+  using index_type = I;
+  DeviceEll<T, I> ell;
+  DeviceCoo<T, I> coo;
+  I rows() const { return ell.rows; }
+  I cols() const { return ell.cols; }
+  std::size_t bytes() const { return ell.bytes() + coo.bytes(); }
+};
+
+// cuSPARSE's sliced ELLPACK (SELL-C, no row sorting): rows in slices of `slice_size`; slice s
+// owns [slice_offsets[s], slice_offsets[s+1]) of col_idx/values, stored slot-major (entry of
+// row r of the slice in slot k at offset + k * slice_size + r), padded to the slice's longest row
+// with (kPadding, 0); the last slice is padded to a full slice. Built on the host from a Csr:
+// cuSPARSE has no CSR→SELL conversion. Used by the cuSPARSE SELL baseline (and later our own).
+template <class T, class I = int32_t>
+struct DeviceSell {
+  using value_type = T;
+  using index_type = I;
+  I rows = 0;
+  I cols = 0;
+  I nnz = 0;  // real entries
+  I slice_size = 0;
+  I values_size = 0;              // real + padding entries
+  DeviceBuffer<I> slice_offsets;  // ceil(rows / slice_size) + 1
+  DeviceBuffer<I> col_idx;        // values_size
+  DeviceBuffer<T> values;         // values_size
+  std::size_t bytes() const { return slice_offsets.bytes() + col_idx.bytes() + values.bytes(); }
+};
+
+template <class T>
+struct DeviceDense {
+  using value_type = T;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t ld = 0;
+  Layout layout = Layout::ColMajor;
+  DeviceBuffer<T> data;  // (ColMajor ? cols : rows) * ld
+  std::size_t bytes() const { return data.bytes(); }
+};
+
+template <class T, class I>
+DeviceCsr<T, I> upload(Context& ctx, const Csr<T, I>& A);
+template <class T, class I>
+DeviceCoo<T, I> upload(Context& ctx, const Coo<T, I>& A);
+template <class T, class I>
+DeviceEll<T, I> upload(Context& ctx, const Ell<T, I>& A);
+template <class T, class I>
+DeviceEllR<T, I> upload(Context& ctx, const EllR<T, I>& A);
+template <class T, class I>
+DeviceHyb<T, I> upload(Context& ctx, const Hyb<T, I>& A);
+template <class T>
+DeviceDense<T> upload(Context& ctx, const Dense<T>& A);
+// slice_size >= 1 (32 = one warp per slice). Throws when the padded size does not fit in I.
+template <class T, class I>
+DeviceSell<T, I> upload_sell(Context& ctx, const Csr<T, I>& A, I slice_size = 32);
+
+template <class T, class I>
+Csr<T, I> download(Context& ctx, const DeviceCsr<T, I>& A);
+template <class T, class I>
+Coo<T, I> download(Context& ctx, const DeviceCoo<T, I>& A);
+template <class T, class I>
+Ell<T, I> download(Context& ctx, const DeviceEll<T, I>& A);
+template <class T, class I>
+EllR<T, I> download(Context& ctx, const DeviceEllR<T, I>& A);
+template <class T, class I>
+Hyb<T, I> download(Context& ctx, const DeviceHyb<T, I>& A);
+template <class T>
+Dense<T> download(Context& ctx, const DeviceDense<T>& A);
+
+// A rows × cols dense matrix with the tightest leading dimension, contents uninitialised.
+template <class T>
+DeviceDense<T> make_device_dense(int64_t rows, int64_t cols, Layout layout);
+
+}  // namespace spx::cuda

@@ -1,0 +1,307 @@
+// End-to-end tests of the spx command-line tool: run the built binary as a user would and check
+// its exit status, its output and its JSON; bad input must give one "spx: error:" line and a
+// non-zero status, never a crash.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "spx/cuda/device.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int status = -1;  // exit status; 128 + signal when killed by a signal
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> nonempty_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifndef SPX_CLI_PATH
+    GTEST_SKIP() << "built without the spx tool (SPX_TOOLS=OFF)";
+#else
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("spx_cli_test_" + std::to_string(getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+#endif
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  // Runs `spx ARGS` through the shell with stdout and stderr captured.
+  CliRun spx(const std::string& args) {
+    CliRun r;
+#ifdef SPX_CLI_PATH
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string command = std::string("'") + SPX_CLI_PATH + "' " + args + " >'" + out.string() +
+                                "' 2>'" + err.string() + "' </dev/null";
+    const int raw = std::system(command.c_str());
+    if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
+    if (raw != -1 && WIFSIGNALED(raw)) r.status = 128 + WTERMSIG(raw);
+    r.out = read_file(out);
+    r.err = read_file(err);
+#else
+    (void)args;
+#endif
+    return r;
+  }
+
+  // Failure the way users should see it: non-zero status (not a signal: the shell reports those as
+  // 128 + N), and stderr exactly one line "spx: error: …".
+  void expect_clean_error(const std::string& args) {
+    SCOPED_TRACE("spx " + args);
+    const CliRun r = spx(args);
+    EXPECT_NE(r.status, 0);
+    EXPECT_LT(r.status, 126) << "crashed or killed; stderr: " << r.err;
+    const auto lines = nonempty_lines(r.err);
+    ASSERT_EQ(lines.size(), 1u) << "stderr:\n" << r.err;
+    EXPECT_EQ(lines[0].rfind("spx: error: ", 0), 0u) << lines[0];
+  }
+
+  nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+void expect_bench_schema(const nlohmann::json& j) {
+  ASSERT_TRUE(j.is_object());
+  for (const char* key : {"device", "commit", "date", "results"}) EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"name", "sm_count", "l2_bytes", "copy_gbs"})
+    EXPECT_TRUE(j["device"].contains(key)) << key;
+  EXPECT_GT(j["device"]["copy_gbs"].get<double>(), 0);
+  EXPECT_GT(j["device"]["sm_count"].get<int>(), 0);
+  const std::string date = j["date"];
+  EXPECT_EQ(date.size(), 20u) << date;  // 2025-01-31T14:05:09Z
+  EXPECT_EQ(date.back(), 'Z');
+  ASSERT_TRUE(j["results"].is_array());
+  ASSERT_FALSE(j["results"].empty());
+  for (const auto& r : j["results"]) {
+    for (const char* key :
+         {"matrix", "rows", "cols", "nnz", "op", "cols_dense", "precision", "kernel", "vendor", "params",
+          "ms_median", "ms_min", "ms_max", "gbs", "gflops", "checked", "stats"}) {
+      EXPECT_TRUE(r.contains(key)) << key << " missing in " << r.dump();
+    }
+    EXPECT_TRUE(r["params"].is_object());
+    EXPECT_TRUE(r["vendor"].is_boolean());
+    EXPECT_TRUE(r["checked"].get<bool>()) << r.dump();
+    EXPECT_GT(r["ms_median"].get<double>(), 0);
+    EXPECT_LE(r["ms_min"].get<double>(), r["ms_median"].get<double>());
+    EXPECT_GE(r["ms_max"].get<double>(), r["ms_median"].get<double>());
+    const std::string op = r["op"];
+    EXPECT_TRUE(op == "spmv" || op == "spmm" || op == "gemm") << op;
+    if (op == "spmm") {
+      EXPECT_TRUE(r["cols_dense"].is_number_integer());
+    } else {
+      EXPECT_TRUE(r["cols_dense"].is_null());
+    }
+    const std::string precision = r["precision"];
+    EXPECT_TRUE(precision == "f32" || precision == "f64") << precision;
+  }
+}
+
+TEST_F(Cli, HelpAndVersion) {
+  CliRun r = spx("--help");
+  EXPECT_EQ(r.status, 0);
+  for (const char* word : {"info", "gen", "convert", "spmv", "bench", "Examples"}) {
+    EXPECT_NE(r.out.find(word), std::string::npos) << word;
+  }
+  r = spx("bench --help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--suite"), std::string::npos);
+  r = spx("--version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("spx 0.1.0", 0), 0u) << r.out;
+}
+
+TEST_F(Cli, InfoOnGeneratorSpec) {
+  const CliRun r = spx("info stencil2d:n=10");
+  ASSERT_EQ(r.status, 0) << r.err;
+  // 10 x 10 grid, 5-point: 5·100 − 4·10 boundary neighbours = 460 nonzeros.
+  EXPECT_NE(r.out.find("460"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("generated from stencil2d:n=10"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, GenThenInfoRoundTrip) {
+  CliRun r = spx("gen stencil7:n=6 -o " + path("a.mtx.gz"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(fs::exists(path("a.mtx.gz")));
+  r = spx("info " + path("a.mtx.gz") + " --json " + path("file.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = spx("info stencil7:n=6 --json " + path("spec.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto file = read_json(path("file.json")), spec = read_json(path("spec.json"));
+  ASSERT_EQ(file.size(), 1u);
+  EXPECT_EQ(file[0]["nnz"], 7 * 216 - 6 * 36);
+  EXPECT_EQ(file[0]["stats"]["fingerprint"], spec[0]["stats"]["fingerprint"]);
+  EXPECT_EQ(file[0]["header"]["field"], "real");
+  EXPECT_EQ(file[0]["gzip"], true);
+  // The generator's other spelling: KIND key=value ...
+  r = spx("gen stencil7 n=6 -o " + path("b.mtx"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = spx("gen --list");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("stencil27"), std::string::npos);
+}
+
+TEST_F(Cli, ConvertKeepsTheMatrix) {
+  ASSERT_EQ(spx("gen fem:rows=300,len=9 -o " + path("a.mtx")).status, 0);
+  CliRun r = spx("convert " + path("a.mtx") + " " + path("b.mtx.gz"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = spx("convert " + path("b.mtx.gz") + " " + path("c.mtx") + " --precision f32");
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(spx("info " + path("a.mtx") + " " + path("b.mtx.gz") + " " + path("c.mtx") + " --json " +
+                path("i.json"))
+                .status,
+            0);
+  const auto info = read_json(path("i.json"));
+  ASSERT_EQ(info.size(), 3u);
+  EXPECT_EQ(info[0]["stats"]["fingerprint"], info[1]["stats"]["fingerprint"]);
+  EXPECT_EQ(info[0]["stats"]["fingerprint"], info[2]["stats"]["fingerprint"]);
+  EXPECT_EQ(info[1]["gzip"], true);
+  EXPECT_EQ(info[2]["gzip"], false);
+}
+
+TEST_F(Cli, SpmvCpuWritesBenchJson) {
+  CliRun r = spx("spmv stencil27:n=8 --backend cpu --repeat 3 --json " + path("s.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("GB/s"), std::string::npos);
+  EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos);
+  const auto j = read_json(path("s.json"));
+  expect_bench_schema(j);
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["kernel"], "omp_csr");
+  EXPECT_EQ(j["results"][0]["op"], "spmv");
+  EXPECT_EQ(j["results"][0]["precision"], "f64");
+  EXPECT_EQ(j["results"][0]["nnz"], 10648);  // 27·512 minus the stencil points outside the 8^3 grid
+  // --json - : clean JSON on stdout, the human text on stderr.
+  r = spx("spmv stencil27:n=8 --format hyb --precision f32 --repeat 2 --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto piped = nlohmann::json::parse(r.out);
+  EXPECT_EQ(piped["results"][0]["kernel"], "ref_hyb");
+  EXPECT_EQ(piped["results"][0]["precision"], "f32");
+  EXPECT_NE(r.err.find("ref_hyb"), std::string::npos);
+}
+
+TEST_F(Cli, SpmvEveryCpuFormat) {
+  for (const char* format : {"csr", "coo", "ell", "ellr", "hyb"}) {
+    const CliRun r = spx(std::string("spmv fem:rows=500,len=9 --repeat 2 --threads 2 --format ") + format);
+    EXPECT_EQ(r.status, 0) << format << ": " << r.err;
+    EXPECT_NE(r.out.find("ok, matches spx::ref"), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(Cli, BenchTinyRun) {
+  // The small suite restricted to its smallest matrix, plus every op and precision on a spec.
+  CliRun r =
+      spx("bench --backend cpu --suite small --max-nnz 200000 --repeat 1 -q --json " + path("small.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("omp_csr"), std::string::npos) << r.out;
+  auto j = read_json(path("small.json"));
+  expect_bench_schema(j);
+  r =
+      spx("bench stencil2d:n=20 --backend cpu --ops spmv,spmm:4,gemm:16 --precision f32,f64 --repeat 1 -q "
+          "--json " +
+          path("ops.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  j = read_json(path("ops.json"));
+  expect_bench_schema(j);
+  int spmv = 0, spmm = 0, gemm = 0;
+  for (const auto& res : j["results"]) {
+    const std::string op = res["op"];
+    spmv += op == "spmv";
+    spmm += op == "spmm";
+    gemm += op == "gemm";
+    if (op == "spmm") {
+      EXPECT_EQ(res["cols_dense"], 4);
+    }
+    if (op == "gemm") {
+      EXPECT_EQ(res["matrix"], "dense_16");
+    }
+  }
+  EXPECT_EQ(spmv, 2 * 6);  // omp_csr + 5 reference formats, twice
+  EXPECT_EQ(spmm, 2 * 3);
+  EXPECT_EQ(gemm, 2 * 1);
+  r = spx("bench --list");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("suite standard"), std::string::npos);
+}
+
+TEST_F(Cli, BadInputsGiveOneErrorLine) {
+  {
+    std::ofstream truncated(path("truncated.mtx"));
+    truncated << "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1.0\n2 2 2.0\n";
+    std::ofstream garbage(path("garbage.mtx"), std::ios::binary);
+    garbage << std::string("\x01\x02\xff\x00 not a matrix", 18);
+  }
+  expect_clean_error("info " + path("missing.mtx"));
+  expect_clean_error("info " + path("truncated.mtx"));
+  expect_clean_error("info " + path("garbage.mtx"));
+  expect_clean_error("info " + dir_.string());
+  expect_clean_error("gen nosuchkind:n=3 -o " + path("x.mtx"));
+  expect_clean_error("gen stencil27:n=-4 -o " + path("x.mtx"));
+  expect_clean_error("gen stencil27:n=4");
+  expect_clean_error("convert " + path("truncated.mtx") + " " + path("y.mtx"));
+  expect_clean_error("convert stencil2d:n=4 /nonexistent-folder/y.mtx");
+  expect_clean_error("spmv stencil2d:n=8 --format foo");
+  expect_clean_error("spmv stencil2d:n=8 --precision f16");
+  expect_clean_error("spmv " + path("truncated.mtx"));
+  expect_clean_error("spmv stencil2d:n=8 --kernel nosuch");
+  expect_clean_error("spmv");
+  expect_clean_error("bench stencil2d:n=8 --ops spmv,foo");
+  expect_clean_error("bench stencil2d:n=8 --ops spmm");
+  expect_clean_error("bench stencil2d:n=8 --suite nosuch");
+  expect_clean_error("bench stencil2d:n=8 --max-nnz lots");
+  expect_clean_error("frobnicate");
+  if (spx::cuda::device_count() == 0) {
+    expect_clean_error("spmv stencil2d:n=8 --backend cuda");
+    expect_clean_error("bench stencil2d:n=8 --backend cuda");
+  }
+}
+
+TEST_F(Cli, BenchReportsBadMatrixAndFailsAtTheEnd) {
+  {
+    std::ofstream truncated(path("truncated.mtx"));
+    truncated << "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1.0\n";
+  }
+  // The good matrix is still benchmarked; the bad one is a note, and the exit status says so.
+  const CliRun r =
+      spx("bench stencil2d:n=8 " + path("truncated.mtx") + " --backend cpu --kernels omp_csr --repeat 1 -q");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("omp_csr"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("truncated"), std::string::npos) << r.out;
+  const auto lines = nonempty_lines(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_EQ(lines[0].rfind("spx: error: ", 0), 0u);
+}
+
+}  // namespace

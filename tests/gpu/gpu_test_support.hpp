@@ -1,0 +1,141 @@
+// Helpers for the GPU tests: skipping without a device, one shared Context, device-side error
+// bounds, the test matrices (random and shared), and host copies of device results.
+//
+// Tolerances. A GPU kernel accumulates in T (float or double), in any order (one thread, a
+// warp's shuffle tree, cuSPARSE's merge path or atomics). For an output of n products,
+//   |fl(d) - d| <= gamma_{n+2}(T) * m,   gamma_k = k u_T / (1 - k u_T),
+//   m = |alpha| sum_k |a_k x_k| + |beta y_old|
+// whatever the order (Higham, Accuracy and Stability of Numerical Algorithms, §3.1: the bound
+// for recursive summation holds for every summation order, pairwise trees included; +2 for the
+// alpha and beta operations). spx::ref rounds its double result to T once: u_T * m more. We
+// check |got - ref| <= 2 * ((n + 3) u_T) * m, a factor 2 of slack over that sum. A wrong index,
+// a missed or doubled entry, a read of padding or an unwritten (NaN-poisoned) output misses it by
+// orders of magnitude; TF32 arithmetic in an fp32 GEMM (u = 2^-11) misses it too.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cpu/cpu_kernel_bounds.hpp"
+#include "spx/convert.hpp"
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/device.hpp"
+#include "spx/io.hpp"
+#include "test_support.hpp"
+
+#define SPX_REQUIRE_GPU()                                                                        \
+  do {                                                                                           \
+    if (::spx::cuda::device_count() == 0) GTEST_SKIP() << ::spx::cuda::gpu_unavailable_reason(); \
+  } while (0)
+
+namespace spx::test {
+
+// One context for the whole test binary (handle creation is slow; tests run one at a time). Never
+// destroyed: tearing down cuSPARSE/cuBLAS handles after the CUDA runtime has shut down at exit can
+// crash, and the process is ending anyway.
+inline cuda::Context& gpu() {
+  static cuda::Context* ctx = new cuda::Context(0);
+  return *ctx;
+}
+
+// Bound for one output of a device kernel accumulating in T (see the top of this file).
+template <class T>
+double device_tolerance(double magnitude, int64_t terms) {
+  const double u = std::numeric_limits<T>::epsilon() / 2;
+  return 2.0 * static_cast<double>(terms + 3) * u * magnitude + std::numeric_limits<T>::denorm_min();
+}
+
+// Expects every |got[i] - want[i]| within device_tolerance; reports the first few offenders.
+template <class T>
+void expect_device_close(std::span<const T> got, std::span<const T> want,
+                         const std::vector<double>& magnitude, const std::vector<int64_t>& terms,
+                         const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  int reported = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double diff = std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
+    const double tol = device_tolerance<T>(magnitude[i], terms[i]);
+    if (!(diff <= tol) && reported++ < 5)
+      ADD_FAILURE() << what << ": entry " << i << " is " << got[i] << ", expected " << want[i] << " (diff "
+                    << diff << " > tolerance " << tol << ", " << terms[i] << " terms)";
+  }
+}
+
+// Random Csr with row `long_row` replaced by `long_len` distinct random columns: the one very
+// long row among short ones that breaks one-thread-per-row load balance.
+template <class T, class I>
+Csr<T, I> with_long_row(const Csr<T, I>& A, I long_row, I long_len, uint64_t seed) {
+  const auto row = random_csr<T, I>(1, A.cols, long_len, long_len, seed);
+  Csr<T, I> B(A.rows, A.cols);
+  for (I r = 0; r < A.rows; ++r) {
+    const auto& src = r == long_row ? row : A;
+    const I first = r == long_row ? I{0} : A.row_ptr[r],
+            last = r == long_row ? row.row_ptr[1] : A.row_ptr[r + 1];
+    for (I k = first; k < last; ++k) {
+      B.col_idx.push_back(src.col_idx[k]);
+      B.values.push_back(src.values[k]);
+    }
+    B.row_ptr[r + 1] = static_cast<I>(B.col_idx.size());
+  }
+  return B;
+}
+
+// A named random test matrix.
+template <class T, class I>
+struct NamedMatrix {
+  std::string name;
+  Csr<T, I> A;
+};
+
+// The random shapes every SpMV/SpMM kernel is checked on: odd sizes, empty rows, one very long
+// row, 1×n, n×1, no nonzeros at all. The seed is printed by the caller.
+template <class T, class I>
+std::vector<NamedMatrix<T, I>> random_matrices(uint64_t seed) {
+  std::vector<NamedMatrix<T, I>> out;
+  out.push_back({"odd 1001x997, rows of 0..20, 10% empty", random_csr<T, I>(1001, 997, 0, 20, seed, 0.1)});
+  out.push_back(
+      {"one long row (5000 of 6000) among rows of 0..8",
+       with_long_row(random_csr<T, I>(3001, 6000, 0, 8, seed + 1, 0.2), I{1234}, I{5000}, seed + 2)});
+  out.push_back({"1x4099, dense row", random_csr<T, I>(1, 4099, 4099, 4099, seed + 3)});
+  out.push_back({"3001x1 column", random_csr<T, I>(3001, 1, 0, 1, seed + 4, 0.3)});
+  out.push_back({"no nonzeros 57x31", random_csr<T, I>(57, 31, 0, 0, seed + 5)});
+  out.push_back({"70001x70001, rows of 1..40", random_csr<T, I>(70001, 70001, 1, 40, seed + 6)});
+  return out;
+}
+
+// The shared real matrices (all *.mtx / *.mtx.gz in shared_matrices_dir()), read once as double
+// and cached; empty when the folder is absent.
+inline const std::map<std::string, Csr<double, int32_t>>& shared_matrices() {
+  static const auto matrices = [] {
+    std::map<std::string, Csr<double, int32_t>> m;
+    const auto dir = shared_matrices_dir();
+    if (dir.empty()) return m;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      const bool mtx = name.ends_with(".mtx") || name.ends_with(".mtx.gz");
+      if (entry.is_regular_file() && mtx)
+        m.emplace(name, read_matrix_market<double, int32_t>(entry.path().string()));
+    }
+    return m;
+  }();
+  return matrices;
+}
+
+template <class T>
+Csr<T, int32_t> shared_as(const Csr<double, int32_t>& A) {
+  if constexpr (std::is_same_v<T, double>)
+    return A;
+  else
+    return cast<T, int32_t>(A);
+}
+
+}  // namespace spx::test

@@ -1,0 +1,54 @@
+#include "cli_common.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "spx/error.hpp"
+
+namespace spx::cli {
+
+std::ostream& human_output(const std::string& json_path) { return json_path == "-" ? std::cerr : std::cout; }
+
+bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+
+std::string human_bytes(uint64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (bytes >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", b / (1u << 30));
+  if (bytes >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", b / (1u << 20));
+  if (bytes >= (uint64_t{1} << 10)) return fmt::format("{:.1f} KiB", b / (1u << 10));
+  return fmt::format("{} B", bytes);
+}
+
+void print_error(const std::string& message) {
+  std::string line = message;
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::cout.flush();
+  std::cerr << "spx: error: " << line << std::endl;
+}
+
+int64_t parse_count(const std::string& text, const std::string& option) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string suffix = text.substr(used);
+  double scale = 1;
+  if (suffix == "k" || suffix == "K") scale = 1e3;
+  if (suffix == "m" || suffix == "M") scale = 1e6;
+  if (suffix == "g" || suffix == "G") scale = 1e9;
+  if (used == 0 || (scale == 1 && !suffix.empty()) || !std::isfinite(value) || value < 0 ||
+      value * scale > 9e18) {
+    throw Error(fmt::format("{}: '{}' is not a count (e.g. 300000, 2e6, 1.5M)", option, text));
+  }
+  return static_cast<int64_t>(std::llround(value * scale));
+}
+
+}  // namespace spx::cli

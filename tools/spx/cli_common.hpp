@@ -1,0 +1,39 @@
+// Helpers shared by the spx subcommands (one file per subcommand: cmd_*.cpp).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace spx::cli {
+
+// Each subcommand adds itself to the app; its callback runs the command and throws spx::Error
+// (or any std::exception) on failure, which main() prints as one "spx: error: …" line.
+void add_info_command(CLI::App& app);
+void add_gen_command(CLI::App& app);
+void add_convert_command(CLI::App& app);
+void add_spmv_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+
+// Thrown by a command that already printed its errors and only needs a non-zero exit status.
+struct ExitStatus {
+  int code = 1;
+};
+
+// Human-readable output goes to stdout, or to stderr when the JSON goes to stdout ("--json -"),
+// so `spx … --json - | jq` always receives clean JSON.
+std::ostream& human_output(const std::string& json_path);
+
+bool stderr_is_terminal();
+
+// "2.3 MiB", "512 B"
+std::string human_bytes(uint64_t bytes);
+
+// Prints "spx: error: MESSAGE" on one line (newlines in MESSAGE become spaces).
+void print_error(const std::string& message);
+
+// Parses "2000000", "2e6", "1.5M" or "300k" as a nonnegative count; throws spx::Error otherwise.
+int64_t parse_count(const std::string& text, const std::string& option);
+
+}  // namespace spx::cli

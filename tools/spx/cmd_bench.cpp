@@ -1,0 +1,232 @@
+// spx bench : the benchmark. Matrices (files, folders, specs, suites) × ops × precisions × every
+// registered kernel of the backend; a table per matrix for people and JSON for plots and models.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/engine.hpp"
+#include "bench/host_device.hpp"
+#include "bench/report.hpp"
+#include "bench/suites.hpp"
+#include "cli_common.hpp"
+#include "spx/error.hpp"
+
+namespace spx::cli {
+
+namespace {
+
+struct BenchCliOptions {
+  std::vector<std::string> inputs;
+  std::vector<std::string> suites;
+  std::string ops = "spmv";
+  std::string precisions = "f64";
+  std::string backend = "auto";
+  std::vector<std::string> kernels;
+  std::vector<std::string> formats;
+  int repeat = 0;
+  double min_time = 0.2;
+  std::string max_nnz;
+  int threads = 0;
+  std::string json;
+  bool list = false;
+  bool quiet = false;
+};
+
+void print_list(const bench::Registry& registry) {
+  fmt::print("backends:\n");
+  for (const char* name : {"cpu", "cuda"}) {
+    const std::string why = bench::backend_unavailable_reason(registry, name);
+    fmt::print("  {:<6}{}\n", name, why.empty() ? "available" : "unavailable: " + why);
+  }
+  fmt::print("\nkernels:\n  {:<20} {:<5} {:<5} {:<6} {:<8} {}\n", "name", "back", "op", "format", "prec", "");
+  for (const auto& k : registry.kernels()) {
+    const std::string prec = k.f32 && k.f64 ? "f32,f64" : k.f32 ? "f32" : "f64";
+    fmt::print("  {:<20} {:<5} {:<5} {:<6} {:<8} {}{}\n", k.name, k.backend, bench::to_string(k.op),
+               bench::to_string(k.format), prec, k.vendor ? "[vendor] " : "", k.summary);
+  }
+  auto print_suite = [](const char* name, const std::vector<bench::SuiteMatrix>& suite) {
+    fmt::print("\nsuite {}:\n", name);
+    for (const auto& m : suite) {
+      const std::string nnz = fmt::format("~{:.2f}M", static_cast<double>(m.approx_nnz) / 1e6);
+      fmt::print("  {:<16} {:>8} nnz  {:<44} {}\n", m.name, nnz, m.spec, m.what);
+    }
+  };
+  print_suite("small", bench::small_suite());
+  print_suite("standard", bench::standard_suite());
+  fmt::print("\nsuite shared:\n  every .mtx/.mtx.gz in {} (SPX_SHARED_MATRICES overrides)\n",
+             bench::shared_matrices_folder());
+}
+
+std::vector<std::string> split_commas(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::size_t start = 0;
+    while (start <= item.size()) {
+      std::size_t comma = item.find(',', start);
+      if (comma == std::string::npos) comma = item.size();
+      if (comma > start) out.push_back(item.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+// "[ 3/40] stencil27_40 f64 spmv omp_csr" on stderr. On a terminal one line, rewritten at every
+// step. Elsewhere (a log, as on a GPU machine's batch run) a plain line at most every
+// `kLogInterval`, so a long suite's log still shows where it is without one line per kernel.
+class ProgressLine {
+ public:
+  ProgressLine(bool enabled, bool terminal) : enabled_(enabled), terminal_(terminal) {}
+  ~ProgressLine() { clear(); }
+  void show(int done, int total, const std::string& what) {
+    if (!enabled_) return;
+    if (what.empty()) return clear();
+    const int width = static_cast<int>(std::to_string(total).size());
+    std::string line = fmt::format("[{:>{}}/{}] {}", done, width, total, what);
+    if (line.size() > 100) line.resize(100);
+    if (terminal_) {
+      std::cerr << "\r\033[K" << line << std::flush;
+      shown_ = true;
+      return;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (logged_ && now - last_log_ < kLogInterval) return;
+    std::cerr << line << std::endl;
+    logged_ = true;
+    last_log_ = now;
+  }
+  void clear() {
+    if (enabled_ && terminal_ && shown_) std::cerr << "\r\033[K" << std::flush;
+    shown_ = false;
+  }
+
+ private:
+  static constexpr std::chrono::seconds kLogInterval{10};
+  bool enabled_;
+  bool terminal_;
+  bool shown_ = false;
+  bool logged_ = false;
+  std::chrono::steady_clock::time_point last_log_;
+};
+
+void run_bench_command(const BenchCliOptions& cli) {
+  const bench::Registry& registry = bench::default_registry();
+  if (cli.list) {
+    print_list(registry);
+    return;
+  }
+  bench::BenchOptions o;
+  o.backend = bench::resolve_backend(registry, cli.backend);
+  o.ops = bench::parse_ops(cli.ops);
+  o.precisions = bench::parse_precisions(cli.precisions);
+  o.kernels = split_commas(cli.kernels);
+  for (const auto& f : split_commas(cli.formats)) o.formats.push_back(bench::parse_format(f));
+  if (cli.repeat > 0) o.timing.fixed_runs = cli.repeat;
+  o.timing.min_seconds = cli.min_time;
+  if (!cli.max_nnz.empty()) o.max_nnz = parse_count(cli.max_nnz, "--max-nnz");
+  if (cli.threads > 0) bench::set_host_threads(cli.threads);
+
+  std::ostream& out = human_output(cli.json);
+  const bool sparse_ops = std::any_of(o.ops.begin(), o.ops.end(),
+                                      [](const bench::OpSpec& op) { return op.op != bench::OpKind::Gemm; });
+  std::vector<std::string> suites = split_commas(cli.suites);
+  if (sparse_ops && cli.inputs.empty() && suites.empty()) {
+    fmt::print(out, "no matrices given: running --suite small\n");
+    suites.push_back("small");
+  }
+  if (sparse_ops) {
+    for (const auto& s : suites) {
+      auto sources = bench::suite_sources(s);
+      o.matrices.insert(o.matrices.end(), sources.begin(), sources.end());
+    }
+    auto sources = bench::resolve_matrices(cli.inputs);
+    o.matrices.insert(o.matrices.end(), sources.begin(), sources.end());
+  }
+  bench::validate_options(registry, o);  // fail before the copy-bandwidth measurement
+
+  ProgressLine progress(!cli.quiet, stderr_is_terminal());
+  bench::BenchCallbacks callbacks;
+  callbacks.progress = [&](int done, int total, const std::string& what) {
+    progress.show(done, total, what);
+  };
+  bool first = true;
+  callbacks.matrix_done = [&](const bench::BenchReport& report, const bench::MatrixInfo& matrix) {
+    progress.clear();
+    if (first) bench::print_device_line(out, report);
+    first = false;
+    bench::print_matrix_table(out, report, matrix);
+    out.flush();
+  };
+  const bench::BenchReport report = bench::run_bench(o, registry, callbacks);
+  progress.clear();
+  if (first) bench::print_device_line(out, report);
+  bench::print_footer(out, report);
+  out.flush();
+  if (!cli.json.empty()) bench::write_json(cli.json, bench::to_json(report));
+
+  if (report.failed_checks > 0 || report.failed_inputs > 0) {
+    std::string what;
+    if (report.failed_checks > 0)
+      what = fmt::format("{} kernel run(s) failed their check", report.failed_checks);
+    if (report.failed_inputs > 0) {
+      what += fmt::format("{}{} matrix input(s) could not be loaded", what.empty() ? "" : " and ",
+                          report.failed_inputs);
+    }
+    throw Error(what + " (see the notes above)");
+  }
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto o = std::make_shared<BenchCliOptions>();
+  CLI::App* cmd = app.add_subcommand("bench", "Benchmark every registered kernel on matrices, with checks");
+  cmd->add_option("matrices", o->inputs, "Matrix Market files, folders of them, or generator specs")
+      ->type_name("FILE|DIR|SPEC");
+  cmd->add_option("--suite", o->suites, "Named matrix set: small, standard or shared (repeatable)")
+      ->type_name("NAME");
+  cmd->add_option("--ops", o->ops, "Operations: spmv, spmm:L (L dense columns), gemm:N")
+      ->type_name("LIST")
+      ->capture_default_str();
+  cmd->add_option("--precision", o->precisions, "Precisions: f32, f64 or f32,f64")
+      ->type_name("LIST")
+      ->capture_default_str();
+  cmd->add_option("--backend", o->backend, "cpu, cuda, or auto (cuda when a GPU is usable, else cpu)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->capture_default_str();
+  cmd->add_option("--kernels", o->kernels, "Only these kernels (names or patterns like 'omp_*'; see --list)")
+      ->type_name("LIST");
+  cmd->add_option("--formats", o->formats, "Only kernels on these formats (csr,coo,ell,ellr,hyb,sell,dense)")
+      ->type_name("LIST");
+  cmd->add_option("--repeat", o->repeat, "Exactly N timed runs per kernel (default: adaptive)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--min-time", o->min_time, "Adaptive timing: at least this many seconds per kernel")
+      ->check(CLI::Range(0.0, 60.0))
+      ->capture_default_str();
+  cmd->add_option("--max-nnz", o->max_nnz, "Skip matrices with more nonzeros (e.g. 2e6)")->type_name("N");
+  cmd->add_option("--threads", o->threads, "OpenMP threads of the CPU kernels (default: all)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--json", o->json, "Write all results as JSON to FILE ('-': stdout, tables go to stderr)")
+      ->type_name("FILE|-");
+  cmd->add_flag("--list", o->list, "List backends, kernels and suites, then exit");
+  cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
+  cmd->footer(R"(Every kernel is checked against spx::ref on the same input (output poisoned with NaN first),
+then timed: median, min and max of repeated warm runs. GB/s counts the Reguly-Giles effective bytes;
+'GB/s min' the minimum traffic, shown as % of the copy bandwidth measured at the start of the run.
+Exit status is non-zero when a check fails or a matrix cannot be loaded.
+
+Examples:
+  spx bench                                   the small generated suite on the GPU, else the CPU
+  spx bench --suite shared --max-nnz 1e6 --precision f32,f64
+  spx bench cage11.mtx.gz stencil27:n=64 --ops spmv,spmm:8 --kernels 'omp_*'
+  spx bench --ops gemm:512 --precision f32,f64 --json gemm.json
+  spx bench --list)");
+  cmd->callback([o] { run_bench_command(*o); });
+}
+
+}  // namespace spx::cli

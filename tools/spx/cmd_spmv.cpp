@@ -1,0 +1,158 @@
+// spx spmv FILE|SPEC : time and check one SpMV kernel. It runs through the benchmark engine and
+// its kernel registry, so every kernel `spx bench` knows (CPU now, CUDA once registered) is
+// reachable here without code in this file.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "bench/engine.hpp"
+#include "bench/host_device.hpp"
+#include "bench/report.hpp"
+#include "cli_common.hpp"
+#include "spx/error.hpp"
+
+namespace spx::cli {
+
+namespace {
+
+struct SpmvOptions {
+  std::string input;
+  std::string backend = "cpu";
+  std::string format;  // empty: csr, or any format when --kernel is given
+  std::string precision = "f64";
+  int repeat = 0;
+  int threads = 0;
+  std::string kernel;
+  std::string json;
+};
+
+// Our own kernel first, then a vendor library's, then the reference.
+std::string preferred_kernel(const bench::Registry& registry, const bench::BenchOptions& options) {
+  const bench::KernelEntry* best = nullptr;
+  auto rank = [](const bench::KernelEntry* k) { return k->reference ? 2 : k->vendor ? 1 : 0; };
+  for (const bench::KernelEntry* k :
+       bench::select_kernels(registry, options, bench::OpKind::Spmv, options.precisions.front())) {
+    if (best == nullptr || rank(k) < rank(best)) best = k;
+  }
+  if (best == nullptr) {
+    throw Error(fmt::format("no {} SpMV kernel for format {} in {}", options.backend,
+                            bench::to_string(options.formats.front()),
+                            bench::to_string(options.precisions.front())));
+  }
+  return best->name;
+}
+
+std::string params_text(const bench::Params& params) {
+  std::string text;
+  for (const auto& p : params) {
+    std::string value = std::visit(
+        [](const auto& v) -> std::string {
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, std::string>) {
+            return v;
+          } else if constexpr (std::is_same_v<V, bool>) {
+            return v ? "true" : "false";
+          } else {
+            return fmt::format("{}", v);
+          }
+        },
+        p.value);
+    text += fmt::format(", {}={}", p.key, value);
+  }
+  return text;
+}
+
+void print_result(std::ostream& out, const bench::BenchReport& report, const bench::Result& r) {
+  const bench::MatrixInfo& m = report.matrices.front();
+  fmt::print(out, "{:<11}{}  {} x {}, {} nonzeros", "matrix", m.name, m.rows, m.cols, m.nnz);
+  if (m.stats)
+    fmt::print(out, " (row length {}/{:.1f}/{} min/avg/max)", m.stats->min_row, m.stats->avg_row,
+               m.stats->max_row);
+  fmt::print(out, "\n{:<11}{}  ({}, {}, {}{}{})\n", "kernel", r.kernel, r.backend, bench::to_string(r.format),
+             bench::to_string(r.precision), r.reference ? ", reference kernel" : "", params_text(r.params));
+  fmt::print(out,
+             "{:<11}{:.4f} ms median, {:.4f} min, {:.4f} max over {} runs (setup {:.1f} ms, not timed)\n",
+             "time", r.timing.median_ms, r.timing.min_ms, r.timing.max_ms, r.timing.runs, r.prepare_ms);
+  fmt::print(out, "{:<11}{:.2f} GB/s effective (Reguly-Giles eq. 2), {:.2f} GB/s minimum traffic (eq. 4)",
+             "bandwidth", r.gbs, r.gbs_min);
+  if (report.device.copy_gbs > 0) {
+    fmt::print(out, " = {:.0f}% of the measured copy bandwidth {:.1f} GB/s",
+               100 * r.gbs_min / report.device.copy_gbs, report.device.copy_gbs);
+  }
+  fmt::print(out, "\n{:<11}{:.3f} GFLOP/s (2 flops per nonzero)\n", "compute", r.gflops);
+  fmt::print(out, "{:<11}{}: worst error {:.2g} of the rounding-error bound, relative error {:.2g}\n",
+             "check", r.checked ? "ok, matches spx::ref" : "FAILED against spx::ref", r.check_ratio,
+             r.rel_error);
+}
+
+void run_spmv(const SpmvOptions& options) {
+  const bench::Registry& registry = bench::default_registry();
+  bench::BenchOptions o;
+  o.backend = bench::resolve_backend(registry, options.backend);
+  // Fail on an unusable backend before spending time on the matrix.
+  if (std::string why = bench::backend_unavailable_reason(registry, o.backend); !why.empty()) {
+    throw Error(fmt::format("--backend {}: {}", o.backend, why));
+  }
+  o.ops = {bench::OpSpec{}};
+  o.precisions = {bench::parse_precision(options.precision)};
+  if (!options.format.empty() || options.kernel.empty()) {
+    o.formats = {bench::parse_format(options.format.empty() ? "csr" : options.format)};
+  }
+  o.kernels = {options.kernel.empty() ? preferred_kernel(registry, o) : options.kernel};
+  o.matrices = {bench::resolve_matrix(options.input)};
+  if (options.repeat > 0) o.timing.fixed_runs = options.repeat;
+  if (options.threads > 0) bench::set_host_threads(options.threads);
+
+  const bench::BenchReport report = bench::run_bench(o, registry);
+  if (!report.input_errors.empty()) throw Error(report.input_errors.front());
+  if (report.results.empty()) {
+    throw Error(report.notes.empty() ? std::string("the kernel produced no result") : report.notes.front());
+  }
+  const bench::Result& r = report.results.front();
+  print_result(human_output(options.json), report, r);
+  if (!options.json.empty()) bench::write_json(options.json, bench::to_json(report));
+  if (!r.checked) {
+    throw Error(fmt::format("{}: the result does not match spx::ref (worst error {:.3g} times the bound)",
+                            r.kernel, r.check_ratio));
+  }
+}
+
+}  // namespace
+
+void add_spmv_command(CLI::App& app) {
+  auto options = std::make_shared<SpmvOptions>();
+  CLI::App* cmd = app.add_subcommand("spmv", "Time one SpMV kernel (y = A*x) and check it against spx::ref");
+  cmd->add_option("matrix", options->input, "Matrix Market file or generator spec")
+      ->required()
+      ->type_name("FILE|SPEC");
+  cmd->add_option("--backend", options->backend,
+                  "Where to run: cpu, cuda, or auto (cuda when a GPU is usable)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->capture_default_str();
+  cmd->add_option("--format", options->format, "Storage format: csr, coo, ell, ellr, hyb (default csr)")
+      ->check(CLI::IsMember({"csr", "coo", "ell", "ellr", "hyb"}));
+  cmd->add_option("--precision", options->precision, "Value precision: f32 or f64")
+      ->check(CLI::IsMember({"f32", "f64"}))
+      ->capture_default_str();
+  cmd->add_option("--repeat", options->repeat,
+                  "Timed runs (default: adaptive, at least 10 runs and 0.2 s, after one checked warm-up run)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", options->threads, "OpenMP threads of the CPU kernels (default: all)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--kernel", options->kernel, "Run this registered kernel (see spx bench --list)");
+  cmd->add_option("--json", options->json, "Also write the result as bench JSON to FILE ('-': stdout)")
+      ->type_name("FILE|-");
+  cmd->footer(R"(On the CPU, csr runs the OpenMP kernel (omp_csr); the other formats run the single-thread
+reference kernels (ref_coo, ref_ell, ...), named so in the output. Format conversion is not timed.
+
+Examples:
+  spx spmv cage11.mtx.gz
+  spx spmv stencil27:n=64 --format ellr --precision f32 --repeat 50
+  spx spmv G3_circuit.mtx.gz --threads 1 --json -)");
+  cmd->callback([options] { run_spmv(*options); });
+}
+
+}  // namespace spx::cli
