@@ -7,9 +7,10 @@
 // Backends register themselves too: a backend says whether it can run here and describes its
 // device (name, SM count or threads, cache size, measured copy bandwidth) for the JSON.
 //
-// CPU entries live in bench/cpu_kernels.cpp. CUDA entries live in bench/cuda_kernels.cu, compiled
-// only when SPX_CUDA is on; otherwise bench/cuda_kernels_none.cpp defines register_cuda_kernels()
-// as a no-op (chosen by CMake, not by #ifdef).
+// CPU entries live in bench/cpu_kernels.cpp. CUDA entries are registered by bench/cuda_kernels.cu
+// (the entries themselves: bench/cuda_spmv.cpp, cuda_spmm.cpp, cuda_gemm.cpp on cuda_support.hpp),
+// compiled only when SPX_CUDA is on; otherwise bench/cuda_kernels_none.cpp defines
+// register_cuda_kernels() as a no-op (chosen by CMake, not by #ifdef).
 #pragma once
 
 #include <functional>

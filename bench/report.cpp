@@ -95,7 +95,8 @@ void print_matrix_table(std::ostream& out, const BenchReport& report, const Matr
     if (r.matrix != m.name) continue;
     const std::string speedup = r.speedup > 0 ? fmt::format("{:.2f}x", r.speedup) : "-";
     const std::string copy = report.device.copy_gbs > 0 ? fmt::format("{:.0f}%", pct_copy(r, report)) : "-";
-    const std::string cold = any_cold ? fmt::format(" {:>10}", r.cold ? ms_text(r.cold->median_ms) : "-") : "";
+    const std::string cold =
+        any_cold ? fmt::format(" {:>10}", r.cold ? ms_text(r.cold->median_ms) : "-") : "";
     fmt::print(out,
                "   {:<8} {:<4} {:<{}} {:<5} {:>10} {:>10}{} {:>8.2f} {:>8.2f} {:>6} {:>8.2f} {:>8} {:>5}\n",
                op_text(r), to_string(r.precision), r.kernel, kernel_width, to_string(r.format),

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -204,7 +205,7 @@ TEST_F(Cli, SpmvCpuWritesBenchJson) {
   EXPECT_EQ(j["results"][0]["precision"], "f64");
   EXPECT_EQ(j["results"][0]["nnz"], 10648);  // 27·512 minus the stencil points outside the 8^3 grid
   // --json - : clean JSON on stdout, the human text on stderr.
-  r = spx("spmv stencil27:n=8 --format hyb --precision f32 --repeat 2 --json -");
+  r = spx("spmv stencil27:n=8 --backend cpu --format hyb --precision f32 --repeat 2 --json -");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto piped = nlohmann::json::parse(r.out);
   EXPECT_EQ(piped["results"][0]["kernel"], "ref_hyb");
@@ -212,9 +213,28 @@ TEST_F(Cli, SpmvCpuWritesBenchJson) {
   EXPECT_NE(r.err.find("ref_hyb"), std::string::npos);
 }
 
+TEST_F(Cli, AutoBackendUsesTheGpuWhenThereIsOne) {
+  if (spx::cuda::device_count() == 0) GTEST_SKIP() << "no GPU: auto is the CPU (tested above)";
+  CliRun r = spx("spmv stencil27:n=8 --backend auto --repeat 3 --json " + path("gpu.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = read_json(path("gpu.json"));
+  expect_bench_schema(j);
+  EXPECT_EQ(j["device"]["kind"], "cuda");
+  EXPECT_EQ(j["results"][0]["kernel"], "csr_scalar");
+  r = spx("bench stencil27:n=8 --ops spmv,spmm:3 --repeat 2 -q --json " + path("gpu-bench.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  j = read_json(path("gpu-bench.json"));
+  expect_bench_schema(j);
+  for (const auto& res : j["results"]) {
+    EXPECT_EQ(res["backend"], "cuda");
+    EXPECT_TRUE(res["baseline"].is_string()) << res.dump();  // speedup over the best vendor kernel
+  }
+}
+
 TEST_F(Cli, SpmvEveryCpuFormat) {
   for (const char* format : {"csr", "coo", "ell", "ellr", "hyb"}) {
-    const CliRun r = spx(std::string("spmv fem:rows=500,len=9 --repeat 2 --threads 2 --format ") + format);
+    const CliRun r =
+        spx(std::string("spmv fem:rows=500,len=9 --backend cpu --repeat 2 --threads 2 --format ") + format);
     EXPECT_EQ(r.status, 0) << format << ": " << r.err;
     EXPECT_NE(r.out.find("ok, matches spx::ref"), std::string::npos) << r.out;
   }
@@ -254,6 +274,16 @@ TEST_F(Cli, BenchTinyRun) {
   r = spx("bench --list");
   ASSERT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("suite standard"), std::string::npos);
+}
+
+TEST_F(Cli, BenchRecordsTheCommitItIsGiven) {
+  // A tree copied to a GPU machine has no .git; scripts/gpu-check passes the commit in SPX_COMMIT.
+  ::setenv("SPX_COMMIT", "0123abc", 1);
+  const CliRun r =
+      spx("bench stencil2d:n=8 --backend cpu --kernels omp_csr --repeat 1 -q --json " + path("commit.json"));
+  ::unsetenv("SPX_COMMIT");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(read_json(path("commit.json"))["commit"], "0123abc");
 }
 
 TEST_F(Cli, BadInputsGiveOneErrorLine) {

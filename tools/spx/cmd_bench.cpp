@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -43,10 +44,13 @@ void print_list(const bench::Registry& registry) {
     const std::string why = bench::backend_unavailable_reason(registry, name);
     fmt::print("  {:<6}{}\n", name, why.empty() ? "available" : "unavailable: " + why);
   }
-  fmt::print("\nkernels:\n  {:<20} {:<5} {:<5} {:<6} {:<8} {}\n", "name", "back", "op", "format", "prec", "");
+  std::size_t width = 20;
+  for (const auto& k : registry.kernels()) width = std::max(width, k.name.size());
+  fmt::print("\nkernels:\n  {:<{}} {:<5} {:<5} {:<6} {:<8} {}\n", "name", width, "back", "op", "format",
+             "prec", "");
   for (const auto& k : registry.kernels()) {
     const std::string prec = k.f32 && k.f64 ? "f32,f64" : k.f32 ? "f32" : "f64";
-    fmt::print("  {:<20} {:<5} {:<5} {:<6} {:<8} {}{}\n", k.name, k.backend, bench::to_string(k.op),
+    fmt::print("  {:<{}} {:<5} {:<5} {:<6} {:<8} {}{}\n", k.name, width, k.backend, bench::to_string(k.op),
                bench::to_string(k.format), prec, k.vendor ? "[vendor] " : "", k.summary);
   }
   auto print_suite = [](const char* name, const std::vector<bench::SuiteMatrix>& suite) {

@@ -1,0 +1,21 @@
+// The CUDA part of the kernel registry: the "cuda" backend (device name, SMs, L2, measured copy
+// bandwidth) and every CUDA kernel `spx bench` runs — our CSR-scalar SpMV and the cuSPARSE and
+// cuBLAS baselines. CMake compiles this file (and the cuda_*.cpp files it calls) when SPX_CUDA is
+// on, cuda_kernels_none.cpp otherwise.
+//
+// The entries themselves live in .cpp files (cuda_support.cpp, cuda_spmv.cpp, cuda_spmm.cpp,
+// cuda_gemm.cpp): they are host code that only calls the spx::cuda layer, so they build with the
+// project's full host warnings (-Werror) and may use fmt, which nvcc-compiled files avoid.
+#include "bench/cuda_support.hpp"
+#include "bench/registry.hpp"
+
+namespace spx::bench {
+
+void register_cuda_kernels(Registry& registry) {
+  register_cuda_backend(registry);
+  register_cuda_spmv(registry);
+  register_cuda_spmm(registry);
+  register_cuda_gemm(registry);
+}
+
+}  // namespace spx::bench

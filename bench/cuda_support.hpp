@@ -1,0 +1,122 @@
+// What the CUDA entries of the kernel registry share: the benchmark's one Context, a generic
+// device Instance (CUDA-event timing, cold runs, NaN poisoning, download for the check) and a
+// cache of device copies shared by the kernels of one matrix and precision.
+//
+// Entries (cuda_spmv.cpp, cuda_spmm.cpp, cuda_gemm.cpp) build a CudaInstance from parts: a launch
+// that only enqueues the product on the context's stream, a download that returns the output in
+// the Problem's layout, the output's device bytes and the working set. Everything else — timing
+// included — is common, so our kernels and the vendor baselines are measured the same way.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/problem.hpp"
+#include "bench/registry.hpp"
+#include "spx/cuda/buffer.hpp"
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/formats.hpp"
+
+namespace spx::bench {
+
+// The context every CUDA entry uses (one stream, so runs never overlap). Created on first use and
+// never destroyed: tearing down cuSPARSE/cuBLAS handles after the CUDA runtime has shut down at
+// exit can crash, and the process is ending anyway (the GPU tests do the same).
+cuda::Context& bench_context();
+
+struct CudaInstanceParts {
+  std::function<void()> launch;                   // enqueues one product on bench_context()'s stream
+  std::function<std::vector<double>()> download;  // the output as the Problem lays it out
+  void* output = nullptr;                         // device output, poisoned byte-wise
+  std::size_t output_bytes = 0;                   // including leading-dimension padding
+  std::size_t working_set = 0;                    // device bytes one product touches
+  Params params;
+};
+
+class CudaInstance final : public Instance {
+ public:
+  explicit CudaInstance(CudaInstanceParts parts) : parts_(std::move(parts)) {}
+
+  void run() override { parts_.launch(); }
+  double timed_run_ms() override;
+  // Warm: spx::cuda::time_kernel over back-to-back calls on the same inputs (the headline).
+  bool measure(const TimingPolicy& policy, Timing& out) override;
+  // Cold: L2 flushed before every call; only when the working set fits in L2, where it differs.
+  bool measure_cold(const TimingPolicy& policy, Timing& out) override;
+  // All-ones bytes are a NaN in both f32 and f64, so one memset poisons any output.
+  void poison_output() override;
+  std::vector<double> output() override;
+  Params params() const override { return parts_.params; }
+
+ private:
+  Timing time(const TimingPolicy& policy, bool cold);
+
+  CudaInstanceParts parts_;
+};
+
+// Device copies of one matrix's data (A in CSR or COO, x, B in a layout), shared by every kernel
+// of one (matrix, precision): uploaded once, not once per kernel. Holds only the current
+// matrix's items; a new matrix or precision drops the old ones first, so device memory holds one
+// matrix at a time (plus what the running instances hold).
+class DeviceCache {
+ public:
+  template <class V, class Make>
+  std::shared_ptr<const V> get(const Problem& p, const std::string& item, Make&& make) {
+    const std::string owner = owner_of(p);
+    if (owner != owner_) {
+      items_.clear();  // before the new upload: the old matrix's memory is free for it
+      owner_ = owner;
+    }
+    auto& slot = items_[item];
+    if (!slot) slot = std::shared_ptr<const V>(std::make_shared<V>(make()));
+    return std::static_pointer_cast<const V>(slot);
+  }
+
+ private:
+  static std::string owner_of(const Problem& p);
+
+  std::string owner_;
+  std::map<std::string, std::shared_ptr<const void>> items_;
+};
+
+DeviceCache& device_cache();
+
+// The Problem's matrix and dense inputs on the device, through the cache.
+template <class T>
+std::shared_ptr<const cuda::DeviceCsr<T, int32_t>> device_csr(const Problem& p);
+template <class T>
+std::shared_ptr<const cuda::DeviceCoo<T, int32_t>> device_coo(const Problem& p);
+template <class T>
+std::shared_ptr<const cuda::DeviceBuffer<T>> device_x(const Problem& p);
+
+// Copies n elements of device memory into a pinned host buffer that every download reuses, and
+// returns them (valid until the next call). Outputs of the large suite reach 1 GB (16.8M rows x 8
+// columns in f64): a fresh host vector per kernel would pay for its page faults every time, and
+// pinned memory copies at full PCIe speed.
+template <class T>
+std::span<const T> stage_to_host(const T* device, std::size_t n);
+
+// Calls make(T{}) with T = float or double as the Problem asks.
+template <class Make>
+std::unique_ptr<Instance> with_precision(const Problem& p, Make&& make) {
+  if (p.precision == Precision::F32) return make(float{});
+  return make(double{});
+}
+
+// A KernelEntry of the cuda backend for the precisions given.
+KernelEntry cuda_entry(std::string name, OpKind op, Format format, bool vendor, std::string summary);
+
+// Defined in cuda_spmv.cpp, cuda_spmm.cpp, cuda_gemm.cpp and cuda_support.cpp; called by
+// register_cuda_kernels() (cuda_kernels.cu).
+void register_cuda_backend(Registry& registry);
+void register_cuda_spmv(Registry& registry);
+void register_cuda_spmm(Registry& registry);
+void register_cuda_gemm(Registry& registry);
+
+}  // namespace spx::bench
