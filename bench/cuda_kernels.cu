@@ -11,9 +11,14 @@
 
 namespace spx::bench {
 
+void register_cuda_spmv_csr(Registry& registry);  // cuda_spmv_csr.cpp
+void register_cuda_spmv_formats(Registry& registry);  // cuda_spmv_formats.cpp
+
 void register_cuda_kernels(Registry& registry) {
   register_cuda_backend(registry);
   register_cuda_spmv(registry);
+  register_cuda_spmv_csr(registry);  // cuda_spmv_csr.cpp
+  register_cuda_spmv_formats(registry);  // cuda_spmv_formats.cpp
   register_cuda_spmm(registry);
   register_cuda_gemm(registry);
 }

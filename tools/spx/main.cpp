@@ -10,6 +10,10 @@
 #include "cli_common.hpp"
 #include "spx/version.hpp"
 
+namespace spx::cli {
+void add_tune_command(CLI::App& app);  // cmd_tune.cpp
+}  // namespace spx::cli
+
 namespace {
 
 constexpr const char* kFooter =
@@ -40,6 +44,7 @@ int run(int argc, char** argv) {
   spx::cli::add_convert_command(app);
   spx::cli::add_spmv_command(app);
   spx::cli::add_bench_command(app);
+  spx::cli::add_tune_command(app);
 
   if (argc <= 1) {
     std::cout << app.help();
@@ -51,7 +56,7 @@ int run(int argc, char** argv) {
       [[maybe_unused]] const CLI::App* known = app.get_subcommand(first);
     } catch (const CLI::OptionNotFound&) {
       spx::cli::print_error(fmt::format(
-          "unknown command '{}' (commands: info, gen, convert, spmv, bench; run 'spx --help')", first));
+          "unknown command '{}' (commands: info, gen, convert, spmv, bench, tune; run 'spx --help')", first));
       return 2;
     }
   }

@@ -1,0 +1,252 @@
+// The CUDA SpMV entries on the non-CSR formats (spx/cuda/spmv_formats.hpp): ELL, ELLR-T under its
+// configuration rule, COO (deterministic and fast) and HYB. ELL, ELLR and HYB are built from the
+// cached DeviceCsr by the GPU conversions (spx/cuda/convert.hpp), timed in prepare(): params
+// `conversion_ms` (best of 3, synchronisations included: the cost a caller pays), the best CSR
+// kernel's time on the same matrix (`csr_best_ms`, `csr_best`: the fixed-rule csr_param and
+// cuSPARSE CSR ALG1/ALG2, each timed briefly here) and `break_even_spmvs` = conversion_ms /
+// (csr_best_ms - spmv_ms) when the format is faster, else "never" — the count of products after
+// which converting pays off (Reguly & Giles §7). COO comes from the host conversion (no GPU one).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/cuda_support.hpp"
+#include "spx/cuda/convert.hpp"
+#include "spx/cuda/spmv_csr.hpp"
+#include "spx/cuda/spmv_formats.hpp"
+#include "spx/cuda/timing.hpp"
+#include "spx/cuda/vendor.hpp"
+
+namespace spx::bench {
+namespace {
+
+// Past these many slots per nonzero (rows × longest row / nnz) the padded formats measure their
+// padding and their slab alone takes gigabytes (Maragal_6: 235, vsp_model1…: 4200); HYB is the
+// format for such matrices. ELLR reads no padding, so it tolerates more than ELL.
+constexpr double kMaxEllPaddingRatio = 20;
+constexpr double kMaxEllrPaddingRatio = 32;
+
+std::string padding_skip(const Problem& p, double limit) {
+  if (p.stats == nullptr || p.stats->ell_padding_ratio <= limit) return {};
+  return fmt::format("padding {:.0f} slots per nonzero > {:.0f} (longest row {}): use HYB for such matrices",
+                     p.stats->ell_padding_ratio, limit, p.stats->max_row);
+}
+
+// A short warm median of one enqueued product: enough to rank kernels for the break-even count
+// (the headline time of every kernel is the engine's own measurement).
+double quick_ms(const std::function<void()>& launch) {
+  cuda::TimingOptions o;
+  o.warmup = 2;
+  o.min_runs = 10;
+  o.min_seconds = 0.01;
+  o.max_runs = 1000;
+  return cuda::time_kernel(bench_context(), launch, o).median_ms;
+}
+
+// Best of three conversions, wall clock around the call (it synchronises before returning).
+template <class Convert>
+double conversion_ms(Convert&& convert) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    convert();
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+    best = std::min(best, took.count());
+  }
+  return best;
+}
+
+struct BestCsr {
+  std::string name;
+  double ms = 0;
+};
+
+// The fastest CSR kernel on this matrix and precision, timed once and remembered.
+template <class T>
+BestCsr best_csr(const Problem& p) {
+  static std::map<std::string, BestCsr> known;
+  const std::string key = fmt::format("{}/{}", p.matrix, to_string(p.precision));
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  cuda::Context& ctx = bench_context();
+  auto A = device_csr<T>(p);
+  auto x = device_x<T>(p);
+  cuda::DeviceBuffer<T> y(static_cast<std::size_t>(p.rows), "y");
+  const std::span<const T> xs(x->span());
+  const std::span<T> ys = y.span();
+  BestCsr best{"none", std::numeric_limits<double>::infinity()};
+  const auto consider = [&](const std::string& name, const std::function<void()>& launch) {
+    const double ms = quick_ms(launch);
+    if (ms < best.ms) best = {name, ms};
+  };
+  cuda::CsrSpmvPlan plan = cuda::plan_csr_spmv(ctx, *A, *p.input<T>().A);
+  consider("csr_param", [&] { cuda::spmv_csr(ctx, plan, *A, xs, ys); });
+  for (auto alg : {cuda::CusparseSpmvAlg::CsrAlg1, cuda::CusparseSpmvAlg::CsrAlg2}) {
+    cuda::CusparseSpmv<T, int32_t> op(ctx, *A, alg, xs, ys);
+    consider(cuda::kernel_name(alg), [&] { op.run(); });
+  }
+  ctx.synchronize();
+  return known[key] = best;
+}
+
+// Adds conversion_ms, csr_best_ms, csr_best, spmv_ms and break_even_spmvs to params.
+template <class T>
+void add_break_even(const Problem& p, double convert_ms, const std::function<void()>& launch,
+                    Params& params) {
+  const BestCsr csr = best_csr<T>(p);
+  const double ms = quick_ms(launch);
+  params.push_back({"conversion_ms", convert_ms});
+  params.push_back({"csr_best", csr.name});
+  params.push_back({"csr_best_ms", csr.ms});
+  params.push_back({"spmv_ms", ms});
+  if (ms < csr.ms)
+    params.push_back({"break_even_spmvs", convert_ms / (csr.ms - ms)});
+  else
+    params.push_back({"break_even_spmvs", std::string("never")});
+}
+
+// y = A·x with the format's device matrix `A` (kept alive by the launch), cached x and a fresh y.
+template <class T, class Matrix, class Launch>
+std::unique_ptr<Instance> format_instance(const Problem& p, std::shared_ptr<const Matrix> A, Params params,
+                                          Launch launch) {
+  auto x = device_x<T>(p);
+  auto y = std::make_shared<cuda::DeviceBuffer<T>>(static_cast<std::size_t>(p.rows), "y");
+  CudaInstanceParts parts;
+  parts.launch = [A, x, y, launch] { launch(*A, std::span<const T>(x->span()), y->span()); };
+  parts.download = [y] {
+    const std::span<const T> h = stage_to_host(y->data(), y->size());
+    return std::vector<double>(h.begin(), h.end());
+  };
+  parts.output = y->data();
+  parts.output_bytes = y->bytes();
+  parts.working_set = A->bytes() + x->bytes() + y->bytes();
+  parts.params = std::move(params);
+  return std::make_unique<CudaInstance>(std::move(parts));
+}
+
+// The instance's launch as a plain callable for the break-even timing.
+template <class T, class Matrix, class Launch>
+std::function<void()> bound_launch(const Problem& p, std::shared_ptr<const Matrix> A, Launch launch) {
+  auto x = device_x<T>(p);
+  auto y = std::make_shared<cuda::DeviceBuffer<T>>(static_cast<std::size_t>(p.rows), "y");
+  return [A, x, y, launch] { launch(*A, std::span<const T>(x->span()), y->span()); };
+}
+
+void add_ell(Registry& registry) {
+  auto e =
+      cuda_entry("ell", OpKind::Spmv, Format::Ell, false,
+                 fmt::format("spx ELL SpMV, one thread per row, GPU-converted (spx::cuda::spmv_ell); skipped "
+                             "past {} slots per nonzero",
+                             kMaxEllPaddingRatio));
+  e.skip_reason = [](const Problem& p) { return padding_skip(p, kMaxEllPaddingRatio); };
+  e.prepare = [](const Problem& p) {
+    return with_precision(p, [&](auto tag) {
+      using T = decltype(tag);
+      cuda::Context& ctx = bench_context();
+      auto csr = device_csr<T>(p);
+      auto A = std::make_shared<const cuda::DeviceEll<T, int32_t>>(cuda::to_ell(ctx, *csr));
+      const double convert = conversion_ms([&] { (void)cuda::to_ell(ctx, *csr); });
+      const auto launch = [](const cuda::DeviceEll<T, int32_t>& M, std::span<const T> x, std::span<T> y) {
+        cuda::spmv_ell(bench_context(), M, x, y);
+      };
+      Params params = {{"width", int64_t{A->width}},
+                       {"ld", int64_t{A->ld}},
+                       {"block_size", int64_t{cuda::spread_block_size(A->rows, ctx.props())}}};
+      add_break_even<T>(p, convert, bound_launch<T>(p, A, launch), params);
+      return format_instance<T>(p, A, std::move(params), launch);
+    });
+  };
+  registry.add(std::move(e));
+}
+
+void add_ellr_t(Registry& registry) {
+  auto e = cuda_entry("ellr_t", OpKind::Spmv, Format::EllR, false,
+                      fmt::format("spx ELLR-T SpMV, T threads per row and block size from ellr_t_rule, "
+                                  "GPU-converted (spx::cuda::spmv_ellr_t); skipped past {} slots per nonzero",
+                                  kMaxEllrPaddingRatio));
+  e.skip_reason = [](const Problem& p) { return padding_skip(p, kMaxEllrPaddingRatio); };
+  e.prepare = [](const Problem& p) {
+    return with_precision(p, [&](auto tag) {
+      using T = decltype(tag);
+      cuda::Context& ctx = bench_context();
+      auto csr = device_csr<T>(p);
+      auto A = std::make_shared<const cuda::DeviceEllR<T, int32_t>>(cuda::to_ellr(ctx, *csr));
+      const double convert = conversion_ms([&] { (void)cuda::to_ellr(ctx, *csr); });
+      const cuda::EllrTConfig config = cuda::ellr_t_rule(*p.stats, ctx.props());
+      const auto launch = [config](const cuda::DeviceEllR<T, int32_t>& M, std::span<const T> x,
+                                   std::span<T> y) { cuda::spmv_ellr_t(bench_context(), M, x, y, config); };
+      Params params = {{"threads_per_row", int64_t{config.threads_per_row}},
+                       {"block_size", int64_t{config.block_size}},
+                       {"width", int64_t{A->width}}};
+      add_break_even<T>(p, convert, bound_launch<T>(p, A, launch), params);
+      return format_instance<T>(p, A, std::move(params), launch);
+    });
+  };
+  registry.add(std::move(e));
+}
+
+void add_coo(Registry& registry, bool deterministic) {
+  auto e = cuda_entry(deterministic ? "coo" : "coo_fast", OpKind::Spmv, Format::Coo, false,
+                      deterministic ? "spx COO SpMV, segmented warp scan, boundary rows combined in a fixed "
+                                      "order (deterministic; spx::cuda::spmv_coo)"
+                                    : "spx COO SpMV, segmented warp scan, boundary rows by atomicAdd after "
+                                      "scaling y (spx::cuda::spmv_coo, fast mode)");
+  e.prepare = [deterministic](const Problem& p) {
+    return with_precision(p, [&](auto tag) {
+      using T = decltype(tag);
+      cuda::CooConfig config;
+      config.deterministic = deterministic;
+      Params params = {{"nnz_per_warp", int64_t{config.nnz_per_warp}},
+                       {"block_size", int64_t{config.block_size}},
+                       {"deterministic", deterministic}};
+      return format_instance<T>(
+          p, device_coo<T>(p), std::move(params),
+          [config](const cuda::DeviceCoo<T, int32_t>& M, std::span<const T> x, std::span<T> y) {
+            cuda::spmv_coo(bench_context(), M, x, y, T{1}, T{0}, config);
+          });
+    });
+  };
+  registry.add(std::move(e));
+}
+
+void add_hyb(Registry& registry) {
+  auto e = cuda_entry("hyb", OpKind::Spmv, Format::Hyb, false,
+                      "spx HYB SpMV: ELL part (Bell-Garland width) then the deterministic COO tail, "
+                      "GPU-converted (spx::cuda::spmv_hyb)");
+  e.prepare = [](const Problem& p) {
+    return with_precision(p, [&](auto tag) {
+      using T = decltype(tag);
+      cuda::Context& ctx = bench_context();
+      auto csr = device_csr<T>(p);
+      auto A = std::make_shared<const cuda::DeviceHyb<T, int32_t>>(cuda::to_hyb(ctx, *csr));
+      const double convert = conversion_ms([&] { (void)cuda::to_hyb(ctx, *csr); });
+      const auto launch = [](const cuda::DeviceHyb<T, int32_t>& M, std::span<const T> x, std::span<T> y) {
+        cuda::spmv_hyb(bench_context(), M, x, y);
+      };
+      Params params = {{"ell_width", int64_t{A->ell.width}}, {"coo_nnz", int64_t{A->coo.nnz}}};
+      add_break_even<T>(p, convert, bound_launch<T>(p, A, launch), params);
+      return format_instance<T>(p, A, std::move(params), launch);
+    });
+  };
+  registry.add(std::move(e));
+}
+
+}  // namespace
+
+void register_cuda_spmv_formats(Registry& registry) {
+  add_ell(registry);
+  add_ellr_t(registry);
+  add_coo(registry, true);
+  add_coo(registry, false);
+  add_hyb(registry);
+}
+
+}  // namespace spx::bench

@@ -1,0 +1,41 @@
+// GPU-side conversions from a DeviceCsr to the padded formats, so a matrix already on the device
+// never goes back to the host to change format. The results equal the host conversions of
+// spx/convert.hpp array for array (same width, ld / rows_padded rounded up to 32, real entries in the
+// first slots of each row, padding (kPadding, 0), HYB tail sorted by (row, col)).
+//
+// The input is the canonical CSR that upload() validated. Sizes are decided on the host from a few
+// device reductions (longest row, row-length histogram, tail count), so each call synchronises the
+// stream a few times; the slab fill itself is one coalesced pass. Padded sizes are guarded as on the
+// host: more than max_slots slots, more slots than the index type holds, or more bytes than the
+// device has free is an spx::Error naming the padding ratio, before anything large is allocated.
+// Instantiated for float/double with int32_t indices.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/formats.hpp"
+
+namespace spx::cuda {
+
+// Ell padded to the longest row (or to `width` when >= 0; a longer row is an error).
+template <class T, class I>
+DeviceEll<T, I> to_ell(Context& ctx, const DeviceCsr<T, I>& A, I width = I{-1},
+                       std::size_t max_slots = std::size_t{1} << 31);
+
+template <class T, class I>
+DeviceEllR<T, I> to_ellr(Context& ctx, const DeviceCsr<T, I>& A,
+                         std::size_t max_slots = std::size_t{1} << 31);
+
+// Bell & Garland's ELL width for HYB, from a row-length histogram computed on the device: the
+// largest K such that at least max(4096, rows/3) rows have K or more nonzeros (0 below 4096 rows).
+template <class T, class I>
+I hyb_ell_width(Context& ctx, const DeviceCsr<T, I>& A);
+
+// Hyb with the given ELL width (< 0: hyb_ell_width). The tail is built with a device-wide scan of
+// the per-row tail lengths.
+template <class T, class I>
+DeviceHyb<T, I> to_hyb(Context& ctx, const DeviceCsr<T, I>& A, I ell_width = I{-1});
+
+}  // namespace spx::cuda

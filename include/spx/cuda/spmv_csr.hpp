@@ -1,0 +1,187 @@
+// The parametrised CSR SpMV of Reguly & Giles (2012), re-derived for Hopper, with its fixed rule,
+// CSR-vector as a named entry point, and a separate path for a few extremely long rows.
+//
+//   auto plan = spx::cuda::plan_csr_spmv(ctx, dA);         // once per matrix: fixed rule + long rows
+//   spx::cuda::spmv_csr(ctx, plan, dA, x, y, alpha, beta);  // every call: one launch, nothing else
+//
+// Semantics as spmv_csr_scalar (spx/cuda/spmv.hpp): y = alpha*A*x + beta*y; beta == 0 never reads
+// y; alpha == 0 reads neither A nor x; x and y are device spans, checked like every SpMV.
+//
+// The kernel (docs/spmv-csr.md): groups of `coop` consecutive threads share a row (their partial
+// sums meet through warp shuffles); a block of `block_size` threads handles `repeat` batches of
+// block_size/coop consecutive rows, so the grid is 1 + (rows*coop - 1)/(repeat*block_size) blocks
+// (the paper's eq. 5). Rows longer than the plan's threshold are skipped by those groups and
+// computed instead by extra blocks of the same launch, one warp per 512-nonzero chunk of a long
+// row, whose partial sums are combined by the last chunk to finish in a fixed order
+// (deterministic). A matrix without long rows pays one integer compare per row for this.
+//
+// The rule and the long-row threshold are plain host functions (src/tune/, every build, no GPU
+// needed); the plan and the products need a CUDA build.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "spx/cuda/buffer.hpp"
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/formats.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::cuda {
+
+// The knobs of the parametrised kernel (Reguly & Giles §4). Data, not code: the fixed rule, the
+// tuner (`spx tune`) and callers produce them; the kernel obeys.
+struct CsrSpmvParams {
+  int block_size = 256;  // threads per block: a multiple of 32 in 64..1024
+  int coop = 4;          // threads cooperating on one row: 1, 2, 4, 8, 16 or 32 (a compiled variant each)
+  int repeat = 1;        // batches of rows per block (rows per thread group), 1..1024
+
+  friend bool operator==(const CsrSpmvParams&, const CsrSpmvParams&) = default;
+};
+
+// Empty when p is valid; otherwise one line saying what is wrong ("coop 3 is not a power of two
+// in 1..32").
+std::string invalid_reason(const CsrSpmvParams& p);
+// Throws spx::Error naming `who` when p is invalid.
+void validate(const CsrSpmvParams& p, const char* who = "CsrSpmvParams");
+// "block_size=256 coop=4 repeat=1"
+std::string to_string(const CsrSpmvParams& p);
+
+// --- The fixed rule (host code, every build) -------------------------------------------------
+
+// The rule as data (defaults in src/tune/csr_rule.cpp, with the reasons). `spx tune` records the
+// table it ran with and tools/fit_csr_rule.py proposes new values from its measurements.
+struct CsrRuleTable {
+  // coop = the first step whose bound exceeds the average row length (the paper: the smallest
+  // power of two above sqrt(avg row length), i.e. coop^2 > avg); the last step catches the rest.
+  struct CoopStep {
+    double avg_row_below;
+    int coop;
+  };
+  std::vector<CoopStep> coop_steps;
+  int block_size = 256;
+  // repeat = the last step whose bound is <= rows / resident thread groups (resident groups =
+  // SMs × resident threads per SM / coop): a block takes more rows only while enough blocks
+  // remain to fill the device several times over (the paper: at least 1500 blocks on 14 SMs).
+  struct RepeatStep {
+    double rows_per_resident_group_from;
+    int repeat;
+  };
+  std::vector<RepeatStep> repeat_steps;
+  // Long rows (see csr_long_row_threshold): a row is long when its group would need more than
+  // max(long_row_min_iterations, long_row_share × nnz / resident threads) iterations.
+  double long_row_min_iterations = 64;
+  double long_row_share = 1.0;
+};
+
+// The table csr_fixed_rule uses by default.
+const CsrRuleTable& default_csr_rule_table();
+
+// Threads one SM keeps resident at this block size (threads and blocks per SM limits; the kernel's
+// registers never limit it, see docs/spmv-csr.md). Falls back to H100 figures for unset props.
+int64_t csr_resident_threads(const DeviceProps& props, int block_size);
+
+// The fixed rule (constant time in the matrix size): params from the row-length statistics
+// (rows, nnz, avg_row) and the device. Always valid, for any stats (empty matrices included).
+CsrSpmvParams csr_fixed_rule(const MatrixStats& stats, const DeviceProps& props,
+                             const CsrRuleTable& table = default_csr_rule_table());
+
+// Row length above which a row leaves the main kernel for the long-row path, for these params:
+// coop × max(min_iterations, share × nnz / resident threads). Its group of coop threads would
+// otherwise walk it alone while the rest of the device idles (the paper's dc1 case).
+int64_t csr_long_row_threshold(int64_t nnz, const CsrSpmvParams& params, const DeviceProps& props,
+                               const CsrRuleTable& table = default_csr_rule_table());
+
+// Row-length statistics from a row pointer alone (rows, cols, nnz, min/max/avg/stddev, empty
+// rows; the column-dependent fields stay 0): what the plan knows about a device matrix.
+MatrixStats csr_row_length_stats(int64_t rows, int64_t cols, std::span<const int32_t> row_ptr);
+
+// --- The long-row split (host code, every build) ---------------------------------------------
+
+// Nonzeros per warp of the long-row path (16 per lane: four unrolled 4-load batches).
+inline constexpr int64_t kCsrLongRowChunk = 512;
+
+// Which rows take the long-row path and how their chunks map to warps: long row k is `rows[k]`,
+// its chunks are warps chunk_begin[k] .. chunk_begin[k+1]-1, and chunk_owner[w] = k.
+struct CsrLongRowSplit {
+  int64_t threshold = 0;
+  std::vector<int32_t> rows;         // ascending
+  std::vector<int32_t> chunk_begin;  // rows.size() + 1 entries
+  std::vector<int32_t> chunk_owner;  // one per chunk
+  int64_t nnz = 0;                   // nonzeros in the long rows
+  int64_t chunks() const { return static_cast<int64_t>(chunk_owner.size()); }
+};
+
+// Rows of row_ptr longer than `threshold` (>= 0), in order, cut into kCsrLongRowChunk chunks.
+CsrLongRowSplit split_long_rows(std::span<const int32_t> row_ptr, int64_t threshold);
+
+// --- Plans and products (CUDA builds) --------------------------------------------------------
+
+// What spmv_csr needs besides the matrix, computed once per matrix (never per call): the params,
+// the long-row split and its device copy, and the device scratch of the long-row path (partial
+// sums, arrival counters; the counters reset themselves, so a call does no memset). A plan is
+// state of one stream: do not run two products with the same plan concurrently.
+//
+// `params` may be changed after planning (the tuner does): the split stays valid, since the main
+// kernel skips exactly the rows longer than long_row_threshold and the split holds exactly those.
+struct CsrSpmvPlan {
+  CsrSpmvParams params;
+  int64_t long_row_threshold = 0;
+  std::vector<int32_t> long_rows;  // host copy, ascending
+  int64_t long_row_nnz = 0;
+  int64_t long_row_chunks = 0;  // warps of the long-row path
+  MatrixStats stats;            // row-length statistics of the planned matrix (csr_row_length_stats)
+
+  // The matrix it was made for: spmv_csr refuses another shape or row_ptr buffer. Re-plan after
+  // changing the structure in place (values may change freely).
+  int64_t rows = 0, cols = 0, nnz = 0;
+  const void* row_ptr = nullptr;
+
+  // Device side of the long-row path (empty when there are no long rows).
+  DeviceBuffer<int32_t> d_long_rows;
+  DeviceBuffer<int32_t> d_chunk_begin;
+  DeviceBuffer<int32_t> d_chunk_owner;
+  DeviceBuffer<double> d_partials;    // one per chunk (used as T: a double slot fits either)
+  DeviceBuffer<uint32_t> d_arrivals;  // one per long row, zero between calls
+
+  bool has_long_rows() const { return !long_rows.empty(); }
+};
+
+// Plans y = A*x for dA: params from csr_fixed_rule unless given, long rows from
+// csr_long_row_threshold unless `long_row_threshold` is given (>= 0; INT64_MAX disables the path,
+// 0 sends every nonempty row to it). Reads dA's row pointer back once (synchronises).
+template <class T>
+CsrSpmvPlan plan_csr_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
+                          std::optional<CsrSpmvParams> params = std::nullopt,
+                          std::optional<int64_t> long_row_threshold = std::nullopt);
+// The same from the host copy of dA (no read-back; A must be the matrix uploaded as dA).
+template <class T>
+CsrSpmvPlan plan_csr_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA, const Csr<T, int32_t>& A,
+                          std::optional<CsrSpmvParams> params = std::nullopt,
+                          std::optional<int64_t> long_row_threshold = std::nullopt);
+
+// y = alpha*A*x + beta*y with the plan made for dA: one kernel launch (main rows and long rows
+// together, beta applied in the kernel), no allocation, no host synchronisation. Instantiated for
+// float and double with int32 indices.
+template <class T>
+void spmv_csr(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, std::span<const T> x,
+              std::span<T> y, T alpha = T{1}, T beta = T{0});
+
+// The parametrised kernel with these params and no long-row path (every row in the main kernel):
+// what `spx tune` and the tests sweep. One launch.
+template <class T>
+void spmv_csr_params(Context& ctx, const CsrSpmvParams& params, const DeviceCsr<T, int32_t>& dA,
+                     std::span<const T> x, std::span<T> y, T alpha = T{1}, T beta = T{0});
+
+// CSR-vector (Bell & Garland 2008): one warp per row — the parametrised kernel with coop = 32,
+// repeat = 1, blocks of 256. Fast for rows of tens of nonzeros and more; wastes lanes on short
+// rows. No long-row path (the textbook algorithm).
+inline constexpr CsrSpmvParams kCsrVectorParams{256, 32, 1};
+template <class T>
+void spmv_csr_vector(Context& ctx, const DeviceCsr<T, int32_t>& dA, std::span<const T> x, std::span<T> y,
+                     T alpha = T{1}, T beta = T{0});
+
+}  // namespace spx::cuda

@@ -1,0 +1,155 @@
+// CSR → ELL and CSR → ELLPACK-R on the device. One reduction finds the longest row (the width; the
+// host needs it to size the slab and to refuse huge padding before allocating), then one pass
+// fills the slab: thread r of a block owns row r and writes its slot k for the k values of its
+// blockIdx.y stride, so consecutive threads write consecutive addresses (the slab's storage order)
+// and reads gather from the CSR rows.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "cuda/common/block.cuh"
+#include "cuda/common/check.hpp"
+#include "cuda/common/launch.hpp"
+#include "cuda/convert/convert_checks.hpp"
+#include "cuda/convert/slab.hpp"
+#include "spx/cuda/convert.hpp"
+
+namespace spx::cuda {
+namespace {
+
+constexpr int kBlock = 256;
+// Fill grids aim at this many blocks per SM (x covers the rows, y strides over the slots): enough
+// resident warps with stores in flight for a write-bound pass.
+constexpr int kFillBlocksPerSm = 16;
+
+// Packs (length, row) so that a plain max picks the longest row and, among equal lengths, the
+// smallest row index: length in the high word, ~row in the low word (lengths and rows < 2^31).
+__device__ __forceinline__ unsigned long long longest_key(int64_t length, int64_t row) {
+  return (static_cast<unsigned long long>(length) << 32) |
+         (0xffffffffull - static_cast<unsigned long long>(row));
+}
+
+template <class I>
+__global__ void __launch_bounds__(kBlock)
+    longest_row_kernel(I rows, const I* __restrict__ row_ptr, unsigned long long* __restrict__ best) {
+  __shared__ BlockScratch<unsigned long long, kBlock> scratch;
+  unsigned long long key = 0;
+  for (int64_t r = int64_t{blockIdx.x} * kBlock + threadIdx.x; r < rows; r += int64_t{gridDim.x} * kBlock)
+    key = max(key, longest_key(row_ptr[r + 1] - row_ptr[r], r));
+  key = block_reduce<kBlock>(key, scratch, Max{});
+  if (threadIdx.x == 0) atomicMax(best, key);
+}
+
+template <class T, class I>
+__global__ void __launch_bounds__(kBlock)
+    fill_slab_kernel(I rows, I ld, I width, const I* __restrict__ row_ptr, const I* __restrict__ col_idx,
+                     const T* __restrict__ values, I* __restrict__ slab_col, T* __restrict__ slab_val,
+                     I* __restrict__ row_len) {
+  const int64_t r = int64_t{blockIdx.x} * kBlock + threadIdx.x;
+  if (r >= ld) return;
+  I begin = 0, len = 0;
+  if (r < rows) {
+    begin = row_ptr[r];
+    len = row_ptr[r + 1] - begin;
+  }
+  if (row_len != nullptr && blockIdx.y == 0) row_len[r] = len;
+  const I used = len < width ? len : width;
+  for (int64_t k = blockIdx.y; k < width; k += gridDim.y) {
+    const int64_t slot = k * ld + r;
+    if (k < used) {
+      slab_col[slot] = col_idx[begin + k];
+      slab_val[slot] = values[begin + k];
+    } else {
+      slab_col[slot] = static_cast<I>(kPadding);
+      slab_val[slot] = T{0};
+    }
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+template <class T, class I>
+LongestRow longest_row(Context& ctx, const DeviceCsr<T, I>& A) {
+  static_assert(sizeof(I) == 4, "the packed (length, row) key needs 32-bit indices");
+  if (A.rows == 0) return {};
+  auto* best = static_cast<unsigned long long*>(ctx.workspace(sizeof(unsigned long long)));
+  SPX_CUDA_CHECK(cudaMemsetAsync(best, 0, sizeof(unsigned long long), ctx.stream()));
+  longest_row_kernel<I><<<grid_for_resident(ctx, A.rows, kBlock, 8), kBlock, 0, ctx.stream()>>>(
+      A.rows, A.row_ptr.data(), best);
+  SPX_CHECK_LAUNCH("longest_row_kernel", ctx.stream());
+  unsigned long long key = 0;
+  copy_to_host_sync(ctx, &key, best, sizeof key);
+  return {static_cast<int64_t>(key >> 32), static_cast<int64_t>(0xffffffffull - (key & 0xffffffffull))};
+}
+
+template <class T, class I>
+void fill_slab(Context& ctx, const DeviceCsr<T, I>& A, I ld, I width, I* col_idx, T* values, I* row_len) {
+  if (ld == 0 || (width == 0 && row_len == nullptr)) return;  // nothing to write
+  const unsigned row_blocks = grid_for(ld, kBlock);
+  const int64_t target = int64_t{ctx.props().sm_count} * kFillBlocksPerSm;
+  const int64_t slot_blocks =
+      std::clamp<int64_t>(target / row_blocks, 1, std::clamp<int64_t>(int64_t{width}, 1, 65535));
+  const dim3 grid(row_blocks, static_cast<unsigned>(slot_blocks));
+  fill_slab_kernel<T, I><<<grid, kBlock, 0, ctx.stream()>>>(
+      A.rows, ld, width, A.row_ptr.data(), A.col_idx.data(), A.values.data(), col_idx, values, row_len);
+  SPX_CHECK_LAUNCH("fill_slab_kernel", ctx.stream());
+}
+
+template LongestRow longest_row(Context&, const DeviceCsr<float, int32_t>&);
+template LongestRow longest_row(Context&, const DeviceCsr<double, int32_t>&);
+template void fill_slab(Context&, const DeviceCsr<float, int32_t>&, int32_t, int32_t, int32_t*, float*,
+                        int32_t*);
+template void fill_slab(Context&, const DeviceCsr<double, int32_t>&, int32_t, int32_t, int32_t*, double*,
+                        int32_t*);
+
+}  // namespace detail
+
+template <class T, class I>
+DeviceEll<T, I> to_ell(Context& ctx, const DeviceCsr<T, I>& A, I width, std::size_t max_slots) {
+  constexpr int64_t kIndexMax = std::numeric_limits<I>::max();
+  const detail::LongestRow longest = detail::longest_row(ctx, A);
+  const int64_t ell_width = width < 0 ? longest.length : int64_t{width};
+  if (longest.length > ell_width)
+    detail::throw_row_longer_than_width("cuda::to_ell", longest.row, longest.length, ell_width);
+  DeviceEll<T, I> E;
+  E.rows = A.rows;
+  E.cols = A.cols;
+  E.width = static_cast<I>(ell_width);
+  E.ld = static_cast<I>(detail::padded_rows("cuda::to_ell", A.rows, kIndexMax));
+  const int64_t slots = detail::checked_device_slab("cuda::to_ell", E.ld, ell_width, A.nnz, max_slots,
+                                                    kIndexMax, sizeof(I) + sizeof(T), 0);
+  E.col_idx = DeviceBuffer<I>(static_cast<std::size_t>(slots), "ELL column indices");
+  E.values = DeviceBuffer<T>(static_cast<std::size_t>(slots), "ELL values");
+  detail::fill_slab(ctx, A, E.ld, E.width, E.col_idx.data(), E.values.data(), static_cast<I*>(nullptr));
+  ctx.synchronize();
+  return E;
+}
+
+template <class T, class I>
+DeviceEllR<T, I> to_ellr(Context& ctx, const DeviceCsr<T, I>& A, std::size_t max_slots) {
+  constexpr int64_t kIndexMax = std::numeric_limits<I>::max();
+  const detail::LongestRow longest = detail::longest_row(ctx, A);
+  DeviceEllR<T, I> E;
+  E.rows = A.rows;
+  E.cols = A.cols;
+  E.width = static_cast<I>(longest.length);
+  E.rows_padded = static_cast<I>(detail::padded_rows("cuda::to_ellr", A.rows, kIndexMax));
+  const int64_t slots =
+      detail::checked_device_slab("cuda::to_ellr", E.rows_padded, longest.length, A.nnz, max_slots, kIndexMax,
+                                  sizeof(I) + sizeof(T), static_cast<std::size_t>(E.rows_padded) * sizeof(I));
+  E.col_idx = DeviceBuffer<I>(static_cast<std::size_t>(slots), "ELL-R column indices");
+  E.values = DeviceBuffer<T>(static_cast<std::size_t>(slots), "ELL-R values");
+  E.row_len = DeviceBuffer<I>(static_cast<std::size_t>(E.rows_padded), "ELL-R row lengths");
+  detail::fill_slab(ctx, A, E.rows_padded, E.width, E.col_idx.data(), E.values.data(), E.row_len.data());
+  ctx.synchronize();
+  return E;
+}
+
+template DeviceEll<float, int32_t> to_ell(Context&, const DeviceCsr<float, int32_t>&, int32_t, std::size_t);
+template DeviceEll<double, int32_t> to_ell(Context&, const DeviceCsr<double, int32_t>&, int32_t, std::size_t);
+template DeviceEllR<float, int32_t> to_ellr(Context&, const DeviceCsr<float, int32_t>&, std::size_t);
+template DeviceEllR<double, int32_t> to_ellr(Context&, const DeviceCsr<double, int32_t>&, std::size_t);
+
+}  // namespace spx::cuda

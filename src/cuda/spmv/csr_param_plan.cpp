@@ -1,0 +1,149 @@
+// Plans and entry points of the parametrised CSR SpMV: the plan is made once per matrix (fixed
+// rule, long-row split, its device copy and scratch); a product is host checks plus one launch.
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "cuda/common/scale.hpp"
+#include "cuda/spmv/csr_param_launch.hpp"
+#include "cuda/spmv/spmv_checks.hpp"
+#include "spx/cuda/spmv_csr.hpp"
+#include "spx/error.hpp"
+
+namespace spx::cuda {
+
+namespace {
+
+template <class T>
+CsrSpmvPlan make_plan(Context& ctx, const DeviceCsr<T, int32_t>& dA, std::span<const int32_t> row_ptr,
+                      std::optional<CsrSpmvParams> params, std::optional<int64_t> long_row_threshold) {
+  CsrSpmvPlan plan;
+  plan.rows = dA.rows;
+  plan.cols = dA.cols;
+  plan.nnz = dA.nnz;
+  plan.row_ptr = dA.row_ptr.data();
+  plan.stats = csr_row_length_stats(dA.rows, dA.cols, row_ptr);
+  if (params) {
+    validate(*params, "plan_csr_spmv");
+    plan.params = *params;
+  } else {
+    plan.params = csr_fixed_rule(plan.stats, ctx.props());
+  }
+  if (long_row_threshold && *long_row_threshold < 0)
+    throw Error(fmt::format("plan_csr_spmv: long-row threshold {} is negative", *long_row_threshold));
+  plan.long_row_threshold = long_row_threshold
+                                ? *long_row_threshold
+                                : csr_long_row_threshold(plan.stats.nnz, plan.params, ctx.props());
+
+  CsrLongRowSplit split =
+      split_long_rows(row_ptr.first(static_cast<std::size_t>(dA.rows) + 1), plan.long_row_threshold);
+  plan.long_row_nnz = split.nnz;
+  plan.long_row_chunks = split.chunks();
+  if (!split.rows.empty()) {
+    plan.d_long_rows = to_device(ctx, split.rows, "long rows of a CSR plan");
+    plan.d_chunk_begin = to_device(ctx, split.chunk_begin, "long-row chunks of a CSR plan");
+    plan.d_chunk_owner = to_device(ctx, split.chunk_owner, "long-row chunk owners of a CSR plan");
+    plan.d_partials = DeviceBuffer<double>(split.chunk_owner.size(), "long-row partial sums of a CSR plan");
+    // Zero once here; the last chunk of each row resets its counter at the end of every call.
+    plan.d_arrivals = to_device(ctx, std::vector<uint32_t>(split.rows.size(), 0u), "long-row counters");
+  }
+  plan.long_rows = std::move(split.rows);
+  return plan;
+}
+
+template <class T>
+CsrParamArgs<T> main_args(const DeviceCsr<T, int32_t>& dA, std::span<const T> x, std::span<T> y, T alpha,
+                          T beta, const CsrSpmvParams& params) {
+  CsrParamArgs<T> a;
+  a.rows = dA.rows;
+  a.row_ptr = dA.row_ptr.data();
+  a.col_idx = dA.col_idx.data();
+  a.values = dA.values.data();
+  a.x = x.data();
+  a.y = y.data();
+  a.alpha = alpha;
+  a.beta = beta;
+  a.repeat = params.repeat;
+  a.long_row_threshold = std::numeric_limits<int64_t>::max();
+  return a;
+}
+
+}  // namespace
+
+template <class T>
+CsrSpmvPlan plan_csr_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA, std::optional<CsrSpmvParams> params,
+                          std::optional<int64_t> long_row_threshold) {
+  std::vector<int32_t> row_ptr(static_cast<std::size_t>(dA.rows) + 1, 0);
+  if (dA.rows > 0)
+    copy_to_host_sync(ctx, row_ptr.data(), dA.row_ptr.data(), row_ptr.size() * sizeof(int32_t));
+  return make_plan(ctx, dA, std::span<const int32_t>(row_ptr), params, long_row_threshold);
+}
+
+template <class T>
+CsrSpmvPlan plan_csr_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA, const Csr<T, int32_t>& A,
+                          std::optional<CsrSpmvParams> params, std::optional<int64_t> long_row_threshold) {
+  if (A.rows != dA.rows || A.cols != dA.cols || A.nnz() != dA.nnz ||
+      A.row_ptr.size() != static_cast<std::size_t>(dA.rows) + 1) {
+    throw Error(
+        fmt::format("plan_csr_spmv: the host matrix ({} x {}, {} nonzeros) is not the device one "
+                    "({} x {}, {} nonzeros)",
+                    A.rows, A.cols, A.nnz(), dA.rows, dA.cols, dA.nnz));
+  }
+  return make_plan(ctx, dA, std::span<const int32_t>(A.row_ptr), params, long_row_threshold);
+}
+
+template <class T>
+void spmv_csr(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, std::span<const T> x,
+              std::span<T> y, T alpha, T beta) {
+  check_spmv_operands("spmv_csr", dA.rows, dA.cols, x, y);
+  if (plan.rows != dA.rows || plan.cols != dA.cols || plan.nnz != dA.nnz ||
+      plan.row_ptr != dA.row_ptr.data()) {
+    throw Error(
+        fmt::format("spmv_csr: the plan was made for another matrix ({} x {}, {} nonzeros); "
+                    "plan this one with plan_csr_spmv",
+                    plan.rows, plan.cols, plan.nnz));
+  }
+  validate(plan.params, "spmv_csr");
+  if (dA.rows == 0) return;
+  if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(dA.rows), beta);
+  CsrParamArgs<T> a = main_args(dA, x, y, alpha, beta, plan.params);
+  a.long_row_threshold = plan.long_row_threshold;
+  if (plan.has_long_rows()) {
+    const int64_t warps_per_block = plan.params.block_size / 32;
+    a.long_chunks = static_cast<int32_t>(plan.long_row_chunks);
+    a.long_blocks = static_cast<int32_t>((plan.long_row_chunks + warps_per_block - 1) / warps_per_block);
+    a.long_rows = plan.d_long_rows.data();
+    a.chunk_begin = plan.d_chunk_begin.data();
+    a.chunk_owner = plan.d_chunk_owner.data();
+    a.partials = reinterpret_cast<T*>(plan.d_partials.data());
+    a.arrivals = plan.d_arrivals.data();
+  }
+  launch_csr_param(ctx, plan.params, a);
+}
+
+template <class T>
+void spmv_csr_params(Context& ctx, const CsrSpmvParams& params, const DeviceCsr<T, int32_t>& dA,
+                     std::span<const T> x, std::span<T> y, T alpha, T beta) {
+  check_spmv_operands("spmv_csr_params", dA.rows, dA.cols, x, y);
+  validate(params, "spmv_csr_params");
+  if (dA.rows == 0) return;
+  if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(dA.rows), beta);
+  launch_csr_param(ctx, params, main_args(dA, x, y, alpha, beta, params));
+}
+
+#define SPX_INSTANTIATE_CSR_PARAM(T)                                                                       \
+  template CsrSpmvPlan plan_csr_spmv(Context&, const DeviceCsr<T, int32_t>&, std::optional<CsrSpmvParams>, \
+                                     std::optional<int64_t>);                                              \
+  template CsrSpmvPlan plan_csr_spmv(Context&, const DeviceCsr<T, int32_t>&, const Csr<T, int32_t>&,       \
+                                     std::optional<CsrSpmvParams>, std::optional<int64_t>);                \
+  template void spmv_csr(Context&, CsrSpmvPlan&, const DeviceCsr<T, int32_t>&, std::span<const T>,         \
+                         std::span<T>, T, T);                                                              \
+  template void spmv_csr_params(Context&, const CsrSpmvParams&, const DeviceCsr<T, int32_t>&,              \
+                                std::span<const T>, std::span<T>, T, T);
+SPX_INSTANTIATE_CSR_PARAM(float)
+SPX_INSTANTIATE_CSR_PARAM(double)
+#undef SPX_INSTANTIATE_CSR_PARAM
+
+}  // namespace spx::cuda

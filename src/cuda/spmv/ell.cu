@@ -1,0 +1,88 @@
+// ELL SpMV (Bell & Garland): one thread per row over the column-major padded slab. Slot k of
+// consecutive rows is contiguous (ld is a multiple of 32, so each warp's loads start aligned and
+// fill whole 32-byte sectors). Every slot of the row is read — that is ELL's price for irregular
+// rows — but padding slots (kPadding, 0) are recognised by their column and never touch x.
+#include <cstdint>
+
+#include "cuda/common/check.hpp"
+#include "cuda/common/launch.hpp"
+#include "cuda/common/scale.hpp"
+#include "cuda/spmv/format_launch.hpp"
+#include "cuda/spmv/spmv_checks.hpp"
+#include "spx/cuda/spmv_formats.hpp"
+
+namespace spx::cuda {
+namespace {
+
+// Slots per unrolled step: the 2 × 4 column and value loads of a step are issued before the first
+// gather of x, so each thread keeps several loads in flight (Hopper needs ~15 KB in flight per SM
+// to cover DRAM latency; 64 warps × 4 slots × 12 bytes × 32 lanes is 96 KB).
+constexpr int kUnroll = 4;
+
+template <class T, class I>
+__device__ __forceinline__ void add_slot(T& sum, I col, T value, const T* __restrict__ x) {
+  if (col != static_cast<I>(kPadding)) sum += value * x[col];
+}
+
+template <class T, class I>
+__global__ void __launch_bounds__(1024)
+    spmv_ell_kernel(I rows, I width, I ld, const I* __restrict__ col_idx, const T* __restrict__ values,
+                    const T* __restrict__ x, T* __restrict__ y, T alpha, T beta) {
+  const int64_t row = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const int64_t stride = ld;
+  const I* c = col_idx + row;
+  const T* v = values + row;
+  T sum = 0;
+  I k = 0;
+  for (; k + kUnroll <= width; k += kUnroll) {
+    I cs[kUnroll];
+    T vs[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      cs[u] = c[u * stride];
+      vs[u] = v[u * stride];
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) add_slot(sum, cs[u], vs[u], x);
+    c += kUnroll * stride;
+    v += kUnroll * stride;
+  }
+  for (; k < width; ++k, c += stride, v += stride) add_slot(sum, *c, *v, x);
+  // beta == 0 must not read y: NaN or garbage there may not leak into the result.
+  y[row] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+}  // namespace
+
+namespace detail {
+
+template <class T, class I>
+void launch_spmv_ell(Context& ctx, const DeviceEll<T, I>& A, const T* x, T* y, T alpha, T beta) {
+  if (A.rows == 0) return;
+  const int block = spread_block_size(A.rows, ctx.props());
+  spmv_ell_kernel<T, I><<<grid_for(A.rows, block), block, 0, ctx.stream()>>>(
+      A.rows, A.width, A.ld, A.col_idx.data(), A.values.data(), x, y, alpha, beta);
+  SPX_CHECK_LAUNCH("spmv_ell_kernel", ctx.stream());
+}
+
+template void launch_spmv_ell(Context&, const DeviceEll<float, int32_t>&, const float*, float*, float, float);
+template void launch_spmv_ell(Context&, const DeviceEll<double, int32_t>&, const double*, double*, double,
+                              double);
+
+}  // namespace detail
+
+template <class T, class I>
+void spmv_ell(Context& ctx, const DeviceEll<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T beta) {
+  check_spmv_operands("spmv_ell", A.rows, A.cols, x, y);
+  if (A.rows == 0) return;
+  if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
+  detail::launch_spmv_ell(ctx, A, x.data(), y.data(), alpha, beta);
+}
+
+template void spmv_ell(Context&, const DeviceEll<float, int32_t>&, std::span<const float>, std::span<float>,
+                       float, float);
+template void spmv_ell(Context&, const DeviceEll<double, int32_t>&, std::span<const double>,
+                       std::span<double>, double, double);
+
+}  // namespace spx::cuda
