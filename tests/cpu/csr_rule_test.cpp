@@ -63,15 +63,16 @@ TEST(CsrRule, ParamsAreAlwaysValid) {
   }
 }
 
-TEST(CsrRule, CoopIsThePapersRuleAndMonotoneInAverageRowLength) {
-  // The paper: the smallest power of two above sqrt(average row length), at most 32.
+TEST(CsrRule, CoopFollowsTheFittedTableAndIsMonotoneInAverageRowLength) {
+  // The H100 refit of the paper's rule (src/tune/csr_rule.cpp): coop steps at average row
+  // lengths 1, 4, 8, 64 and 128.
   struct Case {
     double avg;
     int coop;
   };
   for (const Case c :
-       {Case{0.0, 1}, Case{0.9, 1}, Case{1.0, 2}, Case{3.0, 2}, Case{4.83, 4}, Case{14.32, 4}, Case{16.0, 8},
-        Case{27.0, 8}, Case{45.2, 8}, Case{80.0, 16}, Case{255.0, 16}, Case{256.0, 32}, Case{5941.0, 32}}) {
+       {Case{0.0, 1}, Case{0.9, 1}, Case{1.0, 2}, Case{3.0, 2}, Case{4.83, 4}, Case{7.9, 4}, Case{8.0, 8}, Case{14.32, 8},
+        Case{27.0, 8}, Case{45.2, 8}, Case{80.0, 16}, Case{127.0, 16}, Case{128.0, 32}, Case{5941.0, 32}}) {
     EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(100000, c.avg), h100()).coop, c.coop) << "avg " << c.avg;
   }
   int previous = 1;
@@ -106,9 +107,11 @@ TEST(CsrRule, RepeatGrowsWithRowsButKeepsEightWaves) {
 TEST(CsrRule, TinyAndHugeMatrices) {
   // Every shared matrix but G3_circuit is far below one wave of row batches: repeat 1.
   EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(14, 3.3), h100()), (CsrSpmvParams{256, 2, 1}));
-  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(39082, 14.3), h100()), (CsrSpmvParams{256, 4, 1}));
-  // stencil27 128^3: 2.1M rows of ~26.6, coop 8: 62 rows per resident group -> repeat 4.
-  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(2'097'152, 26.6), h100()), (CsrSpmvParams{256, 8, 4}));
+  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(39082, 14.3), h100()), (CsrSpmvParams{256, 8, 1}));
+  // stencil27 128^3: 2.1M rows of ~26.6, coop 8: 62 rows per resident group, below the fitted
+  // threshold of 128 -> repeat 1. stencil7 256^3: 16.8M rows of 7, coop 4: 248 -> repeat 2.
+  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(2'097'152, 26.6), h100()), (CsrSpmvParams{256, 8, 1}));
+  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(16'777'216, 7.0), h100()), (CsrSpmvParams{256, 4, 2}));
   EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(0x7fffffff, 1.0), h100()).repeat, 16);
   EXPECT_EQ(spx::cuda::csr_fixed_rule(MatrixStats{}, DeviceProps{}), (CsrSpmvParams{256, 1, 1}));
 }
