@@ -59,15 +59,7 @@ template <class T>
 void expect_device_close(std::span<const T> got, std::span<const T> want,
                          const std::vector<double>& magnitude, const std::vector<int64_t>& terms,
                          const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  int reported = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double diff = std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
-    const double tol = device_tolerance<T>(magnitude[i], terms[i]);
-    if (!(diff <= tol) && reported++ < 5)
-      ADD_FAILURE() << what << ": entry " << i << " is " << got[i] << ", expected " << want[i] << " (diff "
-                    << diff << " > tolerance " << tol << ", " << terms[i] << " terms)";
-  }
+  expect_within_bounds(got, want, magnitude, terms, what, &device_tolerance<T>);
 }
 
 // Random Csr with row `long_row` replaced by `long_len` distinct random columns: the one very
