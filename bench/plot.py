@@ -98,11 +98,14 @@ def performance_profile(plt, groups, kernels, title, path):
     finite = [x for v in ratios.values() for x in v if math.isfinite(x)]
     tau_max = max(2.0, min(max(finite) * 1.1, 1e4))
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    for k in kernels:
+    # tab20 plus dashed vendor lines: the default 10-colour cycle repeats once a run has more kernels.
+    cmap = plt.get_cmap("tab20")
+    for i, k in enumerate(kernels):
         xs = sorted(ratios[k])
         taus = [1.0] + [x for x in xs if math.isfinite(x)] + [tau_max]
         fractions = [sum(1 for x in xs if x <= t) / n for t in taus]
-        ax.step(taus, fractions, where="post", label=k)
+        ax.step(taus, fractions, where="post", label=k, color=cmap(i % 20),
+                linestyle="--" if k.startswith(("cusparse", "cublas")) else "-")
     ax.set_xscale("log")
     ax.set_xlim(1.0, tau_max)
     ax.set_ylim(0, 1.02)
