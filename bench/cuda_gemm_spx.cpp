@@ -1,0 +1,70 @@
+// spx's own GEMM kernels as `spx bench` entries (gemm:N, f32 and f64), timed next to cuBLAS's
+// cublas_sgemm/cublas_dgemm (cuda_gemm.cpp) on the same column-major operands: one entry per
+// GemmVersion (v2, the FP64 tensor-core one, in f64 only), named by cuda::kernel_name(version).
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bench/cuda_support.hpp"
+#include "spx/cuda/gemm.hpp"
+
+namespace spx::bench {
+namespace {
+
+// A Dense as gemm's (op, ld) pair: a row-major X is X^T in column-major terms with the same ld.
+template <class T>
+Op op_of(const cuda::DeviceDense<T>& X) {
+  return X.layout == Layout::ColMajor ? Op::N : Op::T;
+}
+
+template <class T>
+std::unique_ptr<Instance> spx_gemm(const Problem& p, cuda::GemmVersion version) {
+  cuda::Context& ctx = bench_context();
+  const TypedInput<T>& in = p.input<T>();
+  auto A = std::make_shared<const cuda::DeviceDense<T>>(cuda::upload(ctx, *in.A_dense));
+  auto B = std::make_shared<const cuda::DeviceDense<T>>(cuda::upload(ctx, *in.B));
+  auto C = std::make_shared<cuda::DeviceDense<T>>(
+      cuda::make_device_dense<T>(in.A_dense->rows, in.B->cols, Layout::ColMajor));
+  CudaInstanceParts parts;
+  parts.launch = [ctx = &ctx, A, B, C, version] {
+    cuda::gemm<T>(*ctx, op_of(*A), op_of(*B), C->rows, C->cols, A->cols, T{1}, A->data.data(), A->ld,
+                  B->data.data(), B->ld, T{0}, C->data.data(), C->ld, cuda::GemmParams{version});
+  };
+  parts.download = [C] {  // column-major with ld = rows: the Problem's layout already
+    const std::span<const T> h = stage_to_host(C->data.data(), C->data.size());
+    return std::vector<double>(h.begin(), h.end());
+  };
+  parts.output = C->data.data();
+  parts.output_bytes = C->bytes();
+  parts.working_set = A->bytes() + B->bytes() + C->bytes();
+  parts.params = {{"version", cuda::kernel_name(version)},
+                  {"op_a", op_of(*A) == Op::N ? "N" : "T"},
+                  {"op_b", op_of(*B) == Op::N ? "N" : "T"},
+                  {"tile", version == cuda::GemmVersion::CudaCoreV1 ? "128x128x8, 8x8 per thread"
+                                                                    : "128x128x8, 64x32 per warp"}};
+  return std::make_unique<CudaInstance>(std::move(parts));
+}
+
+// One entry per version; v1 runs in both precisions, v2 (FP64 tensor cores) in f64 only.
+void add_spx_gemm(Registry& registry, cuda::GemmVersion version) {
+  const bool v1 = version == cuda::GemmVersion::CudaCoreV1;
+  auto e = cuda_entry(cuda::kernel_name(version), OpKind::Gemm, Format::Dense, false,
+                      v1 ? "spx GEMM v1: Tan et al. blocking on the CUDA cores, column-major"
+                         : "spx GEMM v2: the v1 slabs on FP64 tensor cores (mma m8n8k4), column-major");
+  e.f32 = v1;
+  e.f64 = true;
+  e.prepare = [version](const Problem& p) {
+    return with_precision(p, [&](auto tag) { return spx_gemm<decltype(tag)>(p, version); });
+  };
+  registry.add(std::move(e));
+}
+
+}  // namespace
+
+void register_cuda_gemm_spx(Registry& registry) {
+  add_spx_gemm(registry, cuda::GemmVersion::CudaCoreV1);
+  add_spx_gemm(registry, cuda::GemmVersion::TensorCoreV2);
+}
+
+}  // namespace spx::bench

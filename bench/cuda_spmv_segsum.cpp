@@ -1,0 +1,65 @@
+// The speculative segmented-sum SpMV (Liu & Vinter; spx::cuda::spmv_segsum) as the `spmv_segsum`
+// entry of `spx bench`, on the same cached device copies of A and x as the other CUDA SpMV
+// entries. The plan (tile boundaries, dirty tiles) is made in prepare(), untimed, as a solver
+// would make it once per matrix. `spmv_segsum` runs the default params; the `spmv_segsum_t*`
+// entries are the tile shapes of the parameter study (docs/spmv-segsum.md: T nonzeros per lane,
+// S tiles per warp), so one `spx bench --kernels 'spmv_segsum*'` run measures them side by side.
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "bench/cuda_support.hpp"
+#include "spx/cuda/spmv_segsum.hpp"
+
+namespace spx::bench {
+namespace {
+
+template <class T>
+std::unique_ptr<Instance> segsum_instance(const Problem& p, const cuda::SegsumSpmvParams& params) {
+  cuda::Context& ctx = bench_context();
+  auto A = device_csr<T>(p);
+  auto plan = std::make_shared<cuda::SegsumSpmvPlan>(cuda::plan_segsum_spmv(ctx, *A, params));
+  auto x = device_x<T>(p);
+  auto y = std::make_shared<cuda::DeviceBuffer<T>>(static_cast<std::size_t>(p.rows), "y");
+  CudaInstanceParts parts;
+  parts.launch = [A, plan, x, y] {
+    cuda::spmv_segsum(bench_context(), *plan, *A, std::span<const T>(x->span()), y->span());
+  };
+  parts.download = [&ctx, y] {
+    const std::vector<T> h = cuda::to_host(ctx, *y);
+    return std::vector<double>(h.begin(), h.end());
+  };
+  parts.output = y->data();
+  parts.output_bytes = y->bytes();
+  parts.working_set = A->bytes() + x->bytes() + y->bytes();
+  parts.params = {{"nnz_per_lane", int64_t{plan->params.nnz_per_lane}},
+                  {"tiles_per_warp", int64_t{plan->params.tiles_per_warp}},
+                  {"block_size", int64_t{plan->params.block_size}},
+                  {"tiles", plan->tiles},
+                  {"dirty_tiles", plan->dirty_tiles}};
+  return std::make_unique<CudaInstance>(std::move(parts));
+}
+
+void add_segsum(Registry& registry, const char* name, cuda::SegsumSpmvParams params) {
+  auto e = cuda_entry(name, OpKind::Spmv, Format::Csr, false,
+                      "spx speculative segmented-sum CSR SpMV (Liu & Vinter; spx::cuda::spmv_segsum), " +
+                          cuda::to_string(params));
+  e.prepare = [params](const Problem& p) {
+    return with_precision(p, [&](auto tag) { return segsum_instance<decltype(tag)>(p, params); });
+  };
+  registry.add(std::move(e));
+}
+
+}  // namespace
+
+void register_cuda_spmv_segsum(Registry& registry) {
+  add_segsum(registry, "spmv_segsum", cuda::SegsumSpmvParams{});
+  // The parameter study (T, S, block): smaller and larger tiles, shorter and longer warps.
+  add_segsum(registry, "spmv_segsum_t8s8", {8, 8, 256});
+  add_segsum(registry, "spmv_segsum_t32s2", {32, 2, 256});
+  add_segsum(registry, "spmv_segsum_t16s1", {16, 1, 256});
+  add_segsum(registry, "spmv_segsum_t16s16", {16, 16, 256});
+  add_segsum(registry, "spmv_segsum_t16s4b128", {16, 4, 128});
+}
+
+}  // namespace spx::bench

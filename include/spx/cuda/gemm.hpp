@@ -1,0 +1,35 @@
+// spx's own dense GEMM on device pointers: C = alpha*op(A)*op(B) + beta*C, BLAS column-major, the
+// same contract as spx::ref::gemm and cuBLAS (see docs/dgemm.md for the kernel design).
+//
+// m, n, k >= 0; lda >= max(1, op_a == N ? m : k), ldb >= max(1, op_b == N ? k : n), ldc >= max(1, m),
+// else spx::Error. m == 0 or n == 0 does nothing; k == 0 or alpha == 0 only scales C by beta (A and
+// B are not read and may be null); beta == 0 never reads C, so NaN there does not survive. The
+// product is enqueued on ctx.stream() only.
+#pragma once
+
+#include <cstdint>
+
+#include "spx/cpu.hpp"
+#include "spx/cuda/context.hpp"
+
+namespace spx::cuda {
+
+enum class GemmVersion {
+  CudaCoreV1,    // Tan et al.'s blocking on the CUDA cores: 128x128x8 slabs, 8x8 register tiles
+  TensorCoreV2,  // the same slabs multiplied by FP64 tensor cores (mma m8n8k4 f64); double only
+};
+
+// Tuning knobs are data: the version to run. The default is version 1, the one that runs for
+// both float and double; TensorCoreV2 with float is an spx::Error.
+struct GemmParams {
+  GemmVersion version = GemmVersion::CudaCoreV1;
+};
+
+// "spx_gemm_v1", "spx_gemm_v2" — the kernel names `spx bench` reports.
+const char* kernel_name(GemmVersion version);
+
+template <class T>
+void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda,
+          const T* B, int64_t ldb, T beta, T* C, int64_t ldc, const GemmParams& params = {});
+
+}  // namespace spx::cuda

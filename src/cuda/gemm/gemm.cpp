@@ -1,0 +1,64 @@
+// Host entry point of spx::cuda::gemm: operand checks (the reference BLAS rules, as CublasGemm
+// applies them), the trivial shapes, then the chosen version's launch.
+#include "spx/cuda/gemm.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <type_traits>
+
+#include "cuda/common/scale.hpp"
+#include "cuda/gemm/gemm_launch.hpp"
+#include "spx/error.hpp"
+
+namespace spx::cuda {
+namespace {
+
+void check_ld(const char* who, const char* name, int64_t ld, int64_t stored_rows) {
+  if (ld < std::max<int64_t>(1, stored_rows))
+    throw Error(fmt::format("{}: ld{} = {} is less than the {} rows it stores", who, name, ld, stored_rows));
+}
+
+}  // namespace
+
+const char* kernel_name(GemmVersion version) {
+  switch (version) {
+    case GemmVersion::CudaCoreV1:
+      return "spx_gemm_v1";
+    case GemmVersion::TensorCoreV2:
+      return "spx_gemm_v2";
+  }
+  throw Error("spx::cuda::gemm: unknown GemmVersion");
+}
+
+template <class T>
+void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda,
+          const T* B, int64_t ldb, T beta, T* C, int64_t ldc, const GemmParams& params) {
+  const char* who = kernel_name(params.version);
+  constexpr bool is_double = std::is_same_v<T, double>;
+  if (params.version == GemmVersion::TensorCoreV2 && !is_double)
+    throw Error(fmt::format("{}: FP64 tensor cores only; float needs GemmVersion::CudaCoreV1", who));
+  if (m < 0 || n < 0 || k < 0)
+    throw Error(fmt::format("{}: sizes m={} n={} k={} must be non-negative", who, m, n, k));
+  check_ld(who, "a", lda, op_a == Op::N ? m : k);
+  check_ld(who, "b", ldb, op_b == Op::N ? k : n);
+  check_ld(who, "c", ldc, m);
+  if (m == 0 || n == 0) return;
+  // BLAS convention: no product to add, so A and B are not read; beta == 0 writes zeros unread.
+  if (k == 0 || alpha == T{0}) return scale_in_place(ctx, C, m, n, ldc, beta);
+  const int64_t tile = detail::kGemmTile;
+  if ((n + tile - 1) / tile > 65535 || (m + tile - 1) / tile > int64_t{0x7fffffff})
+    throw Error(fmt::format("{}: {} x {} needs more {}x{} tiles than a grid holds", who, m, n, tile, tile));
+  if constexpr (is_double) {
+    if (params.version == GemmVersion::TensorCoreV2)
+      return detail::launch_gemm_v2(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+  detail::launch_gemm_v1(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template void gemm(Context&, Op, Op, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
+                   int64_t, float, float*, int64_t, const GemmParams&);
+template void gemm(Context&, Op, Op, int64_t, int64_t, int64_t, double, const double*, int64_t, const double*,
+                   int64_t, double, double*, int64_t, const GemmParams&);
+
+}  // namespace spx::cuda

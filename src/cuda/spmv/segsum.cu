@@ -1,0 +1,293 @@
+// Speculative segmented-sum CSR SpMV (Liu & Vinter 2015, §3, Algorithm 1) for a discrete Hopper GPU.
+//
+// Plan (segsum_boundary_kernel, segsum_dirty_kernel): one thread per tile boundary binary-searches
+// row_ptr for the boundary row (segsum_partition.hpp); one thread per tile marks it dirty when an
+// empty row lies in its row range (the paper's speculator).
+//
+// Product, segsum_tile_kernel: one warp per S consecutive tiles of 32 × T nonzeros. Per tile:
+//  1. segment descriptor: the warp sets one bit per row start in the tile (a bit-flag array of
+//     T words in shared memory, built from row_ptr over the tile's row range); dirty tiles also
+//     scale their empty rows by beta here;
+//  2. products: values, col_idx and x are loaded coalesced (32 consecutive nonzeros per warp
+//     instruction, 4 such loads in flight per lane) and the products stored in natural order in
+//     shared memory, padded by one slot per 32 so that the transposed read of step 3 is free of
+//     bank conflicts for f32 (2-way for f64). The paper's lane-major layout — lane l owns T
+//     consecutive nonzeros — would make each global load a 32-way strided access;
+//  3. each lane sums its T consecutive products sequentially, writing the rows that begin and end
+//     inside its slice (alpha, beta) and keeping the parts before its first and after its last
+//     row start; a warp segmented scan over (value, has-start) pairs (segmented.cuh) joins the
+//     parts across lanes, so the lane holding a row's end writes it;
+//  4. the tile's last segment is carried to the next tile of the warp; the warp's first segment,
+//     when its row started in an earlier warp, goes to the synchronizer (sync_row, sync_value).
+// A segment's row is speculated as boundary row + rank of its start (clean tiles) or searched in
+// row_ptr within the tile's row range (dirty tiles: the checking stage, done inline).
+//
+// segsum_sync_kernel then adds the synchronizer partials to y: one thread per run of warps sharing
+// an open row, in warp order (deterministic; long runs summed by the whole warp, as coo.cu does).
+// Each row of y is written by exactly one tile (its first nonzero's, or the owner of its empty
+// offset), so beta is applied once and y needs no pre-pass.
+#include <cstdint>
+
+#include "cuda/common/check.hpp"
+#include "cuda/common/launch.hpp"
+#include "cuda/common/segmented.cuh"
+#include "cuda/common/warp.cuh"
+#include "cuda/spmv/segsum_launch.hpp"
+#include "cuda/spmv/segsum_partition.hpp"
+
+namespace spx::cuda::detail {
+namespace {
+
+constexpr int kMaxSegsumBlock = 512;
+constexpr int kPlanBlock = 256;
+constexpr int kSyncBlock = 256;
+constexpr int kShortRun = 8;   // synchronizer runs up to this long are summed by one thread
+constexpr int kLoadBatch = 4;  // coalesced loads in flight per lane before the first multiply
+
+__global__ void __launch_bounds__(kPlanBlock)
+    segsum_boundary_kernel(const int32_t* __restrict__ row_ptr, int64_t rows, int64_t nnz, int64_t tile_size,
+                           int64_t tiles, int32_t* __restrict__ tile_row) {
+  const int64_t t = int64_t{blockIdx.x} * kPlanBlock + threadIdx.x;
+  if (t <= tiles) tile_row[t] = static_cast<int32_t>(segsum_boundary_row(row_ptr, rows, nnz, tile_size, t));
+}
+
+__global__ void __launch_bounds__(kPlanBlock)
+    segsum_dirty_kernel(const int32_t* __restrict__ row_ptr, int64_t tiles,
+                        const int32_t* __restrict__ tile_row, uint8_t* __restrict__ tile_dirty,
+                        unsigned long long* __restrict__ dirty_count) {
+  const int64_t t = int64_t{blockIdx.x} * kPlanBlock + threadIdx.x;
+  if (t >= tiles) return;
+  const bool dirty = segsum_tile_dirty(row_ptr, tile_row, t);
+  tile_dirty[t] = dirty ? 1 : 0;
+  if (dirty) atomicAdd(dirty_count, 1ull);
+}
+
+// y[row] = alpha*sum + beta*y[row], never reading y when beta == 0.
+template <class T>
+__device__ __forceinline__ void write_row(const SegsumArgs<T>& a, int64_t row, T sum) {
+  a.y[row] = a.beta == T{0} ? a.alpha * sum : a.alpha * sum + a.beta * a.y[row];
+}
+
+// Shared-memory slot of tile position p: one pad slot per 32 (conflict-free transposed reads).
+__device__ __forceinline__ int padded(int p) { return p + (p >> 5); }
+
+template <class T>
+__global__ void __launch_bounds__(kMaxSegsumBlock) segsum_tile_kernel(SegsumArgs<T> a) {
+  extern __shared__ __align__(16) unsigned char segsum_smem[];
+  const int npl = a.nnz_per_lane;
+  const int tile_elems = kSegsumWarp * npl;
+  const int slots = tile_elems + npl;
+  const int warps_per_block = static_cast<int>(blockDim.x) / 32;
+  const int warp_in_block = static_cast<int>(threadIdx.x) / 32;
+  const int64_t warp = int64_t{blockIdx.x} * warps_per_block + warp_in_block;
+  if (warp >= a.warps) return;  // warp-uniform
+  const int lane = lane_id();
+  T* prod = reinterpret_cast<T*>(segsum_smem) + warp_in_block * slots;
+  uint32_t* flags = reinterpret_cast<uint32_t*>(reinterpret_cast<T*>(segsum_smem) + warps_per_block * slots) +
+                    warp_in_block * (npl + 1);
+  const int32_t* __restrict__ row_ptr = a.row_ptr;
+  const uint32_t lane_mask = npl == 32 ? 0xffffffffu : (1u << npl) - 1u;
+  const int q0 = lane * npl;  // this lane's first tile position
+
+  const int64_t first_tile = warp * a.tiles_per_warp;
+  const int64_t last_tile = first_tile + a.tiles_per_warp < a.tiles ? first_tile + a.tiles_per_warp : a.tiles;
+  T carry = 0;  // the open segment at the end of the previous tile
+  int32_t carry_row = -1;
+  bool carry_open = false;
+  bool carry_sync = true;  // the open segment's row started before this warp (synchronizer)
+  for (int64_t t = first_tile; t < last_tile; ++t) {
+    const int64_t begin = t * tile_elems;
+    const int64_t end = begin + tile_elems < a.nnz ? begin + tile_elems : a.nnz;
+    const int valid = static_cast<int>(end - begin);
+    const bool dirty = a.tile_dirty[t] != 0;
+    const int32_t r0 = a.tile_row[t];
+    const RowRange range = segsum_row_range(a.tile_row, t);
+
+    // 1. Segment descriptor: one bit per row start; dirty tiles scale their empty rows.
+    for (int w = lane; w <= npl; w += 32) flags[w] = 0u;
+    __syncwarp();
+    for (int64_t r = range.first + lane; r <= range.last; r += 32) {
+      const int64_t offset = __ldg(row_ptr + r);
+      if (segsum_head_in_tile(offset, begin, end)) {
+        const int p = static_cast<int>(offset - begin);
+        atomicOr(flags + (p >> 5), 1u << (p & 31));
+      }
+      if (dirty && __ldg(row_ptr + r + 1) == offset && segsum_owns_empty_row(offset, t, begin, end))
+        a.y[r] = a.beta == T{0} ? T{0} : a.beta * a.y[r];
+    }
+
+    // 2. Products, loaded coalesced, stored in natural order.
+    for (int k = 0; k < npl; k += kLoadBatch) {
+      T v[kLoadBatch];
+      int32_t c[kLoadBatch];
+#pragma unroll
+      for (int u = 0; u < kLoadBatch; ++u) {
+        const int i = (k + u) * 32 + lane;
+        v[u] = i < valid ? __ldg(a.values + begin + i) : T{0};
+        c[u] = i < valid ? __ldg(a.col_idx + begin + i) : -1;
+      }
+#pragma unroll
+      for (int u = 0; u < kLoadBatch; ++u)
+        prod[padded((k + u) * 32 + lane)] = c[u] >= 0 ? v[u] * __ldg(a.x + c[u]) : T{0};
+    }
+    __syncwarp();
+
+    // 3. This lane's slice, sequentially.
+    const bool pos0 = (flags[0] & 1u) != 0;  // the tile begins a row: the carry is complete
+    if (pos0 && carry_open && lane == 0) {
+      if (carry_sync)
+        a.sync_value[warp] = carry;
+      else
+        write_row(a, carry_row, carry);
+    }
+    if (pos0) {
+      carry = T{0};
+      carry_open = false;
+      carry_sync = false;
+    }
+    if (t == first_tile && lane == 0 && a.sync_row != nullptr) a.sync_row[warp] = pos0 ? -1 : r0;
+
+    const int word = q0 >> 5;
+    const uint64_t pair = uint64_t{flags[word]} | (uint64_t{flags[word + 1]} << 32);
+    const uint32_t bits = static_cast<uint32_t>(pair >> (q0 & 31)) & lane_mask;
+    const uint32_t counted = lane == 0 ? bits & ~1u : bits;  // starts at positions >= 1
+    int starts = warp_exclusive_scan<32>(__popc(counted), Sum{});
+    const auto row_at = [&](int q) -> int32_t {
+      return static_cast<int32_t>(
+          dirty ? rightmost_row_at_or_before(row_ptr, range.first, range.last + 1, begin + q)
+                : segsum_clean_row(r0, starts));
+    };
+
+    T acc = lane == 0 ? carry : T{0};  // carry is 0 unless the first segment continues it
+    T head = 0;
+    bool seen = false;
+    int32_t seg_row = -1;
+    bool head_closes = false;  // this lane's first start ends a segment begun before it
+    for (int j = 0; j < npl; ++j) {
+      if ((bits >> j) & 1u) {
+        if (!seen) {
+          head = acc;
+          seen = true;
+          head_closes = !(lane == 0 && j == 0);
+        } else {
+          write_row(a, seg_row, acc);  // a row that begins and ends in this slice
+        }
+        if (!(lane == 0 && j == 0)) ++starts;
+        seg_row = row_at(q0 + j);
+        acc = T{0};
+      }
+      acc += prod[padded(q0 + j)];
+    }
+    if (!seen) head = acc;
+
+    // Join the slices: exclusive segmented sum over (value, has-start) pairs.
+    const ValueFlag<T> mine{seen ? acc : head, seen ? 1 : 0};
+    const T inclusive = warp_inclusive_scan<32>(mine, SegmentedSum{}).value;
+    T before = __shfl_up_sync(kFullWarpMask, inclusive, 1);
+    if (lane == 0) before = T{0};
+    const unsigned starters = __ballot_sync(kFullWarpMask, seen);
+    const unsigned earlier = starters & ((1u << lane) - 1u);
+    const int32_t earlier_row =
+        __shfl_sync(kFullWarpMask, seg_row, earlier != 0 ? 31 - __clz(static_cast<int>(earlier)) : lane);
+    if (head_closes) {
+      const T total = before + head;
+      if (earlier != 0)
+        write_row(a, earlier_row, total);
+      else if (carry_sync)
+        a.sync_value[warp] = total;  // the warp's first segment, begun in an earlier warp
+      else
+        write_row(a, r0, total);
+    }
+
+    // 4. Carry the tile's last segment.
+    carry = __shfl_sync(kFullWarpMask, inclusive, 31);
+    if (starters != 0) {
+      carry_row = __shfl_sync(kFullWarpMask, seg_row, 31 - __clz(static_cast<int>(starters)));
+      carry_sync = false;
+    } else {
+      carry_row = r0;
+    }
+    carry_open = true;
+    __syncwarp();  // the next tile reuses flags and prod
+  }
+  if (carry_open && lane == 0) {
+    if (carry_sync)
+      a.sync_value[warp] = carry;
+    else
+      write_row(a, carry_row, carry);
+  }
+}
+
+// One thread per warp w: if w opens a run of warps whose first segment is the same row (w - 1
+// does not share it), adds their synchronizer partials in warp order to y. Nothing depends on
+// timing, so the sums are the same bits on every run.
+template <class T>
+__global__ void __launch_bounds__(kSyncBlock) segsum_sync_kernel(SegsumArgs<T> a) {
+  const int64_t w = int64_t{blockIdx.x} * kSyncBlock + threadIdx.x;
+  const int lane = lane_id();
+  int32_t row = -1;
+  T sum = 0;
+  int64_t next = w + 1;
+  if (w >= 1 && w < a.warps) {
+    row = a.sync_row[w];
+    if (row >= 0 && a.sync_row[w - 1] == row) row = -1;  // not the start of its run
+    if (row >= 0) {
+      sum = a.sync_value[w];
+      for (int k = 0; k < kShortRun && next < a.warps && a.sync_row[next] == row; ++k, ++next)
+        sum += a.sync_value[next];
+    }
+  }
+  const bool long_run = row >= 0 && next < a.warps && a.sync_row[next] == row;
+  unsigned pending = __ballot_sync(kFullWarpMask, long_run);
+  while (pending != 0) {
+    const int owner = __ffs(static_cast<int>(pending)) - 1;
+    const int32_t run_row = __shfl_sync(kFullWarpMask, row, owner);
+    const int64_t first = __shfl_sync(kFullWarpMask, next, owner);
+    T part = 0;
+    for (int64_t j = first + lane;; j += 32) {
+      const bool in_run = j < a.warps && a.sync_row[j] == run_row;
+      if (in_run) part += a.sync_value[j];
+      if (!__all_sync(kFullWarpMask, in_run)) break;  // runs are contiguous
+    }
+    part = warp_reduce_sum(part);
+    if (lane == owner) sum += part;
+    pending &= pending - 1;
+  }
+  if (row >= 0) a.y[row] += a.alpha * sum;  // the owner wrote alpha*own + beta*y already
+}
+
+}  // namespace
+
+void launch_segsum_plan(Context& ctx, const int32_t* row_ptr, int64_t rows, int64_t nnz, int64_t tile_size,
+                        int64_t tiles, int32_t* tile_row, uint8_t* tile_dirty,
+                        unsigned long long* dirty_count) {
+  segsum_boundary_kernel<<<grid_for(tiles + 1, kPlanBlock), kPlanBlock, 0, ctx.stream()>>>(
+      row_ptr, rows, nnz, tile_size, tiles, tile_row);
+  SPX_CHECK_LAUNCH("segsum_boundary_kernel", ctx.stream());
+  segsum_dirty_kernel<<<grid_for(tiles, kPlanBlock), kPlanBlock, 0, ctx.stream()>>>(row_ptr, tiles, tile_row,
+                                                                                    tile_dirty, dirty_count);
+  SPX_CHECK_LAUNCH("segsum_dirty_kernel", ctx.stream());
+}
+
+template <class T>
+void launch_segsum_spmv(Context& ctx, const SegsumArgs<T>& a) {
+  const int warps_per_block = a.block_size / 32;
+  const int slots = kSegsumWarp * a.nnz_per_lane + a.nnz_per_lane;
+  const auto smem =
+      static_cast<std::size_t>(warps_per_block) *
+      (static_cast<std::size_t>(slots) * sizeof(T) + static_cast<std::size_t>(a.nnz_per_lane + 1) * 4);
+  if (smem > 48 * 1024)
+    SPX_CUDA_CHECK(cudaFuncSetAttribute(segsum_tile_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(smem)));
+  segsum_tile_kernel<T><<<grid_for(a.warps * 32, a.block_size), a.block_size, smem, ctx.stream()>>>(a);
+  SPX_CHECK_LAUNCH("segsum_tile_kernel", ctx.stream());
+  if (a.warps > 1) {
+    segsum_sync_kernel<T><<<grid_for(a.warps, kSyncBlock), kSyncBlock, 0, ctx.stream()>>>(a);
+    SPX_CHECK_LAUNCH("segsum_sync_kernel", ctx.stream());
+  }
+}
+
+template void launch_segsum_spmv(Context&, const SegsumArgs<float>&);
+template void launch_segsum_spmv(Context&, const SegsumArgs<double>&);
+
+}  // namespace spx::cuda::detail

@@ -1,0 +1,216 @@
+// SpmvIsEquivalentToRef for the speculative segmented-sum SpMV (spx::cuda::spmv_segsum): f32 and
+// f64, a few tile shapes (T, S, block), against spx::ref on NaN-poisoned outputs, on the random
+// shapes of every SpMV test, long rows (spx::gen::long_rows), power-law and R-MAT matrices, the
+// empty-row edge cases (all rows empty, leading/trailing empty rows, nnz below one tile, a last
+// tile partly filled) and every shared matrix; plus bitwise determinism and argument errors.
+// Tolerance: device_tolerance (gpu_test_support.hpp), which holds for any summation order, so the
+// lane/scan/carry/synchronizer order of this kernel is covered.
+#include "spx/cuda/spmv_segsum.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gpu_test_support.hpp"
+#include "spx/cpu.hpp"
+#include "spx/cuda/formats.hpp"
+#include "spx/error.hpp"
+#include "spx/generate.hpp"
+
+namespace spx::test {
+namespace {
+
+using cuda::SegsumSpmvParams;
+
+// Defaults, the smallest tiles with one tile per warp (most carries and synchronizer entries),
+// and the largest tiles with long warps and small blocks.
+const std::vector<SegsumSpmvParams>& tile_shapes() {
+  static const std::vector<SegsumSpmvParams> shapes{{16, 4, 256}, {4, 1, 64}, {32, 7, 128}};
+  return shapes;
+}
+
+template <class T>
+void check_segsum(const std::string& name, const Csr<T, int32_t>& A, uint64_t seed) {
+  auto& ctx = gpu();
+  const auto dA = cuda::upload(ctx, A);
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
+  auto dx = cuda::to_device(ctx, x);
+  for (const SegsumSpmvParams& p : tile_shapes()) {
+    cuda::SegsumSpmvPlan plan = cuda::plan_segsum_spmv(ctx, dA, p);
+    for (auto [alpha, beta] : {std::pair<T, T>{T{1}, T{0}}, std::pair<T, T>{T(-1.5), T(0.5)}}) {
+      std::vector<T> y0 = random_vector<T>(static_cast<std::size_t>(A.rows), seed + 1);
+      if (beta == T{0}) poison(std::span<T>(y0));
+      std::vector<T> want = y0;
+      ref::spmv(A, std::span<const T>(x), std::span<T>(want), alpha, beta);
+      std::vector<double> magnitude;
+      std::vector<int64_t> terms;
+      spmv_bounds(A, std::span<const T>(x), std::span<const T>(y0), alpha, beta, magnitude, terms);
+      auto dy = cuda::to_device(ctx, y0);
+      cuda::spmv_segsum(ctx, plan, dA, std::span<const T>(dx.span()), dy.span(), alpha, beta);
+      const auto got = cuda::to_host(ctx, dy);
+      expect_device_close(std::span<const T>(got), std::span<const T>(want), magnitude, terms,
+                          name + " / " + cuda::to_string(p) +
+                              " dirty_tiles=" + std::to_string(plan.dirty_tiles) +
+                              " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
+      if (::testing::Test::HasFailure()) return;  // one report is enough to act on
+    }
+  }
+}
+
+// Row pointer shapes the tile bookkeeping must survive (values and columns random).
+template <class T>
+Csr<T, int32_t> from_row_lengths(const std::vector<int32_t>& lengths, int32_t cols, uint64_t seed) {
+  Csr<T, int32_t> A(static_cast<int32_t>(lengths.size()), cols);
+  const auto v = random_vector<T>(4096, seed);
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    for (int32_t k = 0; k < lengths[r]; ++k) {
+      // Strictly increasing columns (canonical CSR): a shifted run k + offset, lengths <= cols.
+      A.col_idx.push_back(k + static_cast<int32_t>(r % static_cast<std::size_t>(cols - lengths[r] + 1)));
+      A.values.push_back(v[A.values.size() % v.size()]);
+    }
+    A.row_ptr[r + 1] = A.row_ptr[r] + lengths[r];
+  }
+  return A;
+}
+
+template <class T>
+std::vector<NamedMatrix<T, int32_t>> edge_matrices() {
+  std::vector<NamedMatrix<T, int32_t>> out;
+  out.push_back({"all 1000 rows empty", from_row_lengths<T>(std::vector<int32_t>(1000, 0), 50, 1)});
+  out.push_back({"a single row of 7", from_row_lengths<T>({7}, 50, 2)});
+  out.push_back({"nnz below one tile, empty rows around", from_row_lengths<T>({0, 0, 3, 0, 5, 0, 0}, 50, 3)});
+  std::vector<int32_t> exact(64, 32);  // 2048 nonzeros: a multiple of every tile (128, 512, 1024)
+  out.push_back({"64 rows of 32 (nnz a multiple of every tile)", from_row_lengths<T>(exact, 300, 4)});
+  std::vector<int32_t> trailing{700, 1, 2};
+  trailing.resize(5000, 0);  // trailing empty rows after a last tile partly filled
+  out.push_back({"703 nonzeros then 4997 empty rows", from_row_lengths<T>(trailing, 1000, 5)});
+  std::vector<int32_t> alternate;
+  for (int r = 0; r < 20000; ++r) alternate.push_back(r % 3 == 0 ? 0 : (r % 7) + 1);
+  out.push_back({"every third row empty", from_row_lengths<T>(alternate, 20000, 6)});
+  return out;
+}
+
+template <class T>
+std::vector<NamedMatrix<T, int32_t>> irregular_matrices() {
+  std::vector<NamedMatrix<T, int32_t>> out;
+  out.push_back({"long rows: two of 10^6 among 4998 of 5, 30% empty",
+                 gen::long_rows<T, int32_t>(5000, 1'100'000, 2, 1'000'000, 0.3, 5, 11)});
+  out.push_back({"a single row of 10^6", gen::long_rows<T, int32_t>(1, 1'000'000, 1, 1'000'000, 0.0, 1, 13)});
+  out.push_back({"power law 50000, avg 8, exponent 2", gen::power_law<T, int32_t>(50000, 8.0, 2.0, 21)});
+  out.push_back({"rmat scale 14 ef 8", gen::rmat<T, int32_t>(14, 8)});
+  return out;
+}
+
+template <class T>
+class GpuSpmvSegsum : public ::testing::Test {};
+using SegsumValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(GpuSpmvSegsum, SegsumValueTypes);
+
+TYPED_TEST(GpuSpmvSegsum, SpmvIsEquivalentToRefOnRandomMatrices) {
+  SPX_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  for (const auto& m : random_matrices<TypeParam, int32_t>(seed)) {
+    check_segsum(m.name, m.A, seed + 17);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TYPED_TEST(GpuSpmvSegsum, SpmvIsEquivalentToRefOnEmptyRowCases) {
+  SPX_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  for (const auto& m : edge_matrices<TypeParam>()) {
+    check_segsum(m.name, m.A, seed);
+    if (::testing::Test::HasFailure()) return;
+  }
+  check_segsum("0x7", Csr<TypeParam, int32_t>(0, 7), seed);
+  check_segsum("5x0", Csr<TypeParam, int32_t>(5, 0), seed);
+}
+
+TYPED_TEST(GpuSpmvSegsum, SpmvIsEquivalentToRefOnIrregularMatrices) {
+  SPX_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  for (const auto& m : irregular_matrices<TypeParam>()) {
+    check_segsum(m.name, m.A, seed);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// Fixed association (lanes, scan tree, carries, synchronizer in warp order): bitwise equal runs.
+TYPED_TEST(GpuSpmvSegsum, ProductIsDeterministic) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const auto A = gen::long_rows<T, int32_t>(20000, 1'000'000, 3, 300'000, 0.2, 6, 14);
+  const auto dA = cuda::upload(ctx, A);
+  cuda::SegsumSpmvPlan plan = cuda::plan_segsum_spmv(ctx, dA);
+  auto dx = cuda::to_device(ctx, random_vector<T>(static_cast<std::size_t>(A.cols), fresh_seed()));
+  cuda::DeviceBuffer<T> dy(static_cast<std::size_t>(A.rows));
+  std::vector<T> first;
+  for (int run = 0; run < 2; ++run) {
+    cuda::spmv_segsum(ctx, plan, dA, std::span<const T>(dx.span()), dy.span());
+    const auto got = cuda::to_host(ctx, dy);
+    if (run == 0) first = got;
+    ASSERT_EQ(std::memcmp(got.data(), first.data(), got.size() * sizeof(T)), 0) << "run " << run;
+  }
+}
+
+TEST(GpuSpmvSegsumPlan, AlphaZeroReadsNeitherAnorX) {
+  SPX_REQUIRE_GPU();
+  auto& ctx = gpu();
+  const auto A = random_csr<double, int32_t>(300, 200, 0, 9, 5);
+  const auto dA = cuda::upload(ctx, A);
+  cuda::SegsumSpmvPlan plan = cuda::plan_segsum_spmv(ctx, dA);
+  auto dx = cuda::to_device(ctx, std::vector<double>(200, std::numeric_limits<double>::quiet_NaN()));
+  const auto y0 = random_vector<double>(300, 6);
+  auto dy = cuda::to_device(ctx, y0);
+  cuda::spmv_segsum(ctx, plan, dA, std::span<const double>(dx.span()), dy.span(), 0.0, 1.0);
+  const auto got = cuda::to_host(ctx, dy);
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], y0[i]) << "row " << i;
+}
+
+TEST(GpuSpmvSegsumPlan, WrongPlanOrParamsAreErrors) {
+  SPX_REQUIRE_GPU();
+  auto& ctx = gpu();
+  const auto A = random_csr<double, int32_t>(10, 12, 1, 3, 9);
+  const auto B = random_csr<double, int32_t>(10, 12, 1, 3, 10);
+  const auto dA = cuda::upload(ctx, A);
+  const auto dB = cuda::upload(ctx, B);
+  cuda::SegsumSpmvPlan plan = cuda::plan_segsum_spmv(ctx, dA);
+  cuda::DeviceBuffer<double> x(12), y(10);
+  EXPECT_THROW(cuda::spmv_segsum(ctx, plan, dB, std::span<const double>(x.span()), y.span()), Error);
+  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{6, 4, 256}), Error);
+  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{16, 0, 256}), Error);
+  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{16, 4, 48}), Error);
+}
+
+template <class T>
+void check_shared(const char* precision) {
+  const auto& matrices = shared_matrices();
+  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  for (const auto& [name, A] : matrices) {
+    check_segsum(name + " " + precision, shared_as<T>(A), seed);
+    if (::testing::Test::HasFailure()) break;
+  }
+}
+
+TEST(GpuSpmvSegsumShared, SpmvIsEquivalentToRefF64) {
+  SPX_REQUIRE_GPU();
+  check_shared<double>("f64");
+}
+
+TEST(GpuSpmvSegsumShared, SpmvIsEquivalentToRefF32) {
+  SPX_REQUIRE_GPU();
+  check_shared<float>("f32");
+}
+
+}  // namespace
+}  // namespace spx::test
