@@ -186,7 +186,9 @@ TEST(GpuSpmvSegsumPlan, WrongPlanOrParamsAreErrors) {
   cuda::DeviceBuffer<double> x(12), y(10);
   EXPECT_THROW(cuda::spmv_segsum(ctx, plan, dB, std::span<const double>(x.span()), y.span()), Error);
   EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{6, 4, 256}), Error);
-  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{16, 0, 256}), Error);
+  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{16, -1, 256}), Error);
+  // The default S (0) is chosen at plan time: a one-tile matrix gets 1.
+  EXPECT_EQ(plan.params.tiles_per_warp, 1);
   EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{16, 4, 48}), Error);
 }
 

@@ -25,7 +25,10 @@ namespace spx::cuda {
 // two waves of 132 SMs × 64 warps.
 struct SegsumSpmvParams {
   int nnz_per_lane = 16;   // T: a multiple of 4 in 4..32
-  int tiles_per_warp = 4;  // S: 1..4096
+  // S: 1..4096, or 0 = from the tile count (plan_segsum_spmv: up to 4 while the grid keeps at least
+  // two waves of 32 warps per SM; 1 below that). Measured on the H100 (bench/results/h100/segsum):
+  // a fixed S = 4 made matrices of 0.1-0.8M nonzeros 2.5x slower than S = 1 (too few warps).
+  int tiles_per_warp = 0;
   int block_size = 256;    // a multiple of 32 in 32..512
 };
 

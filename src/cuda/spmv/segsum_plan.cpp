@@ -1,6 +1,7 @@
 // Plans and the entry point of the segmented-sum SpMV (host side; the kernels are in segsum.cu).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -18,8 +19,8 @@ namespace spx::cuda {
 std::string invalid_reason(const SegsumSpmvParams& p) {
   if (p.nnz_per_lane < 4 || p.nnz_per_lane > 32 || p.nnz_per_lane % 4 != 0)
     return fmt::format("nnz_per_lane {} is not a multiple of 4 in 4..32", p.nnz_per_lane);
-  if (p.tiles_per_warp < 1 || p.tiles_per_warp > 4096)
-    return fmt::format("tiles_per_warp {} is not in 1..4096", p.tiles_per_warp);
+  if (p.tiles_per_warp < 0 || p.tiles_per_warp > 4096)
+    return fmt::format("tiles_per_warp {} is not in 1..4096 (or 0: chosen from the tile count)", p.tiles_per_warp);
   if (p.block_size < 32 || p.block_size > 512 || p.block_size % 32 != 0)
     return fmt::format("block_size {} is not a multiple of 32 in 32..512", p.block_size);
   return {};
@@ -48,7 +49,12 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
   plan.row_ptr = dA.row_ptr.data();
   if (dA.rows == 0 || dA.nnz == 0) return plan;  // the product only scales y
   plan.tiles = detail::segsum_tile_count(dA.nnz, tile_size);
-  plan.warps = (plan.tiles + params.tiles_per_warp - 1) / params.tiles_per_warp;
+  if (plan.params.tiles_per_warp == 0) {
+    // Two waves of 32 warps per SM (the tile kernel's 64 registers allow 32 resident warps).
+    const int64_t two_waves = int64_t{2} * std::max(1, ctx.props().sm_count) * 32;
+    plan.params.tiles_per_warp = static_cast<int>(std::clamp<int64_t>(plan.tiles / two_waves, 1, 4));
+  }
+  plan.warps = (plan.tiles + plan.params.tiles_per_warp - 1) / plan.params.tiles_per_warp;
   plan.tile_row = DeviceBuffer<int32_t>(static_cast<std::size_t>(plan.tiles) + 1, "segsum tile rows");
   plan.tile_dirty = DeviceBuffer<uint8_t>(static_cast<std::size_t>(plan.tiles), "segsum dirty tiles");
   plan.sync_row = DeviceBuffer<int32_t>(static_cast<std::size_t>(plan.warps), "segsum synchronizer rows");
