@@ -91,7 +91,8 @@ inline std::filesystem::path shared_matrices_dir() {
   std::filesystem::path p;
   if (const char* env = std::getenv("SPX_SHARED_MATRICES")) p = env;
 #ifdef SPX_SHARED_MATRICES
-  else p = SPX_SHARED_MATRICES;
+  else
+    p = SPX_SHARED_MATRICES;
 #endif
   if (!p.empty() && std::filesystem::exists(p / "MANIFEST.tsv")) return p;
   return {};

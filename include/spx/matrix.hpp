@@ -89,7 +89,9 @@ struct Ell {
   std::vector<I> col_idx;  // ld * width entries
   std::vector<T> values;   // ld * width entries
 
-  std::size_t slot(I r, I k) const { return static_cast<std::size_t>(k) * static_cast<std::size_t>(ld) + static_cast<std::size_t>(r); }
+  std::size_t slot(I r, I k) const {
+    return static_cast<std::size_t>(k) * static_cast<std::size_t>(ld) + static_cast<std::size_t>(r);
+  }
   // Count of real (non-padding) entries.
   I nnz() const;
   void validate() const;
@@ -108,13 +110,15 @@ struct EllR {
 
   I rows = 0;
   I cols = 0;
-  I width = 0;        // max row length
-  I rows_padded = 0;  // rows rounded up to a multiple of 32
+  I width = 0;             // max row length
+  I rows_padded = 0;       // rows rounded up to a multiple of 32
   std::vector<I> col_idx;  // rows_padded * width
   std::vector<T> values;   // rows_padded * width
   std::vector<I> row_len;  // rows_padded (0 for padding rows)
 
-  std::size_t slot(I r, I k) const { return static_cast<std::size_t>(k) * static_cast<std::size_t>(rows_padded) + static_cast<std::size_t>(r); }
+  std::size_t slot(I r, I k) const {
+    return static_cast<std::size_t>(k) * static_cast<std::size_t>(rows_padded) + static_cast<std::size_t>(r);
+  }
   I nnz() const;
   void validate() const;
 };
@@ -154,7 +158,10 @@ struct Dense {
   Dense() = default;
   // Allocates rows × cols with the tightest leading dimension, filled with `fill`.
   Dense(int64_t rows_, int64_t cols_, Layout layout_ = Layout::ColMajor, T fill = T{0})
-      : rows(rows_), cols(cols_), ld(layout_ == Layout::ColMajor ? rows_ : cols_), layout(layout_),
+      : rows(rows_),
+        cols(cols_),
+        ld(layout_ == Layout::ColMajor ? rows_ : cols_),
+        layout(layout_),
         data(static_cast<std::size_t>(rows_ * cols_), fill) {
     if (ld == 0) ld = 1;
   }

@@ -3,10 +3,10 @@
 
 #include "spx/convert.hpp"
 #include "spx/cpu.hpp"
+#include "spx/cuda/device.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
 #include "spx/io.hpp"
 #include "spx/matrix.hpp"
 #include "spx/stats.hpp"
 #include "spx/version.hpp"
-#include "spx/cuda/device.hpp"

@@ -14,16 +14,16 @@ struct MatrixStats {
   int64_t rows = 0;
   int64_t cols = 0;
   int64_t nnz = 0;
-  int64_t min_row = 0;      // shortest row length
-  int64_t max_row = 0;      // longest row length
-  double avg_row = 0;       // nnz / rows
-  double stddev_row = 0;    // population standard deviation of row lengths
+  int64_t min_row = 0;    // shortest row length
+  int64_t max_row = 0;    // longest row length
+  double avg_row = 0;     // nnz / rows
+  double stddev_row = 0;  // population standard deviation of row lengths
   int64_t empty_rows = 0;
-  int64_t lower_bandwidth = 0;  // max(i - j) over entries with i > j
-  int64_t upper_bandwidth = 0;  // max(j - i) over entries with j > i
-  int64_t bandwidth = 0;        // max(lower, upper)
-  double ell_padding_ratio = 0; // rows * max_row / nnz (1 = no padding; 0 for an empty matrix)
-  uint64_t fingerprint = 0;     // structure_fingerprint()
+  int64_t lower_bandwidth = 0;   // max(i - j) over entries with i > j
+  int64_t upper_bandwidth = 0;   // max(j - i) over entries with j > i
+  int64_t bandwidth = 0;         // max(lower, upper)
+  double ell_padding_ratio = 0;  // rows * max_row / nnz (1 = no padding; 0 for an empty matrix)
+  uint64_t fingerprint = 0;      // structure_fingerprint()
 };
 
 // Validates A (canonical), then one pass over the rows. Empty or zero-row matrices give zeros.

@@ -70,9 +70,9 @@ TEST(CsrRule, CoopFollowsTheFittedTableAndIsMonotoneInAverageRowLength) {
     double avg;
     int coop;
   };
-  for (const Case c :
-       {Case{0.0, 1}, Case{0.9, 1}, Case{1.0, 2}, Case{3.0, 2}, Case{4.83, 4}, Case{7.9, 4}, Case{8.0, 8}, Case{14.32, 8},
-        Case{27.0, 8}, Case{45.2, 8}, Case{80.0, 16}, Case{127.0, 16}, Case{128.0, 32}, Case{5941.0, 32}}) {
+  for (const Case c : {Case{0.0, 1}, Case{0.9, 1}, Case{1.0, 2}, Case{3.0, 2}, Case{4.83, 4}, Case{7.9, 4},
+                       Case{8.0, 8}, Case{14.32, 8}, Case{27.0, 8}, Case{45.2, 8}, Case{80.0, 16},
+                       Case{127.0, 16}, Case{128.0, 32}, Case{5941.0, 32}}) {
     EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(100000, c.avg), h100()).coop, c.coop) << "avg " << c.avg;
   }
   int previous = 1;

@@ -24,12 +24,12 @@ namespace spx::cuda {
 // moves 6 KB (f64) of values and indices, and 4 tiles a warp keep a 32M-nonzero matrix at about
 // two waves of 132 SMs × 64 warps.
 struct SegsumSpmvParams {
-  int nnz_per_lane = 16;   // T: a multiple of 4 in 4..32
+  int nnz_per_lane = 16;  // T: a multiple of 4 in 4..32
   // S: 1..4096, or 0 = from the tile count (plan_segsum_spmv: up to 4 while the grid keeps at least
   // two waves of 32 warps per SM; 1 below that). Measured on the H100 (bench/results/h100/segsum):
   // a fixed S = 4 made matrices of 0.1-0.8M nonzeros 2.5x slower than S = 1 (too few warps).
   int tiles_per_warp = 0;
-  int block_size = 256;    // a multiple of 32 in 32..512
+  int block_size = 256;  // a multiple of 32 in 32..512
 };
 
 // Empty when p is valid, else one line saying what is wrong.

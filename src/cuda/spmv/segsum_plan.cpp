@@ -20,7 +20,8 @@ std::string invalid_reason(const SegsumSpmvParams& p) {
   if (p.nnz_per_lane < 4 || p.nnz_per_lane > 32 || p.nnz_per_lane % 4 != 0)
     return fmt::format("nnz_per_lane {} is not a multiple of 4 in 4..32", p.nnz_per_lane);
   if (p.tiles_per_warp < 0 || p.tiles_per_warp > 4096)
-    return fmt::format("tiles_per_warp {} is not in 1..4096 (or 0: chosen from the tile count)", p.tiles_per_warp);
+    return fmt::format("tiles_per_warp {} is not in 1..4096 (or 0: chosen from the tile count)",
+                       p.tiles_per_warp);
   if (p.block_size < 32 || p.block_size > 512 || p.block_size % 32 != 0)
     return fmt::format("block_size {} is not a multiple of 32 in 32..512", p.block_size);
   return {};
