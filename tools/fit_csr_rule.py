@@ -55,8 +55,16 @@ def rule_pick(table, stats, device):
             break
     max_block = device_value(device, "max_threads_per_block")
     block = min(max(table["block_size"] // 32 * 32, 64), min(1024, max_block))
-    resident_groups = device_value(device, "sm_count") * resident_threads(device, block) / max(1, coop)
-    rows_per_group = max(0, stats.get("rows", 0)) / resident_groups
+
+    def rows_per_group_at(c):
+        return max(0, stats.get("rows", 0)) / (device_value(device, "sm_count") * resident_threads(device, block) / max(1, c))
+
+    # Large short-row matrices: coop halved (CsrRuleTable::halve_coop_*; tables recorded before
+    # the field existed get the C++ defaults).
+    if (coop > 1 and avg < table.get("halve_coop_avg_below", 24)
+            and rows_per_group_at(coop) >= table.get("halve_coop_rows_per_group", 16)):
+        coop //= 2
+    rows_per_group = rows_per_group_at(coop)
     repeat = table["repeat_steps"][0]["repeat"]
     for step in table["repeat_steps"]:
         if rows_per_group >= step["rows_per_resident_group_from"]:
@@ -218,7 +226,7 @@ def cpp_table(t):
         for s in t["coop_steps"]
     )
     repeat = ", ".join("{" + f"{s['rows_per_resident_group_from']:g}, {s['repeat']}" + "}" for s in t["repeat_steps"])
-    return f"{{{coop}}},\n{t['block_size']},\n{{{repeat}}},\n{t['long_row_min_iterations']:g},\n{t['long_row_share']:g},"
+    return f"{{{coop}}},\n{t['block_size']},\n{{{repeat}}},\n{t['long_row_min_iterations']:g},\n{t['long_row_share']:g},\n{t.get('halve_coop_rows_per_group', 16):g},\n{t.get('halve_coop_avg_below', 24):g},"
 
 
 def main():

@@ -109,9 +109,10 @@ TEST(CsrRule, TinyAndHugeMatrices) {
   EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(14, 3.3), h100()), (CsrSpmvParams{256, 2, 1}));
   EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(39082, 14.3), h100()), (CsrSpmvParams{256, 8, 1}));
   // stencil27 128^3: 2.1M rows of ~26.6, coop 8: 62 rows per resident group, below the fitted
-  // threshold of 128 -> repeat 1. stencil7 256^3: 16.8M rows of 7, coop 4: 248 -> repeat 2.
+  // threshold of 128 -> repeat 1. stencil7 256^3: 16.8M rows of 7, coop 4 leaves 248 rows per
+  // group: large and short-row, so coop is halved to 2 (124 rows per group) -> repeat 1.
   EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(2'097'152, 26.6), h100()), (CsrSpmvParams{256, 8, 1}));
-  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(16'777'216, 7.0), h100()), (CsrSpmvParams{256, 4, 2}));
+  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(16'777'216, 7.0), h100()), (CsrSpmvParams{256, 2, 1}));
   EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(0x7fffffff, 1.0), h100()).repeat, 16);
   EXPECT_EQ(spx::cuda::csr_fixed_rule(MatrixStats{}, DeviceProps{}), (CsrSpmvParams{256, 1, 1}));
 }

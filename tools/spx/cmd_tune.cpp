@@ -112,7 +112,9 @@ json rule_table_json(const cuda::CsrRuleTable& t) {
               {"block_size", t.block_size},
               {"repeat_steps", repeat},
               {"long_row_min_iterations", t.long_row_min_iterations},
-              {"long_row_share", t.long_row_share}};
+              {"long_row_share", t.long_row_share},
+              {"halve_coop_rows_per_group", t.halve_coop_rows_per_group},
+              {"halve_coop_avg_below", t.halve_coop_avg_below}};
 }
 
 // Totals over the matrices, for the closing lines.

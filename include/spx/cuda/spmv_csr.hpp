@@ -75,6 +75,13 @@ struct CsrRuleTable {
   // max(long_row_min_iterations, long_row_share × nnz / resident threads) iterations.
   double long_row_min_iterations = 64;
   double long_row_share = 1.0;
+  // Large matrices with short rows: when the coop picked above leaves at least
+  // halve_coop_rows_per_group rows per resident thread group and the average row is below
+  // halve_coop_avg_below, coop is halved. On the H100's exhaustive search the matrices of 1.6-17M
+  // rows (G3_circuit, stencil7 256^3, banded) ran best at half the coop the small ones want: with
+  // many rows in flight, latency is hidden without splitting a row over more lanes.
+  double halve_coop_rows_per_group = 16;
+  double halve_coop_avg_below = 24;
 };
 
 // The table csr_fixed_rule uses by default.
