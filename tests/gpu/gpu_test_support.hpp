@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -60,6 +61,13 @@ void expect_device_close(std::span<const T> got, std::span<const T> want,
                          const std::vector<double>& magnitude, const std::vector<int64_t>& terms,
                          const std::string& what) {
   expect_within_bounds(got, want, magnitude, terms, what, &device_tolerance<T>);
+}
+
+// True when a and b hold the same values bit for bit (the determinism checks: a rounding-level
+// difference between runs is a failure there, which a tolerance would hide).
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 // Random Csr with row `long_row` replaced by `long_len` distinct random columns: the one very

@@ -119,11 +119,6 @@ std::vector<T> run_kernel(const std::string& kernel, const FormatInputs<T>& f, c
   return cuda::to_host(ctx, dy);
 }
 
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
 // Every kernel on A for (alpha, beta) = (1, 0) with y poisoned, and (-1.5, 0.5); deterministic
 // kernels run three times and must agree bit for bit.
 template <class T>
