@@ -286,9 +286,13 @@ void register_gemm(Registry& registry) {
       cpu_entry("ref_gemm", OpKind::Gemm, Format::Dense, true,
                 fmt::format("reference column-major GEMM (spx::ref), 1 thread, N <= {}", kMaxReferenceGemmN));
   ref.skip_reason = [](const Problem& p) -> std::string {
-    if (p.cols_dense <= kMaxReferenceGemmN) return {};
-    return fmt::format("N = {} > {}: the reference GEMM is a single-thread O(N^3) loop", p.cols_dense,
-                       kMaxReferenceGemmN);
+    // m * n * k against N^3 (p.rows = m, p.cols = k, p.cols_dense = n), in double: no overflow.
+    const double work =
+        static_cast<double>(p.rows) * static_cast<double>(p.cols) * static_cast<double>(p.cols_dense);
+    const double limit = static_cast<double>(kMaxReferenceGemmN) * kMaxReferenceGemmN * kMaxReferenceGemmN;
+    if (work <= limit) return {};
+    return fmt::format("m*n*k = {}x{}x{} > {}^3: the reference GEMM is a single-thread O(mnk) loop", p.rows,
+                       p.cols_dense, p.cols, kMaxReferenceGemmN);
   };
   ref.prepare = [](const Problem& p) {
     return with_precision(p, [&](auto tag) -> std::unique_ptr<Instance> {

@@ -1,6 +1,7 @@
 // spx's own GEMM kernels as `spx bench` entries (gemm:N, f32 and f64), timed next to cuBLAS's
 // cublas_sgemm/cublas_dgemm (cuda_gemm.cpp) on the same column-major operands: one entry per
-// GemmVersion (v2, the FP64 tensor-core one, in f64 only), named by cuda::kernel_name(version).
+// GemmVersion (v2 and v3, the FP64 tensor-core ones, in f64 only), named by cuda::kernel_name(version),
+// plus "spx_gemm" for GemmVersion::Auto, the default (v3 in f64, v1 in f32).
 #include <memory>
 #include <span>
 #include <string>
@@ -16,6 +17,20 @@ namespace {
 template <class T>
 Op op_of(const cuda::DeviceDense<T>& X) {
   return X.layout == Layout::ColMajor ? Op::N : Op::T;
+}
+
+const char* tile_of(cuda::GemmVersion version) {
+  switch (version) {
+    case cuda::GemmVersion::Auto:
+      return "v3 for f64, v1 for f32";
+    case cuda::GemmVersion::CudaCoreV1:
+      return "128x128x8, 8x8 per thread";
+    case cuda::GemmVersion::TensorCoreV2:
+      return "128x128x8, 64x32 per warp, m8n8k4";
+    case cuda::GemmVersion::TensorCoreV3:
+      return "128x128x16, 4 cp.async stages, 64x32 per warp, m16n8k4, grouped raster, split-k below a wave";
+  }
+  return "";
 }
 
 template <class T>
@@ -41,17 +56,29 @@ std::unique_ptr<Instance> spx_gemm(const Problem& p, cuda::GemmVersion version) 
   parts.params = {{"version", cuda::kernel_name(version)},
                   {"op_a", op_of(*A) == Op::N ? "N" : "T"},
                   {"op_b", op_of(*B) == Op::N ? "N" : "T"},
-                  {"tile", version == cuda::GemmVersion::CudaCoreV1 ? "128x128x8, 8x8 per thread"
-                                                                    : "128x128x8, 64x32 per warp"}};
+                  {"tile", tile_of(version)}};
   return std::make_unique<CudaInstance>(std::move(parts));
 }
 
-// One entry per version; v1 runs in both precisions, v2 (FP64 tensor cores) in f64 only.
+const char* description_of(cuda::GemmVersion version) {
+  switch (version) {
+    case cuda::GemmVersion::Auto:
+      return "spx GEMM default (GemmVersion::Auto): v3 for f64, v1 for f32, column-major";
+    case cuda::GemmVersion::CudaCoreV1:
+      return "spx GEMM v1: Tan et al. blocking on the CUDA cores, column-major";
+    case cuda::GemmVersion::TensorCoreV2:
+      return "spx GEMM v2: the v1 slabs on FP64 tensor cores (mma m8n8k4), column-major";
+    case cuda::GemmVersion::TensorCoreV3:
+      return "spx GEMM v3: FP64 tensor cores (mma m16n8k4) behind a 4-stage cp.async pipeline, column-major";
+  }
+  return "";
+}
+
+// One entry per version; v1 and Auto run in both precisions, v2 and v3 (FP64 tensor cores) in f64 only.
 void add_spx_gemm(Registry& registry, cuda::GemmVersion version) {
-  const bool v1 = version == cuda::GemmVersion::CudaCoreV1;
-  auto e = cuda_entry(cuda::kernel_name(version), OpKind::Gemm, Format::Dense, false,
-                      v1 ? "spx GEMM v1: Tan et al. blocking on the CUDA cores, column-major"
-                         : "spx GEMM v2: the v1 slabs on FP64 tensor cores (mma m8n8k4), column-major");
+  const bool v1 = version == cuda::GemmVersion::CudaCoreV1 || version == cuda::GemmVersion::Auto;
+  auto e =
+      cuda_entry(cuda::kernel_name(version), OpKind::Gemm, Format::Dense, false, description_of(version));
   e.f32 = v1;
   e.f64 = true;
   e.prepare = [version](const Problem& p) {
@@ -65,6 +92,8 @@ void add_spx_gemm(Registry& registry, cuda::GemmVersion version) {
 void register_cuda_gemm_spx(Registry& registry) {
   add_spx_gemm(registry, cuda::GemmVersion::CudaCoreV1);
   add_spx_gemm(registry, cuda::GemmVersion::TensorCoreV2);
+  add_spx_gemm(registry, cuda::GemmVersion::TensorCoreV3);
+  add_spx_gemm(registry, cuda::GemmVersion::Auto);  // "spx_gemm": what users get by default
 }
 
 }  // namespace spx::bench

@@ -24,63 +24,7 @@ namespace {
 
 using cuda::CusparseSpmmAlg;
 
-// The leading dimension of a row-major operand with n columns: n rounded up to 16 bytes.
-template <class T>
-int64_t aligned_ld(int64_t n) {
-  const int64_t per16 = 16 / static_cast<int64_t>(sizeof(T));
-  return std::max<int64_t>(per16, (n + per16 - 1) / per16 * per16);
-}
-
-template <class T>
-Dense<T> row_major_copy(const Dense<T>& B) {
-  Dense<T> R;
-  R.rows = B.rows;
-  R.cols = B.cols;
-  R.ld = aligned_ld<T>(B.cols);
-  R.layout = Layout::RowMajor;
-  R.data.assign(static_cast<std::size_t>(B.rows * R.ld), T{0});
-  for (int64_t i = 0; i < B.rows; ++i)
-    for (int64_t j = 0; j < B.cols; ++j) R(i, j) = B(i, j);
-  return R;
-}
-
-// B on the device in `layout`, shared by the kernels of this problem.
-template <class T>
-std::shared_ptr<const cuda::DeviceDense<T>> device_b(const Problem& p, Layout layout) {
-  const bool col = layout == Layout::ColMajor;
-  return device_cache().get<cuda::DeviceDense<T>>(
-      p, fmt::format("B:{}:{}", col ? "col" : "row", p.cols_dense), [&] {
-        const Dense<T>& B = *p.input<T>().B;
-        if (col) return cuda::upload(bench_context(), B);  // (no host copy of B on this path)
-        return cuda::upload(bench_context(), row_major_copy(B));
-      });
-}
-
-// C for `layout`: tight column-major, or row-major with the padded leading dimension.
-template <class T>
-cuda::DeviceDense<T> make_c(const Problem& p, Layout layout) {
-  if (layout == Layout::ColMajor) return cuda::make_device_dense<T>(p.rows, p.cols_dense, layout);
-  cuda::DeviceDense<T> C;
-  C.rows = p.rows;
-  C.cols = p.cols_dense;
-  C.ld = aligned_ld<T>(p.cols_dense);
-  C.layout = layout;
-  C.data = cuda::DeviceBuffer<T>(static_cast<std::size_t>(C.rows * C.ld), "C");
-  return C;
-}
-
-// C on the host, column-major as the Problem lays it out, whatever the device layout.
-template <class T>
-std::vector<double> download_column_major(const cuda::DeviceDense<T>& C) {
-  const std::span<const T> h = stage_to_host(C.data.data(), C.data.size());
-  const bool col = C.layout == Layout::ColMajor;
-  std::vector<double> out(static_cast<std::size_t>(C.rows * C.cols));
-  for (int64_t j = 0; j < C.cols; ++j)
-    for (int64_t i = 0; i < C.rows; ++i)
-      out[static_cast<std::size_t>(i + j * C.rows)] =
-          h[static_cast<std::size_t>(col ? i + j * C.ld : i * C.ld + j)];
-  return out;
-}
+// device_b, make_c and download_column_major: bench/cuda_support.hpp.
 
 // "cusparse_spmm_csr_alg1" → "CUSPARSE_SPMM_CSR_ALG1", the enumerator's name.
 std::string upper(std::string text) {

@@ -95,6 +95,19 @@ std::shared_ptr<const cuda::DeviceCoo<T, int32_t>> device_coo(const Problem& p);
 template <class T>
 std::shared_ptr<const cuda::DeviceBuffer<T>> device_x(const Problem& p);
 
+// The SpMM dense operands, shared by the cuSPARSE entries (cuda_spmm.cpp) and spx's own
+// (cuda_spmm_spx.cpp) so they run on the same B. The engine's B is column-major; the row-major
+// copy's leading dimension is padded to a multiple of 16 bytes (CSR ALG3 faults on rows that start
+// off a 16-byte boundary, docs/cuda-runtime.md). B is cached per problem; C is made per kernel
+// (tight column-major, or row-major with the padded leading dimension); C's download returns it
+// column-major, as the Problem lays it out.
+template <class T>
+std::shared_ptr<const cuda::DeviceDense<T>> device_b(const Problem& p, Layout layout);
+template <class T>
+cuda::DeviceDense<T> make_c(const Problem& p, Layout layout);
+template <class T>
+std::vector<double> download_column_major(const cuda::DeviceDense<T>& C);
+
 // Copies n elements of device memory into a pinned host buffer that every download reuses, and
 // returns them (valid until the next call). Outputs of the large suite reach 1 GB (16.8M rows x 8
 // columns in f64): a fresh host vector per kernel would pay for its page faults every time, and

@@ -55,7 +55,7 @@ bool matches_any(const std::vector<std::string>& patterns, const std::string& na
 }
 
 std::string problem_label(const Problem& p) {
-  return fmt::format("{} {} {}", p.matrix, p.op == OpKind::Spmv ? "spmv" : OpSpec{p.op, p.cols_dense}.label(),
+  return fmt::format("{} {} {}", p.matrix, op_spec_of(p.op, p.rows, p.cols, p.cols_dense).label(),
                      to_string(p.precision));
 }
 
@@ -68,7 +68,7 @@ Traffic traffic_of(const Problem& p) {
     case OpKind::Spmm:
       return spmm_traffic(p.rows, p.cols, p.nnz, p.cols_dense, value, index);
     case OpKind::Gemm:
-      return gemm_traffic(p.cols_dense, value);
+      return gemm_traffic(p.rows, p.cols_dense, p.cols, value);
   }
   return {};
 }
@@ -254,19 +254,20 @@ void run_sparse_ops(const BenchOptions& options, const Registry& registry, const
 template <class T>
 void run_gemm(const BenchOptions& options, const Registry& registry, const OpSpec& op, Precision precision,
               const std::string& name, ProblemRunner& runner) {
-  const int64_t n = op.size;
+  // C (m × n) = A (m × k) · B (k × n): rows = m, cols = k (columns of A), cols_dense = n.
+  const int64_t m = op.m(), n = op.size, k = op.k();
   Problem p;
   p.matrix = name;
   p.op = OpKind::Gemm;
   p.precision = precision;
   p.cols_dense = n;
-  p.rows = n;
-  p.cols = n;
-  p.nnz = n * n;
+  p.rows = m;
+  p.cols = k;
+  p.nnz = m * k;
   auto kernels = runner.runnable(p, select_kernels(registry, options, OpKind::Gemm, precision));
   if (kernels.empty()) return;
-  Dense<T> A = random_dense<T>(n, n, options.seed + 2);
-  Dense<T> B = random_dense<T>(n, n, options.seed + 3);
+  Dense<T> A = random_dense<T>(m, k, options.seed + 2);
+  Dense<T> B = random_dense<T>(k, n, options.seed + 3);
   TypedInput<T> input;
   input.A_dense = &A;
   input.B = &B;
@@ -429,10 +430,16 @@ BenchReport run_bench(const BenchOptions& options, const Registry& registry,
   for (const OpSpec& op : options.ops) {
     if (op.op != OpKind::Gemm) continue;
     MatrixInfo info;
-    info.name = fmt::format("dense_{}", op.size);
-    info.source = fmt::format("random {0} x {0} column-major", op.size);
-    info.rows = info.cols = op.size;
-    info.nnz = op.size * op.size;
+    const bool square = op.m() == op.size && op.k() == op.size;
+    // "dense_4096" for a square product, "dense_65536x512x512" (m x n x k) otherwise.
+    info.name =
+        square ? fmt::format("dense_{}", op.size) : fmt::format("dense_{}x{}x{}", op.m(), op.size, op.k());
+    info.source =
+        square ? fmt::format("random {0} x {0} column-major", op.size)
+               : fmt::format("random A {} x {}, B {} x {}, column-major", op.m(), op.k(), op.k(), op.size);
+    info.rows = op.m();
+    info.cols = op.k();
+    info.nnz = op.m() * op.k();
     report.matrices.push_back(info);
     for (Precision precision : options.precisions) {
       try {

@@ -30,9 +30,7 @@ std::string ms_text(double ms) {
   return fmt::format("{:.1f}", ms);
 }
 
-std::string op_text(const Result& r) {
-  return r.op == OpKind::Spmv ? std::string("spmv") : OpSpec{r.op, r.cols_dense}.label();
-}
+std::string op_text(const Result& r) { return op_spec_of(r.op, r.rows, r.cols, r.cols_dense).label(); }
 
 double pct_copy(const Result& r, const BenchReport& report) {
   return report.device.copy_gbs > 0 ? 100.0 * r.gbs_min / report.device.copy_gbs : 0.0;
@@ -174,7 +172,11 @@ nlohmann::ordered_json to_json(const BenchReport& report) {
     e["backend"] = r.backend;
     e["format"] = to_string(r.format);
     e["reference"] = r.reference;
-    if (r.op == OpKind::Gemm) e["n"] = r.cols_dense;
+    if (r.op == OpKind::Gemm) {
+      e["m"] = r.rows;
+      e["n"] = r.cols_dense;
+      e["k"] = r.cols;
+    }
     e["runs"] = r.timing.runs;
     e["gbs_min"] = r.gbs_min;
     e["pct_copy"] = pct_copy(r, report);

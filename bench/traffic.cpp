@@ -24,12 +24,13 @@ Traffic spmm_traffic(int64_t rows, int64_t cols, int64_t nnz, int64_t dense_cols
   return t;
 }
 
-Traffic gemm_traffic(int64_t n, int64_t value_bytes) {
-  const double d = static_cast<double>(n);
+Traffic gemm_traffic(int64_t m, int64_t n, int64_t k, int64_t value_bytes) {
+  const double dm = static_cast<double>(m), dn = static_cast<double>(n), dk = static_cast<double>(k);
   Traffic t;
-  t.effective_bytes = 3 * d * d * static_cast<double>(value_bytes);
+  // A, B read once, C written once (beta = 0).
+  t.effective_bytes = (dm * dk + dk * dn + dm * dn) * static_cast<double>(value_bytes);
   t.minimum_bytes = t.effective_bytes;
-  t.flops = 2 * d * d * d;
+  t.flops = 2 * dm * dn * dk;
   return t;
 }
 

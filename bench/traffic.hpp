@@ -31,6 +31,6 @@ struct Traffic {
 Traffic spmv_traffic(int64_t rows, int64_t cols, int64_t nnz, int64_t value_bytes, int64_t index_bytes);
 Traffic spmm_traffic(int64_t rows, int64_t cols, int64_t nnz, int64_t dense_cols, int64_t value_bytes,
                      int64_t index_bytes);
-Traffic gemm_traffic(int64_t n, int64_t value_bytes);
+Traffic gemm_traffic(int64_t m, int64_t n, int64_t k, int64_t value_bytes);
 
 }  // namespace spx::bench

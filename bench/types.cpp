@@ -98,7 +98,27 @@ std::vector<Precision> parse_precisions(std::string_view list) {
 
 std::string OpSpec::label() const {
   if (op == OpKind::Spmv) return "spmv";
+  if (op == OpKind::Gemm && (m() != size || k() != size)) return fmt::format("gemm:{}x{}x{}", m(), size, k());
   return fmt::format("{}:{}", to_string(op), size);
+}
+
+OpSpec op_spec_of(OpKind op, int64_t rows, int64_t cols, int64_t cols_dense) {
+  if (op == OpKind::Gemm) return gemm_op(rows, cols_dense, cols);
+  OpSpec spec;
+  spec.op = op;
+  spec.size = op == OpKind::Spmv ? 0 : cols_dense;
+  return spec;
+}
+
+OpSpec gemm_op(int64_t m, int64_t n, int64_t k) {
+  OpSpec spec;
+  spec.op = OpKind::Gemm;
+  spec.size = n;
+  if (m != n || k != n) {
+    spec.gemm_m = m;
+    spec.gemm_k = k;
+  }
+  return spec;
 }
 
 std::vector<OpSpec> parse_ops(std::string_view list) {
@@ -115,9 +135,21 @@ std::vector<OpSpec> parse_ops(std::string_view list) {
         throw Error(fmt::format("op '{}' needs a size: {}:L (e.g. {}:8)", item, name, name));
       }
       spec.op = name == "spmm" ? OpKind::Spmm : OpKind::Gemm;
-      spec.size = parse_size(item, item.substr(colon + 1));
+      const std::string_view sizes = item.substr(colon + 1);
+      if (spec.op == OpKind::Gemm && sizes.find('x') != std::string_view::npos) {
+        // gemm:MxNxK — C is M × N, the inner dimension K.
+        const std::size_t x1 = sizes.find('x'), x2 = sizes.find('x', x1 + 1);
+        if (x2 == std::string_view::npos) {
+          throw Error(fmt::format("op '{}': a gemm shape is MxNxK (e.g. gemm:16384x16384x256)", item));
+        }
+        spec = gemm_op(parse_size(item, sizes.substr(0, x1)),
+                       parse_size(item, sizes.substr(x1 + 1, x2 - x1 - 1)),
+                       parse_size(item, sizes.substr(x2 + 1)));
+      } else {
+        spec.size = parse_size(item, sizes);
+      }
     } else {
-      throw Error(fmt::format("unknown op '{}' (use spmv, spmm:L or gemm:N)", item));
+      throw Error(fmt::format("unknown op '{}' (use spmv, spmm:L, gemm:N or gemm:MxNxK)", item));
     }
     if (std::find(out.begin(), out.end(), spec) == out.end()) out.push_back(spec);
   }

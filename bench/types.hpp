@@ -30,12 +30,22 @@ std::vector<Precision> parse_precisions(std::string_view list);
 // One requested operation: spmv, spmm with L dense columns, or an N × N × N gemm.
 struct OpSpec {
   OpKind op = OpKind::Spmv;
-  int64_t size = 0;  // L for spmm, N for gemm, 0 for spmv
+  int64_t size = 0;  // L for spmm, n (columns of C) for gemm, 0 for spmv
+  // gemm only: m (rows of C) and k (the inner dimension); 0 means "= size" (a square N × N × N).
+  int64_t gemm_m = 0;
+  int64_t gemm_k = 0;
 
-  std::string label() const;  // "spmv", "spmm:8", "gemm:1024"
+  int64_t m() const { return gemm_m > 0 ? gemm_m : size; }
+  int64_t k() const { return gemm_k > 0 ? gemm_k : size; }
+  std::string label() const;  // "spmv", "spmm:8", "gemm:1024", "gemm:16384x16384x256" (m x n x k)
   bool operator==(const OpSpec&) const = default;
 };
-// "spmv,spmm:8,gemm:1024" → three OpSpecs. Throws spx::Error on unknown ops or bad sizes.
+// The OpSpec of a gemm with C m × n and inner dimension k (square ones get the short label).
+OpSpec gemm_op(int64_t m, int64_t n, int64_t k);
+// The OpSpec of a problem or result: rows and cols of A (m and k for gemm), cols_dense = L or n.
+OpSpec op_spec_of(OpKind op, int64_t rows, int64_t cols, int64_t cols_dense);
+// "spmv,spmm:8,gemm:1024,gemm:65536x512x512" → four OpSpecs. Throws spx::Error on unknown ops or
+// bad sizes.
 std::vector<OpSpec> parse_ops(std::string_view list);
 
 // Kernel parameters as they go into the JSON `params` object (threads, block size, ELL width, …):

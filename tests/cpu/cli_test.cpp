@@ -271,6 +271,20 @@ TEST_F(Cli, BenchTinyRun) {
   EXPECT_EQ(spmv, 2 * 6);  // omp_csr + 5 reference formats, twice
   EXPECT_EQ(spmm, 2 * 3);
   EXPECT_EQ(gemm, 2 * 1);
+  // A non-square gemm: C 9 x 5, inner dimension 3; checked and reported with its shape.
+  r = spx("bench --backend cpu --ops gemm:9x5x3 --precision f64 --repeat 1 -q --json " + path("gemm.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  j = read_json(path("gemm.json"));
+  expect_bench_schema(j);
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["matrix"], "dense_9x5x3");
+  EXPECT_EQ(j["results"][0]["m"], 9);
+  EXPECT_EQ(j["results"][0]["n"], 5);
+  EXPECT_EQ(j["results"][0]["k"], 3);
+  EXPECT_EQ(j["results"][0]["checked"], true);
+  r = spx("bench --backend cpu --ops gemm:9x5 -q");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("MxNxK"), std::string::npos) << r.err;
   r = spx("bench --list");
   ASSERT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("suite standard"), std::string::npos);
@@ -318,6 +332,31 @@ TEST_F(Cli, BadInputsGiveOneErrorLine) {
   }
 }
 
+TEST_F(Cli, GemmChecksItsArgumentsAndRunsWhereThereIsAGpu) {
+  expect_clean_error("gemm");
+  expect_clean_error("gemm 0");
+  expect_clean_error("gemm 8 8 8 8");
+  expect_clean_error("gemm 8 --op-a X");
+  expect_clean_error("gemm 8 --precision f16");
+  expect_clean_error("gemm 8 --ld-pad -1");
+  expect_clean_error("gemm 8 --kernel nosuch");
+  if (spx::cuda::device_count() == 0) {
+    // No GPU (or no CUDA): one error line saying so.
+    expect_clean_error("gemm 16");
+    return;
+  }
+  expect_clean_error("gemm 8 --precision f32 --kernel v2");  // v2 is f64 only
+  // Ragged, transposed, padded, beta != 0: every kernel checked against the projection.
+  CliRun r = spx("gemm 33 17 9 --op-a T --op-b T --alpha -0.5 --beta 1.5 --ld-pad 3 --repeat 2 --json " +
+                 path("gemm.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = read_json(path("gemm.json"));
+  EXPECT_EQ(j["m"], 33);
+  EXPECT_EQ(j["k"], 9);
+  ASSERT_GE(j["results"].size(), 5u);  // spx_gemm, v1, v2, v3, cuBLAS
+  for (const auto& res : j["results"]) EXPECT_TRUE(res["checked"].get<bool>()) << res.dump();
+}
+
 TEST_F(Cli, BenchReportsBadMatrixAndFailsAtTheEnd) {
   {
     std::ofstream truncated(path("truncated.mtx"));
@@ -332,6 +371,56 @@ TEST_F(Cli, BenchReportsBadMatrixAndFailsAtTheEnd) {
   const auto lines = nonempty_lines(r.err);
   ASSERT_EQ(lines.size(), 1u) << r.err;
   EXPECT_EQ(lines[0].rfind("spx: error: ", 0), 0u);
+}
+
+// spx spmm (docs/cli.md): option combinations are refused before any file or device is touched, the
+// same in every build; without a GPU (or without CUDA) the command stops with one error line.
+TEST_F(Cli, SpmmBadInputsGiveOneErrorLine) {
+  expect_clean_error("spmm stencil2d:n=8");  // --cols is required
+  expect_clean_error("spmm stencil2d:n=8 --cols 0");
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --precision f16");
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --layout diagonal");
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --kernel nosuch");
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --streams 2");  // needs --host-resident
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --compare");    // needs --host-resident
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --kernel cusparse");
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --kernel set-spmvs --layout row");
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --streams 0");
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --streams 1 --compare");
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --device-memory-limit lots");
+  expect_clean_error("spmm " + path("missing.mtx") + " --cols 4");
+  if (spx::cuda::device_count() == 0) {
+    expect_clean_error("spmm stencil2d:n=8 --cols 4");
+    expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --streams 2 --compare");
+  } else {
+    // A budget below one column of B and C.
+    expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --device-memory-limit 1000");
+  }
+}
+
+TEST_F(Cli, SpmmHostResidentCompareOnTheGpu) {
+  if (spx::cuda::device_count() == 0) GTEST_SKIP() << "no GPU: spx spmm refuses (tested above)";
+  CliRun r = spx(
+      "spmm stencil27:n=8 --cols 5 --host-resident --streams 2 --chunk-cols 2 --compare --repeat 2 --json " +
+      path("h.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("acceleration factor"), std::string::npos) << r.out;
+  const auto j = read_json(path("h.json"));
+  ASSERT_EQ(j["results"].size(), 2u);
+  EXPECT_EQ(j["results"][0]["mode"], "fastspmm_star");
+  EXPECT_EQ(j["results"][1]["mode"], "fastspmm");
+  for (const auto& res : j["results"]) {
+    EXPECT_TRUE(res["checked"].get<bool>()) << res.dump();
+    EXPECT_EQ(res["chunks"], 3);
+    for (const char* key :
+         {"processing_ms", "communication_ms", "percent_communication", "runtime_ms", "pcie_bound_ms"}) {
+      EXPECT_TRUE(res.contains(key)) << key;
+    }
+  }
+  EXPECT_GT(j["acceleration_factor"].get<double>(), 0);
+  r = spx("spmm stencil27:n=8 --cols 8 --precision f32 --layout col --repeat 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("ok, matches spx::ref"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ Plan make_plan(const std::vector<int32_t>& ptr, int npl) {
   for (int64_t t = 0; t <= p.tiles; ++t)
     p.tile_row.push_back(static_cast<int32_t>(d::segsum_boundary_row(ptr.data(), rows, nnz, p.tile_size, t)));
   for (int64_t t = 0; t < p.tiles; ++t)
-    p.dirty.push_back(d::segsum_tile_dirty(ptr.data(), p.tile_row.data(), t));
+    p.dirty.push_back(d::segsum_tile_dirty(ptr.data(), p.tile_row.data(), t, p.tile_size));
   return p;
 }
 
@@ -79,13 +79,28 @@ void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, std::
       const int32_t r0 = plan.tile_row[static_cast<std::size_t>(t)];
       const d::RowRange range = d::segsum_row_range(plan.tile_row.data(), t);
       std::vector<uint32_t> flags(static_cast<std::size_t>(npl) + 1, 0);
-      for (int64_t r = range.first; r <= range.last; ++r) {
-        const int64_t off = ptr[static_cast<std::size_t>(r)];
-        if (d::segsum_head_in_tile(off, begin, end))
-          flags[static_cast<std::size_t>((off - begin) >> 5)] |= 1u << ((off - begin) & 31);
-        if (ptr[static_cast<std::size_t>(r) + 1] == off && d::segsum_owns_empty_row(off, t, begin, end)) {
-          EXPECT_TRUE(dirty) << "empty row " << r << " in clean tile " << t;
-          write(r, 0);
+      if (d::segsum_range_wide(range, plan.tile_size)) {
+        // Wide tile: a search per position for the flags; its empty rows go to the grid-wide pass.
+        EXPECT_TRUE(dirty) << "wide tile " << t;
+        for (int64_t q = 0; q < end - begin; ++q) {
+          const int64_t r = d::rightmost_row_at_or_before(ptr.data(), range.first, range.last + 1, begin + q);
+          if (ptr[static_cast<std::size_t>(r)] == begin + q)
+            flags[static_cast<std::size_t>(q >> 5)] |= 1u << (q & 31);
+        }
+        for (int64_t r = range.first; r <= range.last; ++r) {
+          const int64_t off = ptr[static_cast<std::size_t>(r)];
+          if (ptr[static_cast<std::size_t>(r) + 1] == off && d::segsum_owns_empty_row(off, t, begin, end))
+            write(r, 0);
+        }
+      } else {
+        for (int64_t r = range.first; r <= range.last; ++r) {
+          const int64_t off = ptr[static_cast<std::size_t>(r)];
+          if (d::segsum_head_in_tile(off, begin, end))
+            flags[static_cast<std::size_t>((off - begin) >> 5)] |= 1u << ((off - begin) & 31);
+          if (ptr[static_cast<std::size_t>(r) + 1] == off && d::segsum_owns_empty_row(off, t, begin, end)) {
+            EXPECT_TRUE(dirty) << "empty row " << r << " in clean tile " << t;
+            write(r, 0);
+          }
         }
       }
       const bool pos0 = (flags[0] & 1u) != 0;
@@ -122,6 +137,11 @@ void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, std::
                 d::rightmost_row_at_or_before(ptr.data(), range.first, range.last + 1, begin + q);
             if (!dirty) {
               EXPECT_EQ(d::segsum_clean_row(r0, starts), searched) << "tile " << t << " pos " << q;
+            } else if (L.seg_row >= 0) {
+              // The kernel's dirty-tile lookup: a forward step from the lane's previous start.
+              EXPECT_EQ(d::segsum_next_start_row(ptr.data(), int64_t{L.seg_row}, range.last + 1, begin + q),
+                        searched)
+                  << "tile " << t << " pos " << q;
             }
             L.seg_row = static_cast<int32_t>(searched);
             acc = 0;
@@ -236,6 +256,9 @@ TEST(SegsumPartition, EdgeShapes) {
       std::vector<int32_t> trailing{0, 2, 4};  // many trailing empty rows
       trailing.resize(2000, 4);
       check(trailing, npl, s);
+      std::vector<int32_t> gap{0};  // wide tiles in the middle: runs of 3000 empty rows between rows
+      for (int r = 0; r < 4000; ++r) gap.push_back(gap.back() + (r % 1000 == 0 ? 7 : 0) + (r < 100 ? 3 : 0));
+      check(gap, npl, s);
     }
 }
 

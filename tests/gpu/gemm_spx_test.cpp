@@ -1,8 +1,11 @@
-// SpxGemmIsEquivalentToRef: spx::cuda::gemm (every GemmVersion: v1 in f32/f64, v2 in f64) against
-// spx::ref::gemm — all four transpose combinations on ragged shapes (1, 7, 33, 100, 257, 1000: none a
-// multiple of the 128 × 128 × 8 tile, so every edge path runs), leading dimensions larger than the rows they
-// store (odd ones, which turn the 128-bit loads off, and multiples of 4, which keep them on), a pointer one
-// element off 16-byte alignment, and the alpha/beta edge cases of the BLAS contract.
+// SpxGemmIsEquivalentToRef: spx::cuda::gemm (every GemmVersion: v1 in f32/f64, v2 and v3 in f64, Auto in f32)
+// against spx::ref::gemm — all four transpose combinations on ragged shapes (1, 7, 33, 100, 257, 1000, 4097:
+// none a multiple of the 128 × 128 tile, so every edge path runs), leading dimensions larger than the rows
+// they store (odd ones, which turn the 128-bit loads off, and even ones, which keep them on), a pointer one
+// element off 16-byte alignment, and the alpha/beta edge cases of the BLAS contract. v3 has two loaders:
+// the interior fast path (whole 128 × 128 tile inside C, 16-byte chunks allowed, full bk = 16 slab) runs
+// in the 128 × 256 × 64 and 256 × 384 × 160 cases (even padding keeps it on), the general one (zero-fill,
+// 8-byte copies for odd layouts) everywhere else and on every k tail (k = 7, 9, 17, 33, 1000, 4097).
 //
 // Tolerance: each C entry is a k-term dot product accumulated in T in some order, then scaled by
 // alpha and added to beta*C; gpu_test_support.hpp's device_tolerance bounds that by
@@ -100,11 +103,13 @@ void check_case(const Case& c, T alpha, T beta, GemmVersion version, uint64_t se
     }
 }
 
-// Every version that runs for T: the FP64 tensor-core version 2 has no float form.
+// Every version that runs for T: the FP64 tensor-core versions have no float form. Auto (the
+// default) is v3 for double, v1 for float: it runs through its own name once more.
 template <class T>
 std::vector<GemmVersion> versions() {
-  if constexpr (std::is_same_v<T, double>) return {GemmVersion::CudaCoreV1, GemmVersion::TensorCoreV2};
-  return {GemmVersion::CudaCoreV1};
+  if constexpr (std::is_same_v<T, double>)
+    return {GemmVersion::CudaCoreV1, GemmVersion::TensorCoreV2, GemmVersion::TensorCoreV3};
+  return {GemmVersion::CudaCoreV1, GemmVersion::Auto};
 }
 
 template <class T>
@@ -117,11 +122,12 @@ TYPED_TEST(SpxGemm, SpxGemmIsEquivalentToRef) {
   using T = TypeParam;
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
-  // (m, n, k, pad, a_offset): odd pads and offset A disable the 128-bit loads; pad 0 on sizes
-  // that are multiples of 4 keeps them on for the interior tiles.
+  // (m, n, k, pad, a_offset): odd pads and offset A disable the 128-bit loads; pad 0 (or 2) on
+  // sizes that are multiples of 4 keeps them on for the interior tiles.
   const std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t> shapes[] = {
-      {1, 1, 1, 0, 0},      {7, 33, 100, 1, 0},   {33, 257, 7, 3, 1},   {257, 100, 33, 3, 0},
-      {100, 7, 1000, 0, 0}, {1000, 33, 17, 0, 1}, {128, 256, 64, 0, 0}, {129, 1000, 9, 1, 0}};
+      {1, 1, 1, 0, 0},       {7, 33, 100, 1, 0},   {33, 257, 7, 3, 1},   {257, 100, 33, 3, 0},
+      {100, 7, 1000, 0, 0},  {1000, 33, 17, 0, 1}, {128, 256, 64, 0, 0}, {129, 1000, 9, 1, 0},
+      {256, 384, 160, 2, 0}, {4097, 33, 40, 1, 0}, {40, 4097, 17, 2, 0}, {33, 7, 4097, 0, 0}};
   for (GemmVersion version : versions<T>())
     for (Op op_a : {Op::N, Op::T})
       for (Op op_b : {Op::N, Op::T})
@@ -130,6 +136,37 @@ TYPED_TEST(SpxGemm, SpxGemmIsEquivalentToRef) {
           check_case<T>(c, T{1}, T{0}, version, seed);
           check_case<T>(c, T(-0.5), T(1.5), version, seed + 3);
         }
+}
+
+// Version 3's launch paths beyond the shapes above (which already run its split-k: 33 x 7 x 4097
+// and 1000 x 33 x 17 have fewer tiles than the H100 has SMs, and grouped rasterization: 4097 rows
+// are 33 tile rows, 4 bands of 8 and one of 1):
+// - the 8-byte interior loader: whole tiles with an odd ld (300 x 260 x 270, pad 1: lda = 301 for
+//   op N) or A one element off 16 bytes (384 x 256 x 200, 520 x 300 x 333), ragged edges beside them;
+// - split-k with three splits over full and partial slabs (200 x 300 x 1000: 6 tiles, 63 slabs);
+// - GemmParams{} (Auto) for double, which is v3.
+TEST(SpxGemmV3, InteriorEightByteLoaderSplitKAndAuto) {
+  SPX_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  const std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t> shapes[] = {
+      {300, 260, 270, 1, 0}, {384, 256, 200, 0, 1}, {520, 300, 333, 3, 1}, {200, 300, 1000, 0, 0}};
+  for (GemmVersion version : {GemmVersion::TensorCoreV3, GemmVersion::Auto})
+    for (Op op_a : {Op::N, Op::T})
+      for (Op op_b : {Op::N, Op::T})
+        for (const auto& [m, n, k, pad, off] : shapes) {
+          const Case c{op_a, op_b, m, n, k, pad, off};
+          check_case<double>(c, 1.0, 0.0, version, seed);
+          check_case<double>(c, -0.5, 1.5, version, seed + 3);
+        }
+}
+
+TEST(SpxGemmV3, AutoIsTheDefaultAndResolvesPerType) {
+  EXPECT_EQ(cuda::GemmParams{}.version, GemmVersion::Auto);
+  EXPECT_EQ(cuda::resolve_gemm_version<double>(GemmVersion::Auto), GemmVersion::TensorCoreV3);
+  EXPECT_EQ(cuda::resolve_gemm_version<float>(GemmVersion::Auto), GemmVersion::CudaCoreV1);
+  EXPECT_EQ(cuda::resolve_gemm_version<float>(GemmVersion::TensorCoreV2), GemmVersion::TensorCoreV2);
+  EXPECT_STREQ(cuda::kernel_name(GemmVersion::Auto), "spx_gemm");
 }
 
 TYPED_TEST(SpxGemm, ZeroAlphaOrKOnlyScalesC) {
@@ -171,6 +208,12 @@ TEST(SpxGemmErrors, LeadingDimensionsAreChecked) {
       [&] {
         cuda::gemm<float>(ctx, Op::N, Op::N, 4, 3, 5, 1.f, nullptr, 4, nullptr, 5, 0.f, nullptr, 4,
                           cuda::GemmParams{GemmVersion::TensorCoreV2});
+      },
+      "FP64 tensor cores only");
+  expect_error(
+      [&] {
+        cuda::gemm<float>(ctx, Op::N, Op::N, 4, 3, 5, 1.f, nullptr, 4, nullptr, 5, 0.f, nullptr, 4,
+                          cuda::GemmParams{GemmVersion::TensorCoreV3});
       },
       "FP64 tensor cores only");
 }

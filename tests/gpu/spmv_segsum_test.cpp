@@ -4,7 +4,8 @@
 // empty-row edge cases (all rows empty, leading/trailing empty rows, nnz below one tile, a last
 // tile partly filled) and every shared matrix; plus bitwise determinism and argument errors.
 // Tolerance: device_tolerance (gpu_test_support.hpp), which holds for any summation order, so the
-// lane/scan/carry/synchronizer order of this kernel is covered.
+// lane/scan/carry/synchronizer order of this kernel is covered. Wide tiles (10^5..10^6 empty rows
+// in one tile's range) exercise the per-position search and the grid-wide empty-row pass.
 #include "spx/cuda/spmv_segsum.hpp"
 
 #include <gtest/gtest.h>
@@ -27,9 +28,14 @@ namespace {
 using cuda::SegsumSpmvParams;
 
 // Defaults, the smallest tiles with one tile per warp (most carries and synchronizer entries),
-// and the largest tiles with long warps and small blocks.
+// the largest tiles with long warps and small blocks, no prefetch and plain loads with T not a
+// power of two, and the host synchronizer (pinned mapped memory).
 const std::vector<SegsumSpmvParams>& tile_shapes() {
-  static const std::vector<SegsumSpmvParams> shapes{{16, 4, 256}, {4, 1, 64}, {32, 7, 128}};
+  static const std::vector<SegsumSpmvParams> shapes{{},
+                                                    {4, 1, 64, true, true, false},
+                                                    {32, 7, 128, true, true, false},
+                                                    {12, 3, 96, false, false, false},
+                                                    {16, 2, 512, true, true, true}};
   return shapes;
 }
 
@@ -88,6 +94,15 @@ std::vector<NamedMatrix<T, int32_t>> edge_matrices() {
   std::vector<int32_t> trailing{700, 1, 2};
   trailing.resize(5000, 0);  // trailing empty rows after a last tile partly filled
   out.push_back({"703 nonzeros then 4997 empty rows", from_row_lengths<T>(trailing, 1000, 5)});
+  std::vector<int32_t> wide_tail(3000, 5);  // 10^6 trailing empty rows: a wide last tile
+  wide_tail.resize(1'003'000, 0);
+  out.push_back({"3000 rows of 5 then 10^6 empty rows", from_row_lengths<T>(wide_tail, 100, 7)});
+  std::vector<int32_t> gaps;  // runs of 10^5 empty rows between short rows: wide tiles inside
+  for (int run = 0; run < 4; ++run) {
+    for (int r = 0; r < 300; ++r) gaps.push_back(1 + r % 9);
+    gaps.resize(gaps.size() + 100'000, 0);
+  }
+  out.push_back({"runs of 10^5 empty rows between short rows", from_row_lengths<T>(gaps, 100, 8)});
   std::vector<int32_t> alternate;
   for (int r = 0; r < 20000; ++r) alternate.push_back(r % 3 == 0 ? 0 : (r % 7) + 1);
   out.push_back({"every third row empty", from_row_lengths<T>(alternate, 20000, 6)});
@@ -186,10 +201,32 @@ TEST(GpuSpmvSegsumPlan, WrongPlanOrParamsAreErrors) {
   cuda::DeviceBuffer<double> x(12), y(10);
   EXPECT_THROW(cuda::spmv_segsum(ctx, plan, dB, std::span<const double>(x.span()), y.span()), Error);
   EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{6, 4, 256}), Error);
+  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{36, 4, 256}), Error);
   EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{16, -1, 256}), Error);
   // The default S (0) is chosen at plan time: a one-tile matrix gets 1.
   EXPECT_EQ(plan.params.tiles_per_warp, 1);
   EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{16, 4, 48}), Error);
+}
+
+// int32 limits: tile positions run to nnz + one tile in 32-bit lane arithmetic, so a matrix within
+// one tile of INT32_MAX nonzeros (or with INT32_MAX rows) is refused with a message, before any
+// device memory is touched (the sizes alone are checked: no 16 GB matrix is needed).
+TEST(GpuSpmvSegsumPlan, Int32LimitsAreAClearError) {
+  SPX_REQUIRE_GPU();
+  auto& ctx = gpu();
+  cuda::DeviceCsr<float, int32_t> huge;
+  huge.rows = 1000;
+  huge.cols = 1000;
+  huge.nnz = std::numeric_limits<int32_t>::max() - 100;
+  try {
+    (void)cuda::plan_segsum_spmv(ctx, huge);
+    ADD_FAILURE() << "no error for " << huge.nnz << " nonzeros";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("int32"), std::string::npos) << e.what();
+  }
+  huge.nnz = 10;
+  huge.rows = std::numeric_limits<int32_t>::max();
+  EXPECT_THROW((void)cuda::plan_segsum_spmv(ctx, huge), Error);
 }
 
 template <class T>

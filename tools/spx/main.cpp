@@ -12,6 +12,8 @@
 
 namespace spx::cli {
 void add_tune_command(CLI::App& app);  // cmd_tune.cpp
+void add_spmm_command(CLI::App& app);  // cmd_spmm.cpp
+void add_gemm_command(CLI::App& app);  // cmd_gemm.cpp
 }  // namespace spx::cli
 
 namespace {
@@ -45,6 +47,8 @@ int run(int argc, char** argv) {
   spx::cli::add_spmv_command(app);
   spx::cli::add_bench_command(app);
   spx::cli::add_tune_command(app);
+  spx::cli::add_spmm_command(app);
+  spx::cli::add_gemm_command(app);
 
   if (argc <= 1) {
     std::cout << app.help();
@@ -55,8 +59,10 @@ int run(int argc, char** argv) {
     try {
       [[maybe_unused]] const CLI::App* known = app.get_subcommand(first);
     } catch (const CLI::OptionNotFound&) {
-      spx::cli::print_error(fmt::format(
-          "unknown command '{}' (commands: info, gen, convert, spmv, bench, tune; run 'spx --help')", first));
+      spx::cli::print_error(
+          fmt::format("unknown command '{}' (commands: info, gen, convert, spmv, spmm, gemm, bench, tune; "
+                      "run 'spx --help')",
+                      first));
       return 2;
     }
   }

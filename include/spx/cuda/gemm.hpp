@@ -15,17 +15,27 @@
 namespace spx::cuda {
 
 enum class GemmVersion {
+  Auto,          // the fastest version for the type: TensorCoreV3 for double, CudaCoreV1 for float
   CudaCoreV1,    // Tan et al.'s blocking on the CUDA cores: 128x128x8 slabs, 8x8 register tiles
   TensorCoreV2,  // the same slabs multiplied by FP64 tensor cores (mma m8n8k4 f64); double only
+  TensorCoreV3,  // FP64 tensor cores (mma m16n8k4 f64) behind a 4-stage cp.async pipeline; double only
 };
 
-// Tuning knobs are data: the version to run. The default is version 1, the one that runs for
-// both float and double; TensorCoreV2 with float is an spx::Error.
+// The version Auto stands for with operands of type T (the others stand for themselves).
+template <class T>
+constexpr GemmVersion resolve_gemm_version(GemmVersion version) {
+  if (version != GemmVersion::Auto) return version;
+  return sizeof(T) == sizeof(double) ? GemmVersion::TensorCoreV3 : GemmVersion::CudaCoreV1;
+}
+
+// Tuning knobs are data: the version to run. The default, Auto, picks per type (above);
+// TensorCoreV2/V3 with float is an spx::Error.
 struct GemmParams {
-  GemmVersion version = GemmVersion::CudaCoreV1;
+  GemmVersion version = GemmVersion::Auto;
 };
 
-// "spx_gemm_v1", "spx_gemm_v2" — the kernel names `spx bench` reports.
+// "spx_gemm_v1", "spx_gemm_v2", "spx_gemm_v3" — the kernel names `spx bench` reports — and
+// "spx_gemm" for Auto (which of them runs depends on the type: resolve_gemm_version<T>(GemmVersion::Auto)).
 const char* kernel_name(GemmVersion version);
 
 template <class T>

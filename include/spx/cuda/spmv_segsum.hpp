@@ -4,7 +4,7 @@
 // irregular the rows are (power-law, long rows, empty rows).
 //
 //   auto plan = spx::cuda::plan_segsum_spmv(ctx, dA);          // once per matrix (GPU kernels)
-//   spx::cuda::spmv_segsum(ctx, plan, dA, x, y, alpha, beta);  // every call: two launches
+//   spx::cuda::spmv_segsum(ctx, plan, dA, x, y, alpha, beta);  // every call: 2-3 launches
 //
 // Semantics as spmv_csr_scalar: y = alpha*A*x + beta*y; beta == 0 never reads y; alpha == 0 reads
 // neither A nor x. Deterministic: equal inputs give equal bits. docs/spmv-segsum.md has the design.
@@ -20,21 +20,31 @@
 namespace spx::cuda {
 
 // Tuning knobs (data, not code): a tile is 32 lanes × nnz_per_lane nonzeros; a warp takes
-// tiles_per_warp consecutive tiles. Defaults for the H100 (docs/spmv-segsum.md): a 512-nonzero tile
-// moves 6 KB (f64) of values and indices, and 4 tiles a warp keep a 32M-nonzero matrix at about
-// two waves of 132 SMs × 64 warps.
+// tiles_per_warp consecutive tiles. Defaults from the H100 parameter study in docs/spmv-segsum.md
+// (bench/results/h100/segsum/study-v2.txt).
 struct SegsumSpmvParams {
-  int nnz_per_lane = 16;  // T: a multiple of 4 in 4..32
-  // S: 1..4096, or 0 = from the tile count (plan_segsum_spmv: up to 4 while the grid keeps at least
-  // two waves of 32 warps per SM; 1 below that). Measured on the H100 (bench/results/h100/segsum):
-  // a fixed S = 4 made matrices of 0.1-0.8M nonzeros 2.5x slower than S = 1 (too few warps).
+  // T: a multiple of 4 in 4..32, or 0 = from the matrix (plan_segsum_spmv: 16, 8 or 4, the largest
+  // that still gives every resident warp slot of the GPU one tile; 8 instead of 16 when more than
+  // an eighth of the tiles are dirty).
+  int nnz_per_lane = 0;
+  // S: 1..4096, or 0 = chosen at plan time (1: the H100 study found one tile per warp fastest).
   int tiles_per_warp = 0;
-  int block_size = 256;  // a multiple of 32 in 32..512
+  int block_size = 128;  // a multiple of 32 in 32..512 (128: 1-2% ahead of 256 in the study)
+  // Each warp prefetches its next tile into L2 while computing this one (only with S > 1). Off:
+  // it measured 10-20% slower, since the x gather already saturates L2 (ncu: 88% L2 throughput).
+  bool prefetch = false;
+  // values and col_idx loaded evict-first (ld.global.cs), so x stays in L2: 10-25% faster.
+  bool stream_loads = true;
+  // The paper's host-side synchronizer (§3.4) through pinned mapped memory: the tile kernel writes
+  // the warps' open partials to host memory, the host combines them and a small kernel adds them
+  // to y. Waits for the device on every product (spmv_segsum is then synchronous); measured 15-130
+  // µs slower on the H100 (docs/spmv-segsum.md), so off by default.
+  bool sync_on_host = false;
 };
 
 // Empty when p is valid, else one line saying what is wrong.
 std::string invalid_reason(const SegsumSpmvParams& p);
-// "nnz_per_lane=16 tiles_per_warp=4 block_size=256"
+// "nnz_per_lane=16 tiles_per_warp=4 block_size=256 prefetch=1 stream_loads=1 sync_on_host=0"
 std::string to_string(const SegsumSpmvParams& p);
 
 // Made once per matrix on the device (no read-back of the matrix): the tile boundary rows found by
@@ -52,6 +62,17 @@ struct SegsumSpmvPlan {
   DeviceBuffer<uint8_t> tile_dirty;  // tiles
   DeviceBuffer<int32_t> sync_row;    // warps: the row open at the warp's start, or -1
   DeviceBuffer<double> sync_value;   // warps: its partial sum (used as T)
+  // Wide tiles (row ranges of more than 2 × 32 × T + 2 rows: long runs of empty rows), whose
+  // empty rows a separate grid-wide pass scales: tile ids, exclusive prefix of range lengths.
+  int64_t wide_tiles = 0;
+  int64_t wide_rows = 0;  // rows in their ranges together
+  DeviceBuffer<int32_t> wide_tile;
+  DeviceBuffer<int64_t> wide_prefix;
+  // sync_on_host: the synchronizer in pinned (mapped) host memory, and the combined fix-ups.
+  PinnedBuffer<int32_t> host_sync_row;
+  PinnedBuffer<double> host_sync_value;
+  PinnedBuffer<int32_t> fixup_row;
+  PinnedBuffer<double> fixup_value;
 };
 
 // Throws spx::Error for invalid params or a matrix past the int32 limits.
@@ -60,7 +81,8 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
                                 const SegsumSpmvParams& params = {});
 
 // y = alpha*A*x + beta*y: the tile kernel, then the synchronizer fix-up (only when more than one
-// warp). No allocation, no host synchronisation. float and double, int32 indices.
+// warp). No allocation, no host synchronisation (unless params.sync_on_host). float and double,
+// int32 indices.
 template <class T>
 void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, std::span<const T> x,
                  std::span<T> y, T alpha = T{1}, T beta = T{0});

@@ -23,10 +23,14 @@ void check_ld(const char* who, const char* name, int64_t ld, int64_t stored_rows
 
 const char* kernel_name(GemmVersion version) {
   switch (version) {
+    case GemmVersion::Auto:
+      return "spx_gemm";
     case GemmVersion::CudaCoreV1:
       return "spx_gemm_v1";
     case GemmVersion::TensorCoreV2:
       return "spx_gemm_v2";
+    case GemmVersion::TensorCoreV3:
+      return "spx_gemm_v3";
   }
   throw Error("spx::cuda::gemm: unknown GemmVersion");
 }
@@ -34,9 +38,11 @@ const char* kernel_name(GemmVersion version) {
 template <class T>
 void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda,
           const T* B, int64_t ldb, T beta, T* C, int64_t ldc, const GemmParams& params) {
-  const char* who = kernel_name(params.version);
+  const GemmVersion version = resolve_gemm_version<T>(params.version);
+  const char* who = kernel_name(version);
   constexpr bool is_double = std::is_same_v<T, double>;
-  if (params.version == GemmVersion::TensorCoreV2 && !is_double)
+  const bool tensor = version == GemmVersion::TensorCoreV2 || version == GemmVersion::TensorCoreV3;
+  if (tensor && !is_double)
     throw Error(fmt::format("{}: FP64 tensor cores only; float needs GemmVersion::CudaCoreV1", who));
   if (m < 0 || n < 0 || k < 0)
     throw Error(fmt::format("{}: sizes m={} n={} k={} must be non-negative", who, m, n, k));
@@ -46,12 +52,17 @@ void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alp
   if (m == 0 || n == 0) return;
   // BLAS convention: no product to add, so A and B are not read; beta == 0 writes zeros unread.
   if (k == 0 || alpha == T{0}) return scale_in_place(ctx, C, m, n, ldc, beta);
-  const int64_t tile = detail::kGemmTile;
-  if ((n + tile - 1) / tile > 65535 || (m + tile - 1) / tile > int64_t{0x7fffffff})
+  // v1/v2: a 2-D grid (n tiles in y, at most 65535); v3: a 1-D grid of all tiles (at most 2^31 - 1).
+  const int64_t tile = detail::kGemmTile, tiles_m = (m + tile - 1) / tile, tiles_n = (n + tile - 1) / tile;
+  const bool fits = version == GemmVersion::TensorCoreV3 ? tiles_m <= int64_t{0x7fffffff} / tiles_n
+                                                         : tiles_n <= 65535 && tiles_m <= int64_t{0x7fffffff};
+  if (!fits)
     throw Error(fmt::format("{}: {} x {} needs more {}x{} tiles than a grid holds", who, m, n, tile, tile));
   if constexpr (is_double) {
-    if (params.version == GemmVersion::TensorCoreV2)
+    if (version == GemmVersion::TensorCoreV2)
       return detail::launch_gemm_v2(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (version == GemmVersion::TensorCoreV3)
+      return detail::launch_gemm_v3(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
   detail::launch_gemm_v1(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }

@@ -22,6 +22,11 @@
 // A segment's row is speculated as boundary row + rank of its start (clean tiles) or searched in
 // row_ptr within the tile's row range (dirty tiles: the checking stage, done inline).
 //
+// Wide tiles (long runs of empty rows, segsum_partition.hpp) find their row starts by a search per
+// position instead of the walk, and segsum_wide_empty_kernel scales their empty rows grid-wide.
+// values and col_idx are loaded evict-first so that the gathered x stays in L2; an L2 prefetch of
+// the warp's next tile is a knob (off: measured slower, the L2 is the bottleneck).
+//
 // segsum_sync_kernel then adds the synchronizer partials to y: one thread per run of warps sharing
 // an open row, in warp order (deterministic; long runs summed by the whole warp, as coo.cu does).
 // Each row of y is written by exactly one tile (its first nonzero's, or the owner of its empty
@@ -41,8 +46,19 @@ namespace {
 constexpr int kMaxSegsumBlock = 512;
 constexpr int kPlanBlock = 256;
 constexpr int kSyncBlock = 256;
-constexpr int kShortRun = 8;   // synchronizer runs up to this long are summed by one thread
-constexpr int kLoadBatch = 4;  // coalesced loads in flight per lane before the first multiply
+constexpr int kShortRun = 8;  // synchronizer runs up to this long are summed by one thread
+// Coalesced loads of values and of col_idx in flight per lane before the first gather of x, and
+// the register cap of the tile kernel (minimum resident blocks of kMaxSegsumBlock threads).
+// Compile-time, chosen by the H100 study in docs/spmv-segsum.md (the device driver rebuilds this
+// file with other values through these macros; the library uses the defaults).
+#ifndef SPX_SEGSUM_LOAD_BATCH
+#define SPX_SEGSUM_LOAD_BATCH 4
+#endif
+#ifndef SPX_SEGSUM_MIN_BLOCKS
+#define SPX_SEGSUM_MIN_BLOCKS 2
+#endif
+constexpr int kLoadBatch = SPX_SEGSUM_LOAD_BATCH;
+constexpr int kMinSegsumBlocks = SPX_SEGSUM_MIN_BLOCKS;
 
 __global__ void __launch_bounds__(kPlanBlock)
     segsum_boundary_kernel(const int32_t* __restrict__ row_ptr, int64_t rows, int64_t nnz, int64_t tile_size,
@@ -52,83 +68,150 @@ __global__ void __launch_bounds__(kPlanBlock)
 }
 
 __global__ void __launch_bounds__(kPlanBlock)
-    segsum_dirty_kernel(const int32_t* __restrict__ row_ptr, int64_t tiles,
+    segsum_dirty_kernel(const int32_t* __restrict__ row_ptr, int64_t tile_size, int64_t tiles,
                         const int32_t* __restrict__ tile_row, uint8_t* __restrict__ tile_dirty,
                         unsigned long long* __restrict__ dirty_count) {
   const int64_t t = int64_t{blockIdx.x} * kPlanBlock + threadIdx.x;
   if (t >= tiles) return;
-  const bool dirty = segsum_tile_dirty(row_ptr, tile_row, t);
+  const bool dirty = segsum_tile_dirty(row_ptr, tile_row, t, tile_size);
   tile_dirty[t] = dirty ? 1 : 0;
   if (dirty) atomicAdd(dirty_count, 1ull);
 }
 
 // y[row] = alpha*sum + beta*y[row], never reading y when beta == 0.
 template <class T>
-__device__ __forceinline__ void write_row(const SegsumArgs<T>& a, int64_t row, T sum) {
+__device__ __forceinline__ void write_row(const SegsumArgs<T>& a, int row, T sum) {
   a.y[row] = a.beta == T{0} ? a.alpha * sum : a.alpha * sum + a.beta * a.y[row];
 }
 
 // Shared-memory slot of tile position p: one pad slot per 32 (conflict-free transposed reads).
 __device__ __forceinline__ int padded(int p) { return p + (p >> 5); }
 
+// values and col_idx are read exactly once: with the streaming hint (ld.global.cs, evict-first)
+// they do not push the randomly gathered x out of the 50 MB L2 (x of a 4M-column f64 matrix is
+// 32 MB, so it only just fits next to the stream).
+template <class V>
+__device__ __forceinline__ V load_matrix(const V* p, bool stream) {
+  return stream ? __ldcs(p) : __ldg(p);
+}
+
+// Fire-and-forget L2 prefetch of one 128-byte line: no register is held while it is in flight.
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+// Prefetches the lines of [ptr, ptr + bytes) into L2, one line per lane per step.
+__device__ __forceinline__ void prefetch_range_l2(const void* ptr, int64_t bytes, int lane) {
+  const char* base = static_cast<const char*>(ptr);
+  for (int64_t o = int64_t{lane} * 128; o < bytes; o += 32 * 128) prefetch_l2(base + o);
+}
+
+// Tile positions, rows and tile/warp numbers are int32 in here (the plan checks nnz + one tile and
+// rows against INT32_MAX): half the registers of int64 index arithmetic.
 template <class T>
-__global__ void __launch_bounds__(kMaxSegsumBlock) segsum_tile_kernel(SegsumArgs<T> a) {
+__global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile_kernel(SegsumArgs<T> a) {
   extern __shared__ __align__(16) unsigned char segsum_smem[];
   const int npl = a.nnz_per_lane;
   const int tile_elems = kSegsumWarp * npl;
   const int slots = tile_elems + npl;
   const int warps_per_block = static_cast<int>(blockDim.x) / 32;
   const int warp_in_block = static_cast<int>(threadIdx.x) / 32;
-  const int64_t warp = int64_t{blockIdx.x} * warps_per_block + warp_in_block;
+  const int warp = static_cast<int>(blockIdx.x) * warps_per_block + warp_in_block;
   if (warp >= a.warps) return;  // warp-uniform
   const int lane = lane_id();
   T* prod = reinterpret_cast<T*>(segsum_smem) + warp_in_block * slots;
   uint32_t* flags = reinterpret_cast<uint32_t*>(reinterpret_cast<T*>(segsum_smem) + warps_per_block * slots) +
                     warp_in_block * (npl + 1);
   const int32_t* __restrict__ row_ptr = a.row_ptr;
+  const int nnz = static_cast<int>(a.nnz);
   const uint32_t lane_mask = npl == 32 ? 0xffffffffu : (1u << npl) - 1u;
   const int q0 = lane * npl;  // this lane's first tile position
 
-  const int64_t first_tile = warp * a.tiles_per_warp;
-  const int64_t last_tile = first_tile + a.tiles_per_warp < a.tiles ? first_tile + a.tiles_per_warp : a.tiles;
+  const int first_tile = warp * a.tiles_per_warp;
+  const int last_tile =
+      static_cast<int>(first_tile + a.tiles_per_warp < a.tiles ? first_tile + a.tiles_per_warp : a.tiles);
   T carry = 0;  // the open segment at the end of the previous tile
   int32_t carry_row = -1;
   bool carry_open = false;
   bool carry_sync = true;  // the open segment's row started before this warp (synchronizer)
-  for (int64_t t = first_tile; t < last_tile; ++t) {
-    const int64_t begin = t * tile_elems;
-    const int64_t end = begin + tile_elems < a.nnz ? begin + tile_elems : a.nnz;
-    const int valid = static_cast<int>(end - begin);
+  for (int t = first_tile; t < last_tile; ++t) {
+    const int begin = t * tile_elems;
+    const int end = begin + tile_elems < nnz ? begin + tile_elems : nnz;
+    const int valid = end - begin;
     const bool dirty = a.tile_dirty[t] != 0;
     const int32_t r0 = a.tile_row[t];
-    const RowRange range = segsum_row_range(a.tile_row, t);
+    const int first_row = t == 0 ? 0 : r0;  // segsum_row_range
+    const int last_row = a.tile_row[t + 1];
+    const bool wide = segsum_range_wide(RowRange{first_row, last_row}, tile_elems);
 
-    // 1. Segment descriptor: one bit per row start; dirty tiles scale their empty rows.
-    for (int w = lane; w <= npl; w += 32) flags[w] = 0u;
-    __syncwarp();
-    for (int64_t r = range.first + lane; r <= range.last; r += 32) {
-      const int64_t offset = __ldg(row_ptr + r);
-      if (segsum_head_in_tile(offset, begin, end)) {
-        const int p = static_cast<int>(offset - begin);
-        atomicOr(flags + (p >> 5), 1u << (p & 31));
-      }
-      if (dirty && __ldg(row_ptr + r + 1) == offset && segsum_owns_empty_row(offset, t, begin, end))
-        a.y[r] = a.beta == T{0} ? T{0} : a.beta * a.y[r];
+    // Optionally the warp's next tile streams into L2 while this one is computed (DRAM stays busy
+    // through the shared-memory and scan phases). Off by default: it measured 10-20% slower, as
+    // the extra L2 traffic competes with the x gather that already saturates L2.
+    if (a.prefetch && t + 1 < last_tile) {
+      const int next_end = end + tile_elems < nnz ? end + tile_elems : nnz;
+      prefetch_range_l2(a.values + end, int64_t{next_end - end} * int64_t{sizeof(T)}, lane);
+      prefetch_range_l2(a.col_idx + end, int64_t{next_end - end} * 4, lane);
     }
 
-    // 2. Products, loaded coalesced, stored in natural order.
+    // 1. Segment descriptor, part one: clear the flags and issue the first row_ptr loads of the
+    //    walk, so that they are in flight together with the product loads of step 2.
+    for (int w = lane; w <= npl; w += 32) flags[w] = 0u;
+    __syncwarp();
+    int walk_row = first_row + lane;
+    int32_t offset = 0, next_offset = 0;
+    if (!wide && walk_row <= last_row) {
+      offset = __ldg(row_ptr + walk_row);
+      if (dirty) next_offset = __ldg(row_ptr + walk_row + 1);
+    }
+
+    // 2. Products, loaded coalesced (kLoadBatch loads of values and of col_idx in flight per
+    //    lane, then as many gathers of x), stored in natural order.
+    const T* values = a.values + begin;
+    const int32_t* cols = a.col_idx + begin;
     for (int k = 0; k < npl; k += kLoadBatch) {
       T v[kLoadBatch];
       int32_t c[kLoadBatch];
 #pragma unroll
       for (int u = 0; u < kLoadBatch; ++u) {
         const int i = (k + u) * 32 + lane;
-        v[u] = i < valid ? __ldg(a.values + begin + i) : T{0};
-        c[u] = i < valid ? __ldg(a.col_idx + begin + i) : -1;
+        const bool in = k + u < npl && i < valid;
+        v[u] = in ? load_matrix(values + i, a.stream) : T{0};
+        c[u] = in ? load_matrix(cols + i, a.stream) : -1;
       }
 #pragma unroll
       for (int u = 0; u < kLoadBatch; ++u)
-        prod[padded((k + u) * 32 + lane)] = c[u] >= 0 ? v[u] * __ldg(a.x + c[u]) : T{0};
+        if (k + u < npl) prod[padded((k + u) * 32 + lane)] = c[u] >= 0 ? v[u] * __ldg(a.x + c[u]) : T{0};
+    }
+
+    // 1, part two: one bit per row start; dirty tiles also scale the empty rows they own.
+    if (!wide) {
+      while (walk_row <= last_row) {
+        if (segsum_head_in_tile(offset, begin, end)) {
+          const int p = offset - begin;
+          atomicOr(flags + (p >> 5), 1u << (p & 31));
+        }
+        if (dirty && next_offset == offset && segsum_owns_empty_row(offset, t, begin, end))
+          a.y[walk_row] = a.beta == T{0} ? T{0} : a.beta * a.y[walk_row];
+        walk_row += 32;
+        if (walk_row <= last_row) {
+          offset = __ldg(row_ptr + walk_row);
+          if (dirty) next_offset = __ldg(row_ptr + walk_row + 1);
+        }
+      }
+    } else {
+      // A wide tile (segsum_partition.hpp): position q starts a row when the row holding entry
+      // begin + q starts there; a binary search per position keeps the warp's work bounded, and
+      // the empty rows are scaled by segsum_wide_empty_kernel.
+      for (int i = 0; i < npl; ++i) {
+        const int q = i * 32 + lane;
+        bool head = false;
+        if (q < valid) {
+          const int r = rightmost_row_at_or_before(row_ptr, first_row, last_row + 1, begin + q);
+          head = __ldg(row_ptr + r) == begin + q;
+        }
+        const uint32_t word = __ballot_sync(kFullWarpMask, head);
+        if (lane == 0) flags[i] = word;
+      }
     }
     __syncwarp();
 
@@ -152,10 +235,14 @@ __global__ void __launch_bounds__(kMaxSegsumBlock) segsum_tile_kernel(SegsumArgs
     const uint32_t bits = static_cast<uint32_t>(pair >> (q0 & 31)) & lane_mask;
     const uint32_t counted = lane == 0 ? bits & ~1u : bits;  // starts at positions >= 1
     int starts = warp_exclusive_scan<32>(__popc(counted), Sum{});
-    const auto row_at = [&](int q) -> int32_t {
-      return static_cast<int32_t>(
-          dirty ? rightmost_row_at_or_before(row_ptr, range.first, range.last + 1, begin + q)
-                : segsum_clean_row(r0, starts));
+    // Clean tiles: the paper's speculation, boundary row + rank. Dirty tiles (the checking
+    // stage): the lane's first start is searched in the tile's row range, each later one is a
+    // forward step from the previous (segsum_next_start_row), not a search of its own.
+    const auto row_at = [&](int q, int32_t prev) -> int32_t {
+      if (!dirty) return r0 + starts;  // segsum_clean_row
+      if (prev >= 0) return segsum_next_start_row(row_ptr, prev, last_row + 1, begin + q);
+      if (q == 0) return r0;
+      return rightmost_row_at_or_before(row_ptr, first_row, last_row + 1, begin + q);
     };
 
     T acc = lane == 0 ? carry : T{0};  // carry is 0 unless the first segment continues it
@@ -173,7 +260,7 @@ __global__ void __launch_bounds__(kMaxSegsumBlock) segsum_tile_kernel(SegsumArgs
           write_row(a, seg_row, acc);  // a row that begins and ends in this slice
         }
         if (!(lane == 0 && j == 0)) ++starts;
-        seg_row = row_at(q0 + j);
+        seg_row = row_at(q0 + j, seg_row);
         acc = T{0};
       }
       acc += prod[padded(q0 + j)];
@@ -216,6 +303,36 @@ __global__ void __launch_bounds__(kMaxSegsumBlock) segsum_tile_kernel(SegsumArgs
     else
       write_row(a, carry_row, carry);
   }
+}
+
+// The empty rows of wide tiles (segsum_partition.hpp), scaled by beta grid-wide: thread g takes
+// row g of the concatenated row ranges of the wide tiles (wide_prefix: exclusive prefix of the
+// range lengths), and scales it when it is empty and owned by that tile. Rows shared by two ranges
+// are scaled once: a row has one owner.
+template <class T>
+__global__ void __launch_bounds__(kPlanBlock) segsum_wide_empty_kernel(SegsumArgs<T> a) {
+  const int64_t tile_size = int64_t{kSegsumWarp} * a.nnz_per_lane;
+  for (int64_t g = int64_t{blockIdx.x} * kPlanBlock + threadIdx.x; g < a.wide_total;
+       g += int64_t{gridDim.x} * kPlanBlock) {
+    const int64_t s = rightmost_row_at_or_before(a.wide_prefix, int64_t{0}, a.wide_count, g);
+    const int64_t t = a.wide_tiles[s];
+    const int64_t r = segsum_row_range(a.tile_row, t).first + (g - a.wide_prefix[s]);
+    const int64_t offset = a.row_ptr[r];
+    const int64_t begin = t * tile_size;
+    const int64_t end = begin + tile_size < a.nnz ? begin + tile_size : a.nnz;
+    if (a.row_ptr[r + 1] == offset && segsum_owns_empty_row(offset, t, begin, end))
+      a.y[r] = a.beta == T{0} ? T{0} : a.beta * a.y[r];
+  }
+}
+
+// The host variant of the synchronizer (SegsumSpmvParams::sync_on_host): the host combined the
+// runs of the synchronizer into fix-ups in pinned mapped memory; y[row] += alpha * value.
+template <class T>
+__global__ void __launch_bounds__(kSyncBlock)
+    segsum_apply_fixups_kernel(const int32_t* __restrict__ rows, const double* __restrict__ values, int64_t n,
+                               T alpha, T* __restrict__ y) {
+  const int64_t i = int64_t{blockIdx.x} * kSyncBlock + threadIdx.x;
+  if (i < n) y[rows[i]] += alpha * reinterpret_cast<const T*>(values)[i];
 }
 
 // One thread per warp w: if w opens a run of warps whose first segment is the same row (w - 1
@@ -264,8 +381,8 @@ void launch_segsum_plan(Context& ctx, const int32_t* row_ptr, int64_t rows, int6
   segsum_boundary_kernel<<<grid_for(tiles + 1, kPlanBlock), kPlanBlock, 0, ctx.stream()>>>(
       row_ptr, rows, nnz, tile_size, tiles, tile_row);
   SPX_CHECK_LAUNCH("segsum_boundary_kernel", ctx.stream());
-  segsum_dirty_kernel<<<grid_for(tiles, kPlanBlock), kPlanBlock, 0, ctx.stream()>>>(row_ptr, tiles, tile_row,
-                                                                                    tile_dirty, dirty_count);
+  segsum_dirty_kernel<<<grid_for(tiles, kPlanBlock), kPlanBlock, 0, ctx.stream()>>>(
+      row_ptr, tile_size, tiles, tile_row, tile_dirty, dirty_count);
   SPX_CHECK_LAUNCH("segsum_dirty_kernel", ctx.stream());
 }
 
@@ -279,15 +396,30 @@ void launch_segsum_spmv(Context& ctx, const SegsumArgs<T>& a) {
   if (smem > 48 * 1024)
     SPX_CUDA_CHECK(cudaFuncSetAttribute(segsum_tile_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(smem)));
+  if (a.wide_total > 0) {
+    segsum_wide_empty_kernel<T>
+        <<<grid_for_resident(ctx, a.wide_total, kPlanBlock, 8), kPlanBlock, 0, ctx.stream()>>>(a);
+    SPX_CHECK_LAUNCH("segsum_wide_empty_kernel", ctx.stream());
+  }
   segsum_tile_kernel<T><<<grid_for(a.warps * 32, a.block_size), a.block_size, smem, ctx.stream()>>>(a);
   SPX_CHECK_LAUNCH("segsum_tile_kernel", ctx.stream());
-  if (a.warps > 1) {
+  if (a.warps > 1 && a.sync_on_device) {
     segsum_sync_kernel<T><<<grid_for(a.warps, kSyncBlock), kSyncBlock, 0, ctx.stream()>>>(a);
     SPX_CHECK_LAUNCH("segsum_sync_kernel", ctx.stream());
   }
 }
 
+template <class T>
+void launch_segsum_fixups(Context& ctx, const int32_t* rows, const double* values, int64_t n, T alpha, T* y) {
+  if (n == 0) return;
+  segsum_apply_fixups_kernel<T>
+      <<<grid_for(n, kSyncBlock), kSyncBlock, 0, ctx.stream()>>>(rows, values, n, alpha, y);
+  SPX_CHECK_LAUNCH("segsum_apply_fixups_kernel", ctx.stream());
+}
+
 template void launch_segsum_spmv(Context&, const SegsumArgs<float>&);
 template void launch_segsum_spmv(Context&, const SegsumArgs<double>&);
+template void launch_segsum_fixups(Context&, const int32_t*, const double*, int64_t, float, float*);
+template void launch_segsum_fixups(Context&, const int32_t*, const double*, int64_t, double, double*);
 
 }  // namespace spx::cuda::detail

@@ -34,10 +34,25 @@ struct SegsumArgs {
   const uint8_t* tile_dirty = nullptr;
   int32_t* sync_row = nullptr;
   T* sync_value = nullptr;
+  bool prefetch = true;        // L2 prefetch of the warp's next tile
+  bool stream = true;          // evict-first loads of values and col_idx
+  bool sync_on_device = true;  // run segsum_sync_kernel (false: the host combines, see below)
+  // Wide tiles (segsum_partition.hpp): their ids, the exclusive prefix of their row-range lengths
+  // and its total (the rows segsum_wide_empty_kernel visits).
+  const int32_t* wide_tiles = nullptr;
+  const int64_t* wide_prefix = nullptr;
+  int64_t wide_count = 0;
+  int64_t wide_total = 0;
 };
 
-// The tile kernel and, for more than one warp, the synchronizer fix-up; both checked.
+// The empty rows of wide tiles (if any), the tile kernel and, for more than one warp and
+// sync_on_device, the synchronizer fix-up; all checked.
 template <class T>
 void launch_segsum_spmv(Context& ctx, const SegsumArgs<T>& args);
+
+// The host synchronizer's result: y[rows[i]] += alpha * values[i] (values hold T), read by the
+// device from pinned mapped memory. Nothing for n == 0.
+template <class T>
+void launch_segsum_fixups(Context& ctx, const int32_t* rows, const double* values, int64_t n, T alpha, T* y);
 
 }  // namespace spx::cuda::detail

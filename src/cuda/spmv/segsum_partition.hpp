@@ -42,12 +42,12 @@ SPX_HOST_DEVICE inline int64_t segsum_tile_begin(int64_t t, int64_t nnz, int64_t
 }
 
 // Rightmost r in [lo, hi) with ptr[r] <= entry, for non-decreasing ptr and ptr[lo] <= entry.
-template <class P>
-SPX_HOST_DEVICE inline int64_t rightmost_row_at_or_before(const P* ptr, int64_t lo, int64_t hi,
-                                                          int64_t entry) {
+// I: int64_t, or int32_t in the product kernel (fewer registers; the plan checks the int32 range).
+template <class P, class I>
+SPX_HOST_DEVICE inline I rightmost_row_at_or_before(const P* ptr, I lo, I hi, I entry) {
   while (hi - lo > 1) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<int64_t>(ptr[mid]) <= entry)
+    const I mid = lo + (hi - lo) / 2;
+    if (static_cast<I>(ptr[mid]) <= entry)
       lo = mid;
     else
       hi = mid;
@@ -60,7 +60,7 @@ SPX_HOST_DEVICE inline int64_t rightmost_row_at_or_before(const P* ptr, int64_t 
 template <class P>
 SPX_HOST_DEVICE inline int64_t segsum_boundary_row(const P* row_ptr, int64_t rows, int64_t nnz,
                                                    int64_t tile_size, int64_t t) {
-  return rightmost_row_at_or_before(row_ptr, 0, rows, segsum_tile_begin(t, nnz, tile_size));
+  return rightmost_row_at_or_before(row_ptr, int64_t{0}, rows, segsum_tile_begin(t, nnz, tile_size));
 }
 
 // The rows tile t looks at: [first, last]. Tile 0 starts at row 0 so that it sees the leading empty
@@ -74,13 +74,43 @@ SPX_HOST_DEVICE inline RowRange segsum_row_range(const R* tile_row, int64_t t) {
   return {t == 0 ? int64_t{0} : static_cast<int64_t>(tile_row[t]), static_cast<int64_t>(tile_row[t + 1])};
 }
 
+// A tile whose row range holds more than this many rows is "wide": it cannot be walked row by row
+// by its one warp without a load imbalance (10^7 trailing empty rows would all fall to the last
+// tile). A range holds at most tile_size + 1 non-empty rows (the boundary rows plus one per head
+// strictly inside the tile), so a wide tile is always dirty. Wide tiles find their row starts by a
+// binary search per position instead, and their empty rows are scaled by a separate grid-wide pass
+// (segsum.cu), so every warp's work stays bounded by O(tile_size log rows).
+SPX_HOST_DEVICE inline int64_t segsum_wide_rows(int64_t tile_size) { return 2 * tile_size + 2; }
+
+SPX_HOST_DEVICE inline bool segsum_range_wide(RowRange range, int64_t tile_size) {
+  return range.last - range.first + 1 > segsum_wide_rows(tile_size);
+}
+
 // True when an empty row lies in tile t's row range (the tile must search row_ptr for its rows).
+// Wide ranges are dirty without a walk, so one thread's work is bounded (see segsum_wide_rows).
 template <class P, class R>
-SPX_HOST_DEVICE inline bool segsum_tile_dirty(const P* row_ptr, const R* tile_row, int64_t t) {
+SPX_HOST_DEVICE inline bool segsum_tile_dirty(const P* row_ptr, const R* tile_row, int64_t t,
+                                              int64_t tile_size) {
   const RowRange range = segsum_row_range(tile_row, t);
+  if (segsum_range_wide(range, tile_size)) return true;
   for (int64_t r = range.first; r <= range.last; ++r)
     if (row_ptr[r] == row_ptr[r + 1]) return true;
   return false;
+}
+
+// The row of the row start at nonzero `entry` of a dirty tile, given the row `prev` of the
+// previous start in the same lane slice (rows strictly between are empty or end before entry):
+// a forward step over a few empty rows, then a binary search over the rest of the range (so a
+// run of empty rows costs log2 of its length, not its length). hi = range.last + 1.
+inline constexpr int kSegsumForwardSteps = 4;
+template <class P, class I>
+SPX_HOST_DEVICE inline I segsum_next_start_row(const P* row_ptr, I prev, I hi, I entry) {
+  I r = prev + 1;  // row_ptr[r] <= entry: row prev ends at or before the next start
+  for (int k = 0; k < kSegsumForwardSteps; ++k) {
+    if (r + 1 >= hi || static_cast<I>(row_ptr[r + 1]) > entry) return r;
+    ++r;
+  }
+  return rightmost_row_at_or_before(row_ptr, r, hi, entry);
 }
 
 // Empty row r (row_ptr[r] == row_ptr[r+1]) is scaled by beta by tile t when this holds.

@@ -15,10 +15,23 @@
 #include "spx/error.hpp"
 
 namespace spx::cuda {
+namespace {
+constexpr int kResidentWarpsPerSm = 32;  // segsum_tile_kernel's register cap (segsum.cu): 64
+
+// T from the matrix size: the largest of 16, 8, 4 that still gives every resident warp slot of
+// the GPU a tile (a small matrix in large tiles runs too few warps, each a longer latency chain).
+int auto_nnz_per_lane(const Context& ctx, int64_t nnz) {
+  const int64_t slots = int64_t{std::max(1, ctx.props().sm_count)} * kResidentWarpsPerSm;
+  for (int t : {16, 8})
+    if (nnz >= slots * detail::segsum_tile_size(t)) return t;
+  return 4;
+}
+}  // namespace
 
 std::string invalid_reason(const SegsumSpmvParams& p) {
-  if (p.nnz_per_lane < 4 || p.nnz_per_lane > 32 || p.nnz_per_lane % 4 != 0)
-    return fmt::format("nnz_per_lane {} is not a multiple of 4 in 4..32", p.nnz_per_lane);
+  if (p.nnz_per_lane != 0 && (p.nnz_per_lane < 4 || p.nnz_per_lane > 32 || p.nnz_per_lane % 4 != 0))
+    return fmt::format("nnz_per_lane {} is not a multiple of 4 in 4..32 (or 0: chosen from nnz)",
+                       p.nnz_per_lane);
   if (p.tiles_per_warp < 0 || p.tiles_per_warp > 4096)
     return fmt::format("tiles_per_warp {} is not in 1..4096 (or 0: chosen from the tile count)",
                        p.tiles_per_warp);
@@ -28,8 +41,10 @@ std::string invalid_reason(const SegsumSpmvParams& p) {
 }
 
 std::string to_string(const SegsumSpmvParams& p) {
-  return fmt::format("nnz_per_lane={} tiles_per_warp={} block_size={}", p.nnz_per_lane, p.tiles_per_warp,
-                     p.block_size);
+  return fmt::format(
+      "nnz_per_lane={} tiles_per_warp={} block_size={} prefetch={} stream_loads={} sync_on_host={}",
+      p.nnz_per_lane, p.tiles_per_warp, p.block_size, int{p.prefetch}, int{p.stream_loads},
+      int{p.sync_on_host});
 }
 
 template <class T>
@@ -37,13 +52,15 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
                                 const SegsumSpmvParams& params) {
   if (const std::string why = invalid_reason(params); !why.empty())
     throw Error(fmt::format("plan_segsum_spmv: {}", why));
-  const int64_t tile_size = detail::segsum_tile_size(params.nnz_per_lane);
-  // Tile positions run to nnz + tile_size in 32-bit lane arithmetic; rows + 1 offsets are int32.
-  if (int64_t{dA.nnz} > int64_t{INT32_MAX} - tile_size || int64_t{dA.rows} >= int64_t{INT32_MAX})
-    throw Error(
-        fmt::format("plan_segsum_spmv: {} rows, {} nonzeros exceed the int32 index range", dA.rows, dA.nnz));
   SegsumSpmvPlan plan;
   plan.params = params;
+  if (plan.params.nnz_per_lane == 0) plan.params.nnz_per_lane = auto_nnz_per_lane(ctx, dA.nnz);
+  const int64_t tile_size = detail::segsum_tile_size(plan.params.nnz_per_lane);
+  // The tile kernel works in int32: tile positions run to nnz + tile_size, rows to rows + 32 (a
+  // lane's first walked row), row offsets are int32.
+  if (int64_t{dA.nnz} > int64_t{INT32_MAX} - tile_size || int64_t{dA.rows} > int64_t{INT32_MAX} - 64)
+    throw Error(
+        fmt::format("plan_segsum_spmv: {} rows, {} nonzeros exceed the int32 index range", dA.rows, dA.nnz));
   plan.rows = dA.rows;
   plan.cols = dA.cols;
   plan.nnz = dA.nnz;
@@ -51,15 +68,24 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
   if (dA.rows == 0 || dA.nnz == 0) return plan;  // the product only scales y
   plan.tiles = detail::segsum_tile_count(dA.nnz, tile_size);
   if (plan.params.tiles_per_warp == 0) {
-    // Two waves of 32 warps per SM (the tile kernel's 64 registers allow 32 resident warps).
-    const int64_t two_waves = int64_t{2} * std::max(1, ctx.props().sm_count) * 32;
-    plan.params.tiles_per_warp = static_cast<int>(std::clamp<int64_t>(plan.tiles / two_waves, 1, 4));
+    // One tile per warp: the H100 study (docs/spmv-segsum.md) found S = 1 fastest on every f64
+    // matrix and within 3% of the best S on f32; the kernel is bound by L2 (the x gather), not by
+    // the per-tile work that longer warps would amortise.
+    plan.params.tiles_per_warp = 1;
   }
   plan.warps = (plan.tiles + plan.params.tiles_per_warp - 1) / plan.params.tiles_per_warp;
   plan.tile_row = DeviceBuffer<int32_t>(static_cast<std::size_t>(plan.tiles) + 1, "segsum tile rows");
   plan.tile_dirty = DeviceBuffer<uint8_t>(static_cast<std::size_t>(plan.tiles), "segsum dirty tiles");
-  plan.sync_row = DeviceBuffer<int32_t>(static_cast<std::size_t>(plan.warps), "segsum synchronizer rows");
-  plan.sync_value = DeviceBuffer<double>(static_cast<std::size_t>(plan.warps), "segsum synchronizer values");
+  const auto warps = static_cast<std::size_t>(plan.warps);
+  if (params.sync_on_host) {
+    plan.host_sync_row = PinnedBuffer<int32_t>(warps, "segsum host synchronizer rows");
+    plan.host_sync_value = PinnedBuffer<double>(warps, "segsum host synchronizer values");
+    plan.fixup_row = PinnedBuffer<int32_t>(warps, "segsum host fix-up rows");
+    plan.fixup_value = PinnedBuffer<double>(warps, "segsum host fix-up values");
+  } else {
+    plan.sync_row = DeviceBuffer<int32_t>(warps, "segsum synchronizer rows");
+    plan.sync_value = DeviceBuffer<double>(warps, "segsum synchronizer values");
+  }
   DeviceBuffer<unsigned long long> count =
       to_device(ctx, std::vector<unsigned long long>{0ull}, "segsum count");
   detail::launch_segsum_plan(ctx, dA.row_ptr.data(), dA.rows, dA.nnz, tile_size, plan.tiles,
@@ -67,6 +93,31 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
   unsigned long long dirty = 0;
   copy_to_host_sync(ctx, &dirty, count.data(), sizeof dirty);
   plan.dirty_tiles = static_cast<int64_t>(dirty);
+  if (params.nnz_per_lane == 0 && plan.params.nnz_per_lane == 16 && plan.dirty_tiles * 8 > plan.tiles) {
+    // Many dirty tiles (empty rows: R-MAT, long-row generators): half-size tiles were 2-7% faster
+    // there in the study (fewer rows per lane slice to place by search); plan again with T = 8.
+    SegsumSpmvParams smaller = params;
+    smaller.nnz_per_lane = 8;
+    return plan_segsum_spmv(ctx, dA, smaller);
+  }
+  if (dirty > 0) {
+    // Wide tiles are dirty; find them on the host from the tile rows (4 bytes per tile, once).
+    const std::vector<int32_t> tile_row = to_host(ctx, plan.tile_row);
+    std::vector<int32_t> wide;
+    std::vector<int64_t> prefix;
+    for (int64_t t = 0; t < plan.tiles; ++t) {
+      const detail::RowRange range = detail::segsum_row_range(tile_row.data(), t);
+      if (!detail::segsum_range_wide(range, tile_size)) continue;
+      wide.push_back(static_cast<int32_t>(t));
+      prefix.push_back(plan.wide_rows);
+      plan.wide_rows += range.last - range.first + 1;
+    }
+    plan.wide_tiles = static_cast<int64_t>(wide.size());
+    if (!wide.empty()) {
+      plan.wide_tile = to_device(ctx, wide, "segsum wide tiles");
+      plan.wide_prefix = to_device(ctx, prefix, "segsum wide tile prefix");
+    }
+  }
   return plan;
 }
 
@@ -101,9 +152,41 @@ void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>
   a.block_size = plan.params.block_size;
   a.tile_row = plan.tile_row.data();
   a.tile_dirty = plan.tile_dirty.data();
-  a.sync_row = plan.sync_row.data();
-  a.sync_value = reinterpret_cast<T*>(plan.sync_value.data());
+  a.prefetch = plan.params.prefetch;
+  a.stream = plan.params.stream_loads;
+  a.wide_tiles = plan.wide_tile.data();
+  a.wide_prefix = plan.wide_prefix.data();
+  a.wide_count = plan.wide_tiles;
+  a.wide_total = plan.wide_rows;
+  if (!plan.params.sync_on_host) {
+    a.sync_row = plan.sync_row.data();
+    a.sync_value = reinterpret_cast<T*>(plan.sync_value.data());
+    detail::launch_segsum_spmv(ctx, a);
+    return;
+  }
+  // The host synchronizer (Liu & Vinter §3.4, on a discrete GPU): the tile kernel writes the open
+  // partials straight into pinned host memory (mapped: unified addressing), the host adds each run
+  // of warps sharing a row in warp order, and the device adds the sums to y.
+  a.sync_row = plan.host_sync_row.data();
+  a.sync_value = reinterpret_cast<T*>(plan.host_sync_value.data());
+  a.sync_on_device = false;
   detail::launch_segsum_spmv(ctx, a);
+  if (plan.warps <= 1) return;
+  ctx.synchronize();
+  const int32_t* rows_open = plan.host_sync_row.data();
+  const T* partial = reinterpret_cast<const T*>(plan.host_sync_value.data());
+  T* fix_value = reinterpret_cast<T*>(plan.fixup_value.data());
+  int64_t fixups = 0;
+  for (int64_t w = 1; w < plan.warps; ++w) {
+    const int32_t row = rows_open[w];
+    if (row < 0 || rows_open[w - 1] == row) continue;  // no open row, or not the start of its run
+    T sum = partial[w];
+    for (int64_t v = w + 1; v < plan.warps && rows_open[v] == row; ++v) sum += partial[v];
+    plan.fixup_row.data()[fixups] = row;
+    fix_value[fixups] = sum;
+    ++fixups;
+  }
+  detail::launch_segsum_fixups(ctx, plan.fixup_row.data(), plan.fixup_value.data(), fixups, alpha, y.data());
 }
 
 #define SPX_INSTANTIATE_SEGSUM(T)                                                                            \

@@ -1,0 +1,111 @@
+// spx's own SpMM kernels in `spx bench` (op spmm:L), beside the cuSPARSE entries of cuda_spmm.cpp
+// and on the same B (device_b: the row-major copy with a 16-byte-padded leading dimension):
+//   spx_spmm_row        what a user gets: spmm_format_rule picks ELLR-T or CSR, the rules the config
+//   spmm_ellr_t_row     SSFastSpMM with spmm_ellr_rule (ELLR converted on the device, untimed)
+//   spmm_csr_row        the CSR kernel with spmm_csr_rule
+//   spmm_set_spmvs_col  L ELLR-T SpMVs (ellr_t_rule), column-major B and C: the paper's baseline
+// The ELLR entries are skipped where the slab would exceed kMaxEllrPaddingRatio slots per nonzero.
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+
+#include "bench/cuda_support.hpp"
+#include "bench/registry.hpp"
+#include "spx/cuda/convert.hpp"
+#include "spx/cuda/spmm.hpp"
+#include "spx/cuda/spmv_formats.hpp"
+
+namespace spx::bench {
+namespace {
+
+// As the SpMV ELLR entry (cuda_spmv_formats.cpp): past this the slab alone takes gigabytes.
+constexpr double kMaxEllrPaddingRatio = 64.0;
+
+std::string ellr_skip(const Problem& p) {
+  if (p.stats == nullptr || p.stats->ell_padding_ratio <= kMaxEllrPaddingRatio) return {};
+  return fmt::format(
+      "ELLR padding {:.0f} slots per nonzero > {:.0f} (longest row {}): spmm_csr is for such matrices",
+      p.stats->ell_padding_ratio, kMaxEllrPaddingRatio, p.stats->max_row);
+}
+
+// The ELLR copy of the problem's matrix, converted on the device once and shared by the entries.
+template <class T>
+std::shared_ptr<const cuda::DeviceEllR<T, int32_t>> device_ellr(const Problem& p) {
+  return device_cache().get<cuda::DeviceEllR<T, int32_t>>(
+      p, "ellr", [&] { return cuda::to_ellr(bench_context(), *device_csr<T>(p)); });
+}
+
+enum class Which { Rule, Ellr, Csr, SetSpmvs };
+
+template <class T>
+std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which) {
+  cuda::Context& ctx = bench_context();
+  const Layout layout = which == Which::SetSpmvs ? Layout::ColMajor : Layout::RowMajor;
+  if (which == Which::Rule)
+    which =
+        cuda::spmm_format_rule(*p.stats, p.cols_dense) == cuda::SpmmFormat::Csr ? Which::Csr : Which::Ellr;
+  auto B = device_b<T>(p, layout);
+  auto C = std::make_shared<cuda::DeviceDense<T>>(make_c<T>(p, layout));
+  const cuda::DenseView<const T> b = cuda::view(*B);
+  const cuda::DenseView<T> c = cuda::view(*C);
+  CudaInstanceParts parts;
+  std::size_t matrix_bytes = 0;
+  parts.params = {{"layout", layout == Layout::ColMajor ? "col" : "row"}, {"ld_b", B->ld}, {"ld_c", C->ld}};
+  if (which == Which::Csr) {
+    auto A = device_csr<T>(p);
+    const cuda::SpmmCsrConfig config = cuda::spmm_csr_rule(*p.stats, p.cols_dense, ctx.props());
+    parts.launch = [A, B, C, b, c, config] { cuda::spmm_csr(bench_context(), *A, b, c, config); };
+    matrix_bytes = A->bytes();
+    parts.params.push_back({"format", "csr"});
+    parts.params.push_back({"threads_per_row", int64_t{config.threads_per_row}});
+    parts.params.push_back({"block_size", int64_t{config.block_size}});
+    parts.params.push_back({"cols_per_pass", int64_t{config.cols_per_pass}});
+    parts.params.push_back({"long_row_nnz", int64_t{config.long_row_nnz}});
+  } else {
+    auto A = device_ellr<T>(p);
+    matrix_bytes = A->bytes();
+    parts.params.push_back({"format", "ellr"});
+    if (which == Which::SetSpmvs) {
+      const cuda::EllrTConfig config = cuda::ellr_t_rule(*p.stats, ctx.props());
+      parts.launch = [A, B, C, b, c, config] { cuda::spmm_set_spmvs(bench_context(), *A, b, c, config); };
+      parts.params.push_back({"threads_per_row", int64_t{config.threads_per_row}});
+      parts.params.push_back({"block_size", int64_t{config.block_size}});
+    } else {
+      const cuda::SpmmEllrConfig config = cuda::spmm_ellr_rule(*p.stats, p.cols_dense, ctx.props());
+      parts.launch = [A, B, C, b, c, config] { cuda::spmm_ellr_t(bench_context(), *A, b, c, config); };
+      parts.params.push_back({"threads_per_row", int64_t{config.threads_per_row}});
+      parts.params.push_back({"block_size", int64_t{config.block_size}});
+      parts.params.push_back({"cols_per_pass", int64_t{config.cols_per_pass}});
+    }
+  }
+  parts.download = [C] { return download_column_major(*C); };
+  parts.output = C->data.data();
+  parts.output_bytes = C->bytes();
+  parts.working_set = matrix_bytes + B->bytes() + C->bytes();
+  return std::make_unique<CudaInstance>(std::move(parts));
+}
+
+void add(Registry& registry, const char* name, Which which, Format format, const char* summary) {
+  auto e = cuda_entry(name, OpKind::Spmm, format, false, summary);
+  if (which == Which::Ellr || which == Which::SetSpmvs) e.skip_reason = ellr_skip;
+  e.prepare = [which](const Problem& p) {
+    return with_precision(p, [&](auto tag) { return spx_spmm<decltype(tag)>(p, which); });
+  };
+  registry.add(std::move(e));
+}
+
+}  // namespace
+
+void register_cuda_spmm_spx(Registry& registry) {
+  add(registry, "spx_spmm_row", Which::Rule, Format::Csr,
+      "spx SpMM as a user gets it: spmm_format_rule picks ELLR-T or CSR, the rules the config; row-major B, "
+      "C");
+  add(registry, "spmm_ellr_t_row", Which::Ellr, Format::EllR,
+      "spx SSFastSpMM (ELLR-T SpMM, spmm_ellr_rule), GPU-converted ELLR; row-major B, C");
+  add(registry, "spmm_csr_row", Which::Csr, Format::Csr, "spx CSR SpMM (spmm_csr_rule); row-major B, C");
+  add(registry, "spmm_set_spmvs_col", Which::SetSpmvs, Format::EllR,
+      "SetSpMVs: L ELLR-T SpMVs (ellr_t_rule), the FastSpMM paper's baseline; column-major B, C");
+}
+
+}  // namespace spx::bench

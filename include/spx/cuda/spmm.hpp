@@ -1,0 +1,110 @@
+// Sparse × dense products on the GPU (FastSpMM, Ortega et al.; docs/spmm.md): C = alpha*A*B + beta*C
+// with A sparse (ELLPACK-R or CSR, on the device) and B, C dense. beta == 0 never reads C; alpha == 0
+// reads neither A nor B. B and C may be row-major (the fast layout: a row of B is contiguous, so a
+// thread group reads it with wide loads) or column-major; B and C need not share a layout.
+// Calls only enqueue work on ctx.stream(). Instantiated for float/double with int32_t indices.
+//
+// The dense operands are passed as non-owning views, so the same kernels serve device-resident
+// matrices (view(DeviceDense)) and the column chunks of the host-resident path (spmm_host.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/formats.hpp"
+#include "spx/cuda/spmv_formats.hpp"
+#include "spx/matrix.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::cuda {
+
+// A rows × cols dense matrix in device memory that the view does not own. Element (i, j) is at
+// data[i * ld + j] (RowMajor) or data[i + j * ld] (ColMajor); ld >= cols (RowMajor) or >= rows.
+template <class T>
+struct DenseView {
+  T* data = nullptr;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t ld = 0;
+  Layout layout = Layout::RowMajor;
+};
+
+template <class T>
+DenseView<T> view(DeviceDense<T>& D) {
+  return {D.data.data(), D.rows, D.cols, D.ld, D.layout};
+}
+template <class T>
+DenseView<const T> view(const DeviceDense<T>& D) {
+  return {D.data.data(), D.rows, D.cols, D.ld, D.layout};
+}
+// Columns [first, first + count) of D as a view of its own (a column chunk).
+template <class T>
+DenseView<T> column_slice(DenseView<T> D, int64_t first, int64_t count);
+
+// --- SSFastSpMM: ELLR-T SpMM (the paper's Algorithm 1) -----------------------------------------
+// T consecutive threads share a row of A (slots p, p+T, ... below row_len); each thread keeps the
+// partial sums of `cols_per_pass` (L_c) columns of C in registers and the group combines them with
+// warp shuffles; the grid makes ceil(L / L_c) passes over A (blockIdx.y), so A is read
+// ceil(L / L_c) times and B once.
+// A pass with fewer than L_c columns left (L = 100, L_c = 32: the last 4) runs the same kernel with
+// guarded scalar accesses; column-major or misaligned B uses that path for every pass.
+struct SpmmEllrConfig {
+  int threads_per_row = 4;  // T: 1, 2, 4, 8, 16 or 32
+  int block_size = 256;     // BS: a multiple of 32, 32..256 (registers: docs/spmm.md)
+  int cols_per_pass = 8;    // L_c: 1, 2, 4, 8, 16 or 32
+};
+void check_spmm_ellr_config(const SpmmEllrConfig& config);  // spx::Error naming the bad field
+std::string to_string(const SpmmEllrConfig& config);
+
+// The Hopper rule for (T, BS, L_c) from the matrix statistics and L (docs/spmm.md has the study).
+SpmmEllrConfig spmm_ellr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device);
+
+template <class T, class I>
+void spmm_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, DenseView<T> C,
+                 const SpmmEllrConfig& config, T alpha = T{1}, T beta = T{0});
+
+// --- CSR SpMM: for matrices whose ELLPACK-R padding is wasteful ---------------------------------
+// A group of threads_per_row (G) lanes owns a row and a pass of cols_per_pass (L_c) columns of C:
+// each lane owns V = max(1, L_c / G) consecutive columns (vector loads of a row segment of B), the
+// W = L_c / V column lanes cover the pass, and the G / W lanes that share a column split the row's
+// nonzeros (summed with a shuffle reduction). So for L_c >= G a whole group reads one contiguous
+// row segment of B per nonzero, with no reduction at all. Rows longer than long_row_nnz are left to
+// a second kernel that spreads each of them over the whole grid (atomicAdd into C, so their
+// summation order varies from run to run; every other row is deterministic).
+struct SpmmCsrConfig {
+  int threads_per_row = 8;     // G: a power of two 1..32
+  int block_size = 256;        // a multiple of 32, 32..256
+  int cols_per_pass = 8;       // L_c: a power of two 1..64, with L_c / G <= 8 columns per lane
+  int long_row_nnz = 1 << 14;  // >= 32: rows with more nonzeros go to the long-row kernel
+};
+void check_spmm_csr_config(const SpmmCsrConfig& config);
+std::string to_string(const SpmmCsrConfig& config);
+SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device);
+
+template <class T, class I>
+void spmm_csr(Context& ctx, const DeviceCsr<T, I>& A, DenseView<const T> B, DenseView<T> C,
+              const SpmmCsrConfig& config, T alpha = T{1}, T beta = T{0});
+
+// --- SetSpMVs: L ELLR-T SpMVs, one per column (the paper's baseline) ----------------------------
+// B and C must be column-major (each column is a contiguous vector).
+// The overload without a config uses the ELLR-T SpMV rule with the row statistics the EllR knows
+// (width as the longest row); pass an EllrTConfig (ellr_t_rule(stats, ...)) for the tuned one.
+template <class T, class I>
+void spmm_set_spmvs(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, DenseView<T> C,
+                    T alpha = T{1}, T beta = T{0});
+template <class T, class I>
+void spmm_set_spmvs(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, DenseView<T> C,
+                    const EllrTConfig& config, T alpha = T{1}, T beta = T{0});
+
+// --- Choosing the format ------------------------------------------------------------------------
+enum class SpmmFormat { EllR, Csr };
+// EllR unless the ELLPACK-R slab would be mostly padding or the row lengths spread too far (the
+// thresholds and why: docs/spmm.md).
+// This one answers for L <= 8 columns (or for a matrix alone).
+SpmmFormat spmm_format_rule(const MatrixStats& stats);
+// With the number of columns: CSR also when L > 8, where the CSR kernel's lanes-own-columns reads
+// of B beat ELLR-T's per-thread L_c-wide loads on every matrix measured (docs/spmm.md).
+SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols);
+
+}  // namespace spx::cuda

@@ -1,0 +1,281 @@
+// CSR SpMM for matrices whose ELLPACK-R slab would be mostly padding (power-law rows).
+//
+// A group of G lanes owns row i and a pass of L_c columns. Lane g = w·S + s owns the V = L_c / W
+// consecutive columns j0 + w·V .. of the pass (W = L_c / V column lanes) and takes the nonzeros
+// s, s+S, ... of the row (S = G / W). For a nonzero (col, a) the W lanes that share s read
+// B[col, j0 .. j0+L_c) together, one contiguous row segment of row-major B, with V-wide vector loads
+// (Yang, Buluç & Owens' row split); with S = 1 no reduction is needed. This is the access pattern
+// the ELLR kernel gets from L_c-wide loads per thread, but over CSR, so a row costs its own length
+// and not the longest row's of its warp.
+//
+// Rows longer than long_row_nnz are not walked by one group: the main kernel scales their C row by
+// beta and lists their chunks of long_row_nnz nonzeros (workspace), and a second kernel hands the
+// chunks to the groups of one resident wave, which add their partial sums with atomicAdd.
+#include <algorithm>
+#include <cstdint>
+
+#include "cuda/common/check.hpp"
+#include "cuda/common/launch.hpp"
+#include "cuda/common/scale.hpp"
+#include "cuda/spmm/spmm_checks.hpp"
+#include "cuda/spmm/spmm_device.cuh"
+#include "cuda/spmm/spmm_rules.hpp"
+#include "spx/cuda/spmm.hpp"
+
+namespace spx::cuda {
+namespace {
+
+using detail::DenseArg;
+using detail::kMaxSpmmBlock;
+
+template <class T, class I>
+struct CsrArg {
+  I rows;
+  const I* __restrict__ row_ptr;
+  const I* __restrict__ col_idx;
+  const T* __restrict__ values;
+};
+
+// The lane's place in its group and the columns it owns in this pass.
+struct Lanes {
+  int g_log2;  // G = 1 << g_log2 lanes per row
+  int s_log2;  // S = 1 << s_log2 lanes split the nonzeros
+};
+
+// Adds the nonzeros k = begin, begin + S, ... < end of one row to acc (columns j0 .. j0 + V of B;
+// `valid` of them exist when the pass is a guarded one).
+template <int V, bool Vec, class T, class I>
+__device__ __forceinline__ void accumulate(const CsrArg<T, I>& A, const DenseArg<const T>& B, int64_t j0,
+                                           int valid, I begin, I end, int step, T (&acc)[V]) {
+  const T* b = B.data + j0 * B.col_stride;
+#pragma unroll 4
+  for (I k = begin; k < end; k += step) {
+    const T a = A.values[k];
+    const T* b_row = b + int64_t{A.col_idx[k]} * B.row_stride;
+    if constexpr (Vec) {
+      T bv[V];
+      detail::load_row_segment<V>(b_row, bv);
+#pragma unroll
+      for (int j = 0; j < V; ++j) acc[j] += a * bv[j];
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j)
+        if (j < valid) acc[j] += a * __ldg(b_row + j * B.col_stride);
+    }
+  }
+}
+
+// pass_cols: L_c; ncols: columns in each pass of this launch (L_c, or fewer in a tail pass).
+template <int V, bool Vec, class T, class I>
+__global__ void __launch_bounds__(kMaxSpmmBlock)
+    spmm_csr_kernel(CsrArg<T, I> A, DenseArg<const T> B, DenseArg<T> C, Lanes lanes, int64_t first_col,
+                    int pass_cols, int ncols, T alpha, T beta, I long_row_nnz, I* long_rows,
+                    int* long_count) {
+  const int64_t thread = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const int64_t row = thread >> lanes.g_log2;
+  const int g = static_cast<int>(thread & ((1 << lanes.g_log2) - 1));
+  const int s = g & ((1 << lanes.s_log2) - 1);
+  const int w = g >> lanes.s_log2;
+  const int64_t j0 = first_col + int64_t{blockIdx.y} * pass_cols + int64_t{w} * V;
+  const int valid = ncols - w * V;  // columns of this lane that exist (<= 0: none)
+  T acc[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) acc[j] = T{0};
+  bool long_row = false;
+  if (row < A.rows) {
+    const I begin = A.row_ptr[row];
+    const I end = A.row_ptr[row + 1];
+    long_row = end - begin > long_row_nnz;
+    if (!long_row && valid > 0) accumulate<V, Vec>(A, B, j0, valid, begin + s, end, 1 << lanes.s_log2, acc);
+  }
+  // No early return above: every lane of the warp reaches the reduction.
+  if (lanes.s_log2 > 0) detail::group_reduce_all(acc, 1 << lanes.s_log2);
+  if (row >= A.rows || s != 0) return;
+  T* c_row = C.data + row * C.row_stride + j0 * C.col_stride;
+  if (long_row) {
+    // The long-row kernel adds alpha·A·B; here only beta·C (zeros for beta = 0, never read).
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+      if (j < valid) detail::write_scaled(c_row + j * C.col_stride, T{0}, T{0}, beta);
+    if (long_rows != nullptr && blockIdx.y == 0 && g == 0) {
+      // One list entry (row, chunk) per long_row_nnz nonzeros: the long-row kernel's work items.
+      const I len = A.row_ptr[row + 1] - A.row_ptr[row];
+      const int chunks = static_cast<int>((len + long_row_nnz - 1) / long_row_nnz);
+      const int first = atomicAdd(long_count, chunks);
+      for (int k = 0; k < chunks; ++k) {
+        long_rows[2 * (first + k)] = static_cast<I>(row);
+        long_rows[2 * (first + k) + 1] = static_cast<I>(k);
+      }
+    }
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j)
+    if (Vec || j < valid) detail::write_scaled(c_row + j * C.col_stride, acc[j], alpha, beta);
+}
+
+// Each group takes listed chunks (row, k): nonzeros [k·long_row_nnz, (k+1)·long_row_nnz) of the
+// row, so a 10^6-nonzero row becomes ~1000 work items spread over the grid, and a few thousand
+// rows just over the threshold cost one chunk each. The loop runs per warp (all of a warp's
+// groups together), so every lane reaches the shuffles.
+template <int V, bool Vec, class T, class I>
+__global__ void __launch_bounds__(kMaxSpmmBlock)
+    spmm_csr_long_rows_kernel(CsrArg<T, I> A, DenseArg<const T> B, DenseArg<T> C, Lanes lanes,
+                              int64_t first_col, int pass_cols, int ncols, T alpha, I long_row_nnz,
+                              const I* long_rows, const int* long_count) {
+  const int64_t thread = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const int groups_per_warp = 32 >> lanes.g_log2;
+  const int64_t warp = thread >> 5;
+  const int64_t warps = (int64_t{gridDim.x} * blockDim.x) >> 5;
+  const int g = static_cast<int>(thread & ((1 << lanes.g_log2) - 1));
+  const int s = g & ((1 << lanes.s_log2) - 1);
+  const int w = g >> lanes.s_log2;
+  const int64_t j0 = first_col + int64_t{blockIdx.y} * pass_cols + int64_t{w} * V;
+  const int valid = ncols - w * V;
+  const int64_t n = *long_count;
+  for (int64_t base = warp * groups_per_warp; base < n; base += warps * groups_per_warp) {
+    const int64_t e = base + ((threadIdx.x & 31) >> lanes.g_log2);
+    T acc[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) acc[j] = T{0};
+    I row = 0;
+    if (e < n) {
+      row = long_rows[2 * e];
+      const I end = A.row_ptr[row + 1];
+      const I begin = A.row_ptr[row] + long_rows[2 * e + 1] * long_row_nnz;
+      const I stop = end - begin > long_row_nnz ? begin + long_row_nnz : end;
+      if (valid > 0) accumulate<V, Vec>(A, B, j0, valid, begin + s, stop, 1 << lanes.s_log2, acc);
+    }
+    if (lanes.s_log2 > 0) detail::group_reduce_all(acc, 1 << lanes.s_log2);
+    if (e < n && s == 0) {
+      T* c_row = C.data + int64_t{row} * C.row_stride + j0 * C.col_stride;
+#pragma unroll
+      for (int j = 0; j < V; ++j)
+        if (j < valid) atomicAdd(c_row + j * C.col_stride, alpha * acc[j]);
+    }
+  }
+}
+
+template <class T>
+DenseArg<T> dense_arg(DenseView<T> D) {
+  const bool row = D.layout == Layout::RowMajor;
+  return {D.data, row ? D.ld : 1, row ? 1 : D.ld};
+}
+
+int log2_of(int v) {
+  int l = 0;
+  while ((1 << l) < v) ++l;
+  return l;
+}
+
+struct LaunchShape {
+  int64_t first_col;
+  int64_t passes;
+  int pass_cols;  // L_c of this launch
+  int ncols;      // columns per pass (== pass_cols unless a tail)
+  bool vec;
+  bool record_long;  // the first launch lists the long rows; later ones reuse the list
+};
+
+template <int V, class T, class I>
+void launch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseArg<T> C,
+            const SpmmCsrConfig& config, int group, const LaunchShape& shape, T alpha, T beta, I* long_rows,
+            int* long_count) {
+  const CsrArg<T, I> a{A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data()};
+  const int column_lanes = std::max(1, shape.pass_cols / V);
+  const Lanes lanes{log2_of(group), log2_of(group / column_lanes)};
+  const int64_t threads = int64_t{A.rows} * group;
+  const I long_nnz = static_cast<I>(config.long_row_nnz);
+  for (int64_t done = 0; done < shape.passes; done += 65535) {
+    const unsigned passes = static_cast<unsigned>(std::min<int64_t>(65535, shape.passes - done));
+    const int64_t first = shape.first_col + done * shape.pass_cols;
+    const dim3 grid(grid_for(threads, config.block_size), passes);
+    I* list = shape.record_long && done == 0 ? long_rows : nullptr;
+    if (shape.vec)
+      spmm_csr_kernel<V, true, T, I><<<grid, config.block_size, 0, ctx.stream()>>>(
+          a, B, C, lanes, first, shape.pass_cols, shape.ncols, alpha, beta, long_nnz, list, long_count);
+    else
+      spmm_csr_kernel<V, false, T, I><<<grid, config.block_size, 0, ctx.stream()>>>(
+          a, B, C, lanes, first, shape.pass_cols, shape.ncols, alpha, beta, long_nnz, list, long_count);
+    SPX_CHECK_LAUNCH("spmm_csr_kernel", ctx.stream());
+    if (long_rows == nullptr) continue;
+    // One full wave of resident blocks takes the chunks (grid-stride).
+    const int per_sm = std::max(1, ctx.props().max_threads_per_sm / config.block_size);
+    const dim3 long_grid(static_cast<unsigned>(std::max(1, ctx.props().sm_count) * per_sm), passes);
+    if (shape.vec)
+      spmm_csr_long_rows_kernel<V, true, T, I><<<long_grid, config.block_size, 0, ctx.stream()>>>(
+          a, B, C, lanes, first, shape.pass_cols, shape.ncols, alpha, long_nnz, long_rows, long_count);
+    else
+      spmm_csr_long_rows_kernel<V, false, T, I><<<long_grid, config.block_size, 0, ctx.stream()>>>(
+          a, B, C, lanes, first, shape.pass_cols, shape.ncols, alpha, long_nnz, long_rows, long_count);
+    SPX_CHECK_LAUNCH("spmm_csr_long_rows_kernel", ctx.stream());
+  }
+}
+
+template <class T, class I>
+void dispatch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseArg<T> C,
+              const SpmmCsrConfig& config, const LaunchShape& shape, T alpha, T beta, I* long_rows,
+              int* long_count) {
+  // V = L_c / G columns per lane (at least 1); a pass narrower than the group uses fewer lanes.
+  const int group = config.threads_per_row;
+  const int v = std::max(1, shape.pass_cols / group);
+  switch (v) {
+    case 1:
+      return launch<1>(ctx, A, B, C, config, group, shape, alpha, beta, long_rows, long_count);
+    case 2:
+      return launch<2>(ctx, A, B, C, config, group, shape, alpha, beta, long_rows, long_count);
+    case 4:
+      return launch<4>(ctx, A, B, C, config, group, shape, alpha, beta, long_rows, long_count);
+    default:
+      return launch<8>(ctx, A, B, C, config, group, shape, alpha, beta, long_rows, long_count);
+  }
+}
+
+}  // namespace
+
+template <class T, class I>
+void spmm_csr(Context& ctx, const DeviceCsr<T, I>& A, DenseView<const T> B, DenseView<T> C,
+              const SpmmCsrConfig& config, T alpha, T beta) {
+  detail::check_spmm_operands("spmm_csr", A.rows, A.cols, detail::shape_of(B), detail::shape_of(C),
+                              sizeof(T));
+  check_spmm_csr_config(config);
+  if (A.rows == 0 || C.cols == 0) return;
+  if (alpha == T{0}) {
+    const bool row = C.layout == Layout::RowMajor;
+    return scale_in_place(ctx, C.data, row ? C.cols : C.rows, row ? C.rows : C.cols, C.ld, beta);
+  }
+  // The long-row list: at most nnz / long_row_nnz rows, in the context's workspace (it grows once).
+  I* long_rows = nullptr;
+  int* long_count = nullptr;
+  if (A.nnz > config.long_row_nnz) {
+    // Chunks: at most nnz / long_row_nnz full ones plus one partial per long row (fewer than that).
+    const std::size_t max_chunks = 2 * static_cast<std::size_t>(A.nnz / config.long_row_nnz) + 2;
+    auto* space = static_cast<int*>(ctx.workspace(16 + 2 * max_chunks * sizeof(I)));
+    long_count = space;
+    long_rows = reinterpret_cast<I*>(space + 4);  // 16-byte offset
+    SPX_CUDA_CHECK(cudaMemsetAsync(long_count, 0, sizeof(int), ctx.stream()));
+  }
+  const int lc = config.cols_per_pass;
+  const int64_t full = C.cols / lc;
+  const int tail = static_cast<int>(C.cols % lc);
+  const int v = std::max(1, lc / config.threads_per_row);
+  const std::size_t vec_bytes = std::min<std::size_t>(16, static_cast<std::size_t>(v) * sizeof(T));
+  const bool vec = detail::rows_aligned(detail::shape_of(B), sizeof(T), vec_bytes);
+  const auto b = dense_arg(B);
+  const auto c = dense_arg(C);
+  if (full > 0)
+    dispatch(ctx, A, b, c, config, {0, full, lc, lc, vec, true}, alpha, beta, long_rows, long_count);
+  if (tail > 0) {
+    // The tail pass keeps the group and L_c (so V, the lanes and the long-row list stay the same),
+    // with guarded scalar loads for the columns that exist.
+    dispatch(ctx, A, b, c, config, {full * lc, 1, lc, tail, false, full == 0}, alpha, beta, long_rows,
+             long_count);
+  }
+}
+
+template void spmm_csr(Context&, const DeviceCsr<float, int32_t>&, DenseView<const float>, DenseView<float>,
+                       const SpmmCsrConfig&, float, float);
+template void spmm_csr(Context&, const DeviceCsr<double, int32_t>&, DenseView<const double>,
+                       DenseView<double>, const SpmmCsrConfig&, double, double);
+
+}  // namespace spx::cuda

@@ -1,0 +1,56 @@
+#include "cuda/spmm/spmm_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+#include "spx/error.hpp"
+
+namespace spx::cuda::detail {
+namespace {
+
+const char* name(Layout layout) { return layout == Layout::RowMajor ? "row-major" : "column-major"; }
+
+void check_view(const char* who, const char* what, const DenseShape& D) {
+  if (D.rows < 0 || D.cols < 0)
+    throw Error(fmt::format("{}: {} has negative size {} x {}", who, what, D.rows, D.cols));
+  const int64_t min_ld = D.layout == Layout::RowMajor ? D.cols : D.rows;
+  if (D.ld < std::max<int64_t>(1, min_ld))
+    throw Error(fmt::format("{}: {} is {} {} x {} with leading dimension {} (needs >= {})", who, what,
+                            name(D.layout), D.rows, D.cols, D.ld, std::max<int64_t>(1, min_ld)));
+  if (D.rows > 0 && D.cols > 0 && D.data == nullptr)
+    throw Error(fmt::format("{}: {} is {} x {} but its data pointer is null", who, what, D.rows, D.cols));
+}
+
+// [first byte, one past the last byte] that a view touches.
+std::pair<uintptr_t, uintptr_t> byte_range(const DenseShape& D, std::size_t element_bytes) {
+  const auto begin = reinterpret_cast<uintptr_t>(D.data);
+  const int64_t outer = D.layout == Layout::RowMajor ? D.rows : D.cols;
+  const int64_t inner = D.layout == Layout::RowMajor ? D.cols : D.rows;
+  const auto last = static_cast<uintptr_t>((outer - 1) * D.ld + inner) * element_bytes;
+  return {begin, begin + last};
+}
+
+}  // namespace
+
+void check_spmm_operands(const char* who, int64_t a_rows, int64_t a_cols, const DenseShape& B,
+                         const DenseShape& C, std::size_t element_bytes) {
+  check_view(who, "B", B);
+  check_view(who, "C", C);
+  if (B.rows != a_cols) throw Error(fmt::format("{}: B has {} rows, A has {} columns", who, B.rows, a_cols));
+  if (C.rows != a_rows) throw Error(fmt::format("{}: C has {} rows, A has {} rows", who, C.rows, a_rows));
+  if (C.cols != B.cols) throw Error(fmt::format("{}: C has {} columns, B has {}", who, C.cols, B.cols));
+  if (B.rows == 0 || B.cols == 0 || C.rows == 0) return;
+  const auto [b0, b1] = byte_range(B, element_bytes);
+  const auto [c0, c1] = byte_range(C, element_bytes);
+  if (b0 < c1 && c0 < b1)
+    throw Error(fmt::format("{}: B and C overlap; the product cannot be computed in place", who));
+}
+
+bool rows_aligned(const DenseShape& D, std::size_t element_bytes, std::size_t bytes) {
+  if (D.layout != Layout::RowMajor) return false;
+  return reinterpret_cast<uintptr_t>(D.data) % bytes == 0 &&
+         static_cast<std::size_t>(D.ld) * element_bytes % bytes == 0;
+}
+
+}  // namespace spx::cuda::detail

@@ -1,0 +1,155 @@
+// The SpMM rules as host-only inline code, so the CPU tests (tests/cpu/spmm_rule_test.cpp) run
+// them in every build; src/cuda/spmm/spmm_rules.cpp exposes them as spmm_format_rule,
+// spmm_ellr_rule and spmm_csr_rule. Each step is a table or a constant with its reason;
+// docs/spmm.md has the H100 study the numbers come from. No CUDA here.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "cuda/spmv/ellr_rule.hpp"
+#include "spx/cuda/context.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::cuda::detail {
+
+// --- Format ----------------------------------------------------------------------------------
+// ELLR-T never reads padding slots, so padding costs memory, not bandwidth; what it does cost is
+// (1) the slab itself: rows × max_row slots must fit (to_ellr refuses past 2^31 slots), and
+// (2) imbalance: the lanes of a warp walk as many slots as the longest of its rows, so a spread of
+// row lengths idles most lanes. The CSR kernel walks each row's own nonzeros and splits rows longer
+// than long_row_nnz over the whole grid, so it is the safe choice for power-law rows.
+inline constexpr double kMaxEllrPaddingRatio = 3.0;  // slab more than 3× the nonzeros: CSR
+inline constexpr double kMaxEllrRowSpread = 1.0;     // stddev / average row length above 1: CSR
+inline constexpr int64_t kMaxEllrSlots = int64_t{1} << 31;
+
+inline bool spmm_prefers_csr(const MatrixStats& s) {
+  if (s.nnz == 0 || s.rows == 0) return false;
+  if (s.ell_padding_ratio > kMaxEllrPaddingRatio) return true;
+  if (s.avg_row > 0 && s.stddev_row / s.avg_row > kMaxEllrRowSpread) return true;
+  const int64_t rows_padded = (s.rows + 31) / 32 * 32;
+  return rows_padded > kMaxEllrSlots / std::max<int64_t>(1, s.max_row);
+}
+
+// With more than 8 columns the ELLR kernel's per-thread L_c-wide loads (32 rows of B per warp
+// instruction) lose to the CSR kernel's lanes-own-columns reads: at L = 32 (f64) stencil27 ran
+// 3.0 ms on ELLR-T at its best against 1.31 ms on CSR, fem_rows30 1.03 against 0.72.
+inline constexpr int64_t kMaxEllrDenseCols = 8;
+
+inline bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols) {
+  return dense_cols > kMaxEllrDenseCols || spmm_prefers_csr(s);
+}
+
+// --- L_c: columns of C per pass --------------------------------------------------------------
+// Every pass re-reads A (12 bytes per nonzero in f64), so L_c should cover L in as few passes as
+// the registers allow: the partial sums live in registers (L_c per thread; shared memory, the
+// paper's Fermi choice, would add a store and a load per partial sum and cap occupancy). 32 f64
+// partial sums are 64 registers: the largest L_c that still runs 3-4 blocks of 256 per SM.
+inline constexpr int kMaxEllrColsPerPass = 32;
+// Blocks of at most 256 threads: __launch_bounds__(256) lets a thread use up to 255 registers, which
+// L_c = 32 f64 partial sums plus a 32-wide B row in flight need (1024 would cap it at 64 and spill).
+inline constexpr int kMaxSpmmBlock = 256;
+inline constexpr int kMaxCsrColsPerPass = 64;
+
+inline int next_pow2(int64_t n) {
+  int p = 1;
+  while (p < n && p < (1 << 30)) p *= 2;
+  return p;
+}
+
+// --- ELLR-T SpMM (SSFastSpMM) ------------------------------------------------------------------
+inline constexpr int kEllrBlock = 128;
+
+struct SpmmEllrChoice {
+  int threads_per_row = 1;
+  int block_size = 256;
+  int cols_per_pass = 8;
+};
+
+// T from the average row length. Each slot a thread takes carries L_c multiply-adds and an
+// L_c-wide read of a B row, so a thread needs fewer slots than in SpMV to hide the reduction
+// (L_c · log2 T shuffles per row): the H100 sweep (docs/spmm.md) put T = 2 first for rows of 27-30
+// and T = 1 within 10%. Upper bounds exclusive.
+struct SpmmThreadsByRowLength {
+  double average_row_below;
+  int threads_per_row;
+};
+inline constexpr SpmmThreadsByRowLength kSpmmEllrThreadsByAverageRow[] = {
+    {16.0, 1},    // G3_circuit (4.8), cage11 (14.3): one thread walks the row
+    {96.0, 2},    // stencil27 (26.6): T=2 0.520 ms vs T=1 0.566 (f64, L=8); fem_rows30 0.276 vs 0.281
+    {192.0, 4},   //
+    {384.0, 8},   //
+    {768.0, 16},  //
+    {std::numeric_limits<double>::infinity(), 32},
+};
+
+inline int spmm_ellr_threads_for_average_row(double average_row) {
+  for (const auto& entry : kSpmmEllrThreadsByAverageRow)
+    if (average_row < entry.average_row_below) return entry.threads_per_row;
+  return 32;
+}
+
+inline SpmmEllrChoice spmm_ellr_choice(const MatrixStats& stats, int64_t dense_cols,
+                                       const DeviceProps& device) {
+  SpmmEllrChoice c;
+  c.cols_per_pass = std::min(kMaxEllrColsPerPass, next_pow2(std::max<int64_t>(1, dense_cols)));
+  int t = spmm_ellr_threads_for_average_row(stats.avg_row);
+  // Small matrices: fewer rows × T threads than the device keeps resident leave SMs idle; split rows
+  // further while each thread still gets two slots of an average row.
+  const int64_t resident = resident_threads(device);
+  while (t < 32 && stats.rows * t < resident && 4.0 * t <= stats.avg_row) t *= 2;
+  // A long row walked by one thread is the critical path (as for SpMV, ellr_rule.hpp step 3).
+  const int64_t budget = serial_slot_budget(stats, device);
+  while (t < 32 && (stats.max_row + t - 1) / t > budget) t *= 2;
+  c.threads_per_row = t;
+  // The sweep: BS = 64 and 128 within 1%, 256 5-7% slower (f64 stencil27 and fem_rows30, L = 8).
+  c.block_size = std::min(kEllrBlock, spread_block(std::max<int64_t>(1, stats.rows) * t, device));
+  return c;
+}
+
+// --- CSR SpMM ----------------------------------------------------------------------------------
+struct SpmmCsrChoice {
+  int threads_per_row = 8;
+  int block_size = 256;
+  int cols_per_pass = 8;
+  int long_row_nnz = 1 << 14;
+};
+
+// Columns per lane: 4 (two double2 or one float4 per nonzero), so a group of L_c / 4 lanes reads
+// one contiguous row segment of B and needs no reduction at all. The sweep (f64, stencil27 and
+// fem_rows30): G = 2 at L = 8 (0.547 ms vs 0.623 for G = 4) and G = 8 at L = 32 (1.31 vs 1.56 for
+// G = 16).
+inline constexpr int kCsrColsPerLane = 4;
+// Irregular matrices (those the format rule sends to CSR: random columns, rows of every length)
+// gather B rows from all over memory, so the kernel is latency-bound and wants more lanes in
+// flight rather than wider loads: powerlaw_4m (f64) ran 4.5 ms with one column per lane (G = 8)
+// against 6.9 ms with four (G = 2) at L = 8, and 6.6 against 10.4 ms at L = 32.
+inline constexpr int kCsrColsPerLaneIrregular = 1;
+// Rows get split between lanes (S = G / (L_c / V) nonzero lanes per column) only when they are long
+// enough to give each of them ~16 nonzeros; at most 32 lanes per row.
+inline constexpr double kCsrNonzerosPerSplitLane = 16.0;
+// Long rows: never below 1024 nonzeros (the long-row kernel's atomics cost more than a short walk),
+// never above 65536; in between, the serial walk the SpMV rule allows for this matrix.
+inline constexpr int kMinLongRowNnz = 1024;
+inline constexpr int kMaxLongRowNnz = 1 << 16;
+
+inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols,
+                                     const DeviceProps& device) {
+  SpmmCsrChoice c;
+  c.cols_per_pass = std::min(kMaxCsrColsPerPass, next_pow2(std::max<int64_t>(1, dense_cols)));
+  const int per_lane = spmm_prefers_csr(stats) ? kCsrColsPerLaneIrregular : kCsrColsPerLane;
+  const int column_lanes = std::min(32, std::max(1, c.cols_per_pass / per_lane));
+  int split = 1;
+  while (column_lanes * split < 32 && stats.avg_row >= 2.0 * split * kCsrNonzerosPerSplitLane) split *= 2;
+  c.threads_per_row = std::min(32, column_lanes * split);
+  // Lc / G <= 8 columns per lane (registers): for L_c = 64 at least 8 lanes.
+  while (c.cols_per_pass / c.threads_per_row > 8) c.threads_per_row *= 2;
+  const int64_t budget = serial_slot_budget(stats, device) * split;
+  c.long_row_nnz = static_cast<int>(std::clamp<int64_t>(budget, kMinLongRowNnz, kMaxLongRowNnz));
+  c.block_size =
+      std::min(kMaxSpmmBlock, spread_block(std::max<int64_t>(1, stats.rows) * c.threads_per_row, device));
+  return c;
+}
+
+}  // namespace spx::cuda::detail

@@ -1,0 +1,131 @@
+// The SpMM rules (src/cuda/spmm/spmm_rules.hpp) on hand-made matrix statistics and an H100's
+// device properties: the format rule (padding ratio, row-length spread), the ELLR-T SpMM rule
+// (T, BS, L_c) and the CSR SpMM rule. Host-only, so they run in every build.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "cuda/spmm/spmm_rules.hpp"
+
+namespace spx::test {
+namespace {
+
+using cuda::DeviceProps;
+using namespace cuda::detail;
+
+DeviceProps h100() {
+  DeviceProps d;
+  d.name = "H100 (hand-made)";
+  d.cc_major = 9;
+  d.sm_count = 132;
+  d.max_threads_per_sm = 2048;
+  d.max_warps_per_sm = 64;
+  d.max_blocks_per_sm = 32;
+  d.mem_bus_bits = 5120;
+  d.mem_clock_khz = 2'619'000;
+  return d;
+}
+
+MatrixStats make(int64_t rows, double avg, double stddev, int64_t max_row) {
+  MatrixStats s;
+  s.rows = rows;
+  s.cols = rows;
+  s.nnz = static_cast<int64_t>(static_cast<double>(rows) * avg);
+  s.avg_row = avg;
+  s.stddev_row = stddev;
+  s.max_row = max_row;
+  s.min_row = 0;
+  s.ell_padding_ratio = s.nnz > 0 ? static_cast<double>(rows * max_row) / static_cast<double>(s.nnz) : 0;
+  return s;
+}
+
+const MatrixStats kStencil27 = make(2'097'152, 26.6, 1.4, 27);          // stencil27_128
+const MatrixStats kFem30 = make(1'000'000, 29.9, 3.0, 40);              // fem_rows30
+const MatrixStats kPowerLaw = make(4'000'000, 7.9, 60.0, 150'000);      // powerlaw_4m
+const MatrixStats kLongRows = make(10'000'000, 3.2, 316.0, 1'000'000);  // longrows_10m
+const MatrixStats kG3Circuit = make(1'585'478, 4.8, 0.7, 6);
+
+TEST(SpmmFormatRule, RegularRowsGoToEllrPowerLawRowsToCsr) {
+  EXPECT_FALSE(spmm_prefers_csr(kStencil27));
+  EXPECT_FALSE(spmm_prefers_csr(kFem30));
+  EXPECT_FALSE(spmm_prefers_csr(kG3Circuit));
+  EXPECT_TRUE(spmm_prefers_csr(kPowerLaw));
+  EXPECT_TRUE(spmm_prefers_csr(kLongRows));
+  EXPECT_FALSE(spmm_prefers_csr(MatrixStats{}));  // empty: either works, ELLR is trivial
+}
+
+TEST(SpmmFormatRule, MoreThanEightColumnsGoToCsr) {
+  EXPECT_FALSE(spmm_prefers_csr(kStencil27, 8));
+  EXPECT_TRUE(spmm_prefers_csr(kStencil27, 9));
+  EXPECT_TRUE(spmm_prefers_csr(kFem30, 32));
+  EXPECT_TRUE(spmm_prefers_csr(kPowerLaw, 1));
+}
+
+TEST(SpmmFormatRule, ThresholdsAreThePaddingRatioAndTheSpread) {
+  // Padding just under and over the bound, spread small.
+  EXPECT_FALSE(spmm_prefers_csr(make(100'000, 10.0, 2.0, 29)));
+  EXPECT_TRUE(spmm_prefers_csr(make(100'000, 10.0, 2.0, 31)));
+  // Spread over 1 with modest padding (many empty rows).
+  EXPECT_TRUE(spmm_prefers_csr(make(100'000, 10.0, 10.5, 25)));
+  // A slab over 2^31 slots cannot be built at all.
+  EXPECT_TRUE(spmm_prefers_csr(make(40'000'000, 50.0, 10.0, 100)));
+}
+
+TEST(SpmmEllrRule, ColumnsPerPassCoverLUpToThirtyTwo) {
+  for (auto [L, lc] : {std::pair<int64_t, int>{1, 1}, {2, 2}, {3, 4}, {8, 8}, {19, 32}, {32, 32}, {100, 32}})
+    EXPECT_EQ(spmm_ellr_choice(kStencil27, L, h100()).cols_per_pass, lc) << "L=" << L;
+}
+
+TEST(SpmmEllrRule, ThreadsPerRowGrowWithTheRowLength) {
+  EXPECT_EQ(spmm_ellr_choice(kG3Circuit, 8, h100()).threads_per_row, 1);
+  EXPECT_EQ(spmm_ellr_choice(kStencil27, 8, h100()).threads_per_row, 2);
+  EXPECT_EQ(spmm_ellr_choice(kFem30, 8, h100()).threads_per_row, 2);
+  EXPECT_EQ(spmm_ellr_choice(make(1'000'000, 80.0, 5.0, 100), 8, h100()).threads_per_row, 2);
+  EXPECT_EQ(spmm_ellr_choice(make(1'000'000, 200.0, 5.0, 220), 8, h100()).threads_per_row, 8);
+  EXPECT_EQ(spmm_ellr_choice(make(100'000, 1000.0, 5.0, 1100), 8, h100()).threads_per_row, 32);
+  // A small matrix is split further so the device fills: 20000 rows of 60.
+  EXPECT_GT(spmm_ellr_choice(make(20'000, 60.0, 5.0, 70), 8, h100()).threads_per_row, 2);
+}
+
+TEST(SpmmEllrRule, BlockSizeIsAtMost256) {
+  for (const auto& s : {kStencil27, kFem30, kG3Circuit, make(500, 3.0, 1.0, 5)}) {
+    const int bs = spmm_ellr_choice(s, 32, h100()).block_size;
+    EXPECT_LE(bs, kMaxSpmmBlock);
+    EXPECT_EQ(bs % 32, 0);
+  }
+}
+
+TEST(SpmmCsrRule, IrregularMatricesGetOneColumnPerLane) {
+  EXPECT_EQ(spmm_csr_choice(kPowerLaw, 8, h100()).threads_per_row, 8);
+  EXPECT_EQ(spmm_csr_choice(kPowerLaw, 32, h100()).threads_per_row, 32);
+  const auto c100 = spmm_csr_choice(kPowerLaw, 100, h100());
+  EXPECT_EQ(c100.cols_per_pass, 64);
+  EXPECT_EQ(c100.threads_per_row, 32);
+}
+
+TEST(SpmmCsrRule, RegularMatricesGetFourColumnsPerLane) {
+  const auto c8 = spmm_csr_choice(kFem30, 8, h100());
+  EXPECT_EQ(c8.cols_per_pass, 8);
+  EXPECT_EQ(c8.threads_per_row, 2);
+  const auto c32 = spmm_csr_choice(kFem30, 32, h100());
+  EXPECT_EQ(c32.cols_per_pass, 32);
+  EXPECT_EQ(c32.threads_per_row, 8);
+  const auto c100 = spmm_csr_choice(kFem30, 100, h100());
+  EXPECT_EQ(c100.cols_per_pass, 64);
+  EXPECT_EQ(c100.threads_per_row, 16);
+  // L = 1: one column; long rows split the nonzeros over more lanes.
+  EXPECT_EQ(spmm_csr_choice(kFem30, 1, h100()).threads_per_row, 1);
+  EXPECT_GT(spmm_csr_choice(make(100'000, 500.0, 50.0, 700), 1, h100()).threads_per_row, 4);
+}
+
+TEST(SpmmCsrRule, LongRowThresholdIsBounded) {
+  for (const auto& s : {kPowerLaw, kLongRows, make(1000, 3.0, 1.0, 5)}) {
+    const auto c = spmm_csr_choice(s, 8, h100());
+    EXPECT_GE(c.long_row_nnz, kMinLongRowNnz);
+    EXPECT_LE(c.long_row_nnz, kMaxLongRowNnz);
+    EXPECT_LE(c.cols_per_pass / c.threads_per_row, 8);
+  }
+}
+
+}  // namespace
+}  // namespace spx::test

@@ -1,0 +1,372 @@
+// spx gemm M [N [K]] : C = alpha*op(A)*op(B) + beta*C on the GPU with spx's kernels and cuBLAS side
+// by side, each checked against a double-precision projection of the product and timed with CUDA
+// events (the same method as spx bench). Unlike `spx bench --ops gemm:…`, it takes transposes,
+// alpha, beta and padded leading dimensions: the whole BLAS contract of spx::cuda::gemm.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/check.hpp"
+#include "bench/provenance.hpp"
+#include "bench/report.hpp"
+#include "cli_common.hpp"
+#include "spx/cuda/device.hpp"
+#include "spx/error.hpp"
+#include "spx/matrix.hpp"
+#ifdef SPX_HAVE_CUDA
+#include "spx/cuda/buffer.hpp"
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/gemm.hpp"
+#include "spx/cuda/timing.hpp"
+#include "spx/cuda/vendor.hpp"
+#endif
+
+namespace spx::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct GemmOptions {
+  std::vector<int64_t> dims;  // M [N [K]]
+  std::string op_a = "N", op_b = "N";
+  double alpha = 1, beta = 0;
+  std::string precision = "f64";
+  std::string kernels = "all";
+  int64_t ld_pad = 0;
+  int repeat = 0;
+  double min_time = 0.2;
+  uint64_t seed = 42;
+  std::string json_path;
+};
+
+#ifdef SPX_HAVE_CUDA
+
+// The kernels this command can run: spx's versions and the vendor baseline.
+struct GemmKernel {
+  std::string name;     // "spx_gemm_v1", …, "cublas_dgemm"
+  bool cublas = false;  // else spx::cuda::gemm with `version`
+  cuda::GemmVersion version = cuda::GemmVersion::Auto;
+  bool double_only = false;
+};
+
+template <class T>
+std::vector<GemmKernel> known_kernels() {
+  // spx_gemm (Auto: v3 for double, v1 for float) is what a user of spx::cuda::gemm gets by default.
+  return {{cuda::kernel_name(cuda::GemmVersion::Auto), false, cuda::GemmVersion::Auto, false},
+          {cuda::kernel_name(cuda::GemmVersion::CudaCoreV1), false, cuda::GemmVersion::CudaCoreV1, false},
+          {cuda::kernel_name(cuda::GemmVersion::TensorCoreV2), false, cuda::GemmVersion::TensorCoreV2, true},
+          {cuda::kernel_name(cuda::GemmVersion::TensorCoreV3), false, cuda::GemmVersion::TensorCoreV3, true},
+          {cuda::CublasGemm<T>::kernel_name(), true, cuda::GemmVersion::CudaCoreV1, false}};
+}
+
+// "all", or a comma list of v1, v2, cublas or full kernel names.
+template <class T>
+std::vector<GemmKernel> select_kernels(const std::string& list) {
+  const std::vector<GemmKernel> known = known_kernels<T>();
+  std::vector<GemmKernel> out;
+  auto add = [&](const GemmKernel& k) {
+    if (std::none_of(out.begin(), out.end(), [&](const GemmKernel& o) { return o.name == k.name; }))
+      out.push_back(k);
+  };
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, comma - start);
+    start = comma + 1;
+    if (item.empty()) continue;
+    bool found = false;
+    for (const GemmKernel& k : known) {
+      const bool all = item == "all";
+      const bool match = all || item == k.name || (item == "cublas" && k.cublas) ||
+                         (item == "auto" && k.version == cuda::GemmVersion::Auto && !k.cublas) ||
+                         (!k.cublas && (k.name == "spx_gemm_" + item));
+      if (!match) continue;
+      found = true;
+      if (k.double_only && sizeof(T) == 4) {
+        if (!all) throw Error(fmt::format("--kernel {}: {} runs in f64 only", item, k.name));
+        continue;
+      }
+      add(k);
+    }
+    if (!found) {
+      std::string names;
+      for (const GemmKernel& k : known) names += (names.empty() ? "" : ", ") + k.name;
+      throw Error(fmt::format("--kernel: unknown kernel '{}' (all, auto, v1, v2, v3, cublas or one of: {})",
+                              item, names));
+    }
+  }
+  if (out.empty()) throw Error("--kernel: empty kernel list");
+  return out;
+}
+
+// A rows × cols column-major matrix with leading dimension rows + pad and values in [-1, 1].
+template <class T>
+Dense<T> random_matrix(int64_t rows, int64_t cols, int64_t pad, std::mt19937_64& rng) {
+  Dense<T> d;
+  d.rows = rows;
+  d.cols = cols;
+  d.ld = std::max<int64_t>(1, rows + pad);
+  d.layout = Layout::ColMajor;
+  d.data.resize(static_cast<std::size_t>(d.ld * std::max<int64_t>(cols, 1)));
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (auto& v : d.data) v = static_cast<T>(uniform(rng));
+  return d;
+}
+
+// op(M) as a tight column-major matrix (a copy only when op = T).
+template <class T>
+Dense<T> apply_op(const Dense<T>& M, Op op) {
+  if (op == Op::N) return M;
+  Dense<T> t(M.cols, M.rows, Layout::ColMajor);
+  for (int64_t j = 0; j < M.cols; ++j)
+    for (int64_t i = 0; i < M.rows; ++i) t(j, i) = M(i, j);
+  return t;
+}
+
+// The projected reference of alpha*op(A)*op(B) + beta*C0: the product's reference from
+// spx::bench::gemm_reference (a random vector v, A(Bv) in double with its rounding bound), then
+// alpha and beta*C0*v added with their own rounding terms.
+template <class T>
+bench::Reference gemm_check_reference(const Dense<T>& opA, const Dense<T>& opB, const Dense<T>& C0,
+                                      double alpha, double beta, uint64_t seed) {
+  bench::Reference r = bench::gemm_reference<T>(opA, opB, seed);
+  const int64_t m = opA.rows, n = opB.cols;
+  const double u = std::numeric_limits<T>::epsilon() / 2;
+  std::vector<double> cv(static_cast<std::size_t>(m), 0.0), cv_abs(static_cast<std::size_t>(m), 0.0);
+  if (beta != 0) {
+    for (int64_t j = 0; j < n; ++j) {
+      const double v = r.projection[static_cast<std::size_t>(j)];
+      for (int64_t i = 0; i < m; ++i) {
+        const double c = static_cast<double>(C0(i, j));
+        cv[static_cast<std::size_t>(i)] += c * v;
+        cv_abs[static_cast<std::size_t>(i)] += std::abs(c * v);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < r.expected.size(); ++i) {
+    const double product_bound = r.tolerance[i];
+    r.expected[i] = alpha * r.expected[i] + beta * cv[i];
+    // alpha*acc and beta*c each round once in T, and so does their sum.
+    r.tolerance[i] = std::abs(alpha) * product_bound * (1 + 2 * u) + 3 * u * std::abs(beta) * cv_abs[i] +
+                     static_cast<double>(n) * static_cast<double>(std::numeric_limits<T>::min());
+  }
+  return r;
+}
+
+struct KernelResult {
+  std::string name;
+  cuda::Timing timing;
+  double tflops = 0;
+  bench::CheckResult check;
+};
+
+template <class T>
+void run_gemm_command(const GemmOptions& o) {
+  if (cuda::device_count() == 0) throw Error("spx gemm needs a GPU: " + cuda::gpu_unavailable_reason());
+  const int64_t m = o.dims.at(0);
+  const int64_t n = o.dims.size() > 1 ? o.dims[1] : m;
+  const int64_t k = o.dims.size() > 2 ? o.dims[2] : n;
+  const Op op_a = o.op_a == "T" ? Op::T : Op::N, op_b = o.op_b == "T" ? Op::T : Op::N;
+  const std::vector<GemmKernel> kernels = select_kernels<T>(o.kernels);
+
+  // Stored shapes: op(A) is m × k, so A is m × k (N) or k × m (T); likewise B.
+  std::mt19937_64 rng(o.seed);
+  const Dense<T> A =
+      op_a == Op::N ? random_matrix<T>(m, k, o.ld_pad, rng) : random_matrix<T>(k, m, o.ld_pad, rng);
+  const Dense<T> B =
+      op_b == Op::N ? random_matrix<T>(k, n, o.ld_pad, rng) : random_matrix<T>(n, k, o.ld_pad, rng);
+  const Dense<T> C0 = random_matrix<T>(m, n, o.ld_pad, rng);
+  const bench::Reference reference =
+      gemm_check_reference(apply_op(A, op_a), apply_op(B, op_b), C0, o.alpha, o.beta, o.seed + 1);
+
+  cuda::Context ctx;
+  cuda::DeviceBuffer<T> dA = cuda::to_device(ctx, A.data, "A");
+  cuda::DeviceBuffer<T> dB = cuda::to_device(ctx, B.data, "B");
+  cuda::DeviceBuffer<T> dC(C0.data.size(), "C");
+  const T alpha = static_cast<T>(o.alpha), beta = static_cast<T>(o.beta);
+
+  std::ostream& out = human_output(o.json_path);
+  fmt::print(
+      out,
+      "gemm       C ({} x {}) = {} * op(A) op(B) + {} * C, op(A) = {}, op(B) = {}, inner dimension {}, {}\n",
+      m, n, o.alpha, o.beta, o.op_a, o.op_b, k, o.precision);
+  fmt::print(out, "device     {}, leading dimensions padded by {}\n", ctx.props().name, o.ld_pad);
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+
+  std::vector<KernelResult> results;
+  std::vector<T> host_c(C0.data.size());
+  for (const GemmKernel& kernel : kernels) {
+    std::unique_ptr<cuda::CublasGemm<T>> cublas;
+    if (kernel.cublas) {
+      cublas = std::make_unique<cuda::CublasGemm<T>>(ctx, op_a, op_b, m, n, k, alpha, dA.data(), A.ld,
+                                                     dB.data(), B.ld, beta, dC.data(), C0.ld);
+    }
+    cuda::GemmParams params;
+    params.version = kernel.version;
+    auto launch = [&] {
+      if (cublas) {
+        cublas->run();
+      } else {
+        cuda::gemm<T>(ctx, op_a, op_b, m, n, k, alpha, dA.data(), A.ld, dB.data(), B.ld, beta, dC.data(),
+                      C0.ld, params);
+      }
+    };
+    // The checked run starts from C0 (beta reads it); C's padding rows hold C0's values too, so
+    // a kernel writing outside m × n shows up below.
+    cuda::copy_to_device_sync(ctx, dC.data(), C0.data.data(), C0.data.size() * sizeof(T));
+    launch();
+    ctx.synchronize();
+    cuda::copy_to_host_sync(ctx, host_c.data(), dC.data(), host_c.size() * sizeof(T));
+    std::vector<double> tight(static_cast<std::size_t>(m * n));
+    bool padding_intact = true;
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i < C0.ld; ++i) {
+        const std::size_t at = static_cast<std::size_t>(i + j * C0.ld);
+        if (i < m) {
+          tight[static_cast<std::size_t>(i + j * m)] = static_cast<double>(host_c[at]);
+        } else if (!(host_c[at] == C0.data[at])) {
+          padding_intact = false;
+        }
+      }
+    }
+    KernelResult r;
+    r.name = kernel.name;
+    r.check = bench::check_output(tight, reference);
+    if (!padding_intact) r.check.passed = false;
+    cuda::TimingOptions timing;
+    timing.warmup = 2;
+    timing.min_runs = o.repeat > 0 ? o.repeat : 5;
+    timing.max_runs = o.repeat > 0 ? o.repeat : 10000;
+    timing.min_seconds = o.repeat > 0 ? 0.0 : o.min_time;
+    r.timing = cuda::time_kernel(ctx, launch, timing);
+    r.tflops = flops / (r.timing.median_ms * 1e-3) / 1e12;
+    results.push_back(r);
+  }
+
+  double cublas_ms = 0;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (kernels[i].cublas) cublas_ms = results[i].timing.median_ms;
+  fmt::print(out, "\n{:<16}{:>12}{:>12}{:>10}{:>10}  {}\n", "kernel", "ms median", "TFLOP/s", "vs cuBLAS",
+             "runs", "check (worst error / bound)");
+  for (const KernelResult& r : results) {
+    fmt::print(out, "{:<16}{:>12.4f}{:>12.2f}{:>10}{:>10}  {} ({:.2g})\n", r.name, r.timing.median_ms,
+               r.tflops, cublas_ms > 0 ? fmt::format("{:.2f}x", cublas_ms / r.timing.median_ms) : "-",
+               r.timing.runs, r.check.passed ? "ok" : "FAILED", r.check.worst_ratio);
+  }
+
+  if (!o.json_path.empty()) {
+    json j;
+    j["schema"] = "spx-gemm-1";
+    j["commit"] = bench::source_commit();
+    j["date"] = bench::utc_now_iso8601();
+    j["device"] = ctx.props().name;
+    j["m"] = m;
+    j["n"] = n;
+    j["k"] = k;
+    j["op_a"] = o.op_a;
+    j["op_b"] = o.op_b;
+    j["alpha"] = o.alpha;
+    j["beta"] = o.beta;
+    j["ld_pad"] = o.ld_pad;
+    j["precision"] = o.precision;
+    j["results"] = json::array();
+    for (const KernelResult& r : results) {
+      j["results"].push_back(
+          {{"kernel", r.name},
+           {"ms_median", r.timing.median_ms},
+           {"ms_min", r.timing.min_ms},
+           {"ms_max", r.timing.max_ms},
+           {"runs", r.timing.runs},
+           {"tflops", r.tflops},
+           {"vs_cublas", cublas_ms > 0 ? json(cublas_ms / r.timing.median_ms) : json(nullptr)},
+           {"checked", r.check.passed},
+           {"check_ratio", std::isfinite(r.check.worst_ratio) ? json(r.check.worst_ratio) : json(nullptr)},
+           {"rel_error", r.check.relative_error}});
+    }
+    bench::write_json(o.json_path, j);
+  }
+  for (const KernelResult& r : results) {
+    if (!r.check.passed) {
+      throw Error(
+          fmt::format("{}: the result does not match the reference (worst error {:.3g} times the bound)",
+                      r.name, r.check.worst_ratio));
+    }
+  }
+}
+
+#endif  // SPX_HAVE_CUDA
+
+void run_gemm(const GemmOptions& o) {
+  if (o.dims.empty() || o.dims.size() > 3) throw Error("spx gemm takes M [N [K]]");
+  for (int64_t d : o.dims) {
+    if (d <= 0) throw Error(fmt::format("spx gemm: dimensions must be positive, got {}", d));
+  }
+  if (o.ld_pad < 0) throw Error(fmt::format("--ld-pad must be >= 0, got {}", o.ld_pad));
+#ifdef SPX_HAVE_CUDA
+  if (o.precision == "f32") {
+    run_gemm_command<float>(o);
+  } else {
+    run_gemm_command<double>(o);
+  }
+#else
+  throw Error("spx gemm runs on the GPU; this spx was built without CUDA");
+#endif
+}
+
+}  // namespace
+
+void add_gemm_command(CLI::App& app) {
+  auto options = std::make_shared<GemmOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "gemm", "Time and check C = alpha*op(A)*op(B) + beta*C on the GPU: spx's kernels beside cuBLAS");
+  cmd->add_option("dims", options->dims,
+                  "M [N [K]]: C is M x N, the inner dimension K (N = M, K = N when omitted)")
+      ->required()
+      ->expected(1, 3)
+      ->type_name("M [N [K]]");
+  cmd->add_option("--op-a", options->op_a, "op(A): N (A is M x K) or T (A is K x M)")
+      ->check(CLI::IsMember({"N", "T"}))
+      ->capture_default_str();
+  cmd->add_option("--op-b", options->op_b, "op(B): N (B is K x N) or T (B is N x K)")
+      ->check(CLI::IsMember({"N", "T"}))
+      ->capture_default_str();
+  cmd->add_option("--alpha", options->alpha, "alpha")->capture_default_str();
+  cmd->add_option("--beta", options->beta, "beta (0: C is never read)")->capture_default_str();
+  cmd->add_option("--precision", options->precision, "f32 or f64")
+      ->check(CLI::IsMember({"f32", "f64"}))
+      ->capture_default_str();
+  cmd->add_option("--kernel", options->kernels,
+                  "Comma list: all, auto (the library default), v1 (CUDA cores), v2, v3 (FP64 tensor cores), "
+                  "cublas, or kernel names")
+      ->capture_default_str();
+  cmd->add_option("--ld-pad", options->ld_pad,
+                  "Extra rows in every leading dimension (lda = rows + pad, ...)")
+      ->capture_default_str();
+  cmd->add_option("--repeat", options->repeat, "Timed runs (default: at least 5 runs and --min-time seconds)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--min-time", options->min_time, "Least summed device time of the timed runs, seconds")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed of the random A, B and C")->capture_default_str();
+  cmd->add_option("--json", options->json_path, "Also write the results as JSON to FILE ('-': stdout)")
+      ->type_name("FILE|-");
+  cmd->footer(R"(Every kernel's first run is checked against a double-precision projection of the product
+(C*v for a random v, with a rounding-error bound per row) and against writes into C's padding.
+
+Examples:
+  spx gemm 4096                          all kernels, f64, 4096 x 4096 x 4096
+  spx gemm 1000 33 4097 --op-a T --beta 1.5 --ld-pad 3
+  spx gemm 65536 512 512 --kernel v3,cublas --json tall.json)");
+  cmd->callback([options] { run_gemm(*options); });
+}
+
+}  // namespace spx::cli
