@@ -175,7 +175,15 @@ __global__ void shared_read(int reps, long long* cycles, uint32_t* sink) {
   }
   __syncthreads();
   long long t1 = clock64();
-  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  if (threadIdx.x == 0) {
+    // Start, end and SM of each block: the SM's clock is shared by its blocks, so the SM's rate is
+    // its blocks' bytes over (last end - first start), whatever the blocks' overlap was.
+    uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    cycles[3 * blockIdx.x] = t0;
+    cycles[3 * blockIdx.x + 1] = t1;
+    cycles[3 * blockIdx.x + 2] = sm;
+  }
   if (acc == 0xffffffffu) *sink = acc;
 }
 
@@ -211,6 +219,26 @@ __device__ __forceinline__ void dmma_884(double (&d)[2], double a, double b) {
                : "d"(a), "d"(b));
 }
 
+// The sm_90 shape v3 uses: m16n8k4 (A two doubles per lane, B one, C four): 1024 flops per warp.
+__device__ __forceinline__ void dmma_1684(double (&d)[4], double a0, double a1, double b) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a0), "d"(a1), "d"(b));
+}
+
+__global__ void dmma_1684_rate(int steps, double a, double b, double* sink) {
+  double acc[4][4] = {};
+  for (int s = 0; s < steps; ++s) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) dmma_1684(acc[i], a, b, b);
+  }
+  double t = 0;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) t += acc[i][0] + acc[i][1] + acc[i][2] + acc[i][3];
+  if (t == -1.0) *sink = t;
+}
+
 __global__ void dmma_rate(int steps, double a, double b, double* sink) {
   double acc[4][2] = {};
   for (int s = 0; s < steps; ++s) {
@@ -233,7 +261,7 @@ struct Report {
   double lat_l1 = 0, lat_l2 = 0, lat_dram = 0;
   double shared_bytes_per_clk[3] = {0, 0, 0};
   double dfma_latency = 0;
-  double dfma_tflops = 0, dmma_tflops = 0;
+  double dfma_tflops = 0, dmma_tflops = 0, dmma_1684_tflops = 0;
 };
 
 long long read_cycles(long long* d) {
@@ -250,7 +278,7 @@ void measure(Report& r) {
   long long* d_cycles = nullptr;
   uint32_t* d_sink = nullptr;
   double* d_dsink = nullptr;
-  MICRO_CHECK(cudaMalloc(&d_cycles, 4096 * sizeof(long long)));
+  MICRO_CHECK(cudaMalloc(&d_cycles, 3 * 8192 * sizeof(long long)));  // 3 per block, <= 8192 blocks
   MICRO_CHECK(cudaMalloc(&d_sink, sizeof(uint32_t)));
   MICRO_CHECK(cudaMalloc(&d_dsink, sizeof(double)));
 
@@ -338,16 +366,28 @@ void measure(Report& r) {
 
   // 3. Shared-memory bandwidth: one block of 256 threads per SM slot, 8 blocks per SM.
   {
-    const int reps = 4096, blocks = r.sms * 8;
+    const int reps = 4096, blocks = std::min(r.sms * 8, 8192);
     auto per_clk = [&](auto kernel, std::size_t width) {
       kernel<<<blocks, 256>>>(reps, d_cycles, d_sink);
       MICRO_CHECK(cudaGetLastError());
-      std::vector<long long> cyc(blocks);
-      MICRO_CHECK(cudaMemcpy(cyc.data(), d_cycles, blocks * sizeof(long long), cudaMemcpyDeviceToHost));
-      std::sort(cyc.begin(), cyc.end());
+      std::vector<long long> rec(3 * static_cast<std::size_t>(blocks));
+      MICRO_CHECK(cudaMemcpy(rec.data(), d_cycles, rec.size() * sizeof(long long), cudaMemcpyDeviceToHost));
       const double bytes_per_block = static_cast<double>(reps) * 4 * 256 * static_cast<double>(width);
-      // 8 blocks share an SM while they run: bytes per clock per SM = 8 × per-block rate.
-      return 8 * bytes_per_block / static_cast<double>(cyc[cyc.size() / 2]);
+      std::vector<long long> first(r.sms, -1), last(r.sms, 0);
+      std::vector<int> count(r.sms, 0);
+      for (int b = 0; b < blocks; ++b) {
+        const int sm = static_cast<int>(rec[3 * b + 2]);
+        if (sm < 0 || sm >= r.sms) continue;
+        first[sm] = first[sm] < 0 ? rec[3 * b] : std::min(first[sm], rec[3 * b]);
+        last[sm] = std::max(last[sm], rec[3 * b + 1]);
+        ++count[sm];
+      }
+      std::vector<double> rates;
+      for (int sm = 0; sm < r.sms; ++sm)
+        if (count[sm] > 0 && last[sm] > first[sm])
+          rates.push_back(count[sm] * bytes_per_block / static_cast<double>(last[sm] - first[sm]));
+      std::sort(rates.begin(), rates.end());
+      return rates.empty() ? 0.0 : rates[rates.size() / 2];  // median SM
     };
     r.shared_bytes_per_clk[0] = per_clk(shared_read<1>, 4);
     r.shared_bytes_per_clk[1] = per_clk(shared_read<2>, 8);
@@ -364,6 +404,9 @@ void measure(Report& r) {
     const float mms = ev.median_ms([&] { dmma_rate<<<mgrid, block>>>(msteps, 1.0000001, 1e-9, d_dsink); });
     const double mmas = 4.0 * msteps * (static_cast<double>(mgrid) * block / 32);
     r.dmma_tflops = mmas * 2 * 8 * 8 * 4 / (mms * 1e-3) / 1e12;
+    const float m16 =
+        ev.median_ms([&] { dmma_1684_rate<<<mgrid, block>>>(msteps, 1.0000001, 1e-9, d_dsink); });
+    r.dmma_1684_tflops = mmas * 2 * 16 * 8 * 4 / (m16 * 1e-3) / 1e12;
   }
   MICRO_CHECK(cudaFree(d_cycles));
   MICRO_CHECK(cudaFree(d_sink));
@@ -396,9 +439,10 @@ void print(const Report& r) {
   std::printf("   32-bit %.1f, 64-bit %.1f, 128-bit %.1f (hardware: 128 B/clk)\n", r.shared_bytes_per_clk[0],
               r.shared_bytes_per_clk[1], r.shared_bytes_per_clk[2]);
   std::printf(
-      "\n4. FP64: DFMA dependent latency %.1f cycles; DFMA rate %.2f TFLOP/s; DMMA (m8n8k4) rate %.2f "
+      "\n4. FP64: DFMA dependent latency %.1f cycles; DFMA rate %.2f TFLOP/s; DMMA rate m8n8k4 %.2f, m16n8k4 "
+      "%.2f "
       "TFLOP/s\n",
-      r.dfma_latency, r.dfma_tflops, r.dmma_tflops);
+      r.dfma_latency, r.dfma_tflops, r.dmma_tflops, r.dmma_1684_tflops);
 }
 
 void write_json(const Report& r, const char* path) {
@@ -420,7 +464,8 @@ void write_json(const Report& r, const char* path) {
       r.lat_shared[0], r.lat_shared[1], r.lat_shared[2], r.lat_l1, r.lat_l2, r.lat_dram, r.dfma_latency);
   std::fprintf(f, "  \"shared_bytes_per_clock_per_sm\": {\"w32\": %.2f, \"w64\": %.2f, \"w128\": %.2f},\n",
                r.shared_bytes_per_clk[0], r.shared_bytes_per_clk[1], r.shared_bytes_per_clk[2]);
-  std::fprintf(f, "  \"dfma_tflops\": %.3f,\n  \"dmma_884_tflops\": %.3f\n}\n", r.dfma_tflops, r.dmma_tflops);
+  std::fprintf(f, "  \"dfma_tflops\": %.3f,\n  \"dmma_884_tflops\": %.3f,\n  \"dmma_1684_tflops\": %.3f\n}\n",
+               r.dfma_tflops, r.dmma_tflops, r.dmma_1684_tflops);
   std::fclose(f);
 }
 

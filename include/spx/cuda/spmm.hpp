@@ -73,10 +73,12 @@ void spmm_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, 
 // a second kernel that spreads each of them over the whole grid (atomicAdd into C, so their
 // summation order varies from run to run; every other row is deterministic).
 struct SpmmCsrConfig {
-  int threads_per_row = 8;     // G: a power of two 1..32
-  int block_size = 256;        // a multiple of 32, 32..256
-  int cols_per_pass = 8;       // L_c: a power of two 1..64, with L_c / G <= 8 columns per lane
-  int long_row_nnz = 1 << 14;  // >= 32: rows with more nonzeros go to the long-row kernel
+  int threads_per_row = 8;  // G: a power of two 1..32
+  int block_size = 256;     // a multiple of 32, 32..256
+  int cols_per_pass = 8;    // L_c: a power of two 1..64, with L_c / G <= 8 columns per lane
+  // >= 32: rows with more nonzeros are cut into chunks of this many for the long-row kernel;
+  // INT_MAX (what spmm_csr_rule gives when no row is that long) skips that pass altogether.
+  int long_row_nnz = 1 << 14;
 };
 void check_spmm_csr_config(const SpmmCsrConfig& config);
 std::string to_string(const SpmmCsrConfig& config);

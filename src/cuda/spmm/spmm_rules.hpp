@@ -131,8 +131,16 @@ inline constexpr int kCsrColsPerLaneIrregular = 1;
 inline constexpr double kCsrNonzerosPerSplitLane = 16.0;
 // Long rows: never below 1024 nonzeros (the long-row kernel's atomics cost more than a short walk),
 // never above 65536; in between, the serial walk the SpMV rule allows for this matrix.
-inline constexpr int kMinLongRowNnz = 1024;
+// Rows longer than long_row_nnz are cut into chunks of that many nonzeros, spread over the grid.
+// The floor was 1024 in the first version; on the H100 the shared matrices with a few rows of
+// 200-17,663 nonzeros (memplus, vsp_*, Maragal_6, L = 8) then took 300-440 µs against cuSPARSE's
+// 12-25 µs: one group walked up to 1024 dependent gathers. 64 keeps a chunk's serial walk near the
+// ~6 µs that kNsPerSerialSlot predicts for 64 slots.
+inline constexpr int kMinLongRowNnz = 64;
 inline constexpr int kMaxLongRowNnz = 1 << 16;
+// long_row_nnz when no row is longer than the threshold: spmm_csr then skips the long-row list,
+// its memset and the second kernel (three launches of ~2 µs each on small matrices).
+inline constexpr int kNoLongRows = std::numeric_limits<int>::max();
 
 inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols,
                                      const DeviceProps& device) {
@@ -147,6 +155,7 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
   while (c.cols_per_pass / c.threads_per_row > 8) c.threads_per_row *= 2;
   const int64_t budget = serial_slot_budget(stats, device) * split;
   c.long_row_nnz = static_cast<int>(std::clamp<int64_t>(budget, kMinLongRowNnz, kMaxLongRowNnz));
+  if (stats.max_row <= c.long_row_nnz) c.long_row_nnz = kNoLongRows;
   c.block_size =
       std::min(kMaxSpmmBlock, spread_block(std::max<int64_t>(1, stats.rows) * c.threads_per_row, device));
   return c;
