@@ -199,15 +199,20 @@ void launch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseAr
           a, B, C, lanes, first, shape.pass_cols, shape.ncols, alpha, beta, long_nnz, list, long_count);
     SPX_CHECK_LAUNCH("spmm_csr_kernel", ctx.stream());
     if (long_rows == nullptr) continue;
-    // One full wave of resident blocks takes the chunks (grid-stride).
+    // One full wave of resident blocks takes the chunks (grid-stride). A chunk is worked by a whole
+    // warp: the same column lanes, with 32 / column_lanes lanes splitting its nonzeros (instead of
+    // the main kernel's G / column_lanes), so a chunk is a few dependent gathers per lane, not
+    // long_row_nnz of them (H100, L = 8: memplus and the vsp_* matrices took 35-43 µs with the
+    // group's split, cuSPARSE 12-25 µs).
+    const Lanes warp_lanes{5, log2_of(32 / column_lanes)};
     const int per_sm = std::max(1, ctx.props().max_threads_per_sm / config.block_size);
     const dim3 long_grid(static_cast<unsigned>(std::max(1, ctx.props().sm_count) * per_sm), passes);
     if (shape.vec)
       spmm_csr_long_rows_kernel<V, true, T, I><<<long_grid, config.block_size, 0, ctx.stream()>>>(
-          a, B, C, lanes, first, shape.pass_cols, shape.ncols, alpha, long_nnz, long_rows, long_count);
+          a, B, C, warp_lanes, first, shape.pass_cols, shape.ncols, alpha, long_nnz, long_rows, long_count);
     else
       spmm_csr_long_rows_kernel<V, false, T, I><<<long_grid, config.block_size, 0, ctx.stream()>>>(
-          a, B, C, lanes, first, shape.pass_cols, shape.ncols, alpha, long_nnz, long_rows, long_count);
+          a, B, C, warp_lanes, first, shape.pass_cols, shape.ncols, alpha, long_nnz, long_rows, long_count);
     SPX_CHECK_LAUNCH("spmm_csr_long_rows_kernel", ctx.stream());
   }
 }

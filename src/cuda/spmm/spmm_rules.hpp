@@ -135,8 +135,9 @@ inline constexpr double kCsrNonzerosPerSplitLane = 16.0;
 // The floor was 1024 in the first version; on the H100 the shared matrices with a few rows of
 // 200-17,663 nonzeros (memplus, vsp_*, Maragal_6, L = 8) then took 300-440 µs against cuSPARSE's
 // 12-25 µs: one group walked up to 1024 dependent gathers. 64 keeps a chunk's serial walk near the
-// ~6 µs that kNsPerSerialSlot predicts for 64 slots.
-inline constexpr int kMinLongRowNnz = 64;
+// ~6 µs that kNsPerSerialSlot predicts for 64 slots; a warp works each chunk (csr.cu), so 32 nonzeros
+// are one to eight gathers per lane.
+inline constexpr int kMinLongRowNnz = 32;
 inline constexpr int kMaxLongRowNnz = 1 << 16;
 // long_row_nnz when no row is longer than the threshold: spmm_csr then skips the long-row list,
 // its memset and the second kernel (three launches of ~2 µs each on small matrices).
