@@ -48,7 +48,7 @@ const MatrixStats kG3Circuit = make(1'585'478, 4.8, 0.7, 6);
 TEST(SpmmFormatRule, RegularRowsGoToEllrPowerLawRowsToCsr) {
   EXPECT_FALSE(spmm_prefers_csr(kStencil27));
   EXPECT_FALSE(spmm_prefers_csr(kFem30));
-  EXPECT_FALSE(spmm_prefers_csr(kG3Circuit));
+  EXPECT_TRUE(spmm_prefers_csr(kG3Circuit));  // short uniform rows: CSR's lanes own columns
   EXPECT_TRUE(spmm_prefers_csr(kPowerLaw));
   EXPECT_TRUE(spmm_prefers_csr(kLongRows));
   EXPECT_FALSE(spmm_prefers_csr(MatrixStats{}));  // empty: either works, ELLR is trivial
@@ -61,14 +61,17 @@ TEST(SpmmFormatRule, MoreThanEightColumnsGoToCsr) {
   EXPECT_TRUE(spmm_prefers_csr(kPowerLaw, 1));
 }
 
-TEST(SpmmFormatRule, ThresholdsAreThePaddingRatioAndTheSpread) {
-  // Padding just under and over the bound, spread small.
-  EXPECT_FALSE(spmm_prefers_csr(make(100'000, 10.0, 2.0, 29)));
-  EXPECT_TRUE(spmm_prefers_csr(make(100'000, 10.0, 2.0, 31)));
-  // Spread over 1 with modest padding (many empty rows).
-  EXPECT_TRUE(spmm_prefers_csr(make(100'000, 10.0, 10.5, 25)));
-  // A slab over 2^31 slots cannot be built at all.
-  EXPECT_TRUE(spmm_prefers_csr(make(40'000'000, 50.0, 10.0, 100)));
+TEST(SpmmFormatRule, ThresholdsAreTheSlabSizeAndShortUniformRows) {
+  // Padding just under and over 64 slots per nonzero; the spread itself does not matter.
+  EXPECT_FALSE(spmm_prefers_csr(make(100'000, 10.0, 20.0, 639)));
+  EXPECT_TRUE(spmm_prefers_csr(make(100'000, 10.0, 20.0, 641)));
+  // A slab over 2^28 slots (3 GB in f64) goes to CSR even with little padding.
+  EXPECT_TRUE(spmm_prefers_csr(make(10'000'000, 30.0, 2.0, 40)));
+  EXPECT_FALSE(spmm_prefers_csr(make(5'000'000, 30.0, 2.0, 40)));
+  // Short uniform rows: CSR below an average of 6.5 with at most 3x padding, ELLR above either.
+  EXPECT_TRUE(spmm_prefers_csr(make(100'000, 6.0, 1.0, 12)));
+  EXPECT_FALSE(spmm_prefers_csr(make(100'000, 7.0, 1.0, 12)));
+  EXPECT_FALSE(spmm_prefers_csr(make(100'000, 4.5, 8.0, 200)));  // spread graph: ELLR (PGPgiantcompo)
 }
 
 TEST(SpmmEllrRule, ColumnsPerPassCoverLUpToThirtyTwo) {

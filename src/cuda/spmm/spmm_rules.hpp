@@ -20,21 +20,29 @@ namespace spx::cuda::detail {
 // (2) imbalance: the lanes of a warp walk as many slots as the longest of its rows, so a spread of
 // row lengths idles most lanes. The CSR kernel walks each row's own nonzeros and splits rows longer
 // than long_row_nnz over the whole grid, so it is the safe choice for power-law rows.
-inline constexpr double kMaxEllrPaddingRatio = 3.0;  // slab more than 3× the nonzeros: CSR
-inline constexpr double kMaxEllrRowSpread = 1.0;     // stddev / average row length above 1: CSR
-inline constexpr int64_t kMaxEllrSlots = int64_t{1} << 31;
+// The format rule, fitted on the H100 (bench/results/h100/spmm, the 40 shared matrices at L = 8,
+// ELLR-T and CSR SpMM side by side, f32 and f64; docs/spmm.md):
+//  * ELLPACK-R never reads its padding, so padding costs memory, not time: ELLR-T beat our CSR
+//    kernel on spread matrices with padding up to 45x (PGPgiantcompo, ca-CondMat, nh2010, zenios,
+//    vsp_data: 1.1-1.5x). The limit is the slab's size: more than 64 slots per nonzero (the bench's
+//    skip rule too) or more than 2^28 slots (3 GB in f64) go to CSR.
+//  * Short uniform rows (average below 6.5, padding at most 3x) go to CSR, whose lanes own columns:
+//    G3_circuit 127 vs 198 us, cs4, uk, lp_afiro, olm1000, delaunay_n16 (f64, L = 8); ELLR-T gives
+//    one thread a whole row of 3-6 nonzeros there.
+inline constexpr double kMaxEllrPaddingRatio = 64.0;
+inline constexpr int64_t kMaxEllrSlots = int64_t{1} << 28;
+inline constexpr double kShortRowAverage =
+    6.5;  // delaunay (6.0) CSR, bcsstk01 (8.3) ELLR; stencil7 (6.98) unmeasured
+inline constexpr double kShortRowMaxPadding = 3.0;
 
 inline bool spmm_prefers_csr(const MatrixStats& s) {
   if (s.nnz == 0 || s.rows == 0) return false;
   if (s.ell_padding_ratio > kMaxEllrPaddingRatio) return true;
-  if (s.avg_row > 0 && s.stddev_row / s.avg_row > kMaxEllrRowSpread) return true;
   const int64_t rows_padded = (s.rows + 31) / 32 * 32;
-  return rows_padded > kMaxEllrSlots / std::max<int64_t>(1, s.max_row);
+  if (rows_padded > kMaxEllrSlots / std::max<int64_t>(1, s.max_row)) return true;
+  return s.avg_row < kShortRowAverage && s.ell_padding_ratio <= kShortRowMaxPadding;
 }
 
-// With more than 8 columns the ELLR kernel's per-thread L_c-wide loads (32 rows of B per warp
-// instruction) lose to the CSR kernel's lanes-own-columns reads: at L = 32 (f64) stencil27 ran
-// 3.0 ms on ELLR-T at its best against 1.31 ms on CSR, fem_rows30 1.03 against 0.72.
 inline constexpr int64_t kMaxEllrDenseCols = 8;
 
 inline bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols) {
@@ -120,6 +128,14 @@ struct SpmmCsrChoice {
 // one contiguous row segment of B and needs no reduction at all. The sweep (f64, stencil27 and
 // fem_rows30): G = 2 at L = 8 (0.547 ms vs 0.623 for G = 4) and G = 8 at L = 32 (1.31 vs 1.56 for
 // G = 16).
+// Irregular rows for the CSR configuration (one column per lane, more lanes per row): a spread
+// (stddev / average) above 1 or an ELL slab over 3x the nonzeros — the thresholds of the study
+// behind kCsrColsPerLane* (docs/spmm.md), kept when the format rule changed.
+inline bool spmm_rows_irregular(const MatrixStats& s) {
+  if (s.nnz == 0 || s.rows == 0) return false;
+  return s.ell_padding_ratio > 3.0 || (s.avg_row > 0 && s.stddev_row / s.avg_row > 1.0);
+}
+
 inline constexpr int kCsrColsPerLane = 4;
 // Irregular matrices (those the format rule sends to CSR: random columns, rows of every length)
 // gather B rows from all over memory, so the kernel is latency-bound and wants more lanes in
@@ -147,7 +163,7 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
                                      const DeviceProps& device) {
   SpmmCsrChoice c;
   c.cols_per_pass = std::min(kMaxCsrColsPerPass, next_pow2(std::max<int64_t>(1, dense_cols)));
-  const int per_lane = spmm_prefers_csr(stats) ? kCsrColsPerLaneIrregular : kCsrColsPerLane;
+  const int per_lane = spmm_rows_irregular(stats) ? kCsrColsPerLaneIrregular : kCsrColsPerLane;
   const int column_lanes = std::min(32, std::max(1, c.cols_per_pass / per_lane));
   int split = 1;
   while (column_lanes * split < 32 && stats.avg_row >= 2.0 * split * kCsrNonzerosPerSplitLane) split *= 2;
