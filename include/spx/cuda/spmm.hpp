@@ -101,8 +101,10 @@ void spmm_set_spmvs(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> 
 
 // --- Choosing the format ------------------------------------------------------------------------
 enum class SpmmFormat { EllR, Csr };
-// EllR unless the ELLPACK-R slab would be mostly padding or the row lengths spread too far (the
-// thresholds and why: docs/spmm.md).
+// EllR unless the ELLPACK-R slab would be too large (more than 64 slots per nonzero or 2^28
+// slots: ELLPACK-R never reads its padding, so padding costs memory, not time) or the rows are
+// short and uniform (average below 6.5, where CSR's lanes-own-columns layout wins). Fitted on the
+// H100: src/cuda/spmm/spmm_rules.hpp and docs/spmm.md.
 // This one answers for L <= 8 columns (or for a matrix alone).
 SpmmFormat spmm_format_rule(const MatrixStats& stats);
 // With the number of columns: CSR also when L > 8, where the CSR kernel's lanes-own-columns reads
