@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "cpu/h100_props.hpp"
+
 #ifdef SPX_HAVE_CUDA
 #include "spx/cuda/spmv_formats.hpp"
 #include "spx/error.hpp"
@@ -20,20 +22,7 @@ using cuda::DeviceProps;
 using cuda::detail::ellr_t_choice;
 using cuda::detail::EllrTChoice;
 
-// An H100 SXM as cudaGetDeviceProperties describes it (3352 GB/s on the datasheet).
-DeviceProps h100() {
-  DeviceProps d;
-  d.name = "H100 (hand-made)";
-  d.cc_major = 9;
-  d.sm_count = 132;
-  d.max_threads_per_sm = 2048;
-  d.max_warps_per_sm = 64;
-  d.max_blocks_per_sm = 32;
-  d.max_threads_per_block = 1024;
-  d.mem_bus_bits = 5120;
-  d.mem_clock_khz = 2619000;
-  return d;
-}
+DeviceProps h100() { return h100_props(); }
 
 MatrixStats stats_of(int64_t rows, int64_t nnz, int64_t max_row) {
   MatrixStats s;

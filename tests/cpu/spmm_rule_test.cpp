@@ -1,10 +1,11 @@
 // The SpMM rules (src/cuda/spmm/spmm_rules.hpp) on hand-made matrix statistics and an H100's
-// device properties: the format rule (padding ratio, row-length spread), the ELLR-T SpMM rule
+// device properties: the format rule (slab size, short uniform rows), the ELLR-T SpMM rule
 // (T, BS, L_c) and the CSR SpMM rule. Host-only, so they run in every build.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
+#include "cpu/h100_props.hpp"
 #include "cuda/spmm/spmm_rules.hpp"
 
 namespace spx::test {
@@ -13,18 +14,7 @@ namespace {
 using cuda::DeviceProps;
 using namespace cuda::detail;
 
-DeviceProps h100() {
-  DeviceProps d;
-  d.name = "H100 (hand-made)";
-  d.cc_major = 9;
-  d.sm_count = 132;
-  d.max_threads_per_sm = 2048;
-  d.max_warps_per_sm = 64;
-  d.max_blocks_per_sm = 32;
-  d.mem_bus_bits = 5120;
-  d.mem_clock_khz = 2'619'000;
-  return d;
-}
+DeviceProps h100() { return h100_props(); }
 
 MatrixStats make(int64_t rows, double avg, double stddev, int64_t max_row) {
   MatrixStats s;
