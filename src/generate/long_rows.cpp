@@ -85,15 +85,7 @@ Csr<T, I> long_rows(I rows, I cols, I long_rows, I long_len, double empty_fracti
     std::vector<int64_t> columns, scratch;
 #pragma omp for schedule(dynamic, 64)
     for (int64_t row = 0; row < int64_t{rows}; ++row) {
-      detail::Rng rng(column_key, static_cast<uint64_t>(row));
-      detail::sample_sorted_distinct(rng, cols, length_of(row), columns, scratch);
-      int64_t k = A.row_ptr[row];
-      for (const int64_t col : columns) {
-        A.col_idx[k] = static_cast<I>(col);
-        A.values[k] = static_cast<T>(
-            detail::entry_value(value_key, static_cast<uint64_t>(row), static_cast<uint64_t>(col)));
-        ++k;
-      }
+      detail::fill_random_row(A, row, cols, length_of(row), column_key, value_key, columns, scratch);
     }
   }
   return A;

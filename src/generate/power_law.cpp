@@ -141,15 +141,7 @@ Csr<T, I> power_law(I n, double avg_row, double exponent, uint64_t seed) {
     std::vector<int64_t> columns, scratch;
 #pragma omp for schedule(dynamic, 256)
     for (int64_t row = 0; row < size; ++row) {
-      detail::Rng rng(column_key, static_cast<uint64_t>(row));
-      detail::sample_sorted_distinct(rng, size, row_length(row), columns, scratch);
-      int64_t k = A.row_ptr[row];
-      for (const int64_t col : columns) {
-        A.col_idx[k] = static_cast<I>(col);
-        A.values[k] = static_cast<T>(
-            detail::entry_value(value_key, static_cast<uint64_t>(row), static_cast<uint64_t>(col)));
-        ++k;
-      }
+      detail::fill_random_row(A, row, size, row_length(row), column_key, value_key, columns, scratch);
     }
   }
   return A;

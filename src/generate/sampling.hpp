@@ -44,4 +44,24 @@ inline void sample_sorted_distinct(Rng& rng, int64_t range, int64_t count, std::
   }
 }
 
+// Row `row` of A (row_ptr already set, `length` entries) gets `length` distinct random columns from
+// [0, cols), sorted, with their deterministic values: the row step of every random-pattern
+// generator. The column draw depends only on (column_key, row), the values on (value_key, row,
+// col), so rows can be filled in any order or thread. `columns` and `scratch` are reused buffers.
+template <class Matrix>
+void fill_random_row(Matrix& A, int64_t row, int64_t cols, int64_t length, uint64_t column_key,
+                     uint64_t value_key, std::vector<int64_t>& columns, std::vector<int64_t>& scratch) {
+  using I = typename Matrix::index_type;
+  using T = typename Matrix::value_type;
+  Rng rng(column_key, static_cast<uint64_t>(row));
+  sample_sorted_distinct(rng, cols, length, columns, scratch);
+  int64_t k = A.row_ptr[static_cast<std::size_t>(row)];
+  for (const int64_t col : columns) {
+    A.col_idx[static_cast<std::size_t>(k)] = static_cast<I>(col);
+    A.values[static_cast<std::size_t>(k)] =
+        static_cast<T>(entry_value(value_key, static_cast<uint64_t>(row), static_cast<uint64_t>(col)));
+    ++k;
+  }
+}
+
 }  // namespace spx::gen::detail

@@ -57,15 +57,7 @@ Csr<T, I> random_uniform(I rows, I cols, I row_len, uint64_t seed) {
     std::vector<int64_t> columns, scratch;
 #pragma omp for schedule(static)
     for (int64_t row = 0; row < int64_t{rows}; ++row) {
-      detail::Rng rng(column_key, static_cast<uint64_t>(row));
-      detail::sample_sorted_distinct(rng, cols, row_len, columns, scratch);
-      int64_t k = A.row_ptr[row];
-      for (const int64_t col : columns) {
-        A.col_idx[k] = static_cast<I>(col);
-        A.values[k] = static_cast<T>(
-            detail::entry_value(value_key, static_cast<uint64_t>(row), static_cast<uint64_t>(col)));
-        ++k;
-      }
+      detail::fill_random_row(A, row, cols, row_len, column_key, value_key, columns, scratch);
     }
   }
   return A;

@@ -16,7 +16,6 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
-#include "cuda/common/scale.hpp"
 #include "cuda/spmm/spmm_checks.hpp"
 #include "cuda/spmm/spmm_device.cuh"
 #include "cuda/spmm/spmm_rules.hpp"
@@ -25,8 +24,10 @@
 namespace spx::cuda {
 namespace {
 
+using detail::dense_arg;
 using detail::DenseArg;
 using detail::kMaxSpmmBlock;
+using detail::log2_of;
 
 template <class T, class I>
 struct CsrArg {
@@ -156,18 +157,6 @@ __global__ void __launch_bounds__(kMaxSpmmBlock)
   }
 }
 
-template <class T>
-DenseArg<T> dense_arg(DenseView<T> D) {
-  const bool row = D.layout == Layout::RowMajor;
-  return {D.data, row ? D.ld : 1, row ? 1 : D.ld};
-}
-
-int log2_of(int v) {
-  int l = 0;
-  while ((1 << l) < v) ++l;
-  return l;
-}
-
 struct LaunchShape {
   int64_t first_col;
   int64_t passes;
@@ -224,16 +213,9 @@ void dispatch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, Dense
   // V = L_c / G columns per lane (at least 1); a pass narrower than the group uses fewer lanes.
   const int group = config.threads_per_row;
   const int v = std::max(1, shape.pass_cols / group);
-  switch (v) {
-    case 1:
-      return launch<1>(ctx, A, B, C, config, group, shape, alpha, beta, long_rows, long_count);
-    case 2:
-      return launch<2>(ctx, A, B, C, config, group, shape, alpha, beta, long_rows, long_count);
-    case 4:
-      return launch<4>(ctx, A, B, C, config, group, shape, alpha, beta, long_rows, long_count);
-    default:
-      return launch<8>(ctx, A, B, C, config, group, shape, alpha, beta, long_rows, long_count);
-  }
+  detail::dispatch_value<1, 2, 4, 8>(v, [&](auto V) {
+    launch<V.value>(ctx, A, B, C, config, group, shape, alpha, beta, long_rows, long_count);
+  });
 }
 
 }  // namespace
@@ -245,10 +227,7 @@ void spmm_csr(Context& ctx, const DeviceCsr<T, I>& A, DenseView<const T> B, Dens
                               sizeof(T));
   check_spmm_csr_config(config);
   if (A.rows == 0 || C.cols == 0) return;
-  if (alpha == T{0}) {
-    const bool row = C.layout == Layout::RowMajor;
-    return scale_in_place(ctx, C.data, row ? C.cols : C.rows, row ? C.rows : C.cols, C.ld, beta);
-  }
+  if (alpha == T{0}) return detail::scale_view(ctx, C, beta);
   // The long-row list: at most nnz / long_row_nnz rows, in the context's workspace (it grows once).
   I* long_rows = nullptr;
   int* long_count = nullptr;

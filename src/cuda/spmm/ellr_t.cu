@@ -12,7 +12,6 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
-#include "cuda/common/scale.hpp"
 #include "cuda/spmm/spmm_checks.hpp"
 #include "cuda/spmm/spmm_device.cuh"
 #include "cuda/spmm/spmm_rules.hpp"
@@ -21,8 +20,10 @@
 namespace spx::cuda {
 namespace {
 
+using detail::dense_arg;
 using detail::DenseArg;
 using detail::kMaxSpmmBlock;
+using detail::log2_of;
 
 template <class T, class I>
 struct EllrArg {
@@ -83,18 +84,6 @@ __global__ void __launch_bounds__(kMaxSpmmBlock)
   }
 }
 
-template <class T>
-DenseArg<T> dense_arg(DenseView<T> D) {
-  const bool row = D.layout == Layout::RowMajor;
-  return {D.data, row ? D.ld : 1, row ? 1 : D.ld};
-}
-
-int log2_of(int v) {
-  int l = 0;
-  while ((1 << l) < v) ++l;
-  return l;
-}
-
 // `passes` passes of Lc columns from first_col (ncols == Lc), or one pass of ncols < Lc.
 template <int Lc, class T, class I>
 void launch_passes(Context& ctx, const DeviceEllR<T, I>& A, DenseArg<const T> B, DenseArg<T> C, bool vec,
@@ -121,20 +110,9 @@ void launch_passes(Context& ctx, const DeviceEllR<T, I>& A, DenseArg<const T> B,
 template <class T, class I>
 void dispatch(int lc, Context& ctx, const DeviceEllR<T, I>& A, DenseArg<const T> B, DenseArg<T> C, bool vec,
               const SpmmEllrConfig& config, int64_t first_col, int64_t passes, int ncols, T alpha, T beta) {
-  switch (lc) {
-    case 1:
-      return launch_passes<1>(ctx, A, B, C, vec, config, first_col, passes, ncols, alpha, beta);
-    case 2:
-      return launch_passes<2>(ctx, A, B, C, vec, config, first_col, passes, ncols, alpha, beta);
-    case 4:
-      return launch_passes<4>(ctx, A, B, C, vec, config, first_col, passes, ncols, alpha, beta);
-    case 8:
-      return launch_passes<8>(ctx, A, B, C, vec, config, first_col, passes, ncols, alpha, beta);
-    case 16:
-      return launch_passes<16>(ctx, A, B, C, vec, config, first_col, passes, ncols, alpha, beta);
-    default:
-      return launch_passes<32>(ctx, A, B, C, vec, config, first_col, passes, ncols, alpha, beta);
-  }
+  detail::dispatch_value<1, 2, 4, 8, 16, 32>(lc, [&](auto Lc) {
+    launch_passes<Lc.value>(ctx, A, B, C, vec, config, first_col, passes, ncols, alpha, beta);
+  });
 }
 
 }  // namespace
@@ -146,10 +124,7 @@ void spmm_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, 
                               sizeof(T));
   check_spmm_ellr_config(config);
   if (A.rows == 0 || C.cols == 0) return;
-  if (alpha == T{0}) {
-    const bool row = C.layout == Layout::RowMajor;
-    return scale_in_place(ctx, C.data, row ? C.cols : C.rows, row ? C.rows : C.cols, C.ld, beta);
-  }
+  if (alpha == T{0}) return detail::scale_view(ctx, C, beta);
   const int lc = config.cols_per_pass;
   const int64_t full = C.cols / lc;
   const int tail = static_cast<int>(C.cols % lc);

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/common/scale.hpp"
 #include "cuda/common/warp.cuh"
+#include "spx/cuda/spmm.hpp"
 
 namespace spx::cuda::detail {
 
@@ -82,6 +84,41 @@ __device__ __forceinline__ void group_reduce_all(T (&acc)[N], int width) {
 template <class T>
 __device__ __forceinline__ void write_scaled(T* c, T sum, T alpha, T beta) {
   *c = beta == T{0} ? alpha * sum : alpha * sum + beta * *c;
+}
+
+// --- Host side of the SpMM launchers ------------------------------------------------------------
+
+template <class T>
+DenseArg<T> dense_arg(DenseView<T> D) {
+  const bool row = D.layout == Layout::RowMajor;
+  return {D.data, row ? D.ld : 1, row ? 1 : D.ld};
+}
+
+// log2 of a power of two (the smallest l with 2^l >= v otherwise).
+inline int log2_of(int v) {
+  int l = 0;
+  while ((1 << l) < v) ++l;
+  return l;
+}
+
+// C = beta * C over the view's rows and columns (the alpha == 0 case: A and B are not read).
+template <class T>
+void scale_view(Context& ctx, DenseView<T> C, T beta) {
+  const bool row = C.layout == Layout::RowMajor;
+  scale_in_place(ctx, C.data, row ? C.cols : C.rows, row ? C.rows : C.cols, C.ld, beta);
+}
+
+// Calls f(std::integral_constant<int, V>{}) for the first V of the list equal to v, or for the last
+// one when none is: turns a run-time tuning value into a kernel's template argument.
+template <int First, int... Rest, class F>
+void dispatch_value(int v, F&& f) {
+  if constexpr (sizeof...(Rest) == 0) {
+    f(std::integral_constant<int, First>{});
+  } else if (v == First) {
+    f(std::integral_constant<int, First>{});
+  } else {
+    dispatch_value<Rest...>(v, static_cast<F&&>(f));
+  }
 }
 
 }  // namespace spx::cuda::detail

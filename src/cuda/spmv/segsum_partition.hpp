@@ -19,11 +19,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define SPX_HOST_DEVICE __host__ __device__
-#else
-#define SPX_HOST_DEVICE
-#endif
+#include "cuda/common/host_device.hpp"
 
 namespace spx::cuda::detail {
 
