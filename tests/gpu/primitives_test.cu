@@ -1,5 +1,6 @@
 // Warp- and block-level reduce and scan (src/cuda/common/warp.cuh, block.cuh) against host loops,
-// on an odd number of elements (the last group partial), for int (exact), float and double.
+// on an odd number of elements (the last group partial), for int (exact), float and double; and the
+// run sums of run_sum.cuh on runs around every batch boundary.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 
 #include "cuda/common/block.cuh"
 #include "cuda/common/check.hpp"
+#include "cuda/common/run_sum.cuh"
 #include "cuda/common/warp.cuh"
 #include "gpu_test_support.hpp"
 
@@ -194,6 +196,79 @@ TEST(GpuPrimitives, WarpReduceOfInt64IsExact) {
   SPX_REQUIRE_GPU();
   // 64-bit shuffles (two 32-bit halves) with values past 2^32.
   check_warp<32, long long>("int64");
+}
+
+// The combining pattern of the COO boundary and segsum synchronizer kernels: the thread at the start
+// of each run (key >= 0, previous key different) sums the first 8 entries after it itself and the
+// rest of a longer run with its warp.
+__global__ void run_sum_kernel(const int32_t* keys, const double* values, int64_t n, double* out) {
+  const int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  int32_t key = -1;
+  double sum = 0;
+  int64_t next = i + 1;
+  if (i < n && keys[i] >= 0 && (i == 0 || keys[i - 1] != keys[i])) {
+    key = keys[i];
+    sum = values[i];
+    cuda::thread_sum_run_prefix<8>(keys, values, n, key, next, sum);
+  }
+  const bool long_run = key >= 0 && next == i + 9 && next < n && keys[next] == key;
+  unsigned pending = __ballot_sync(cuda::kFullWarpMask, long_run);
+  while (pending != 0) {
+    const int owner = __ffs(static_cast<int>(pending)) - 1;
+    const int32_t run_key = __shfl_sync(cuda::kFullWarpMask, key, owner);
+    const int64_t first = __shfl_sync(cuda::kFullWarpMask, next, owner);
+    const double part = cuda::warp_sum_run<4>(keys, values, n, first, run_key);
+    if (static_cast<int>(threadIdx.x % 32) == owner) sum += part;
+    pending &= pending - 1;
+  }
+  if (i < n) out[i] = key >= 0 ? sum : -1.0;
+}
+
+TEST(GpuPrimitives, RunSumsCoverEveryRunLength) {
+  SPX_REQUIRE_GPU();
+  // Runs of every length around the thread prefix (8) and the warp batch (32 x 4 = 128), a
+  // separator key -1 between some runs, and a long run reaching the end of the array. Integer
+  // values: every sum is exact, whatever the order.
+  std::vector<int32_t> keys;
+  std::vector<double> values;
+  std::mt19937_64 rng(fresh_seed());
+  int32_t key = 0;
+  const std::vector<int> lengths{1,  2,  7,   8,   9,   10,  16,  31,  32,  33,
+                                 40, 41, 127, 128, 129, 136, 137, 500, 4099};
+  for (int rep = 0; rep < 3; ++rep) {
+    for (int len : lengths) {
+      for (int k = 0; k < len; ++k) {
+        keys.push_back(key);
+        values.push_back(static_cast<double>(rng() % 1000));
+      }
+      ++key;
+      if (rng() % 3 == 0) {
+        keys.push_back(-1);
+        values.push_back(1e9);  // never added
+      }
+    }
+  }
+  for (int k = 0; k < 3001; ++k) {
+    keys.push_back(key);
+    values.push_back(static_cast<double>(rng() % 1000));
+  }
+  const auto n = static_cast<int64_t>(keys.size());
+  std::vector<double> want(keys.size(), -1.0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (keys[i] < 0 || (i > 0 && keys[i - 1] == keys[i])) continue;
+    double s = 0;
+    for (int64_t j = i; j < n && keys[j] == keys[i]; ++j) s += values[j];
+    want[i] = s;
+  }
+  auto& ctx = gpu();
+  const auto d_keys = cuda::to_device(ctx, keys);
+  const auto d_values = cuda::to_device(ctx, values);
+  auto out = cuda::to_device(ctx, std::vector<double>(keys.size(), std::nan("")));  // poisoned
+  const auto blocks = static_cast<unsigned>((n + 127) / 128);
+  run_sum_kernel<<<blocks, 128, 0, ctx.stream()>>>(d_keys.data(), d_values.data(), n, out.data());
+  SPX_CHECK_LAUNCH("run_sum_kernel", ctx.stream());
+  const std::vector<double> got = cuda::to_host(ctx, out);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << "entry " << i << " key " << keys[i];
 }
 
 }  // namespace

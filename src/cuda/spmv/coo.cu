@@ -16,6 +16,7 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
+#include "cuda/common/run_sum.cuh"
 #include "cuda/common/scale.hpp"
 #include "cuda/common/segmented.cuh"
 #include "cuda/common/warp.cuh"
@@ -35,6 +36,7 @@ constexpr int kFixupBlock = 256;
 // the tail of one chunk and the head of the next); a row that spans more chunks than this is
 // summed by the whole warp (a row of 10^6 nonzeros spans ~4000 chunks of 256).
 constexpr int kShortRun = 8;
+constexpr int kRunBatch = 16;  // loads per lane in flight when a warp sums a long run
 
 // Where the boundary partials go (deterministic mode); all null in fast mode or with one chunk.
 template <class T, class I>
@@ -150,8 +152,8 @@ __global__ void __launch_bounds__(kMaxCooBlock)
 // One thread per chunk c: if c's tail slot holds a row, that row's partials are the tail slot of c
 // and the head slots of the chunks after c that still hold it (coo_chunks.hpp, run_end). They are
 // added in slot order: by the thread itself for the first kShortRun heads, by the whole warp for the
-// rest (lane-strided partial sums, then warp_reduce_sum's fixed tree). Nothing depends on timing,
-// so the sums are the same bits on every run.
+// rest (run_sum.cuh: lane-strided partial sums with batched loads, then warp_reduce_sum's fixed
+// tree). Nothing depends on timing, so the sums are the same bits on every run.
 template <class T, class I>
 __global__ void __launch_bounds__(kFixupBlock)
     spmv_coo_boundary_kernel(int64_t chunks, BoundarySlots<T, I> slots, T* __restrict__ y, T alpha, T beta) {
@@ -164,24 +166,16 @@ __global__ void __launch_bounds__(kFixupBlock)
     row = slots.tail_row[c];
     if (row >= 0) {
       sum = slots.tail_value[c];
-      for (int k = 0; k < kShortRun && next < chunks && slots.head_row[next] == row; ++k, ++next)
-        sum += slots.head_value[next];
+      thread_sum_run_prefix<kShortRun>(slots.head_row, slots.head_value, chunks, row, next, sum);
     }
   }
-  const bool long_run = row >= 0 && next < chunks && slots.head_row[next] == row;
+  const bool long_run = row >= 0 && next == c + 1 + kShortRun && next < chunks && slots.head_row[next] == row;
   unsigned pending = __ballot_sync(kFullWarpMask, long_run);
   while (pending != 0) {
     const int owner = __ffs(static_cast<int>(pending)) - 1;
     const I run_row = __shfl_sync(kFullWarpMask, row, owner);
     const int64_t first = __shfl_sync(kFullWarpMask, next, owner);
-    T part = 0;
-    for (int64_t j = first + lane;; j += 32) {
-      const bool in_run = j < chunks && slots.head_row[j] == run_row;
-      if (in_run) part += slots.head_value[j];
-      // The run is contiguous: once a lane is past its end, no later slot belongs to it.
-      if (!__all_sync(kFullWarpMask, in_run)) break;
-    }
-    part = warp_reduce_sum(part);
+    const T part = warp_sum_run<kRunBatch>(slots.head_row, slots.head_value, chunks, first, run_row);
     if (lane == owner) sum += part;
     pending &= pending - 1;
   }

@@ -35,6 +35,7 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
+#include "cuda/common/run_sum.cuh"
 #include "cuda/common/segmented.cuh"
 #include "cuda/common/warp.cuh"
 #include "cuda/spmv/segsum_launch.hpp"
@@ -46,7 +47,8 @@ namespace {
 constexpr int kMaxSegsumBlock = 512;
 constexpr int kPlanBlock = 256;
 constexpr int kSyncBlock = 256;
-constexpr int kShortRun = 8;  // synchronizer runs up to this long are summed by one thread
+constexpr int kShortRun = 8;   // synchronizer runs up to this long are summed by one thread
+constexpr int kRunBatch = 16;  // loads per lane in flight when a warp sums a long run
 // Coalesced loads of values and of col_idx in flight per lane before the first gather of x, and
 // the register cap of the tile kernel (minimum resident blocks of kMaxSegsumBlock threads).
 // Compile-time, chosen by the H100 study in docs/spmv-segsum.md (the device driver rebuilds this
@@ -336,8 +338,10 @@ __global__ void __launch_bounds__(kSyncBlock)
 }
 
 // One thread per warp w: if w opens a run of warps whose first segment is the same row (w - 1
-// does not share it), adds their synchronizer partials in warp order to y. Nothing depends on
-// timing, so the sums are the same bits on every run.
+// does not share it), adds their synchronizer partials in warp order to y: the first kShortRun by
+// the thread, the rest of a long run by the whole warp (run_sum.cuh; batched loads, since a row of
+// 10^6 nonzeros leaves thousands of partials). Nothing depends on timing, so the sums are the same
+// bits on every run.
 template <class T>
 __global__ void __launch_bounds__(kSyncBlock) segsum_sync_kernel(SegsumArgs<T> a) {
   const int64_t w = int64_t{blockIdx.x} * kSyncBlock + threadIdx.x;
@@ -350,23 +354,16 @@ __global__ void __launch_bounds__(kSyncBlock) segsum_sync_kernel(SegsumArgs<T> a
     if (row >= 0 && a.sync_row[w - 1] == row) row = -1;  // not the start of its run
     if (row >= 0) {
       sum = a.sync_value[w];
-      for (int k = 0; k < kShortRun && next < a.warps && a.sync_row[next] == row; ++k, ++next)
-        sum += a.sync_value[next];
+      thread_sum_run_prefix<kShortRun>(a.sync_row, a.sync_value, a.warps, row, next, sum);
     }
   }
-  const bool long_run = row >= 0 && next < a.warps && a.sync_row[next] == row;
+  const bool long_run = row >= 0 && next == w + 1 + kShortRun && next < a.warps && a.sync_row[next] == row;
   unsigned pending = __ballot_sync(kFullWarpMask, long_run);
   while (pending != 0) {
     const int owner = __ffs(static_cast<int>(pending)) - 1;
     const int32_t run_row = __shfl_sync(kFullWarpMask, row, owner);
     const int64_t first = __shfl_sync(kFullWarpMask, next, owner);
-    T part = 0;
-    for (int64_t j = first + lane;; j += 32) {
-      const bool in_run = j < a.warps && a.sync_row[j] == run_row;
-      if (in_run) part += a.sync_value[j];
-      if (!__all_sync(kFullWarpMask, in_run)) break;  // runs are contiguous
-    }
-    part = warp_reduce_sum(part);
+    const T part = warp_sum_run<kRunBatch>(a.sync_row, a.sync_value, a.warps, first, run_row);
     if (lane == owner) sum += part;
     pending &= pending - 1;
   }
