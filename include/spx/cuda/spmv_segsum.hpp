@@ -57,11 +57,11 @@ struct SegsumSpmvPlan {
   const void* row_ptr = nullptr;  // the matrix it was made for
   int64_t tiles = 0;
   int64_t warps = 0;
-  int64_t dirty_tiles = 0;               // read back once at plan time (for reports)
-  DeviceBuffer<int32_t> tile_row;        // tiles + 1
-  DeviceBuffer<uint8_t> tile_dirty;      // tiles
-  DeviceBuffer<double> sync_value;       // warps: the partial of the row open at the warp's start (as T)
-  DeviceBuffer<uint32_t> sync_arrivals;  // warps: arrival counters of the in-kernel synchronizer
+  int64_t dirty_tiles = 0;           // read back once at plan time (for reports)
+  DeviceBuffer<int32_t> tile_row;    // tiles + 1
+  DeviceBuffer<uint8_t> tile_dirty;  // tiles
+  DeviceBuffer<int32_t> sync_row;    // warps: the row open at the warp's start, or -1
+  DeviceBuffer<double> sync_value;   // warps: its partial sum (used as T)
   // Wide tiles (row ranges of more than 2 × 32 × T + 2 rows: long runs of empty rows), whose
   // empty rows a separate grid-wide pass scales: tile ids, exclusive prefix of range lengths.
   int64_t wide_tiles = 0;

@@ -18,7 +18,7 @@
 //     row start; a warp segmented scan over (value, has-start) pairs (segmented.cuh) joins the
 //     parts across lanes, so the lane holding a row's end writes it;
 //  4. the tile's last segment is carried to the next tile of the warp; the warp's first segment,
-//     when its row started in an earlier warp, goes to the synchronizer (sync_value).
+//     when its row started in an earlier warp, goes to the synchronizer (sync_row, sync_value).
 // A segment's row is speculated as boundary row + rank of its start (clean tiles) or searched in
 // row_ptr within the tile's row range (dirty tiles: the checking stage, done inline).
 //
@@ -27,16 +27,15 @@
 // values and col_idx are loaded evict-first so that the gathered x stays in L2; an L2 prefetch of
 // the warp's next tile is a knob (off: measured slower, the L2 is the bottleneck).
 //
-// The synchronizer runs in the same launch (arrive_in_run): the warps sharing a row count
-// themselves in a per-row-run counter, and the last to arrive adds the partials to y in warp order
-// (deterministic; no second kernel, which cost ~3 µs of launch on small matrices and, as a
-// separate pass, 14-57 µs on a row of 1.4M nonzeros). Each row of y is written by exactly one tile
-// (its first nonzero's, or the owner of its empty offset), so beta is applied once and y needs no
-// pre-pass.
+// segsum_sync_kernel then adds the synchronizer partials to y: one thread per run of warps sharing
+// an open row, in warp order (deterministic; long runs summed by the whole warp, as coo.cu does).
+// Each row of y is written by exactly one tile (its first nonzero's, or the owner of its empty
+// offset), so beta is applied once and y needs no pre-pass.
 #include <cstdint>
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
+#include "cuda/common/run_sum.cuh"
 #include "cuda/common/segmented.cuh"
 #include "cuda/common/warp.cuh"
 #include "cuda/spmv/segsum_launch.hpp"
@@ -48,6 +47,8 @@ namespace {
 constexpr int kMaxSegsumBlock = 512;
 constexpr int kPlanBlock = 256;
 constexpr int kSyncBlock = 256;
+constexpr int kShortRun = 8;   // synchronizer runs up to this long are summed by one thread
+constexpr int kRunBatch = 16;  // loads per lane in flight when a warp sums a long run
 // Coalesced loads of values and of col_idx in flight per lane before the first gather of x, and
 // the register cap of the tile kernel (minimum resident blocks of kMaxSegsumBlock threads).
 // Compile-time, chosen by the H100 study in docs/spmv-segsum.md (the device driver rebuilds this
@@ -107,33 +108,6 @@ __device__ __forceinline__ void prefetch_range_l2(const void* ptr, int64_t bytes
   for (int64_t o = int64_t{lane} * 128; o < bytes; o += 32 * 128) prefetch_l2(base + o);
 }
 
-// The synchronizer, in the tile kernel: the warps that share a row (its first warp, which wrote
-// alpha*own + beta*y, and the later ones, whose partials are in sync_value) each count themselves in
-// sync_arrivals[first warp] once their writes are visible; the last to arrive adds the later warps'
-// partials in warp order (lane-strided, then warp_reduce_sum's fixed tree: the same bits on every
-// run, whoever arrives last), adds alpha times that to y and resets the counter for the next call.
-// The run of a row is known from row_ptr alone: warps row_ptr[row] / warp_nnz to
-// (row_ptr[row + 1] - 1) / warp_nnz. Reads of what other warps wrote bypass L1 (__ldcg).
-template <class T>
-__device__ __forceinline__ void arrive_in_run(const SegsumArgs<T>& a, int32_t row, int warp_nnz) {
-  const int lane = lane_id();
-  const int first = __ldg(a.row_ptr + row) / warp_nnz;
-  const int last = (__ldg(a.row_ptr + row + 1) - 1) / warp_nnz;
-  if (first >= last) return;  // the row ends in its first warp: written there, nothing to add
-  unsigned is_last = 0;
-  if (lane == 0) is_last = atomicAdd(a.sync_arrivals + first, 1u) == static_cast<unsigned>(last - first);
-  if (!__shfl_sync(kFullWarpMask, is_last, 0)) return;
-  __threadfence();
-  T part = 0;
-#pragma unroll 4
-  for (int w = first + 1 + lane; w <= last; w += 32) part += __ldcg(a.sync_value + w);
-  part = warp_reduce_sum(part);
-  if (lane == 0) {
-    a.y[row] = __ldcg(a.y + row) + a.alpha * part;
-    a.sync_arrivals[first] = 0u;  // every warp of the run has arrived: nobody else touches it
-  }
-}
-
 // Tile positions, rows and tile/warp numbers are int32 in here (the plan checks nnz + one tile and
 // rows against INT32_MAX): half the registers of int64 index arithmetic.
 template <class T>
@@ -162,7 +136,6 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
   int32_t carry_row = -1;
   bool carry_open = false;
   bool carry_sync = true;  // the open segment's row started before this warp (synchronizer)
-  int32_t head_row = -1;   // the row open at the warp's start (its partial goes to sync_value)
   for (int t = first_tile; t < last_tile; ++t) {
     const int begin = t * tile_elems;
     const int end = begin + tile_elems < nnz ? begin + tile_elems : nnz;
@@ -257,10 +230,7 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
       carry_open = false;
       carry_sync = false;
     }
-    if (t == first_tile) {
-      head_row = pos0 ? -1 : r0;
-      if (lane == 0 && a.sync_row != nullptr) a.sync_row[warp] = head_row;
-    }
+    if (t == first_tile && lane == 0 && a.sync_row != nullptr) a.sync_row[warp] = pos0 ? -1 : r0;
 
     const int word = q0 >> 5;
     const uint64_t pair = uint64_t{flags[word]} | (uint64_t{flags[word + 1]} << 32);
@@ -335,13 +305,6 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
     else
       write_row(a, carry_row, carry);
   }
-  if (a.sync_arrivals != nullptr) {
-    __threadfence();  // every lane's y and sync_value writes, before the warp counts itself
-    __syncwarp();
-    const int warp_nnz = tile_elems * a.tiles_per_warp;
-    if (head_row >= 0) arrive_in_run(a, head_row, warp_nnz);
-    if (carry_open && !carry_sync) arrive_in_run(a, carry_row, warp_nnz);
-  }
 }
 
 // The empty rows of wide tiles (segsum_partition.hpp), scaled by beta grid-wide: thread g takes
@@ -374,6 +337,39 @@ __global__ void __launch_bounds__(kSyncBlock)
   if (i < n) y[rows[i]] += alpha * reinterpret_cast<const T*>(values)[i];
 }
 
+// One thread per warp w: if w opens a run of warps whose first segment is the same row (w - 1
+// does not share it), adds their synchronizer partials in warp order to y: the first kShortRun by
+// the thread, the rest of a long run by the whole warp (run_sum.cuh; batched loads, since a row of
+// 10^6 nonzeros leaves thousands of partials). Nothing depends on timing, so the sums are the same
+// bits on every run.
+template <class T>
+__global__ void __launch_bounds__(kSyncBlock) segsum_sync_kernel(SegsumArgs<T> a) {
+  const int64_t w = int64_t{blockIdx.x} * kSyncBlock + threadIdx.x;
+  const int lane = lane_id();
+  int32_t row = -1;
+  T sum = 0;
+  int64_t next = w + 1;
+  if (w >= 1 && w < a.warps) {
+    row = a.sync_row[w];
+    if (row >= 0 && a.sync_row[w - 1] == row) row = -1;  // not the start of its run
+    if (row >= 0) {
+      sum = a.sync_value[w];
+      thread_sum_run_prefix<kShortRun>(a.sync_row, a.sync_value, a.warps, row, next, sum);
+    }
+  }
+  const bool long_run = row >= 0 && next == w + 1 + kShortRun && next < a.warps && a.sync_row[next] == row;
+  unsigned pending = __ballot_sync(kFullWarpMask, long_run);
+  while (pending != 0) {
+    const int owner = __ffs(static_cast<int>(pending)) - 1;
+    const int32_t run_row = __shfl_sync(kFullWarpMask, row, owner);
+    const int64_t first = __shfl_sync(kFullWarpMask, next, owner);
+    const T part = warp_sum_run<kRunBatch>(a.sync_row, a.sync_value, a.warps, first, run_row);
+    if (lane == owner) sum += part;
+    pending &= pending - 1;
+  }
+  if (row >= 0) a.y[row] += a.alpha * sum;  // the owner wrote alpha*own + beta*y already
+}
+
 }  // namespace
 
 void launch_segsum_plan(Context& ctx, const int32_t* row_ptr, int64_t rows, int64_t nnz, int64_t tile_size,
@@ -404,6 +400,10 @@ void launch_segsum_spmv(Context& ctx, const SegsumArgs<T>& a) {
   }
   segsum_tile_kernel<T><<<grid_for(a.warps * 32, a.block_size), a.block_size, smem, ctx.stream()>>>(a);
   SPX_CHECK_LAUNCH("segsum_tile_kernel", ctx.stream());
+  if (a.warps > 1 && a.sync_on_device) {
+    segsum_sync_kernel<T><<<grid_for(a.warps, kSyncBlock), kSyncBlock, 0, ctx.stream()>>>(a);
+    SPX_CHECK_LAUNCH("segsum_sync_kernel", ctx.stream());
+  }
 }
 
 template <class T>

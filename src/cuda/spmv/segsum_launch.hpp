@@ -32,13 +32,11 @@ struct SegsumArgs {
   int block_size = 256;
   const int32_t* tile_row = nullptr;
   const uint8_t* tile_dirty = nullptr;
-  int32_t* sync_row = nullptr;  // the host synchronizer only: the row open at each warp's start
+  int32_t* sync_row = nullptr;
   T* sync_value = nullptr;
-  // Device synchronizer (in the tile kernel): one arrival counter per warp, zero between calls.
-  // Null: the host combines sync_row / sync_value (launch_segsum_fixups).
-  uint32_t* sync_arrivals = nullptr;
-  bool prefetch = true;  // L2 prefetch of the warp's next tile
-  bool stream = true;    // evict-first loads of values and col_idx
+  bool prefetch = true;        // L2 prefetch of the warp's next tile
+  bool stream = true;          // evict-first loads of values and col_idx
+  bool sync_on_device = true;  // run segsum_sync_kernel (false: the host combines, see below)
   // Wide tiles (segsum_partition.hpp): their ids, the exclusive prefix of their row-range lengths
   // and its total (the rows segsum_wide_empty_kernel visits).
   const int32_t* wide_tiles = nullptr;
@@ -47,8 +45,8 @@ struct SegsumArgs {
   int64_t wide_total = 0;
 };
 
-// The empty rows of wide tiles (if any) and the tile kernel (which also runs the synchronizer when
-// sync_arrivals is set); all checked.
+// The empty rows of wide tiles (if any), the tile kernel and, for more than one warp and
+// sync_on_device, the synchronizer fix-up; all checked.
 template <class T>
 void launch_segsum_spmv(Context& ctx, const SegsumArgs<T>& args);
 

@@ -83,8 +83,8 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
     plan.fixup_row = PinnedBuffer<int32_t>(warps, "segsum host fix-up rows");
     plan.fixup_value = PinnedBuffer<double>(warps, "segsum host fix-up values");
   } else {
+    plan.sync_row = DeviceBuffer<int32_t>(warps, "segsum synchronizer rows");
     plan.sync_value = DeviceBuffer<double>(warps, "segsum synchronizer values");
-    plan.sync_arrivals = to_device(ctx, std::vector<uint32_t>(warps, 0u), "segsum synchronizer counters");
   }
   DeviceBuffer<unsigned long long> count =
       to_device(ctx, std::vector<unsigned long long>{0ull}, "segsum count");
@@ -159,8 +159,8 @@ void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>
   a.wide_count = plan.wide_tiles;
   a.wide_total = plan.wide_rows;
   if (!plan.params.sync_on_host) {
+    a.sync_row = plan.sync_row.data();
     a.sync_value = reinterpret_cast<T*>(plan.sync_value.data());
-    a.sync_arrivals = plan.sync_arrivals.data();
     detail::launch_segsum_spmv(ctx, a);
     return;
   }
@@ -169,6 +169,7 @@ void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>
   // of warps sharing a row in warp order, and the device adds the sums to y.
   a.sync_row = plan.host_sync_row.data();
   a.sync_value = reinterpret_cast<T*>(plan.host_sync_value.data());
+  a.sync_on_device = false;
   detail::launch_segsum_spmv(ctx, a);
   if (plan.warps <= 1) return;
   ctx.synchronize();
