@@ -198,29 +198,18 @@ TEST(GpuPrimitives, WarpReduceOfInt64IsExact) {
   check_warp<32, long long>("int64");
 }
 
-// The combining pattern of the COO boundary and segsum synchronizer kernels: the thread at the start
-// of each run (key >= 0, previous key different) sums the first 8 entries after it itself and the
-// rest of a longer run with its warp.
+// The combining step of the COO boundary and segsum synchronizer kernels (sum_run_after): the thread at the
+// start of each run (key >= 0, previous key different) sums the first 8 entries after it itself and the rest
+// of a longer run with its warp.
 __global__ void run_sum_kernel(const int32_t* keys, const double* values, int64_t n, double* out) {
   const int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   int32_t key = -1;
   double sum = 0;
-  int64_t next = i + 1;
   if (i < n && keys[i] >= 0 && (i == 0 || keys[i - 1] != keys[i])) {
     key = keys[i];
     sum = values[i];
-    cuda::thread_sum_run_prefix<8>(keys, values, n, key, next, sum);
   }
-  const bool long_run = key >= 0 && next == i + 9 && next < n && keys[next] == key;
-  unsigned pending = __ballot_sync(cuda::kFullWarpMask, long_run);
-  while (pending != 0) {
-    const int owner = __ffs(static_cast<int>(pending)) - 1;
-    const int32_t run_key = __shfl_sync(cuda::kFullWarpMask, key, owner);
-    const int64_t first = __shfl_sync(cuda::kFullWarpMask, next, owner);
-    const double part = cuda::warp_sum_run<4>(keys, values, n, first, run_key);
-    if (static_cast<int>(threadIdx.x % 32) == owner) sum += part;
-    pending &= pending - 1;
-  }
+  sum = cuda::sum_run_after<8, 4>(keys, values, n, key >= 0, key, i + 1, sum);
   if (i < n) out[i] = key >= 0 ? sum : -1.0;
 }
 

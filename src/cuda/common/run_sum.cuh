@@ -71,4 +71,26 @@ __device__ __forceinline__ T warp_sum_run(const K* __restrict__ keys, const T* _
   return warp_reduce_sum(part);
 }
 
+// The whole combining step, called by every lane of the warp: a lane with has_run owns the run of
+// `key` that continues at index `next` and gets its entries added to `sum`, the first ThreadRun by
+// itself, the rest (a long run) by the whole warp with warp_sum_run, one long run after another.
+// Returns the lane's sum (unchanged without a run). Equal inputs give equal bits.
+template <int ThreadRun, int Batch, class K, class T>
+__device__ __forceinline__ T sum_run_after(const K* __restrict__ keys, const T* __restrict__ values,
+                                           int64_t n, bool has_run, K key, int64_t next, T sum) {
+  const int64_t start = next;
+  if (has_run) thread_sum_run_prefix<ThreadRun>(keys, values, n, key, next, sum);
+  const bool long_run = has_run && next == start + ThreadRun && next < n && keys[next] == key;
+  unsigned pending = __ballot_sync(kFullWarpMask, long_run);
+  while (pending != 0) {
+    const int owner = __ffs(static_cast<int>(pending)) - 1;
+    const K run_key = __shfl_sync(kFullWarpMask, key, owner);
+    const int64_t first = __shfl_sync(kFullWarpMask, next, owner);
+    const T part = warp_sum_run<Batch>(keys, values, n, first, run_key);
+    if (lane_id() == owner) sum += part;
+    pending &= pending - 1;
+  }
+  return sum;
+}
+
 }  // namespace spx::cuda

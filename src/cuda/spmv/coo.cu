@@ -158,27 +158,14 @@ template <class T, class I>
 __global__ void __launch_bounds__(kFixupBlock)
     spmv_coo_boundary_kernel(int64_t chunks, BoundarySlots<T, I> slots, T* __restrict__ y, T alpha, T beta) {
   const int64_t c = int64_t{blockIdx.x} * kFixupBlock + threadIdx.x;
-  const int lane = lane_id();
   I row = -1;
   T sum = 0;
-  int64_t next = c + 1;
   if (c < chunks) {
     row = slots.tail_row[c];
-    if (row >= 0) {
-      sum = slots.tail_value[c];
-      thread_sum_run_prefix<kShortRun>(slots.head_row, slots.head_value, chunks, row, next, sum);
-    }
+    if (row >= 0) sum = slots.tail_value[c];
   }
-  const bool long_run = row >= 0 && next == c + 1 + kShortRun && next < chunks && slots.head_row[next] == row;
-  unsigned pending = __ballot_sync(kFullWarpMask, long_run);
-  while (pending != 0) {
-    const int owner = __ffs(static_cast<int>(pending)) - 1;
-    const I run_row = __shfl_sync(kFullWarpMask, row, owner);
-    const int64_t first = __shfl_sync(kFullWarpMask, next, owner);
-    const T part = warp_sum_run<kRunBatch>(slots.head_row, slots.head_value, chunks, first, run_row);
-    if (lane == owner) sum += part;
-    pending &= pending - 1;
-  }
+  sum = sum_run_after<kShortRun, kRunBatch>(slots.head_row, slots.head_value, chunks, row >= 0, row, c + 1,
+                                            sum);
   if (row >= 0) write_row(y, row, sum, alpha, beta);
 }
 

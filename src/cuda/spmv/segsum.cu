@@ -345,28 +345,14 @@ __global__ void __launch_bounds__(kSyncBlock)
 template <class T>
 __global__ void __launch_bounds__(kSyncBlock) segsum_sync_kernel(SegsumArgs<T> a) {
   const int64_t w = int64_t{blockIdx.x} * kSyncBlock + threadIdx.x;
-  const int lane = lane_id();
   int32_t row = -1;
   T sum = 0;
-  int64_t next = w + 1;
   if (w >= 1 && w < a.warps) {
     row = a.sync_row[w];
     if (row >= 0 && a.sync_row[w - 1] == row) row = -1;  // not the start of its run
-    if (row >= 0) {
-      sum = a.sync_value[w];
-      thread_sum_run_prefix<kShortRun>(a.sync_row, a.sync_value, a.warps, row, next, sum);
-    }
+    if (row >= 0) sum = a.sync_value[w];
   }
-  const bool long_run = row >= 0 && next == w + 1 + kShortRun && next < a.warps && a.sync_row[next] == row;
-  unsigned pending = __ballot_sync(kFullWarpMask, long_run);
-  while (pending != 0) {
-    const int owner = __ffs(static_cast<int>(pending)) - 1;
-    const int32_t run_row = __shfl_sync(kFullWarpMask, row, owner);
-    const int64_t first = __shfl_sync(kFullWarpMask, next, owner);
-    const T part = warp_sum_run<kRunBatch>(a.sync_row, a.sync_value, a.warps, first, run_row);
-    if (lane == owner) sum += part;
-    pending &= pending - 1;
-  }
+  sum = sum_run_after<kShortRun, kRunBatch>(a.sync_row, a.sync_value, a.warps, row >= 0, row, w + 1, sum);
   if (row >= 0) a.y[row] += a.alpha * sum;  // the owner wrote alpha*own + beta*y already
 }
 
