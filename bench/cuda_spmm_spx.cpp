@@ -3,6 +3,8 @@
 //   spx_spmm_row        what a user gets: spmm_format_rule picks ELLR-T or CSR, the rules the config
 //   spmm_ellr_t_row     SSFastSpMM with spmm_ellr_rule (ELLR converted on the device, untimed)
 //   spmm_csr_row        the CSR kernel with spmm_csr_rule
+//   spmm_csr_split_row  the same, row-split mode forced (a group per row, the long-row list)
+//   spmm_csr_tiled_row  the same, balanced mode forced (spmm_csr_tile_items)
 //   spmm_set_spmvs_col  L ELLR-T SpMVs (ellr_t_rule), column-major B and C: the paper's baseline
 // The ELLR entries are skipped where the slab would exceed kMaxEllrPaddingRatio slots per nonzero.
 #include <fmt/format.h>
@@ -36,7 +38,7 @@ std::shared_ptr<const cuda::DeviceEllR<T, int32_t>> device_ellr(const Problem& p
       p, "ellr", [&] { return cuda::to_ellr(bench_context(), *device_csr<T>(p)); });
 }
 
-enum class Which { Rule, Ellr, Csr, SetSpmvs };
+enum class Which { Rule, Ellr, Csr, CsrSplit, CsrTiled, SetSpmvs };
 
 template <class T>
 std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which) {
@@ -52,9 +54,11 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which) {
   CudaInstanceParts parts;
   std::size_t matrix_bytes = 0;
   parts.params = {{"layout", layout == Layout::ColMajor ? "col" : "row"}, {"ld_b", B->ld}, {"ld_c", C->ld}};
-  if (which == Which::Csr) {
+  if (which == Which::Csr || which == Which::CsrSplit || which == Which::CsrTiled) {
     auto A = device_csr<T>(p);
-    const cuda::SpmmCsrConfig config = cuda::spmm_csr_rule(*p.stats, p.cols_dense, ctx.props());
+    cuda::SpmmCsrConfig config = cuda::spmm_csr_rule(*p.stats, p.cols_dense, ctx.props());
+    if (which == Which::CsrSplit) config.tile_items = 0;
+    if (which == Which::CsrTiled) config.tile_items = cuda::spmm_csr_tile_items(*p.stats, ctx.props());
     parts.launch = [A, B, C, b, c, config] { cuda::spmm_csr(bench_context(), *A, b, c, config); };
     matrix_bytes = A->bytes();
     parts.params.push_back({"format", "csr"});
@@ -62,6 +66,7 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which) {
     parts.params.push_back({"block_size", int64_t{config.block_size}});
     parts.params.push_back({"cols_per_pass", int64_t{config.cols_per_pass}});
     parts.params.push_back({"long_row_nnz", int64_t{config.long_row_nnz}});
+    parts.params.push_back({"tile_items", int64_t{config.tile_items}});
   } else {
     auto A = device_ellr<T>(p);
     matrix_bytes = A->bytes();
@@ -104,6 +109,10 @@ void register_cuda_spmm_spx(Registry& registry) {
   add(registry, "spmm_ellr_t_row", Which::Ellr, Format::EllR,
       "spx SSFastSpMM (ELLR-T SpMM, spmm_ellr_rule), GPU-converted ELLR; row-major B, C");
   add(registry, "spmm_csr_row", Which::Csr, Format::Csr, "spx CSR SpMM (spmm_csr_rule); row-major B, C");
+  add(registry, "spmm_csr_split_row", Which::CsrSplit, Format::Csr,
+      "spx CSR SpMM, row-split mode forced (spmm_csr_rule otherwise); row-major B, C");
+  add(registry, "spmm_csr_tiled_row", Which::CsrTiled, Format::Csr,
+      "spx CSR SpMM, balanced tiles forced (spmm_csr_tile_items; spmm_csr_rule otherwise); row-major B, C");
   add(registry, "spmm_set_spmvs_col", Which::SetSpmvs, Format::EllR,
       "SetSpMVs: L ELLR-T SpMVs (ellr_t_rule), the FastSpMM paper's baseline; column-major B, C");
 }

@@ -178,6 +178,32 @@ TYPED_TEST(GpuSpmmSpx, SpmmCsrIsEquivalentToRefOnRandomMatrices) {
   config.cols_per_pass = 8;
   config.long_row_nnz = 64;
   check_random<TypeParam>(Kernel::Csr, seed + 100, config);
+  // Balanced tiles of 32 items: every row longer than 32 is cut into pieces summed by the last one.
+  // Each check reuses the context's arrival counters, so a counter left non-zero by one product
+  // would leave rows of the next unwritten (NaN-poisoned C).
+  config.tile_items = 32;
+  check_random<TypeParam>(Kernel::Csr, seed + 200, config);
+  config = SpmmCsrConfig{8, 64, 32, 1 << 14, 256};
+  check_random<TypeParam>(Kernel::Csr, seed + 300, config);
+}
+
+// Balanced tiles where rows are items too: a run of 49,998 empty rows between two long rows, and a
+// matrix whose rows are all empty; beta != 0 must scale every empty row of C, beta == 0 zero it.
+TYPED_TEST(GpuSpmmSpx, SpmmCsrTilesCoverRunsOfEmptyRows) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  const auto empty = random_csr<T, int32_t>(50'000, 3'000, 0, 0, seed);
+  const auto ends = with_long_row(with_long_row(empty, 0, 70, seed + 1), 49'999, 2'999, seed + 2);
+  for (const auto* A : {&empty, &ends}) {
+    const auto dA = upload_both(*A, false);
+    for (int tile : {32, 2048}) {
+      const Spec spec{Kernel::Csr, std::nullopt, SpmmCsrConfig{8, 128, 8, 1 << 14, tile}};
+      check<T>("empty-row runs", *A, dA, spec, 8, Layout::RowMajor, Layout::RowMajor, T{1}, T{0}, seed, 0);
+      check<T>("empty-row runs", *A, dA, spec, 3, Layout::RowMajor, Layout::RowMajor, T(0.5), T(-2), seed);
+    }
+  }
 }
 
 TYPED_TEST(GpuSpmmSpx, SetSpmvsIsEquivalentToRef) {
@@ -187,7 +213,8 @@ TYPED_TEST(GpuSpmmSpx, SetSpmvsIsEquivalentToRef) {
   check_random<TypeParam>(Kernel::SetSpmvs, seed);
 }
 
-// Every (T, L_c) of the ELLR kernel and every (G, L_c) of the CSR kernel, with L = 100 (3 full
+// Every (T, L_c) of the ELLR kernel and every (G, L_c) of the CSR kernel (row-split and balanced
+// tiles of 64 items), with L = 100 (3 full
 // passes of 32 and a tail of 4, or 1 full pass of 64 and a tail of 36) and L = 19.
 TYPED_TEST(GpuSpmmSpx, EveryConfigIsEquivalentToRef) {
   SPX_REQUIRE_GPU();
@@ -205,9 +232,11 @@ TYPED_TEST(GpuSpmmSpx, EveryConfigIsEquivalentToRef) {
   for (int g : {1, 2, 4, 8, 16, 32})
     for (int lc : {1, 2, 4, 8, 16, 32, 64}) {
       if (lc / g > 8) continue;
-      const Spec spec{Kernel::Csr, std::nullopt, SpmmCsrConfig{g, 128, lc, 100}};
-      for (int64_t L : {19, 100})
-        check<T>("613x587", A, dA, spec, L, Layout::RowMajor, Layout::RowMajor, T{1}, T{0}, seed + L, 1);
+      for (int tile : {0, 64}) {
+        const Spec spec{Kernel::Csr, std::nullopt, SpmmCsrConfig{g, 128, lc, 100, tile}};
+        for (int64_t L : {19, 100})
+          check<T>("613x587", A, dA, spec, L, Layout::RowMajor, Layout::RowMajor, T{1}, T{0}, seed + L, 1);
+      }
     }
 }
 
@@ -279,7 +308,7 @@ TYPED_TEST(GpuSpmmSpx, AlphaZeroOnlyScalesC) {
   }
 }
 
-// One row of 10^6 nonzeros among 4095 short ones: the CSR kernel splits it over the grid.
+// One row of 10^6 nonzeros among 4095 short ones: the CSR kernel splits it over the grid (both modes).
 TEST(GpuSpmmSpxLongRow, CsrSplitsAMillionNonzeroRow) {
   SPX_REQUIRE_GPU();
   const uint64_t seed = fresh_seed();
@@ -288,7 +317,14 @@ TEST(GpuSpmmSpxLongRow, CsrSplitsAMillionNonzeroRow) {
       with_long_row(random_csr<double, int32_t>(4096, 1'000'000, 0, 6, seed, 0.2), 100, 1'000'000, seed + 1);
   const auto dA = upload_both(A, false);
   ASSERT_EQ(cuda::spmm_format_rule(dA.stats), cuda::SpmmFormat::Csr);
-  check<double>("1e6-long row", A, dA, Spec{Kernel::Csr, std::nullopt, std::nullopt}, 8, Layout::RowMajor,
+  // The rule's choice (balanced tiles: ~2000 pieces of the long row summed by the last one), then
+  // the row-split mode's long-row list.
+  SpmmCsrConfig rule = cuda::spmm_csr_rule(dA.stats, 8, gpu().props());
+  ASSERT_GT(rule.tile_items, 0);
+  check<double>("1e6-long row", A, dA, Spec{Kernel::Csr, std::nullopt, rule}, 8, Layout::RowMajor,
+                Layout::RowMajor, 1.0, 0.0, seed, 0);
+  rule.tile_items = 0;
+  check<double>("1e6-long row", A, dA, Spec{Kernel::Csr, std::nullopt, rule}, 8, Layout::RowMajor,
                 Layout::RowMajor, 1.0, 0.0, seed, 0);
 }
 
@@ -329,6 +365,11 @@ TEST(GpuSpmmSpxErrors, BadShapesLayoutsAndConfigsAreErrors) {
         cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C), SpmmCsrConfig{1, 256, 16, 4096});
       },
       "more than 8 columns per thread");
+  expect_error(
+      [&] {
+        cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C), SpmmCsrConfig{8, 256, 8, 4096, 16});
+      },
+      "tile_items must be 0 (row-split) or at least 32, got 16");
   auto bad_ld = cuda::view(C);
   bad_ld.ld = 7;
   expect_error([&] { cuda::spmm_csr(ctx, dA.csr, cuda::view(B), bad_ld, csr); }, "leading dimension");
@@ -358,7 +399,7 @@ TEST(GpuSpmmSpxEmpty, EmptyShapesDoNothing) {
 }
 
 // Every shared matrix at L = 8 (row-major), f64, with the format and configuration the rules pick:
-// what `spx spmm` and the `spx_spmm_row` bench entry run.
+// what `spx spmm` and the `spx_spmm_row` bench entry run; then the CSR kernel in balanced mode.
 TEST(GpuSpmmSpxShared, RuleChosenKernelIsEquivalentToRefOnSharedMatrices) {
   SPX_REQUIRE_GPU();
   const auto& matrices = shared_matrices();
@@ -371,6 +412,11 @@ TEST(GpuSpmmSpxShared, RuleChosenKernelIsEquivalentToRefOnSharedMatrices) {
     const auto dA = upload_both(A, !csr);
     check<double>(name, A, dA, Spec{csr ? Kernel::Csr : Kernel::Ellr, std::nullopt, std::nullopt}, 8,
                   Layout::RowMajor, Layout::RowMajor, 1.0, 0.0, seed, 0);
+    // And the balanced CSR mode the rule would pick if long rows asked for it (spmm_csr_tiled_row).
+    SpmmCsrConfig tiled = cuda::spmm_csr_rule(s, 8, gpu().props());
+    tiled.tile_items = cuda::spmm_csr_tile_items(s, gpu().props());
+    check<double>(name, A, dA, Spec{Kernel::Csr, std::nullopt, tiled}, 8, Layout::RowMajor, Layout::RowMajor,
+                  1.0, 0.0, seed + 1, 0);
     if (::testing::Test::HasFailure()) break;
   }
 }

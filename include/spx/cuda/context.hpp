@@ -80,6 +80,11 @@ class Context {
   void* workspace(std::size_t bytes);
   std::size_t workspace_bytes() const { return workspace_.bytes(); }
 
+  // At least `count` counters in device memory, zero when handed out. A kernel that uses them must
+  // leave every one it touched at zero when it completes (the SpMM tiles' arrival counters do:
+  // the last arrival resets its counter), so no call pays for a memset; only growth clears them.
+  unsigned* zeroed_counters(std::size_t count);
+
   // Writes a buffer of 2 × L2 on the stream so the next kernel starts with a cold L2 (cold
   // timings). The buffer is allocated on first use.
   void flush_l2();
@@ -93,6 +98,7 @@ class Context {
   cusparseHandle_t cusparse_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   DeviceBuffer<std::byte> workspace_;
+  DeviceBuffer<unsigned> counters_;
   DeviceBuffer<std::byte> l2_flush_;
   unsigned char flush_value_ = 0;  // alternates, so no flush ever writes what is already there
 };

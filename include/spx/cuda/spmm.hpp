@@ -69,20 +69,31 @@ void spmm_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, 
 // each lane owns V = max(1, L_c / G) consecutive columns (vector loads of a row segment of B), the
 // W = L_c / V column lanes cover the pass, and the G / W lanes that share a column split the row's
 // nonzeros (summed with a shuffle reduction). So for L_c >= G a whole group reads one contiguous
-// row segment of B per nonzero, with no reduction at all. Rows longer than long_row_nnz are left to
-// a second kernel that spreads each of them over the whole grid (atomicAdd into C, so their
-// summation order varies from run to run; every other row is deterministic).
+// row segment of B per nonzero, with no reduction at all. Two ways to spread the rows:
+//  * row-split (tile_items == 0): a group per row; rows longer than long_row_nnz are left to a second
+//    kernel that spreads each of them over the whole grid (atomicAdd into C, so their summation
+//    order varies from run to run; every other row is deterministic);
+//  * balanced (tile_items > 0): a warp per tile of rows and nonzeros, one launch, deterministic.
 struct SpmmCsrConfig {
   int threads_per_row = 8;  // G: a power of two 1..32
   int block_size = 256;     // a multiple of 32, 32..256
   int cols_per_pass = 8;    // L_c: a power of two 1..64, with L_c / G <= 8 columns per lane
   // >= 32: rows with more nonzeros are cut into chunks of this many for the long-row kernel;
   // INT_MAX (what spmm_csr_rule gives when no row is that long) skips that pass altogether.
+  // Row-split mode only (tile_items == 0).
   int long_row_nnz = 1 << 14;
+  // 0: row-split mode (a group per row, the long-row list above). >= 32: balanced mode — one warp
+  // per tile of this many items (rows and nonzeros together), rows longer than it cut at the tile
+  // boundaries and their pieces added in tile order by the last one to finish: one launch, the same
+  // work per warp whatever the row lengths, every row summed in a fixed order (docs/spmm.md).
+  int tile_items = 0;
 };
 void check_spmm_csr_config(const SpmmCsrConfig& config);
 std::string to_string(const SpmmCsrConfig& config);
+// Balanced mode when some row is longer than one group should walk, row-split otherwise.
 SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device);
+// The rule's tile size for balanced mode (what spmm_csr_rule puts in tile_items when it picks it).
+int spmm_csr_tile_items(const MatrixStats& stats, const DeviceProps& device);
 
 template <class T, class I>
 void spmm_csr(Context& ctx, const DeviceCsr<T, I>& A, DenseView<const T> B, DenseView<T> C,

@@ -59,6 +59,7 @@ Context::~Context() {
   if (cusparse_ != nullptr) cusparseDestroy(cusparse_);
   if (cublas_ != nullptr) cublasDestroy(cublas_);
   workspace_ = {};
+  counters_ = {};
   l2_flush_ = {};
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
   cudaGetLastError();
@@ -100,6 +101,15 @@ void* Context::workspace(std::size_t bytes) {
     workspace_ = DeviceBuffer<std::byte>(bytes, "context workspace");
   }
   return workspace_.data();
+}
+
+unsigned* Context::zeroed_counters(std::size_t count) {
+  if (count > counters_.size()) {
+    counters_ = {};  // as workspace(): cudaFree waits for earlier users
+    counters_ = DeviceBuffer<unsigned>(count, "context counters");
+    SPX_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, counters_.bytes(), stream_));
+  }
+  return counters_.data();
 }
 
 void Context::flush_l2() {

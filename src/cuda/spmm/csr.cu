@@ -13,58 +13,27 @@
 // chunks to the groups of one resident wave, which add their partial sums with atomicAdd.
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
+#include "cuda/spmm/csr_device.cuh"
+#include "cuda/spmm/csr_tiled.hpp"
 #include "cuda/spmm/spmm_checks.hpp"
-#include "cuda/spmm/spmm_device.cuh"
 #include "cuda/spmm/spmm_rules.hpp"
 #include "spx/cuda/spmm.hpp"
 
 namespace spx::cuda {
 namespace {
 
+using detail::accumulate;
+using detail::CsrArg;
+using detail::CsrPassShape;
 using detail::dense_arg;
 using detail::DenseArg;
 using detail::kMaxSpmmBlock;
+using detail::Lanes;
 using detail::log2_of;
-
-template <class T, class I>
-struct CsrArg {
-  I rows;
-  const I* __restrict__ row_ptr;
-  const I* __restrict__ col_idx;
-  const T* __restrict__ values;
-};
-
-// The lane's place in its group and the columns it owns in this pass.
-struct Lanes {
-  int g_log2;  // G = 1 << g_log2 lanes per row
-  int s_log2;  // S = 1 << s_log2 lanes split the nonzeros
-};
-
-// Adds the nonzeros k = begin, begin + S, ... < end of one row to acc (columns j0 .. j0 + V of B;
-// `valid` of them exist when the pass is a guarded one).
-template <int V, bool Vec, class T, class I>
-__device__ __forceinline__ void accumulate(const CsrArg<T, I>& A, const DenseArg<const T>& B, int64_t j0,
-                                           int valid, I begin, I end, int step, T (&acc)[V]) {
-  const T* b = B.data + j0 * B.col_stride;
-#pragma unroll 4
-  for (I k = begin; k < end; k += step) {
-    const T a = A.values[k];
-    const T* b_row = b + int64_t{A.col_idx[k]} * B.row_stride;
-    if constexpr (Vec) {
-      T bv[V];
-      detail::load_row_segment<V>(b_row, bv);
-#pragma unroll
-      for (int j = 0; j < V; ++j) acc[j] += a * bv[j];
-    } else {
-#pragma unroll
-      for (int j = 0; j < V; ++j)
-        if (j < valid) acc[j] += a * __ldg(b_row + j * B.col_stride);
-    }
-  }
-}
 
 // pass_cols: L_c; ncols: columns in each pass of this launch (L_c, or fewer in a tail pass).
 template <int V, bool Vec, class T, class I>
@@ -157,20 +126,12 @@ __global__ void __launch_bounds__(kMaxSpmmBlock)
   }
 }
 
-struct LaunchShape {
-  int64_t first_col;
-  int64_t passes;
-  int pass_cols;  // L_c of this launch
-  int ncols;      // columns per pass (== pass_cols unless a tail)
-  bool vec;
-  bool record_long;  // the first launch lists the long rows; later ones reuse the list
-};
-
 template <int V, class T, class I>
 void launch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseArg<T> C,
-            const SpmmCsrConfig& config, int group, const LaunchShape& shape, T alpha, T beta, I* long_rows,
+            const SpmmCsrConfig& config, const CsrPassShape& shape, T alpha, T beta, I* long_rows,
             int* long_count) {
   const CsrArg<T, I> a{A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data()};
+  const int group = config.threads_per_row;
   const int column_lanes = std::max(1, shape.pass_cols / V);
   const Lanes lanes{log2_of(group), log2_of(group / column_lanes)};
   const int64_t threads = int64_t{A.rows} * group;
@@ -206,18 +167,6 @@ void launch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseAr
   }
 }
 
-template <class T, class I>
-void dispatch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseArg<T> C,
-              const SpmmCsrConfig& config, const LaunchShape& shape, T alpha, T beta, I* long_rows,
-              int* long_count) {
-  // V = L_c / G columns per lane (at least 1); a pass narrower than the group uses fewer lanes.
-  const int group = config.threads_per_row;
-  const int v = std::max(1, shape.pass_cols / group);
-  detail::dispatch_value<1, 2, 4, 8>(v, [&](auto V) {
-    launch<V.value>(ctx, A, B, C, config, group, shape, alpha, beta, long_rows, long_count);
-  });
-}
-
 }  // namespace
 
 template <class T, class I>
@@ -228,6 +177,23 @@ void spmm_csr(Context& ctx, const DeviceCsr<T, I>& A, DenseView<const T> B, Dens
   check_spmm_csr_config(config);
   if (A.rows == 0 || C.cols == 0) return;
   if (alpha == T{0}) return detail::scale_view(ctx, C, beta);
+  const int lc = config.cols_per_pass;
+  const int64_t full = C.cols / lc;
+  const int tail = static_cast<int>(C.cols % lc);
+  const std::size_t vec_bytes = std::min<std::size_t>(
+      16, static_cast<std::size_t>(std::max(1, lc / config.threads_per_row)) * sizeof(T));
+  const bool vec = detail::rows_aligned(detail::shape_of(B), sizeof(T), vec_bytes);
+  // The tail pass keeps the group and L_c (so V and the lanes stay the same), with guarded scalar
+  // loads for the columns that exist; it lists the long rows only when it is the only launch.
+  std::vector<CsrPassShape> shapes;
+  if (full > 0) shapes.push_back({0, full, lc, lc, vec, true});
+  if (tail > 0) shapes.push_back({full * lc, 1, lc, tail, false, full == 0});
+  const auto b = dense_arg(B);
+  const auto c = dense_arg(C);
+  if (config.tile_items > 0) {
+    for (const CsrPassShape& shape : shapes) detail::spmm_csr_tiled(ctx, A, b, c, config, shape, alpha, beta);
+    return;
+  }
   // The long-row list: at most nnz / long_row_nnz rows, in the context's workspace (it grows once).
   I* long_rows = nullptr;
   int* long_count = nullptr;
@@ -239,21 +205,10 @@ void spmm_csr(Context& ctx, const DeviceCsr<T, I>& A, DenseView<const T> B, Dens
     long_rows = reinterpret_cast<I*>(space + 4);  // 16-byte offset
     SPX_CUDA_CHECK(cudaMemsetAsync(long_count, 0, sizeof(int), ctx.stream()));
   }
-  const int lc = config.cols_per_pass;
-  const int64_t full = C.cols / lc;
-  const int tail = static_cast<int>(C.cols % lc);
-  const int v = std::max(1, lc / config.threads_per_row);
-  const std::size_t vec_bytes = std::min<std::size_t>(16, static_cast<std::size_t>(v) * sizeof(T));
-  const bool vec = detail::rows_aligned(detail::shape_of(B), sizeof(T), vec_bytes);
-  const auto b = dense_arg(B);
-  const auto c = dense_arg(C);
-  if (full > 0)
-    dispatch(ctx, A, b, c, config, {0, full, lc, lc, vec, true}, alpha, beta, long_rows, long_count);
-  if (tail > 0) {
-    // The tail pass keeps the group and L_c (so V, the lanes and the long-row list stay the same),
-    // with guarded scalar loads for the columns that exist.
-    dispatch(ctx, A, b, c, config, {full * lc, 1, lc, tail, false, full == 0}, alpha, beta, long_rows,
-             long_count);
+  for (const CsrPassShape& shape : shapes) {
+    detail::dispatch_value<1, 2, 4, 8>(detail::csr_cols_per_lane(config, shape), [&](auto V) {
+      launch<V.value>(ctx, A, b, c, config, shape, alpha, beta, long_rows, long_count);
+    });
   }
 }
 

@@ -68,16 +68,26 @@ void check_spmm_csr_config(const SpmmCsrConfig& config) {
                             config.cols_per_pass, config.threads_per_row));
   if (config.long_row_nnz < 32)
     throw Error(fmt::format("spmm_csr: long_row_nnz must be at least 32, got {}", config.long_row_nnz));
+  if (config.tile_items != 0 && config.tile_items < 32)
+    throw Error(
+        fmt::format("spmm_csr: tile_items must be 0 (row-split) or at least 32, got {}", config.tile_items));
 }
 
 std::string to_string(const SpmmCsrConfig& c) {
+  if (c.tile_items > 0)
+    return fmt::format("G={} BS={} Lc={} tiles={}", c.threads_per_row, c.block_size, c.cols_per_pass,
+                       c.tile_items);
   return fmt::format("G={} BS={} Lc={} long={}", c.threads_per_row, c.block_size, c.cols_per_pass,
                      c.long_row_nnz);
 }
 
 SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device) {
   const detail::SpmmCsrChoice c = detail::spmm_csr_choice(stats, dense_cols, device);
-  return {c.threads_per_row, c.block_size, c.cols_per_pass, c.long_row_nnz};
+  return {c.threads_per_row, c.block_size, c.cols_per_pass, c.long_row_nnz, c.tile_items};
+}
+
+int spmm_csr_tile_items(const MatrixStats& stats, const DeviceProps& device) {
+  return detail::spmm_tile_items(stats, device);
 }
 
 SpmmFormat spmm_format_rule(const MatrixStats& stats) {

@@ -122,6 +122,7 @@ struct SpmmCsrChoice {
   int block_size = 256;
   int cols_per_pass = 8;
   int long_row_nnz = 1 << 14;
+  int tile_items = 0;
 };
 
 // Columns per lane: 4 (two double2 or one float4 per nonzero), so a group of L_c / 4 lanes reads
@@ -159,6 +160,20 @@ inline constexpr int kMaxLongRowNnz = 1 << 16;
 // its memset and the second kernel (three launches of ~2 µs each on small matrices).
 inline constexpr int kNoLongRows = std::numeric_limits<int>::max();
 
+// Balanced mode (csr_tiled.cu): one warp per tile of K items (rows + nonzeros). K is the smallest
+// power of two that leaves at most one tile per resident warp, so a small matrix runs as a single
+// wave of warps with a few nonzeros each, clamped to [32, 2048]: below 32 a tile is mostly its two
+// row searches, above 2048 the tiles of a large matrix still give several waves to balance.
+inline constexpr int64_t kMinTileItems = 32;
+inline constexpr int64_t kMaxTileItems = 2048;
+
+inline int spmm_tile_items(const MatrixStats& stats, const DeviceProps& device) {
+  const int64_t items = std::max<int64_t>(1, stats.rows + stats.nnz);
+  const int64_t warps = std::max<int64_t>(1, resident_threads(device) / 32);
+  return static_cast<int>(
+      std::clamp<int64_t>(next_pow2((items + warps - 1) / warps), kMinTileItems, kMaxTileItems));
+}
+
 inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols,
                                      const DeviceProps& device) {
   SpmmCsrChoice c;
@@ -173,6 +188,9 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
   const int64_t budget = serial_slot_budget(stats, device) * split;
   c.long_row_nnz = static_cast<int>(std::clamp<int64_t>(budget, kMinLongRowNnz, kMaxLongRowNnz));
   if (stats.max_row <= c.long_row_nnz) c.long_row_nnz = kNoLongRows;
+  // Rows too long for one group: balanced tiles (one launch) rather than the long-row list (a
+  // memset and a second kernel).
+  if (c.long_row_nnz != kNoLongRows) c.tile_items = spmm_tile_items(stats, device);
   c.block_size =
       std::min(kMaxSpmmBlock, spread_block(std::max<int64_t>(1, stats.rows) * c.threads_per_row, device));
   return c;

@@ -1,0 +1,36 @@
+// Between the CSR SpMM entry point (csr.cu) and its balanced-tile path (csr_tiled.cu): the shape of
+// one launch's passes over A, and the tiled launcher. Included by .cu files only.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cuda/spmm/spmm_device.cuh"
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/formats.hpp"
+#include "spx/cuda/spmm.hpp"
+
+namespace spx::cuda::detail {
+
+// `passes` passes of pass_cols (L_c) columns of C from first_col, each with ncols columns that exist
+// (L_c, or fewer in a tail pass); vec: B's row segments are read with vector loads (full passes over
+// aligned rows). record_long: the row-split path lists its long rows in this launch (the first one).
+struct CsrPassShape {
+  int64_t first_col = 0;
+  int64_t passes = 0;
+  int pass_cols = 0;
+  int ncols = 0;
+  bool vec = false;
+  bool record_long = false;
+};
+
+// V: the columns each lane owns (L_c / G, at least 1); a pass narrower than the group uses fewer lanes.
+inline int csr_cols_per_lane(const SpmmCsrConfig& config, const CsrPassShape& shape) {
+  return std::max(1, shape.pass_cols / config.threads_per_row);
+}
+
+template <class T, class I>
+void spmm_csr_tiled(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseArg<T> C,
+                    const SpmmCsrConfig& config, const CsrPassShape& shape, T alpha, T beta);
+
+}  // namespace spx::cuda::detail
