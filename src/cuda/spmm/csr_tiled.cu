@@ -130,15 +130,20 @@ __global__ void __launch_bounds__(kMaxSpmmBlock)
   partials += int64_t{blockIdx.y} * 2 * args.tiles * args.pass_cols;
   arrivals += int64_t{blockIdx.y} * args.tiles;
 
-  // Short rows: group (lane >> g_log2) takes rows begin + group, + groups, ...
-  const int g = lane & ((1 << lanes.g_log2) - 1);
-  const int s = g & ((1 << lanes.s_log2) - 1);
-  const int w = g >> lanes.s_log2;
+  // Short rows: group (lane >> g_log2) takes rows begin + group, + groups, ... A tile with fewer
+  // rows than groups widens its groups (more lanes split each row's nonzeros, the same column
+  // lanes), so a tile of one or two rows still keeps the whole warp busy.
+  int g_log2 = lanes.g_log2;
+  while (g_log2 < 5 && (int64_t{32} >> (g_log2 + 1)) >= rows.end - rows.begin) ++g_log2;
+  const int s_log2 = lanes.s_log2 + (g_log2 - lanes.g_log2);
+  const int g = lane & ((1 << g_log2) - 1);
+  const int s = g & ((1 << s_log2) - 1);
+  const int w = g >> s_log2;
   const int64_t j0 = args.first_col + int64_t{blockIdx.y} * args.pass_cols + int64_t{w} * V;
   const int valid = args.ncols - w * V;
-  const int groups = 32 >> lanes.g_log2;
+  const int groups = 32 >> g_log2;
   for (int64_t base = rows.begin; base < rows.end; base += groups) {
-    const int64_t r = base + (lane >> lanes.g_log2);
+    const int64_t r = base + (lane >> g_log2);
     T acc[V];
     zero(acc);
     bool short_row = false;
@@ -146,10 +151,10 @@ __global__ void __launch_bounds__(kMaxSpmmBlock)
       const I begin = A.row_ptr[r];
       const I end = A.row_ptr[r + 1];
       short_row = !spmm_row_is_long(end - begin, K);
-      if (short_row && valid > 0) accumulate<V, Vec>(A, B, j0, valid, begin + s, end, 1 << lanes.s_log2, acc);
+      if (short_row && valid > 0) accumulate<V, Vec>(A, B, j0, valid, begin + s, end, 1 << s_log2, acc);
     }
     // No early exit above: every lane of the warp reaches the reduction.
-    if (lanes.s_log2 > 0) group_reduce_all(acc, 1 << lanes.s_log2);
+    if (s_log2 > 0) group_reduce_all(acc, 1 << s_log2);
     if (short_row && s == 0) {
       T* c_row = C.data + r * C.row_stride + j0 * C.col_stride;
 #pragma unroll

@@ -185,6 +185,14 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
   c.threads_per_row = std::min(32, column_lanes * split);
   // Lc / G <= 8 columns per lane (registers): for L_c = 64 at least 8 lanes.
   while (c.cols_per_pass / c.threads_per_row > 8) c.threads_per_row *= 2;
+  // Small matrices: fewer rows × G lanes than the device keeps resident leave it latency-bound (each
+  // group walks its row one gather after the other). Widen the group — fewer columns per lane, then
+  // more lanes splitting the row — while an average row still gives each splitting lane two nonzeros.
+  const int64_t resident = resident_threads(device);
+  auto splitting = [&](int g) { return std::max(1, g / std::max(1, c.cols_per_pass)); };
+  while (c.threads_per_row < 32 && stats.rows * c.threads_per_row < resident &&
+         stats.avg_row >= 2.0 * splitting(2 * c.threads_per_row))
+    c.threads_per_row *= 2;
   const int64_t budget = serial_slot_budget(stats, device) * split;
   c.long_row_nnz = static_cast<int>(std::clamp<int64_t>(budget, kMinLongRowNnz, kMaxLongRowNnz));
   if (stats.max_row <= c.long_row_nnz) c.long_row_nnz = kNoLongRows;
