@@ -111,6 +111,30 @@ TEST(SpmmCsrRule, RegularMatricesGetFourColumnsPerLane) {
   EXPECT_GT(spmm_csr_choice(make(100'000, 500.0, 50.0, 700), 1, h100()).threads_per_row, 4);
 }
 
+// memplus-like: 17,758 rows of 7.1 on average, one of 574; B is 4.5 MB at L = 32 (in the L2).
+const MatrixStats kMemplus = make(17'758, 7.1, 20.0, 574);
+
+TEST(SpmmCsrRule, SmallMatricesWidenTheGroupAtEightColumns) {
+  EXPECT_EQ(spmm_csr_choice(kMemplus, 8, h100()).threads_per_row, 32);
+  // At 32 columns the group stays at four columns per lane: B fits in the L2, so not one per lane
+  // although the rows are irregular.
+  EXPECT_EQ(spmm_csr_choice(kMemplus, 32, h100()).threads_per_row, 8);
+  // Large matrices keep the base rule.
+  EXPECT_EQ(spmm_csr_choice(kG3Circuit, 8, h100()).threads_per_row, 2);
+}
+
+TEST(SpmmCsrRule, BalancedTilesOnlyForLargeMatricesWithLongRows) {
+  EXPECT_GT(spmm_csr_choice(kPowerLaw, 8, h100()).tile_items, 0);
+  EXPECT_GT(spmm_csr_choice(kLongRows, 32, h100()).tile_items, 0);
+  EXPECT_EQ(spmm_csr_choice(kMemplus, 8, h100()).tile_items, 0);  // long rows, but small
+  EXPECT_EQ(spmm_csr_choice(kG3Circuit, 8, h100()).tile_items, 0);
+  EXPECT_EQ(spmm_csr_choice(kStencil27, 32, h100()).tile_items, 0);
+  const int k = spmm_tile_items(kPowerLaw, h100());
+  EXPECT_GE(k, kMinTileItems);
+  EXPECT_LE(k, kMaxTileItems);
+  EXPECT_EQ(k & (k - 1), 0);
+}
+
 TEST(SpmmCsrRule, LongRowThresholdIsBounded) {
   for (const auto& s : {kPowerLaw, kLongRows, make(1000, 3.0, 1.0, 5)}) {
     const auto c = spmm_csr_choice(s, 8, h100());

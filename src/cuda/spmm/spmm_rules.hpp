@@ -138,6 +138,17 @@ inline bool spmm_rows_irregular(const MatrixStats& s) {
 }
 
 inline constexpr int kCsrColsPerLane = 4;
+
+// Whether an L_c-wide slab of B (f64, the larger case) fits in the L2: then B's rows are L2 hits and
+// wide loads win even on irregular rows (H100, f64, L = 32, shared graphs with B of 0.1-20 MB:
+// memplus 26.5 µs at four columns per lane vs 36.0 at one, PGPgiantcompo 27.0 vs 35.9, ca-CondMat
+// 33.0 vs 45.0). 50 MiB (H100) when the properties do not say.
+inline constexpr std::size_t kDefaultL2Bytes = std::size_t{50} << 20;
+
+inline bool spmm_b_fits_l2(const MatrixStats& s, int cols_per_pass, const DeviceProps& device) {
+  const std::size_t l2 = device.l2_bytes > 0 ? device.l2_bytes : kDefaultL2Bytes;
+  return static_cast<double>(s.cols) * cols_per_pass * 8.0 <= 0.5 * static_cast<double>(l2);
+}
 // Irregular matrices (those the format rule sends to CSR: random columns, rows of every length)
 // gather B rows from all over memory, so the kernel is latency-bound and wants more lanes in
 // flight rather than wider loads: powerlaw_4m (f64) ran 4.5 ms with one column per lane (G = 8)
@@ -167,6 +178,9 @@ inline constexpr int kNoLongRows = std::numeric_limits<int>::max();
 inline constexpr int64_t kMinTileItems = 32;
 inline constexpr int64_t kMaxTileItems = 2048;
 
+// Balanced mode pays off only where the tiles are large: at least this many items per resident warp.
+inline constexpr int64_t kMinTiledItemsPerWarp = 256;
+
 inline int spmm_tile_items(const MatrixStats& stats, const DeviceProps& device) {
   const int64_t items = std::max<int64_t>(1, stats.rows + stats.nnz);
   const int64_t warps = std::max<int64_t>(1, resident_threads(device) / 32);
@@ -178,27 +192,45 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
                                      const DeviceProps& device) {
   SpmmCsrChoice c;
   c.cols_per_pass = std::min(kMaxCsrColsPerPass, next_pow2(std::max<int64_t>(1, dense_cols)));
-  const int per_lane = spmm_rows_irregular(stats) ? kCsrColsPerLaneIrregular : kCsrColsPerLane;
+  const int per_lane = spmm_rows_irregular(stats) && !spmm_b_fits_l2(stats, c.cols_per_pass, device)
+                           ? kCsrColsPerLaneIrregular
+                           : kCsrColsPerLane;
   const int column_lanes = std::min(32, std::max(1, c.cols_per_pass / per_lane));
   int split = 1;
   while (column_lanes * split < 32 && stats.avg_row >= 2.0 * split * kCsrNonzerosPerSplitLane) split *= 2;
   c.threads_per_row = std::min(32, column_lanes * split);
   // Lc / G <= 8 columns per lane (registers): for L_c = 64 at least 8 lanes.
   while (c.cols_per_pass / c.threads_per_row > 8) c.threads_per_row *= 2;
-  // Small matrices: fewer rows × G lanes than the device keeps resident leave it latency-bound (each
-  // group walks its row one gather after the other). Widen the group — fewer columns per lane, then
-  // more lanes splitting the row — while an average row still gives each splitting lane two nonzeros.
-  const int64_t resident = resident_threads(device);
-  auto splitting = [&](int g) { return std::max(1, g / std::max(1, c.cols_per_pass)); };
-  while (c.threads_per_row < 32 && stats.rows * c.threads_per_row < resident &&
-         stats.avg_row >= 2.0 * splitting(2 * c.threads_per_row))
-    c.threads_per_row *= 2;
+  // Small matrices at L_c <= 8: fewer rows × G lanes than the device keeps resident leave it
+  // latency-bound (each group walks its row one gather after the other). Widen the group (fewer
+  // columns per lane, then more lanes splitting the row) while an average row still gives each
+  // splitting lane two nonzeros, one for irregular rows, whose average hides the long ones.
+  // H100, f64, L = 8 (docs/spmm.md, tiles sweep): bcsstk13 25.7 -> 10.7 µs (G 8 -> 32), EX5
+  // 16.5 -> 11.2, memplus 24.4 -> 17.7, vsp_befref 28.8 -> 17.7. Irregular rows widen up to four
+  // resident waves, since their longest rows set the time (G = 32 vs 16: memplus 17.7 vs 20.3 µs,
+  // PGPgiantcompo 18.3 vs 20.5, ca-CondMat 22.7 vs 24.2; the regular Andrews, cage10 and EX5 were
+  // 4-10% faster at 16). At L_c = 32 the wider groups (2 or 1 columns per lane) were slower on 6 of
+  // 9 small matrices (memplus 26.5 µs at G = 8, 29.2 at 16, 36.0 at 32): G stays there.
+  if (c.cols_per_pass <= kMaxEllrDenseCols) {
+    const bool irregular = spmm_rows_irregular(stats);
+    const int64_t resident = resident_threads(device) * (irregular ? 4 : 1);
+    const double per_split_lane = irregular ? 1.0 : 2.0;
+    auto splitting = [&](int g) { return std::max(1, g / std::max(1, c.cols_per_pass)); };
+    while (c.threads_per_row < 32 && stats.rows * c.threads_per_row < resident &&
+           stats.avg_row >= per_split_lane * splitting(2 * c.threads_per_row))
+      c.threads_per_row *= 2;
+  }
   const int64_t budget = serial_slot_budget(stats, device) * split;
   c.long_row_nnz = static_cast<int>(std::clamp<int64_t>(budget, kMinLongRowNnz, kMaxLongRowNnz));
   if (stats.max_row <= c.long_row_nnz) c.long_row_nnz = kNoLongRows;
-  // Rows too long for one group: balanced tiles (one launch) rather than the long-row list (a
-  // memset and a second kernel).
-  if (c.long_row_nnz != kNoLongRows) c.tile_items = spmm_tile_items(stats, device);
+  // Rows too long for one group, in a large matrix: balanced tiles (one launch) rather than the
+  // long-row list (a memset and a second kernel). H100, f64: powerlaw_4m 4.78 vs 5.61 ms at L = 32
+  // (2.98 vs 2.91 at L = 8), rmat_22 5.93 vs 6.97 (3.45 vs 3.62). On the small shared matrices the
+  // tiles lost to the widened row-split groups (Maragal_6 28.8 vs 23.6 µs at their best K): a warp
+  // walks a tile's rows round after round, where row-split puts every row's walk in flight at once.
+  if (c.long_row_nnz != kNoLongRows &&
+      stats.rows + stats.nnz >= kMinTiledItemsPerWarp * (resident_threads(device) / 32))
+    c.tile_items = spmm_tile_items(stats, device);
   c.block_size =
       std::min(kMaxSpmmBlock, spread_block(std::max<int64_t>(1, stats.rows) * c.threads_per_row, device));
   return c;
