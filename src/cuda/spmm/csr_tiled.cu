@@ -98,9 +98,6 @@ __device__ __forceinline__ void long_row_piece(const CsrArg<T, I>& A, const Dens
   __threadfence();
   if (lane == 0) arrivals[span.first] = 0u;  // zero again for the next product on the stream
   zero(acc);
-  // Unrolled so that eight pieces' loads are in flight at once (a row of 17,663 nonzeros in tiles of
-  // 64 is 276 pieces); the additions stay in piece order.
-#pragma unroll 8
   for (int64_t q = p; q < pieces; q += P) {
     // L2 loads (__ldcg): other SMs wrote these, this SM's L1 may hold nothing valid for them.
     const T* part = partials + spmm_piece_slot(span.first, q) * args.pass_cols + w * V;
