@@ -123,10 +123,11 @@ TEST(SpmmCsrRule, SmallMatricesWidenTheGroupAtEightColumns) {
   EXPECT_EQ(spmm_csr_choice(kG3Circuit, 8, h100()).threads_per_row, 2);
 }
 
-TEST(SpmmCsrRule, BalancedTilesOnlyForLargeMatricesWithLongRows) {
+TEST(SpmmCsrRule, BalancedTilesForLongRowsInLargeMatricesOrAboveEightColumns) {
   EXPECT_GT(spmm_csr_choice(kPowerLaw, 8, h100()).tile_items, 0);
   EXPECT_GT(spmm_csr_choice(kLongRows, 32, h100()).tile_items, 0);
-  EXPECT_EQ(spmm_csr_choice(kMemplus, 8, h100()).tile_items, 0);  // long rows, but small
+  EXPECT_EQ(spmm_csr_choice(kMemplus, 8, h100()).tile_items, 0);   // long rows, but small
+  EXPECT_GT(spmm_csr_choice(kMemplus, 32, h100()).tile_items, 0);  // ...and above 8 columns
   EXPECT_EQ(spmm_csr_choice(kG3Circuit, 8, h100()).tile_items, 0);
   EXPECT_EQ(spmm_csr_choice(kStencil27, 32, h100()).tile_items, 0);
   const int k = spmm_tile_items(kPowerLaw, h100());

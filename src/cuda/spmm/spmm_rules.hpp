@@ -178,7 +178,7 @@ inline constexpr int kNoLongRows = std::numeric_limits<int>::max();
 inline constexpr int64_t kMinTileItems = 32;
 inline constexpr int64_t kMaxTileItems = 2048;
 
-// Balanced mode pays off only where the tiles are large: at least this many items per resident warp.
+// Balanced mode at L_c <= 8 pays off only where the tiles are large: this many items per resident warp.
 inline constexpr int64_t kMinTiledItemsPerWarp = 256;
 
 inline int spmm_tile_items(const MatrixStats& stats, const DeviceProps& device) {
@@ -223,13 +223,16 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
   const int64_t budget = serial_slot_budget(stats, device) * split;
   c.long_row_nnz = static_cast<int>(std::clamp<int64_t>(budget, kMinLongRowNnz, kMaxLongRowNnz));
   if (stats.max_row <= c.long_row_nnz) c.long_row_nnz = kNoLongRows;
-  // Rows too long for one group, in a large matrix: balanced tiles (one launch) rather than the
-  // long-row list (a memset and a second kernel). H100, f64: powerlaw_4m 4.78 vs 5.61 ms at L = 32
-  // (2.98 vs 2.91 at L = 8), rmat_22 5.93 vs 6.97 (3.45 vs 3.62). On the small shared matrices the
-  // tiles lost to the widened row-split groups (Maragal_6 28.8 vs 23.6 µs at their best K): a warp
-  // walks a tile's rows round after round, where row-split puts every row's walk in flight at once.
-  if (c.long_row_nnz != kNoLongRows &&
-      stats.rows + stats.nnz >= kMinTiledItemsPerWarp * (resident_threads(device) / 32))
+  // Rows too long for one group: balanced tiles (one launch) rather than the long-row list (a memset
+  // and a second kernel), in a large matrix or above 8 columns. H100, f64 (bench/results/h100/spmm,
+  // c407a63): powerlaw_4m 4.77 vs 5.60 ms at L = 32 (2.97 vs 2.90 at L = 8), rmat_22 5.91 vs 6.96
+  // (3.28 vs 3.61). The nine shared graphs with long rows: tiles 1.23x faster as a geomean at
+  // L = 32 (memplus 17.0 vs 26.3 µs, vsp_data 18.3 vs 29.9; slower only on Maragal_6, 61 vs 47),
+  // but at L = 8 against the widened row-split groups only 1.06x, with Maragal_6 and vsp_model1
+  // 1.5x slower (a warp walks a tile's rows round after round, where row-split puts every row's
+  // walk in flight at once), so small matrices at L_c <= 8 stay row-split.
+  const bool large = stats.rows + stats.nnz >= kMinTiledItemsPerWarp * (resident_threads(device) / 32);
+  if (c.long_row_nnz != kNoLongRows && (large || c.cols_per_pass > kMaxEllrDenseCols))
     c.tile_items = spmm_tile_items(stats, device);
   c.block_size =
       std::min(kMaxSpmmBlock, spread_block(std::max<int64_t>(1, stats.rows) * c.threads_per_row, device));
