@@ -13,26 +13,12 @@
 #include <random>
 #include <vector>
 
+#include "cpu/row_ptr_patterns.hpp"
+
 namespace spx::test {
 namespace {
 
 namespace d = cuda::detail;
-
-// A row pointer of `rows` rows: empty with probability p_empty, else 1..max_len long, plus long rows.
-std::vector<int32_t> random_row_ptr(int32_t rows, double p_empty, int max_len, uint64_t seed,
-                                    const std::vector<std::pair<int32_t, int>>& long_rows = {}) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> coin(0, 1);
-  std::uniform_int_distribution<int> len(1, max_len);
-  std::vector<int32_t> ptr{0};
-  for (int32_t r = 0; r < rows; ++r) {
-    int n = coin(rng) < p_empty ? 0 : len(rng);
-    for (auto [lr, ln] : long_rows)
-      if (lr == r) n = ln;
-    ptr.push_back(ptr.back() + n);
-  }
-  return ptr;
-}
 
 struct Plan {
   int64_t tile_size, tiles;

@@ -10,28 +10,13 @@
 #include <random>
 #include <vector>
 
+#include "cpu/row_ptr_patterns.hpp"
 #include "cuda/spmm/csr_tiles.hpp"
 
 namespace spx::test {
 namespace {
 
 namespace d = cuda::detail;
-
-// `rows` rows: empty with probability p_empty, else 1..max_len long; `fixed` sets chosen rows.
-std::vector<int32_t> row_ptr_of(int32_t rows, double p_empty, int max_len, uint64_t seed,
-                                const std::vector<std::pair<int32_t, int>>& fixed = {}) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> coin(0, 1);
-  std::uniform_int_distribution<int> len(1, max_len);
-  std::vector<int32_t> ptr{0};
-  for (int32_t r = 0; r < rows; ++r) {
-    int n = coin(rng) < p_empty ? 0 : len(rng);
-    for (auto [fr, fl] : fixed)
-      if (fr == r) n = fl;
-    ptr.push_back(ptr.back() + n);
-  }
-  return ptr;
-}
 
 int64_t first_row_by_scan(const std::vector<int32_t>& ptr, int64_t item) {
   const int64_t rows = static_cast<int64_t>(ptr.size()) - 1;
@@ -118,7 +103,7 @@ void expect_every_row_once(const std::vector<int32_t>& ptr, int64_t K) {
 }
 
 TEST(SpmmTiles, FirstRowFromMatchesAScan) {
-  const auto ptr = row_ptr_of(500, 0.3, 40, 1, {{7, 300}, {8, 0}, {9, 0}});
+  const auto ptr = random_row_ptr(500, 0.3, 40, 1, {{7, 300}, {8, 0}, {9, 0}});
   const int64_t rows = static_cast<int64_t>(ptr.size()) - 1;
   for (int64_t item = 0; item <= rows + ptr.back() + 3; ++item)
     ASSERT_EQ(d::spmm_first_row_from(ptr.data(), rows, item), first_row_by_scan(ptr, item))
@@ -127,25 +112,25 @@ TEST(SpmmTiles, FirstRowFromMatchesAScan) {
 
 TEST(SpmmTiles, EveryRowOnceOnRandomPatterns) {
   for (int64_t K : {32, 64, 256, 2048})
-    for (uint64_t seed = 1; seed <= 4; ++seed) expect_every_row_once(row_ptr_of(3001, 0.2, 70, seed), K);
+    for (uint64_t seed = 1; seed <= 4; ++seed) expect_every_row_once(random_row_ptr(3001, 0.2, 70, seed), K);
 }
 
 TEST(SpmmTiles, LongRowsOfEveryLengthAroundTheTile) {
   const int64_t K = 32;
   for (int len : {31, 32, 33, 63, 64, 65, 96, 97, 1000})
     for (int32_t at : {0, 1, 17, 99})
-      expect_every_row_once(row_ptr_of(100, 0.1, 5, 7 + at, {{at, len}, {at + 1 < 100 ? at + 1 : 0, len}}),
-                            K);
+      expect_every_row_once(
+          random_row_ptr(100, 0.1, 5, 7 + at, {{at, len}, {at + 1 < 100 ? at + 1 : 0, len}}), K);
 }
 
 TEST(SpmmTiles, EmptyRowsEverywhere) {
   const int64_t K = 32;
-  expect_every_row_once(row_ptr_of(1000, 1.0, 1, 3), K);                               // all empty
-  expect_every_row_once(row_ptr_of(1, 0.0, 1, 3, {{0, 5000}}), K);                     // one long row
-  expect_every_row_once(row_ptr_of(5000, 1.0, 1, 3, {{0, 200}}), K);                   // then 4999 empty
-  expect_every_row_once(row_ptr_of(5000, 1.0, 1, 3, {{4999, 200}}), K);                // 4999 empty first
-  expect_every_row_once(row_ptr_of(5000, 0.99, 3, 4, {{2500, 9000}, {2501, 40}}), K);  // mostly empty
-  expect_every_row_once(row_ptr_of(3, 0.0, 1, 3, {{0, 0}, {1, 33}, {2, 0}}), K);
+  expect_every_row_once(random_row_ptr(1000, 1.0, 1, 3), K);                               // all empty
+  expect_every_row_once(random_row_ptr(1, 0.0, 1, 3, {{0, 5000}}), K);                     // one long row
+  expect_every_row_once(random_row_ptr(5000, 1.0, 1, 3, {{0, 200}}), K);                   // then 4999 empty
+  expect_every_row_once(random_row_ptr(5000, 1.0, 1, 3, {{4999, 200}}), K);                // 4999 empty first
+  expect_every_row_once(random_row_ptr(5000, 0.99, 3, 4, {{2500, 9000}, {2501, 40}}), K);  // mostly empty
+  expect_every_row_once(random_row_ptr(3, 0.0, 1, 3, {{0, 0}, {1, 33}, {2, 0}}), K);
 }
 
 }  // namespace
