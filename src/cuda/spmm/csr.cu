@@ -10,7 +10,9 @@
 //
 // Rows longer than long_row_nnz are not walked by one group: the main kernel scales their C row by
 // beta and lists their chunks of long_row_nnz nonzeros (workspace), and a second kernel hands the
-// chunks to the groups of one resident wave, which add their partial sums with atomicAdd.
+// chunks to the groups of one resident wave, which add their partial sums with atomicAdd. That is the
+// row-split mode; config.tile_items > 0 selects the balanced mode instead (csr_tiled.cu: one launch,
+// tiles of rows and nonzeros, long rows summed in tile order).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
