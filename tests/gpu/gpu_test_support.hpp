@@ -70,6 +70,16 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
+// rows × cols, random logical entries, NaN in the leading-dimension padding (`extra_ld` elements).
+template <class T>
+Dense<T> random_dense(int64_t rows, int64_t cols, Layout layout, uint64_t seed, int64_t extra_ld) {
+  auto D = poisoned_dense<T>(rows, cols, layout, extra_ld);
+  const auto v = random_vector<T>(static_cast<std::size_t>(rows * cols), seed);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) D(i, j) = v[static_cast<std::size_t>(i * cols + j)];
+  return D;
+}
+
 // Random Csr with row `long_row` replaced by `long_len` distinct random columns: the one very
 // long row among short ones that breaks one-thread-per-row load balance.
 template <class T, class I>

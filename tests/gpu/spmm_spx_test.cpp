@@ -48,16 +48,6 @@ struct Spec {
   std::optional<SpmmCsrConfig> csr;
 };
 
-// rows × cols, random logical entries, NaN in the leading-dimension padding (`extra_ld` elements).
-template <class T>
-Dense<T> random_dense(int64_t rows, int64_t cols, Layout layout, uint64_t seed, int64_t extra_ld) {
-  auto D = poisoned_dense<T>(rows, cols, layout, extra_ld);
-  const auto v = random_vector<T>(static_cast<std::size_t>(rows * cols), seed);
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) D(i, j) = v[static_cast<std::size_t>(i * cols + j)];
-  return D;
-}
-
 // The device matrix in both formats a Spec may need, converted once per matrix.
 template <class T>
 struct DeviceA {

@@ -36,16 +36,6 @@ int64_t aligned_extra(int64_t tight) {
   return (tight + 1 + per16 - 1) / per16 * per16 - tight;
 }
 
-// rows × cols, random logical entries, NaN in the leading-dimension padding.
-template <class T>
-Dense<T> random_dense(int64_t rows, int64_t cols, Layout layout, uint64_t seed, int64_t extra_ld) {
-  auto D = poisoned_dense<T>(rows, cols, layout, extra_ld);
-  const auto v = random_vector<T>(static_cast<std::size_t>(rows * cols), seed);
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) D(i, j) = v[static_cast<std::size_t>(i * cols + j)];
-  return D;
-}
-
 template <class T>
 int64_t aligned_extra_for(int64_t rows, int64_t cols, Layout layout) {
   return aligned_extra<T>(layout == Layout::ColMajor ? rows : cols);

@@ -51,8 +51,7 @@ __global__ void __launch_bounds__(kMaxSpmmBlock)
   const int64_t j0 = first_col + int64_t{blockIdx.y} * pass_cols + int64_t{w} * V;
   const int valid = ncols - w * V;  // columns of this lane that exist (<= 0: none)
   T acc[V];
-#pragma unroll
-  for (int j = 0; j < V; ++j) acc[j] = T{0};
+  detail::zero(acc);
   bool long_row = false;
   if (row < A.rows) {
     const I begin = A.row_ptr[row];
@@ -108,8 +107,7 @@ __global__ void __launch_bounds__(kMaxSpmmBlock)
   for (int64_t base = warp * groups_per_warp; base < n; base += warps * groups_per_warp) {
     const int64_t e = base + ((threadIdx.x & 31) >> lanes.g_log2);
     T acc[V];
-#pragma unroll
-    for (int j = 0; j < V; ++j) acc[j] = T{0};
+    detail::zero(acc);
     I row = 0;
     if (e < n) {
       row = long_rows[2 * e];

@@ -452,28 +452,37 @@ SpmmHostReport spmm_host(Context& ctx, int64_t a_rows, int64_t a_cols, std::size
   return report;
 }
 
+// The chunk width from the free memory, then the format's rule for it, then the chunked product.
+template <class T, class Matrix, class Rule, class Product>
+SpmmHostReport spmm_host_with(Context& ctx, const Matrix& A, const Dense<T>& B, Dense<T>& C,
+                              const SpmmHostOptions& options, bool reads_c, Rule rule, Product product) {
+  SpmmHostOptions o = options;
+  o.chunk_cols = resolve_chunk_cols(ctx, A.rows, A.cols, A.bytes(), sizeof(T), B.cols, options);
+  const auto config = rule(std::max<int64_t>(o.chunk_cols, 1));
+  const ChunkProduct<T> chunk = [&](DenseView<const T> Bc, DenseView<T> Cc) { product(config, Bc, Cc); };
+  return spmm_host<T>(ctx, A.rows, A.cols, A.bytes(), chunk, reads_c, B, C, o);
+}
+
 template <class T, class I>
 SpmmHostReport spmm_host(Context& ctx, const DeviceEllR<T, I>& A, const MatrixStats& stats, const Dense<T>& B,
                          Dense<T>& C, const SpmmHostOptions& options, T alpha, T beta) {
-  SpmmHostOptions o = options;
-  o.chunk_cols = resolve_chunk_cols(ctx, A.rows, A.cols, A.bytes(), sizeof(T), B.cols, options);
-  const SpmmEllrConfig config = spmm_ellr_rule(stats, std::max<int64_t>(o.chunk_cols, 1), ctx.props());
-  const ChunkProduct<T> product = [&](DenseView<const T> Bc, DenseView<T> Cc) {
-    spmm_ellr_t(ctx, A, Bc, Cc, config, alpha, beta);
-  };
-  return spmm_host<T>(ctx, A.rows, A.cols, A.bytes(), product, beta != T{0}, B, C, o);
+  return spmm_host_with<T>(
+      ctx, A, B, C, options, beta != T{0},
+      [&](int64_t cols) { return spmm_ellr_rule(stats, cols, ctx.props()); },
+      [&](const SpmmEllrConfig& config, DenseView<const T> Bc, DenseView<T> Cc) {
+        spmm_ellr_t(ctx, A, Bc, Cc, config, alpha, beta);
+      });
 }
 
 template <class T, class I>
 SpmmHostReport spmm_host(Context& ctx, const DeviceCsr<T, I>& A, const MatrixStats& stats, const Dense<T>& B,
                          Dense<T>& C, const SpmmHostOptions& options, T alpha, T beta) {
-  SpmmHostOptions o = options;
-  o.chunk_cols = resolve_chunk_cols(ctx, A.rows, A.cols, A.bytes(), sizeof(T), B.cols, options);
-  const SpmmCsrConfig config = spmm_csr_rule(stats, std::max<int64_t>(o.chunk_cols, 1), ctx.props());
-  const ChunkProduct<T> product = [&](DenseView<const T> Bc, DenseView<T> Cc) {
-    spmm_csr(ctx, A, Bc, Cc, config, alpha, beta);
-  };
-  return spmm_host<T>(ctx, A.rows, A.cols, A.bytes(), product, beta != T{0}, B, C, o);
+  return spmm_host_with<T>(
+      ctx, A, B, C, options, beta != T{0},
+      [&](int64_t cols) { return spmm_csr_rule(stats, cols, ctx.props()); },
+      [&](const SpmmCsrConfig& config, DenseView<const T> Bc, DenseView<T> Cc) {
+        spmm_csr(ctx, A, Bc, Cc, config, alpha, beta);
+      });
 }
 
 #define SPX_INSTANTIATE_SPMM_HOST(T)                                                                         \
