@@ -3,8 +3,8 @@
 // entries. The plan (tile boundaries, dirty tiles) is made in prepare(), untimed, as a solver
 // would make it once per matrix. `spmv_segsum` runs the default params; the `spmv_segsum_t*`
 // entries are the tile shapes of the parameter study (docs/spmv-segsum.md: T nonzeros per lane,
-// S tiles per warp, L2 prefetch, host synchronizer), so one `spx bench --kernels 'spmv_segsum*'`
-// run measures them side by side.
+// S tiles per warp, L2 prefetch, host synchronizer, row completion), so one `spx bench --kernels
+// 'spmv_segsum*'` run measures them side by side.
 #include <memory>
 #include <span>
 #include <vector>
@@ -41,7 +41,10 @@ std::unique_ptr<Instance> segsum_instance(const Problem& p, const cuda::SegsumSp
                   {"sync_on_host", int64_t{plan->params.sync_on_host ? 1 : 0}},
                   {"wide_tiles", plan->wide_tiles},
                   {"tiles", plan->tiles},
-                  {"dirty_tiles", plan->dirty_tiles}};
+                  {"dirty_tiles", plan->dirty_tiles},
+                  {"complete_rows_up_to", int64_t{plan->params.complete_rows_up_to}},
+                  {"max_open_tail", plan->max_open_tail},
+                  {"completes_rows", int64_t{plan->completes_rows ? 1 : 0}}};
   return std::make_unique<CudaInstance>(std::move(parts));
 }
 
@@ -67,6 +70,10 @@ void register_cuda_spmv_segsum(Registry& registry) {
   add_segsum(registry, "spmv_segsum_t32s1", {32, 1, 128});
   add_segsum(registry, "spmv_segsum_t16s4_prefetch", {16, 4, 128, true, true, false});
   add_segsum(registry, "spmv_segsum_host_sync", {0, 0, 128, false, true, true});
+  // Row completion (one launch) against the synchronizer (two): never completing, and completing
+  // tails of up to 4096 nonzeros (past the default limit).
+  add_segsum(registry, "spmv_segsum_sync", {0, 0, 128, false, true, false, 0});
+  add_segsum(registry, "spmv_segsum_complete4k", {0, 0, 128, false, true, false, 4096});
 }
 
 }  // namespace spx::bench

@@ -3,12 +3,14 @@
 //  * boundary rows and dirty flags against a direct scan of row_ptr;
 //  * the clean-tile row speculation (boundary row + rank) against the search used for dirty tiles;
 //  * an emulation of the product kernel's algorithm (lane slices, the segmented scan across lanes,
-//    carries between tiles, the synchronizer and its fix-up) with integer products, so sums are
-//    exact: every row of y must be written exactly once and hold its row sum.
+//    carries between tiles, the synchronizer and its fix-up, or row completion instead) with
+//    integer products, so sums are exact: every row of y must be written exactly once and hold its
+//    row sum.
 #include "cuda/spmv/segsum_partition.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -39,9 +41,11 @@ Plan make_plan(const std::vector<int32_t>& ptr, int npl) {
 }
 
 // The product kernel's algorithm, one warp at a time; products are all 1, so y[r] must be the
-// length of row r (alpha = 1, beta = 0). writes[r] counts the writes of the tile kernel.
-void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, std::vector<int64_t>& y,
-             std::vector<int>& writes) {
+// length of row r (alpha = 1, beta = 0). writes[r] counts the writes of the tile kernel. With
+// complete_rows, the partials of rows begun in earlier warps are dropped and each warp adds its
+// last row's open tail (segsum_open_tail) instead of the synchronizer.
+void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, bool complete_rows,
+             std::vector<int64_t>& y, std::vector<int>& writes) {
   const int64_t rows = static_cast<int64_t>(ptr.size()) - 1, nnz = ptr.back();
   const Plan plan = make_plan(ptr, npl);
   const int64_t warps = (plan.tiles + tiles_per_warp - 1) / tiles_per_warp;
@@ -49,6 +53,9 @@ void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, std::
   writes.assign(static_cast<std::size_t>(rows), 0);
   std::vector<int32_t> sync_row(static_cast<std::size_t>(warps), -2);
   std::vector<int64_t> sync_value(static_cast<std::size_t>(warps), -1);
+  const auto to_synchronizer = [&](int64_t w, int64_t v) {
+    if (!complete_rows) sync_value[static_cast<std::size_t>(w)] = v;
+  };
   const auto write = [&](int64_t r, int64_t v) {
     ASSERT_GE(r, 0);
     ASSERT_LT(r, rows);
@@ -92,7 +99,7 @@ void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, std::
       const bool pos0 = (flags[0] & 1u) != 0;
       if (pos0 && carry_open) {
         if (carry_sync)
-          sync_value[static_cast<std::size_t>(w)] = carry;
+          to_synchronizer(w, carry);
         else
           write(carry_row, carry);
       }
@@ -149,7 +156,7 @@ void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, std::
           if (last_starter >= 0)
             write(lanes[static_cast<std::size_t>(last_starter)].seg_row, total);
           else if (carry_sync)
-            sync_value[static_cast<std::size_t>(w)] = total;
+            to_synchronizer(w, total);
           else
             write(r0, total);
         }
@@ -165,13 +172,21 @@ void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, std::
       }
       carry_open = true;
     }
-    if (carry_open) {
-      if (carry_sync)
-        sync_value[static_cast<std::size_t>(w)] = carry;
-      else
-        write(carry_row, carry);
+    if (carry_open && carry_sync) {
+      to_synchronizer(w, carry);
+    } else if (carry_open) {
+      const int64_t last = std::min<int64_t>((w + 1) * tiles_per_warp, plan.tiles) - 1;
+      int64_t tail = 0;
+      if (complete_rows) {
+        tail = d::segsum_open_tail(ptr.data(), plan.tile_row.data(), last, nnz, plan.tile_size);
+        if (tail > 0) {
+          EXPECT_EQ(carry_row, plan.tile_row[static_cast<std::size_t>(last) + 1]) << "warp " << w;
+        }
+      }
+      write(carry_row, carry + tail);
     }
   }
+  if (complete_rows) return;
   // The synchronizer fix-up: runs of warps opening with the same row, in warp order.
   for (int64_t w = 1; w < warps; ++w) {
     const int32_t r = sync_row[static_cast<std::size_t>(w)];
@@ -188,14 +203,35 @@ void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, std::
 }
 
 void check(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp) {
-  SCOPED_TRACE(testing::Message() << "rows " << ptr.size() - 1 << " nnz " << ptr.back() << " T " << npl
-                                  << " S " << tiles_per_warp);
-  std::vector<int64_t> y;
-  std::vector<int> writes;
-  emulate(ptr, npl, tiles_per_warp, y, writes);
-  for (std::size_t r = 0; r + 1 < ptr.size(); ++r) {
-    ASSERT_EQ(writes[r], 1) << "row " << r;
-    ASSERT_EQ(y[r], ptr[r + 1] - ptr[r]) << "row " << r;
+  for (bool complete_rows : {false, true}) {
+    SCOPED_TRACE(testing::Message() << "rows " << ptr.size() - 1 << " nnz " << ptr.back() << " T " << npl
+                                    << " S " << tiles_per_warp << " complete_rows " << complete_rows);
+    std::vector<int64_t> y;
+    std::vector<int> writes;
+    emulate(ptr, npl, tiles_per_warp, complete_rows, y, writes);
+    for (std::size_t r = 0; r + 1 < ptr.size(); ++r) {
+      ASSERT_EQ(writes[r], 1) << "row " << r;
+      ASSERT_EQ(y[r], ptr[r + 1] - ptr[r]) << "row " << r;
+    }
+  }
+}
+
+// The plan's bound on the extra work of row completion: the largest open tail over the tiles is
+// the longest stretch of a row past the tile its warp ends in, and never more than the longest row.
+TEST(SegsumPartition, OpenTailIsTheRowPastTheTileEnd) {
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    const auto ptr =
+        random_row_ptr(400, seed % 2 ? 0.3 : 0.0, 1 + static_cast<int>(seed) * 9, seed, {{37, 900}});
+    const int64_t nnz = ptr.back();
+    const Plan p = make_plan(ptr, 4);
+    for (int64_t t = 0; t < p.tiles; ++t) {
+      const int64_t end = std::min((t + 1) * p.tile_size, nnz);
+      int64_t want = 0;  // the row holding entry end - 1, if it goes on past end
+      for (std::size_t r = 0; r + 1 < ptr.size(); ++r)
+        if (ptr[r] < end && ptr[r + 1] > end) want = ptr[r + 1] - end;
+      EXPECT_EQ(d::segsum_open_tail(ptr.data(), p.tile_row.data(), t, nnz, p.tile_size), want)
+          << "tile " << t;
+    }
   }
 }
 

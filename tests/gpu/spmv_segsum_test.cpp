@@ -27,15 +27,21 @@ namespace {
 
 using cuda::SegsumSpmvParams;
 
-// Defaults, the smallest tiles with one tile per warp (most carries and synchronizer entries),
-// the largest tiles with long warps and small blocks, no prefetch and plain loads with T not a
-// power of two, and the host synchronizer (pinned mapped memory).
+// Rows completed past any tile, however long (the 10^6-nonzero rows included).
+constexpr int kCompleteAll = 1 << 30;
+
+// Defaults; the smallest tiles with one tile per warp, always through the synchronizer (most
+// carries and synchronizer entries); the largest tiles with long warps and small blocks; no
+// prefetch and plain loads with T not a power of two; the host synchronizer (pinned mapped
+// memory); and row completion forced on every matrix, with one and with several tiles per warp.
 const std::vector<SegsumSpmvParams>& tile_shapes() {
   static const std::vector<SegsumSpmvParams> shapes{{},
-                                                    {4, 1, 64, true, true, false},
+                                                    {4, 1, 64, true, true, false, 0},
                                                     {32, 7, 128, true, true, false},
                                                     {12, 3, 96, false, false, false},
-                                                    {16, 2, 512, true, true, true}};
+                                                    {16, 2, 512, true, true, true},
+                                                    {4, 1, 128, false, true, false, kCompleteAll},
+                                                    {8, 3, 64, false, true, false, kCompleteAll}};
   return shapes;
 }
 
@@ -61,6 +67,7 @@ void check_segsum(const std::string& name, const Csr<T, int32_t>& A, uint64_t se
       expect_device_close(std::span<const T>(got), std::span<const T>(want), magnitude, terms,
                           name + " / " + cuda::to_string(p) +
                               " dirty_tiles=" + std::to_string(plan.dirty_tiles) +
+                              " completes_rows=" + std::to_string(plan.completes_rows) +
                               " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
       if (::testing::Test::HasFailure()) return;  // one report is enough to act on
     }
@@ -157,23 +164,50 @@ TYPED_TEST(GpuSpmvSegsum, SpmvIsEquivalentToRefOnIrregularMatrices) {
   }
 }
 
-// Fixed association (lanes, scan tree, carries, synchronizer in warp order): bitwise equal runs.
+// Fixed association (lanes, scan tree, carries, synchronizer in warp order or completed rows):
+// bitwise equal runs.
 TYPED_TEST(GpuSpmvSegsum, ProductIsDeterministic) {
   SPX_REQUIRE_GPU();
   using T = TypeParam;
   auto& ctx = gpu();
   const auto A = gen::long_rows<T, int32_t>(20000, 1'000'000, 3, 300'000, 0.2, 6, 14);
   const auto dA = cuda::upload(ctx, A);
-  cuda::SegsumSpmvPlan plan = cuda::plan_segsum_spmv(ctx, dA);
   auto dx = cuda::to_device(ctx, random_vector<T>(static_cast<std::size_t>(A.cols), fresh_seed()));
   cuda::DeviceBuffer<T> dy(static_cast<std::size_t>(A.rows));
-  std::vector<T> first;
-  for (int run = 0; run < 2; ++run) {
-    cuda::spmv_segsum(ctx, plan, dA, std::span<const T>(dx.span()), dy.span());
-    const auto got = cuda::to_host(ctx, dy);
-    if (run == 0) first = got;
-    ASSERT_TRUE(same_bits(got, first)) << "run " << run;
+  for (const SegsumSpmvParams& params :
+       {SegsumSpmvParams{}, SegsumSpmvParams{4, 1, 128, false, true, false, kCompleteAll}}) {
+    cuda::SegsumSpmvPlan plan = cuda::plan_segsum_spmv(ctx, dA, params);
+    std::vector<T> first;
+    for (int run = 0; run < 2; ++run) {
+      cuda::spmv_segsum(ctx, plan, dA, std::span<const T>(dx.span()), dy.span());
+      const auto got = cuda::to_host(ctx, dy);
+      if (run == 0) first = got;
+      ASSERT_TRUE(same_bits(got, first)) << cuda::to_string(params) << " run " << run;
+    }
   }
+}
+
+// The plan completes rows (one launch) when no row runs further past a tile than the limit: by
+// default for short rows, never for a row of 10^5, and never with complete_rows_up_to = 0.
+TEST(GpuSpmvSegsumPlan, RowCompletionFollowsTheLongestOpenTail) {
+  SPX_REQUIRE_GPU();
+  auto& ctx = gpu();
+  const auto short_rows = cuda::upload(ctx, random_csr<double, int32_t>(5000, 5000, 1, 40, 3));
+  const auto long_row =
+      cuda::upload(ctx, gen::long_rows<double, int32_t>(5000, 200'000, 1, 100'000, 0.0, 5, 4));
+  const cuda::SegsumSpmvPlan by_default = cuda::plan_segsum_spmv(ctx, short_rows);
+  EXPECT_TRUE(by_default.completes_rows);
+  EXPECT_GT(by_default.max_open_tail, 0);
+  EXPECT_LE(by_default.max_open_tail, 40);
+  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, short_rows, SegsumSpmvParams{0, 0, 128, false, true, false, 0})
+                   .completes_rows);
+  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, short_rows, SegsumSpmvParams{0, 0, 128, false, true, true})
+                   .completes_rows);  // the host synchronizer was asked for
+  const cuda::SegsumSpmvPlan with_long_row = cuda::plan_segsum_spmv(ctx, long_row);
+  EXPECT_FALSE(with_long_row.completes_rows);
+  EXPECT_GT(with_long_row.max_open_tail, cuda::kSegsumAutoCompletion);
+  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, short_rows, SegsumSpmvParams{0, 0, 128, false, true, false, -2}),
+               Error);
 }
 
 TEST(GpuSpmvSegsumPlan, AlphaZeroReadsNeitherAnorX) {

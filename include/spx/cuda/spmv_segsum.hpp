@@ -4,7 +4,7 @@
 // irregular the rows are (power-law, long rows, empty rows).
 //
 //   auto plan = spx::cuda::plan_segsum_spmv(ctx, dA);          // once per matrix (GPU kernels)
-//   spx::cuda::spmv_segsum(ctx, plan, dA, x, y, alpha, beta);  // every call: 2-3 launches
+//   spx::cuda::spmv_segsum(ctx, plan, dA, x, y, alpha, beta);  // every call: 1-3 launches
 //
 // Semantics as spmv_csr_scalar: y = alpha*A*x + beta*y; beta == 0 never reads y; alpha == 0 reads
 // neither A nor x. Deterministic: equal inputs give equal bits. docs/spmv-segsum.md has the design.
@@ -40,7 +40,18 @@ struct SegsumSpmvParams {
   // to y. Waits for the device on every product (spmv_segsum is then synchronous); measured 15-130
   // µs slower on the H100 (docs/spmv-segsum.md), so off by default.
   bool sync_on_host = false;
+  // Row completion instead of the synchronizer: the warp holding a row's first nonzero also sums
+  // the row's nonzeros past its last tile, when no such open tail is longer than this many
+  // nonzeros (the plan measures the longest). Then no partial sum crosses warps and the product is
+  // one launch, which is most of its time on small matrices. -1 = auto (kSegsumAutoCompletion),
+  // 0 = never (always the synchronizer). Ignored with sync_on_host.
+  int complete_rows_up_to = -1;
 };
+
+// The auto limit of complete_rows_up_to, in nonzeros: a warp completing a tail of this length does
+// 512 / 32 / 4 = 4 rounds of loads more than its neighbours, about the cost of the synchronizer's
+// launch (docs/spmv-segsum.md, "Row completion").
+inline constexpr int kSegsumAutoCompletion = 512;
 
 // Empty when p is valid, else one line saying what is wrong.
 std::string invalid_reason(const SegsumSpmvParams& p);
@@ -58,6 +69,8 @@ struct SegsumSpmvPlan {
   int64_t tiles = 0;
   int64_t warps = 0;
   int64_t dirty_tiles = 0;           // read back once at plan time (for reports)
+  int64_t max_open_tail = 0;         // the longest open tail of a tile (read back once)
+  bool completes_rows = false;       // one launch, no synchronizer (complete_rows_up_to)
   DeviceBuffer<int32_t> tile_row;    // tiles + 1
   DeviceBuffer<uint8_t> tile_dirty;  // tiles
   DeviceBuffer<int32_t> sync_row;    // warps: the row open at the warp's start, or -1
@@ -81,8 +94,8 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
                                 const SegsumSpmvParams& params = {});
 
 // y = alpha*A*x + beta*y: the tile kernel, then the synchronizer fix-up (only when more than one
-// warp). No allocation, no host synchronisation (unless params.sync_on_host). float and double,
-// int32 indices.
+// warp and the plan does not complete rows). No allocation, no host synchronisation (unless
+// params.sync_on_host). float and double, int32 indices.
 template <class T>
 void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, std::span<const T> x,
                  std::span<T> y, T alpha = T{1}, T beta = T{0});

@@ -7,7 +7,7 @@
 //    a shared-memory tree: no shared memory, no bank traffic, log2(Coop) register exchanges.
 //  * All matrix and x loads go through the read-only path (__ldg): nothing in the launch writes
 //    them, and x's lines stay in the 256 KB L1/texture cache between the rows that reuse them.
-//  * Four nonzeros per thread are loaded before the first multiply (see row_dot): Hopper needs
+//  * Four nonzeros per thread are loaded before the first multiply (row_dot.cuh): Hopper needs
 //    many bytes in flight per SM to reach its bandwidth, and a thread walking a row one
 //    dependent load pair at a time leaves it latency-bound.
 //  * Rows longer than the plan's threshold are skipped here and computed by extra blocks of the
@@ -18,6 +18,7 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
+#include "cuda/common/row_dot.cuh"
 #include "cuda/common/warp.cuh"
 #include "cuda/spmv/csr_param_launch.hpp"
 
@@ -25,32 +26,6 @@ namespace spx::cuda::csr_param {
 
 // Largest block the kernel is compiled for; the register budget follows from it (64 per thread).
 inline constexpr int kMaxBlock = 1024;
-// Nonzeros loaded per thread before the first multiply.
-inline constexpr int kUnroll = 4;
-
-// Sum of vals[k] * x[cols[k]] over k = lane, lane + Stride, ... < len: one thread's share of a
-// row (or of a long-row chunk) starting at cols/vals, whose Stride threads work side by side so
-// that a group's loads are contiguous. 32-bit offsets from 64-bit bases keep the register count
-// down (unsigned: k + 3*Stride cannot overflow for any len < 2^31).
-template <int Stride, class T>
-__device__ __forceinline__ T row_dot(const int32_t* __restrict__ cols, const T* __restrict__ vals,
-                                     const T* __restrict__ x, uint32_t len, uint32_t lane) {
-  T sum = T{0};
-  uint32_t k = lane;
-  for (; k + (kUnroll - 1) * Stride < len; k += kUnroll * Stride) {
-    int32_t c[kUnroll];
-    T v[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      c[u] = __ldg(cols + k + u * Stride);
-      v[u] = __ldg(vals + k + u * Stride);
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) sum += v[u] * __ldg(x + c[u]);
-  }
-  for (; k < len; k += Stride) sum += __ldg(vals + k) * __ldg(x + __ldg(cols + k));
-  return sum;
-}
 
 // y[row] = alpha*sum + beta*y[row]; beta == 0 never reads y (NaN there must not leak through).
 template <class T>

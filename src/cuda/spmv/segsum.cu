@@ -35,6 +35,7 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
+#include "cuda/common/row_dot.cuh"
 #include "cuda/common/run_sum.cuh"
 #include "cuda/common/segmented.cuh"
 #include "cuda/common/warp.cuh"
@@ -69,15 +70,18 @@ __global__ void __launch_bounds__(kPlanBlock)
   if (t <= tiles) tile_row[t] = static_cast<int32_t>(segsum_boundary_row(row_ptr, rows, nnz, tile_size, t));
 }
 
+// counts[0] += dirty tiles; counts[1] = max over the tiles of the open tail (segsum_open_tail).
 __global__ void __launch_bounds__(kPlanBlock)
-    segsum_dirty_kernel(const int32_t* __restrict__ row_ptr, int64_t tile_size, int64_t tiles,
+    segsum_dirty_kernel(const int32_t* __restrict__ row_ptr, int64_t nnz, int64_t tile_size, int64_t tiles,
                         const int32_t* __restrict__ tile_row, uint8_t* __restrict__ tile_dirty,
-                        unsigned long long* __restrict__ dirty_count) {
+                        unsigned long long* __restrict__ counts) {
   const int64_t t = int64_t{blockIdx.x} * kPlanBlock + threadIdx.x;
   if (t >= tiles) return;
   const bool dirty = segsum_tile_dirty(row_ptr, tile_row, t, tile_size);
   tile_dirty[t] = dirty ? 1 : 0;
-  if (dirty) atomicAdd(dirty_count, 1ull);
+  if (dirty) atomicAdd(counts, 1ull);
+  const int64_t tail = segsum_open_tail(row_ptr, tile_row, t, nnz, tile_size);
+  if (tail > 0) atomicMax(counts + 1, static_cast<unsigned long long>(tail));
 }
 
 // y[row] = alpha*sum + beta*y[row], never reading y when beta == 0.
@@ -136,6 +140,13 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
   int32_t carry_row = -1;
   bool carry_open = false;
   bool carry_sync = true;  // the open segment's row started before this warp (synchronizer)
+  // A partial of a row begun in an earlier warp: the synchronizer's, or dropped when rows are
+  // completed by the warp that starts them.
+  const auto to_synchronizer = [&](T partial) {
+    if (!a.complete_rows) a.sync_value[warp] = partial;
+  };
+  // complete_rows: the nonzeros [tail_begin, tail_end) of the row open past the warp's last tile.
+  int tail_begin = 0, tail_end = 0;
   for (int t = first_tile; t < last_tile; ++t) {
     const int begin = t * tile_elems;
     const int end = begin + tile_elems < nnz ? begin + tile_elems : nnz;
@@ -145,6 +156,14 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
     const int first_row = t == 0 ? 0 : r0;  // segsum_row_range
     const int last_row = a.tile_row[t + 1];
     const bool wide = segsum_range_wide(RowRange{first_row, last_row}, tile_elems);
+    if (a.complete_rows && t == last_tile - 1) {
+      // segsum_open_tail, loaded now so that it arrives with the products: last_row is the
+      // rightmost row starting at or before `end`; it is open when it starts before it.
+      tail_begin = end;
+      const int32_t open_start = __ldg(row_ptr + last_row);
+      const int32_t open_stop = __ldg(row_ptr + last_row + 1);
+      tail_end = open_start < end ? open_stop : end;
+    }
 
     // Optionally the warp's next tile streams into L2 while this one is computed (DRAM stays busy
     // through the shared-memory and scan phases). Off by default: it measured 10-20% slower, as
@@ -221,7 +240,7 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
     const bool pos0 = (flags[0] & 1u) != 0;  // the tile begins a row: the carry is complete
     if (pos0 && carry_open && lane == 0) {
       if (carry_sync)
-        a.sync_value[warp] = carry;
+        to_synchronizer(carry);
       else
         write_row(a, carry_row, carry);
     }
@@ -283,7 +302,7 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
       if (earlier != 0)
         write_row(a, earlier_row, total);
       else if (carry_sync)
-        a.sync_value[warp] = total;  // the warp's first segment, begun in an earlier warp
+        to_synchronizer(total);  // the warp's first segment, begun in an earlier warp
       else
         write_row(a, r0, total);
     }
@@ -299,11 +318,17 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
     carry_open = true;
     __syncwarp();  // the next tile reuses flags and prod
   }
-  if (carry_open && lane == 0) {
-    if (carry_sync)
-      a.sync_value[warp] = carry;
-    else
-      write_row(a, carry_row, carry);
+  if (carry_open && carry_sync) {
+    if (lane == 0) to_synchronizer(carry);
+  } else if (carry_open) {
+    // The warp's last row: complete it past the tile when rows are completed (a whole-warp sum,
+    // then the fixed shuffle tree: deterministic).
+    T rest = T{0};
+    if (tail_end > tail_begin)
+      rest = warp_reduce_sum(row_dot<32>(a.col_idx + tail_begin, a.values + tail_begin, a.x,
+                                         static_cast<uint32_t>(tail_end - tail_begin),
+                                         static_cast<uint32_t>(lane)));
+    if (lane == 0) write_row(a, carry_row, carry + rest);
   }
 }
 
@@ -359,13 +384,12 @@ __global__ void __launch_bounds__(kSyncBlock) segsum_sync_kernel(SegsumArgs<T> a
 }  // namespace
 
 void launch_segsum_plan(Context& ctx, const int32_t* row_ptr, int64_t rows, int64_t nnz, int64_t tile_size,
-                        int64_t tiles, int32_t* tile_row, uint8_t* tile_dirty,
-                        unsigned long long* dirty_count) {
+                        int64_t tiles, int32_t* tile_row, uint8_t* tile_dirty, unsigned long long* counts) {
   segsum_boundary_kernel<<<grid_for(tiles + 1, kPlanBlock), kPlanBlock, 0, ctx.stream()>>>(
       row_ptr, rows, nnz, tile_size, tiles, tile_row);
   SPX_CHECK_LAUNCH("segsum_boundary_kernel", ctx.stream());
   segsum_dirty_kernel<<<grid_for(tiles, kPlanBlock), kPlanBlock, 0, ctx.stream()>>>(
-      row_ptr, tile_size, tiles, tile_row, tile_dirty, dirty_count);
+      row_ptr, nnz, tile_size, tiles, tile_row, tile_dirty, counts);
   SPX_CHECK_LAUNCH("segsum_dirty_kernel", ctx.stream());
 }
 
@@ -386,7 +410,7 @@ void launch_segsum_spmv(Context& ctx, const SegsumArgs<T>& a) {
   }
   segsum_tile_kernel<T><<<grid_for(a.warps * 32, a.block_size), a.block_size, smem, ctx.stream()>>>(a);
   SPX_CHECK_LAUNCH("segsum_tile_kernel", ctx.stream());
-  if (a.warps > 1 && a.sync_on_device) {
+  if (a.warps > 1 && a.sync_on_device && !a.complete_rows) {
     segsum_sync_kernel<T><<<grid_for(a.warps, kSyncBlock), kSyncBlock, 0, ctx.stream()>>>(a);
     SPX_CHECK_LAUNCH("segsum_sync_kernel", ctx.stream());
   }

@@ -8,11 +8,11 @@
 
 namespace spx::cuda::detail {
 
-// Fills tile_row[0..tiles] and tile_dirty[0..tiles) and counts the dirty tiles into *dirty_count
-// (zeroed by the caller). rows >= 1, nnz >= 1.
+// Fills tile_row[0..tiles] and tile_dirty[0..tiles), counts the dirty tiles into counts[0] and
+// takes the largest open tail of a tile (segsum_open_tail) into counts[1] (both zeroed by the
+// caller). rows >= 1, nnz >= 1.
 void launch_segsum_plan(Context& ctx, const int32_t* row_ptr, int64_t rows, int64_t nnz, int64_t tile_size,
-                        int64_t tiles, int32_t* tile_row, uint8_t* tile_dirty,
-                        unsigned long long* dirty_count);
+                        int64_t tiles, int32_t* tile_row, uint8_t* tile_dirty, unsigned long long* counts);
 
 template <class T>
 struct SegsumArgs {
@@ -37,6 +37,9 @@ struct SegsumArgs {
   bool prefetch = true;        // L2 prefetch of the warp's next tile
   bool stream = true;          // evict-first loads of values and col_idx
   bool sync_on_device = true;  // run segsum_sync_kernel (false: the host combines, see below)
+  // Row completion instead of the synchronizer: the warp holding a row's first nonzero also sums
+  // the row's nonzeros past its last tile (segsum_open_tail); partials never cross warps.
+  bool complete_rows = false;
   // Wide tiles (segsum_partition.hpp): their ids, the exclusive prefix of their row-range lengths
   // and its total (the rows segsum_wide_empty_kernel visits).
   const int32_t* wide_tiles = nullptr;

@@ -109,6 +109,21 @@ SPX_HOST_DEVICE inline I segsum_next_start_row(const P* row_ptr, I prev, I hi, I
   return rightmost_row_at_or_before(row_ptr, r, hi, entry);
 }
 
+// Row completion (the alternative to the synchronizer): the warp that holds a row's first
+// nonzero also reads the row's nonzeros past its last tile, so no partial sum crosses warps and
+// the product is one launch. This is that "open tail" of tile t: the nonzeros after the tile's end
+// of the row holding its last entry, 0 when a row starts exactly at the end. With R = tile_row[t +
+// 1] (the rightmost row with row_ptr[R] <= end), the row is open when R starts before the end, and
+// then row_ptr[R + 1] > end. The plan takes the maximum over the tiles to decide whether the
+// tails are short enough to complete (a warp's own tail is its last tile's).
+template <class P, class R>
+SPX_HOST_DEVICE inline int64_t segsum_open_tail(const P* row_ptr, const R* tile_row, int64_t t, int64_t nnz,
+                                                int64_t tile_size) {
+  const int64_t end = segsum_tile_begin(t + 1, nnz, tile_size);
+  const int64_t r = static_cast<int64_t>(tile_row[t + 1]);
+  return static_cast<int64_t>(row_ptr[r]) < end ? static_cast<int64_t>(row_ptr[r + 1]) - end : 0;
+}
+
 // Empty row r (row_ptr[r] == row_ptr[r+1]) is scaled by beta by tile t when this holds.
 SPX_HOST_DEVICE inline bool segsum_owns_empty_row(int64_t row_offset, int64_t t, int64_t tile_begin,
                                                   int64_t tile_end) {

@@ -37,14 +37,17 @@ std::string invalid_reason(const SegsumSpmvParams& p) {
                        p.tiles_per_warp);
   if (p.block_size < 32 || p.block_size > 512 || p.block_size % 32 != 0)
     return fmt::format("block_size {} is not a multiple of 32 in 32..512", p.block_size);
+  if (p.complete_rows_up_to < -1)
+    return fmt::format("complete_rows_up_to {} is negative (-1: auto, 0: never)", p.complete_rows_up_to);
   return {};
 }
 
 std::string to_string(const SegsumSpmvParams& p) {
   return fmt::format(
-      "nnz_per_lane={} tiles_per_warp={} block_size={} prefetch={} stream_loads={} sync_on_host={}",
+      "nnz_per_lane={} tiles_per_warp={} block_size={} prefetch={} stream_loads={} sync_on_host={} "
+      "complete_rows_up_to={}",
       p.nnz_per_lane, p.tiles_per_warp, p.block_size, int{p.prefetch}, int{p.stream_loads},
-      int{p.sync_on_host});
+      int{p.sync_on_host}, p.complete_rows_up_to);
 }
 
 template <class T>
@@ -76,29 +79,34 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
   plan.warps = (plan.tiles + plan.params.tiles_per_warp - 1) / plan.params.tiles_per_warp;
   plan.tile_row = DeviceBuffer<int32_t>(static_cast<std::size_t>(plan.tiles) + 1, "segsum tile rows");
   plan.tile_dirty = DeviceBuffer<uint8_t>(static_cast<std::size_t>(plan.tiles), "segsum dirty tiles");
-  const auto warps = static_cast<std::size_t>(plan.warps);
-  if (params.sync_on_host) {
-    plan.host_sync_row = PinnedBuffer<int32_t>(warps, "segsum host synchronizer rows");
-    plan.host_sync_value = PinnedBuffer<double>(warps, "segsum host synchronizer values");
-    plan.fixup_row = PinnedBuffer<int32_t>(warps, "segsum host fix-up rows");
-    plan.fixup_value = PinnedBuffer<double>(warps, "segsum host fix-up values");
-  } else {
-    plan.sync_row = DeviceBuffer<int32_t>(warps, "segsum synchronizer rows");
-    plan.sync_value = DeviceBuffer<double>(warps, "segsum synchronizer values");
-  }
-  DeviceBuffer<unsigned long long> count =
-      to_device(ctx, std::vector<unsigned long long>{0ull}, "segsum count");
+  DeviceBuffer<unsigned long long> counts =
+      to_device(ctx, std::vector<unsigned long long>{0ull, 0ull}, "segsum plan counts");
   detail::launch_segsum_plan(ctx, dA.row_ptr.data(), dA.rows, dA.nnz, tile_size, plan.tiles,
-                             plan.tile_row.data(), plan.tile_dirty.data(), count.data());
-  unsigned long long dirty = 0;
-  copy_to_host_sync(ctx, &dirty, count.data(), sizeof dirty);
+                             plan.tile_row.data(), plan.tile_dirty.data(), counts.data());
+  const std::vector<unsigned long long> counted = to_host(ctx, counts);
+  const unsigned long long dirty = counted[0];
   plan.dirty_tiles = static_cast<int64_t>(dirty);
+  plan.max_open_tail = static_cast<int64_t>(counted[1]);
   if (params.nnz_per_lane == 0 && plan.params.nnz_per_lane == 16 && plan.dirty_tiles * 8 > plan.tiles) {
     // Many dirty tiles (empty rows: R-MAT, long-row generators): half-size tiles were 2-7% faster
     // there in the study (fewer rows per lane slice to place by search); plan again with T = 8.
     SegsumSpmvParams smaller = params;
     smaller.nnz_per_lane = 8;
     return plan_segsum_spmv(ctx, dA, smaller);
+  }
+  const int64_t completion_limit =
+      params.complete_rows_up_to < 0 ? kSegsumAutoCompletion : params.complete_rows_up_to;
+  plan.completes_rows =
+      !params.sync_on_host && completion_limit > 0 && plan.max_open_tail <= completion_limit;
+  const auto warps = static_cast<std::size_t>(plan.warps);
+  if (params.sync_on_host) {
+    plan.host_sync_row = PinnedBuffer<int32_t>(warps, "segsum host synchronizer rows");
+    plan.host_sync_value = PinnedBuffer<double>(warps, "segsum host synchronizer values");
+    plan.fixup_row = PinnedBuffer<int32_t>(warps, "segsum host fix-up rows");
+    plan.fixup_value = PinnedBuffer<double>(warps, "segsum host fix-up values");
+  } else if (!plan.completes_rows) {
+    plan.sync_row = DeviceBuffer<int32_t>(warps, "segsum synchronizer rows");
+    plan.sync_value = DeviceBuffer<double>(warps, "segsum synchronizer values");
   }
   if (dirty > 0) {
     // Wide tiles are dirty; find them on the host from the tile rows (4 bytes per tile, once).
@@ -158,6 +166,7 @@ void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>
   a.wide_prefix = plan.wide_prefix.data();
   a.wide_count = plan.wide_tiles;
   a.wide_total = plan.wide_rows;
+  a.complete_rows = plan.completes_rows;
   if (!plan.params.sync_on_host) {
     a.sync_row = plan.sync_row.data();
     a.sync_value = reinterpret_cast<T*>(plan.sync_value.data());
