@@ -70,10 +70,12 @@ void register_cuda_spmv_segsum(Registry& registry) {
   add_segsum(registry, "spmv_segsum_t32s1", {32, 1, 128});
   add_segsum(registry, "spmv_segsum_t16s4_prefetch", {16, 4, 128, true, true, false});
   add_segsum(registry, "spmv_segsum_host_sync", {0, 0, 128, false, true, true});
-  // Row completion (one launch) against the synchronizer (two): never completing, and completing
-  // tails of up to 4096 nonzeros (past the default limit).
+  // Row completion (one launch) against the synchronizer (two), whatever the grid size: never
+  // completing; tails of up to 512 nonzeros by their owner warp and longer ones by arrival; and
+  // only the 32-nonzero look-ahead by the owner, every longer tail by arrival.
   add_segsum(registry, "spmv_segsum_sync", {0, 0, 128, false, true, false, 0});
-  add_segsum(registry, "spmv_segsum_complete4k", {0, 0, 128, false, true, false, 4096});
+  add_segsum(registry, "spmv_segsum_complete", {0, 0, 128, false, true, false, 512});
+  add_segsum(registry, "spmv_segsum_complete32", {0, 0, 128, false, true, false, 32});
 }
 
 }  // namespace spx::bench

@@ -42,10 +42,13 @@ Plan make_plan(const std::vector<int32_t>& ptr, int npl) {
 
 // The product kernel's algorithm, one warp at a time; products are all 1, so y[r] must be the
 // length of row r (alpha = 1, beta = 0). writes[r] counts the writes of the tile kernel. With
-// complete_rows, the partials of rows begun in earlier warps are dropped and each warp adds its
-// last row's open tail (segsum_open_tail) instead of the synchronizer.
-void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, bool complete_rows,
+// row completion (limit >= 0) there is no synchronizer: each warp adds its last row's open tail
+// (segsum_open_tail) when it is at most `limit` and the partials of that row in later warps are
+// dropped; a longer tail is summed by arrival (the owner's and its partners' partials, added once
+// all have stored them). limit < 0: the synchronizer.
+void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, int64_t limit,
              std::vector<int64_t>& y, std::vector<int>& writes) {
+  const bool complete_rows = limit >= 0;
   const int64_t rows = static_cast<int64_t>(ptr.size()) - 1, nnz = ptr.back();
   const Plan plan = make_plan(ptr, npl);
   const int64_t warps = (plan.tiles + tiles_per_warp - 1) / tiles_per_warp;
@@ -53,8 +56,18 @@ void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, bool 
   writes.assign(static_cast<std::size_t>(rows), 0);
   std::vector<int32_t> sync_row(static_cast<std::size_t>(warps), -2);
   std::vector<int64_t> sync_value(static_cast<std::size_t>(warps), -1);
+  std::vector<int64_t> own_value(static_cast<std::size_t>(warps), -1);  // long-tail owners' partials
+  struct Arrival {
+    int64_t owner, last;
+    int32_t row;
+  };
+  std::vector<Arrival> long_tails;
+  const auto long_head = [&](int64_t w) {
+    return complete_rows && d::segsum_head_in_long_tail(ptr.data(), plan.tile_row.data(), w, tiles_per_warp,
+                                                        plan.tile_size, nnz, limit);
+  };
   const auto to_synchronizer = [&](int64_t w, int64_t v) {
-    if (!complete_rows) sync_value[static_cast<std::size_t>(w)] = v;
+    if (!complete_rows || long_head(w)) sync_value[static_cast<std::size_t>(w)] = v;
   };
   const auto write = [&](int64_t r, int64_t v) {
     ASSERT_GE(r, 0);
@@ -183,10 +196,31 @@ void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, bool 
           EXPECT_EQ(carry_row, plan.tile_row[static_cast<std::size_t>(last) + 1]) << "warp " << w;
         }
       }
-      write(carry_row, carry + tail);
+      if (tail > limit && complete_rows) {
+        own_value[static_cast<std::size_t>(w)] = carry;
+        const int64_t warp_elems = plan.tile_size * tiles_per_warp;
+        long_tails.push_back({w, (ptr[static_cast<std::size_t>(carry_row) + 1] - 1) / warp_elems, carry_row});
+      } else {
+        write(carry_row, carry + tail);
+      }
     }
   }
-  if (complete_rows) return;
+  if (complete_rows) {
+    // The arrivals: the partners are exactly the warps flagged as heads of a long tail.
+    std::vector<int> partner(static_cast<std::size_t>(warps), 0);
+    for (const Arrival& t : long_tails) {
+      int64_t sum = own_value[static_cast<std::size_t>(t.owner)];
+      for (int64_t v = t.owner + 1; v <= t.last; ++v) {
+        EXPECT_TRUE(long_head(v)) << "warp " << v << " of the long tail of row " << t.row;
+        sum += sync_value[static_cast<std::size_t>(v)];
+        ++partner[static_cast<std::size_t>(v)];
+      }
+      write(t.row, sum);
+    }
+    for (int64_t v = 0; v < warps; ++v)
+      EXPECT_EQ(partner[static_cast<std::size_t>(v)], long_head(v) ? 1 : 0) << v;
+    return;
+  }
   // The synchronizer fix-up: runs of warps opening with the same row, in warp order.
   for (int64_t w = 1; w < warps; ++w) {
     const int32_t r = sync_row[static_cast<std::size_t>(w)];
@@ -202,13 +236,15 @@ void emulate(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp, bool 
   }
 }
 
+// The synchronizer, and row completion with every tail by arrival (0), short ones inline (32, 512)
+// and all inline.
 void check(const std::vector<int32_t>& ptr, int npl, int tiles_per_warp) {
-  for (bool complete_rows : {false, true}) {
+  for (int64_t limit : {int64_t{-1}, int64_t{0}, int64_t{32}, int64_t{512}, int64_t{1} << 40}) {
     SCOPED_TRACE(testing::Message() << "rows " << ptr.size() - 1 << " nnz " << ptr.back() << " T " << npl
-                                    << " S " << tiles_per_warp << " complete_rows " << complete_rows);
+                                    << " S " << tiles_per_warp << " completion limit " << limit);
     std::vector<int64_t> y;
     std::vector<int> writes;
-    emulate(ptr, npl, tiles_per_warp, complete_rows, y, writes);
+    emulate(ptr, npl, tiles_per_warp, limit, y, writes);
     for (std::size_t r = 0; r + 1 < ptr.size(); ++r) {
       ASSERT_EQ(writes[r], 1) << "row " << r;
       ASSERT_EQ(y[r], ptr[r + 1] - ptr[r]) << "row " << r;

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -164,8 +165,8 @@ TYPED_TEST(GpuSpmvSegsum, SpmvIsEquivalentToRefOnIrregularMatrices) {
   }
 }
 
-// Fixed association (lanes, scan tree, carries, synchronizer in warp order or completed rows):
-// bitwise equal runs.
+// Fixed association (lanes, scan tree, carries, synchronizer in warp order, or long tails by
+// arrival, whose last warp to arrive changes between runs): bitwise equal runs.
 TYPED_TEST(GpuSpmvSegsum, ProductIsDeterministic) {
   SPX_REQUIRE_GPU();
   using T = TypeParam;
@@ -174,8 +175,8 @@ TYPED_TEST(GpuSpmvSegsum, ProductIsDeterministic) {
   const auto dA = cuda::upload(ctx, A);
   auto dx = cuda::to_device(ctx, random_vector<T>(static_cast<std::size_t>(A.cols), fresh_seed()));
   cuda::DeviceBuffer<T> dy(static_cast<std::size_t>(A.rows));
-  for (const SegsumSpmvParams& params :
-       {SegsumSpmvParams{}, SegsumSpmvParams{4, 1, 128, false, true, false, kCompleteAll}}) {
+  for (const SegsumSpmvParams& params : {SegsumSpmvParams{0, 0, 128, false, true, false, 0},
+                                         SegsumSpmvParams{4, 1, 128, false, true, false, 1}}) {
     cuda::SegsumSpmvPlan plan = cuda::plan_segsum_spmv(ctx, dA, params);
     std::vector<T> first;
     for (int run = 0; run < 2; ++run) {
@@ -187,25 +188,37 @@ TYPED_TEST(GpuSpmvSegsum, ProductIsDeterministic) {
   }
 }
 
-// The plan completes rows (one launch) when no row runs further past a tile than the limit: by
-// default for short rows, never for a row of 10^5, and never with complete_rows_up_to = 0.
-TEST(GpuSpmvSegsumPlan, RowCompletionFollowsTheLongestOpenTail) {
+// Row completion (one launch): by default for grids of a few waves, where the second launch is a
+// large share of the time, with long tails summed by arrival; never with complete_rows_up_to = 0
+// or the host synchronizer; always with a positive limit.
+TEST(GpuSpmvSegsumPlan, RowCompletionFollowsTheGridAndTheTails) {
   SPX_REQUIRE_GPU();
   auto& ctx = gpu();
+  const int64_t auto_warps =
+      int64_t{cuda::kSegsumAutoCompletionWaves} * std::max(1, ctx.props().sm_count) * 32;
   const auto short_rows = cuda::upload(ctx, random_csr<double, int32_t>(5000, 5000, 1, 40, 3));
-  const auto long_row =
-      cuda::upload(ctx, gen::long_rows<double, int32_t>(5000, 200'000, 1, 100'000, 0.0, 5, 4));
   const cuda::SegsumSpmvPlan by_default = cuda::plan_segsum_spmv(ctx, short_rows);
   EXPECT_TRUE(by_default.completes_rows);
   EXPECT_GT(by_default.max_open_tail, 0);
   EXPECT_LE(by_default.max_open_tail, 40);
+  EXPECT_TRUE(by_default.long_head.empty());  // every tail is completed by its owner
   EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, short_rows, SegsumSpmvParams{0, 0, 128, false, true, false, 0})
                    .completes_rows);
   EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, short_rows, SegsumSpmvParams{0, 0, 128, false, true, true})
                    .completes_rows);  // the host synchronizer was asked for
+  const auto long_row =
+      cuda::upload(ctx, gen::long_rows<double, int32_t>(5000, 200'000, 1, 100'000, 0.0, 5, 4));
   const cuda::SegsumSpmvPlan with_long_row = cuda::plan_segsum_spmv(ctx, long_row);
-  EXPECT_FALSE(with_long_row.completes_rows);
+  ASSERT_LE(with_long_row.warps, auto_warps);
+  EXPECT_TRUE(with_long_row.completes_rows);
   EXPECT_GT(with_long_row.max_open_tail, cuda::kSegsumAutoCompletion);
+  EXPECT_EQ(with_long_row.long_head.size(), static_cast<std::size_t>(with_long_row.warps));
+  // A grid of more waves keeps the synchronizer unless asked.
+  const auto large =
+      cuda::upload(ctx, random_csr<float, int32_t>(static_cast<int32_t>(auto_warps * 40), 1000, 12, 16, 5));
+  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, large, SegsumSpmvParams{4, 1, 128}).completes_rows);
+  EXPECT_TRUE(cuda::plan_segsum_spmv(ctx, large, SegsumSpmvParams{4, 1, 128, false, true, false, 512})
+                  .completes_rows);
   EXPECT_THROW(cuda::plan_segsum_spmv(ctx, short_rows, SegsumSpmvParams{0, 0, 128, false, true, false, -2}),
                Error);
 }

@@ -40,11 +40,13 @@ struct SegsumSpmvParams {
   // to y. Waits for the device on every product (spmv_segsum is then synchronous); measured 15-130
   // µs slower on the H100 (docs/spmv-segsum.md), so off by default.
   bool sync_on_host = false;
-  // Row completion instead of the synchronizer: the warp holding a row's first nonzero also sums
-  // the row's nonzeros past its last tile, when no such open tail is longer than this many
-  // nonzeros (the plan measures the longest). Then no partial sum crosses warps and the product is
-  // one launch, which is most of its time on small matrices. -1 = auto (kSegsumAutoCompletion),
-  // 0 = never (always the synchronizer). Ignored with sync_on_host.
+  // Row completion instead of the synchronizer (one launch instead of two): the warp holding a
+  // row's first nonzero also sums the row's nonzeros past its last tile when they are at most
+  // this many; the warps sharing a longer row add their partials by arrival (the last to arrive
+  // sums them). > 0: always complete rows, with this limit; 0: never (the synchronizer); -1 =
+  // auto: complete rows with kSegsumAutoCompletion when the grid is at most
+  // kSegsumAutoCompletionWaves waves of resident warps (there the second launch is much of the
+  // time). Ignored with sync_on_host.
   int complete_rows_up_to = -1;
 };
 
@@ -52,6 +54,8 @@ struct SegsumSpmvParams {
 // 512 / 32 / 4 = 4 rounds of loads more than its neighbours, about the cost of the synchronizer's
 // launch (docs/spmv-segsum.md, "Row completion").
 inline constexpr int kSegsumAutoCompletion = 512;
+// Auto row completion for grids of at most this many waves of resident warps.
+inline constexpr int kSegsumAutoCompletionWaves = 2;
 
 // Empty when p is valid, else one line saying what is wrong.
 std::string invalid_reason(const SegsumSpmvParams& p);
@@ -71,10 +75,13 @@ struct SegsumSpmvPlan {
   int64_t dirty_tiles = 0;           // read back once at plan time (for reports)
   int64_t max_open_tail = 0;         // the longest open tail of a tile (read back once)
   bool completes_rows = false;       // one launch, no synchronizer (complete_rows_up_to)
+  int64_t completion_limit = 0;      // tails longer than this are summed by arrival
+  DeviceBuffer<uint8_t> long_head;   // warps: begins inside a long tail (only when there is one)
+  DeviceBuffer<unsigned> arrivals;   // warps: arrival counters of long tails, zero between products
   DeviceBuffer<int32_t> tile_row;    // tiles + 1
   DeviceBuffer<uint8_t> tile_dirty;  // tiles
   DeviceBuffer<int32_t> sync_row;    // warps: the row open at the warp's start, or -1
-  DeviceBuffer<double> sync_value;   // warps: its partial sum (used as T)
+  DeviceBuffer<double> sync_value;   // warps: its partial sum (used as T); 2 × warps for long tails
   // Wide tiles (row ranges of more than 2 × 32 × T + 2 rows: long runs of empty rows), whose
   // empty rows a separate grid-wide pass scales: tile ids, exclusive prefix of range lengths.
   int64_t wide_tiles = 0;

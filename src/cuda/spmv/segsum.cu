@@ -84,6 +84,16 @@ __global__ void __launch_bounds__(kPlanBlock)
   if (tail > 0) atomicMax(counts + 1, static_cast<unsigned long long>(tail));
 }
 
+__global__ void __launch_bounds__(kPlanBlock)
+    segsum_long_head_kernel(const int32_t* __restrict__ row_ptr, const int32_t* __restrict__ tile_row,
+                            int64_t nnz, int64_t tile_size, int64_t tiles_per_warp, int64_t warps,
+                            int64_t limit, uint8_t* __restrict__ long_head) {
+  const int64_t w = int64_t{blockIdx.x} * kPlanBlock + threadIdx.x;
+  if (w < warps)
+    long_head[w] =
+        segsum_head_in_long_tail(row_ptr, tile_row, w, tiles_per_warp, tile_size, nnz, limit) ? 1 : 0;
+}
+
 // y[row] = alpha*sum + beta*y[row], never reading y when beta == 0.
 template <class T>
 __device__ __forceinline__ void write_row(const SegsumArgs<T>& a, int row, T sum) {
@@ -92,6 +102,12 @@ __device__ __forceinline__ void write_row(const SegsumArgs<T>& a, int row, T sum
 
 // Shared-memory slot of tile position p: one pad slot per 32 (conflict-free transposed reads).
 __device__ __forceinline__ int padded(int p) { return p + (p >> 5); }
+
+// Per warp: the tile's padded products, then the 32 look-ahead products of row completion (kept
+// in shared memory rather than registers, which are at the kernel's cap of 64).
+__host__ __device__ constexpr int segsum_product_slots(int npl) {
+  return kSegsumWarp * npl + npl + kSegsumWarp;
+}
 
 // values and col_idx are read exactly once: with the streaming hint (ld.global.cs, evict-first)
 // they do not push the randomly gathered x out of the 50 MB L2 (x of a 4M-column f64 matrix is
@@ -112,6 +128,30 @@ __device__ __forceinline__ void prefetch_range_l2(const void* ptr, int64_t bytes
   for (int64_t o = int64_t{lane} * 128; o < bytes; o += 32 * 128) prefetch_l2(base + o);
 }
 
+// One warp of a long tail's arrival (complete_rows; segsum_head_in_long_tail): this warp stored its
+// partial of `row` (owner warps [owner, last]) — sync_value[warps + owner] for the owner, else
+// sync_value[w] — and counts itself; the last to arrive adds the partials in warp order, lane-
+// strided then the fixed shuffle tree (the same bits whoever is last), writes y and zeroes the
+// counter for the next product. Each writer fences before the count; the sums are read from L2.
+template <class T>
+__device__ __forceinline__ void segsum_arrive(const SegsumArgs<T>& a, int owner, int last, int32_t row) {
+  const int lane = lane_id();
+  __threadfence();
+  __syncwarp();
+  bool closes = false;
+  if (lane == 0) closes = atomicAdd(a.arrivals + owner, 1u) == static_cast<unsigned>(last - owner);
+  if (!__shfl_sync(kFullWarpMask, closes, 0)) return;
+  __threadfence();
+  T sum = T{0};
+  for (int v = owner + lane; v <= last; v += 32)
+    sum += __ldcg(a.sync_value + (v == owner ? static_cast<int>(a.warps) + v : v));
+  sum = warp_reduce_sum(sum);
+  if (lane == 0) {
+    a.arrivals[owner] = 0u;
+    write_row(a, row, sum);
+  }
+}
+
 // Tile positions, rows and tile/warp numbers are int32 in here (the plan checks nnz + one tile and
 // rows against INT32_MAX): half the registers of int64 index arithmetic.
 template <class T>
@@ -119,7 +159,7 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
   extern __shared__ __align__(16) unsigned char segsum_smem[];
   const int npl = a.nnz_per_lane;
   const int tile_elems = kSegsumWarp * npl;
-  const int slots = tile_elems + npl;
+  const int slots = segsum_product_slots(npl);
   const int warps_per_block = static_cast<int>(blockDim.x) / 32;
   const int warp_in_block = static_cast<int>(threadIdx.x) / 32;
   const int warp = static_cast<int>(blockIdx.x) * warps_per_block + warp_in_block;
@@ -140,13 +180,17 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
   int32_t carry_row = -1;
   bool carry_open = false;
   bool carry_sync = true;  // the open segment's row started before this warp (synchronizer)
-  // A partial of a row begun in an earlier warp: the synchronizer's, or dropped when rows are
-  // completed by the warp that starts them.
+  // A partial of a row begun in an earlier warp: the synchronizer's; with complete_rows dropped
+  // (its owner completes the row) unless the row is a long tail, summed by arrival at the end.
+  // (The flag is loaded where it is needed, not held in a register through the tiles: at 64
+  // registers, holding it spilled.)
+  const auto long_head = [&] { return a.long_head != nullptr && __ldg(a.long_head + warp) != 0; };
   const auto to_synchronizer = [&](T partial) {
-    if (!a.complete_rows) a.sync_value[warp] = partial;
+    if (!a.complete_rows || long_head()) a.sync_value[warp] = partial;
   };
-  // complete_rows: the nonzeros [tail_begin, tail_end) of the row open past the warp's last tile.
-  int tail_begin = 0, tail_end = 0;
+  // complete_rows: the row open past the warp's last tile has `tail` more nonzeros after it.
+  int tail = 0;
+  T* const ahead = prod + slots - kSegsumWarp;  // ahead[lane]: product of nonzero tail_begin + lane
   for (int t = first_tile; t < last_tile; ++t) {
     const int begin = t * tile_elems;
     const int end = begin + tile_elems < nnz ? begin + tile_elems : nnz;
@@ -159,10 +203,9 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
     if (a.complete_rows && t == last_tile - 1) {
       // segsum_open_tail, loaded now so that it arrives with the products: last_row is the
       // rightmost row starting at or before `end`; it is open when it starts before it.
-      tail_begin = end;
       const int32_t open_start = __ldg(row_ptr + last_row);
       const int32_t open_stop = __ldg(row_ptr + last_row + 1);
-      tail_end = open_start < end ? open_stop : end;
+      tail = open_start < end ? open_stop - end : 0;
     }
 
     // Optionally the warp's next tile streams into L2 while this one is computed (DRAM stays busy
@@ -185,6 +228,13 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
       if (dirty) next_offset = __ldg(row_ptr + walk_row + 1);
     }
 
+    // Row completion: the first 32 nonzeros past the warp's last tile are loaded (plain loads:
+    // the next warp reads them too) and multiplied together with the tile's own, so that an open
+    // tail of up to 32 nonzeros adds no round trip to the end of the warp.
+    const bool look_ahead = a.complete_rows && t == last_tile - 1 && end + lane < nnz;
+    const int32_t ahead_col = look_ahead ? __ldg(a.col_idx + end + lane) : -1;
+    const T ahead_value = look_ahead ? __ldg(a.values + end + lane) : T{0};
+
     // 2. Products, loaded coalesced (kLoadBatch loads of values and of col_idx in flight per
     //    lane, then as many gathers of x), stored in natural order.
     const T* values = a.values + begin;
@@ -203,6 +253,8 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
       for (int u = 0; u < kLoadBatch; ++u)
         if (k + u < npl) prod[padded((k + u) * 32 + lane)] = c[u] >= 0 ? v[u] * __ldg(a.x + c[u]) : T{0};
     }
+
+    if (look_ahead) ahead[lane] = ahead_value * __ldg(a.x + ahead_col);
 
     // 1, part two: one bit per row start; dirty tiles also scale the empty rows they own.
     if (!wide) {
@@ -318,17 +370,33 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
     carry_open = true;
     __syncwarp();  // the next tile reuses flags and prod
   }
+  const int warp_elems = tile_elems * a.tiles_per_warp;
+  const int tail_begin = last_tile * tile_elems < nnz ? last_tile * tile_elems : nnz;
   if (carry_open && carry_sync) {
     if (lane == 0) to_synchronizer(carry);
+  } else if (carry_open && a.complete_rows && tail > a.complete_limit) {
+    // complete_rows, a long tail: this warp owns the row; its partners are the warps it reaches.
+    if (lane == 0) a.sync_value[a.warps + warp] = carry;
+    segsum_arrive(a, warp, (tail_begin + tail - 1) / warp_elems, carry_row);
   } else if (carry_open) {
     // The warp's last row: complete it past the tile when rows are completed (a whole-warp sum,
     // then the fixed shuffle tree: deterministic).
     T rest = T{0};
-    if (tail_end > tail_begin)
-      rest = warp_reduce_sum(row_dot<32>(a.col_idx + tail_begin, a.values + tail_begin, a.x,
-                                         static_cast<uint32_t>(tail_end - tail_begin),
-                                         static_cast<uint32_t>(lane)));
+    if (tail > 0) {
+      rest = lane < tail ? ahead[lane] : T{0};
+      if (tail > 32)
+        rest += row_dot<32>(a.col_idx + tail_begin + 32, a.values + tail_begin + 32, a.x,
+                            static_cast<uint32_t>(tail - 32), static_cast<uint32_t>(lane));
+      rest = warp_reduce_sum(rest);
+    }
     if (lane == 0) write_row(a, carry_row, carry + rest);
+  }
+  if (long_head()) {
+    // A partner of a long tail: the row and its owner from row_ptr (rare: only the warps inside
+    // rows longer than complete_limit pay these loads).
+    const int32_t row = a.tile_row[first_tile];
+    const int owner = __ldg(row_ptr + row) / warp_elems;
+    segsum_arrive(a, owner, (__ldg(row_ptr + row + 1) - 1) / warp_elems, row);
   }
 }
 
@@ -393,10 +461,18 @@ void launch_segsum_plan(Context& ctx, const int32_t* row_ptr, int64_t rows, int6
   SPX_CHECK_LAUNCH("segsum_dirty_kernel", ctx.stream());
 }
 
+void launch_segsum_long_heads(Context& ctx, const int32_t* row_ptr, const int32_t* tile_row, int64_t nnz,
+                              int64_t tile_size, int64_t tiles_per_warp, int64_t warps, int64_t limit,
+                              uint8_t* long_head) {
+  segsum_long_head_kernel<<<grid_for(warps, kPlanBlock), kPlanBlock, 0, ctx.stream()>>>(
+      row_ptr, tile_row, nnz, tile_size, tiles_per_warp, warps, limit, long_head);
+  SPX_CHECK_LAUNCH("segsum_long_head_kernel", ctx.stream());
+}
+
 template <class T>
 void launch_segsum_spmv(Context& ctx, const SegsumArgs<T>& a) {
   const int warps_per_block = a.block_size / 32;
-  const int slots = kSegsumWarp * a.nnz_per_lane + a.nnz_per_lane;
+  const int slots = segsum_product_slots(a.nnz_per_lane);
   const auto smem =
       static_cast<std::size_t>(warps_per_block) *
       (static_cast<std::size_t>(slots) * sizeof(T) + static_cast<std::size_t>(a.nnz_per_lane + 1) * 4);

@@ -14,6 +14,11 @@ namespace spx::cuda::detail {
 void launch_segsum_plan(Context& ctx, const int32_t* row_ptr, int64_t rows, int64_t nnz, int64_t tile_size,
                         int64_t tiles, int32_t* tile_row, uint8_t* tile_dirty, unsigned long long* counts);
 
+// long_head[w] = segsum_head_in_long_tail(..., w, ...) for w in [0, warps).
+void launch_segsum_long_heads(Context& ctx, const int32_t* row_ptr, const int32_t* tile_row, int64_t nnz,
+                              int64_t tile_size, int64_t tiles_per_warp, int64_t warps, int64_t limit,
+                              uint8_t* long_head);
+
 template <class T>
 struct SegsumArgs {
   const int32_t* row_ptr = nullptr;
@@ -37,9 +42,15 @@ struct SegsumArgs {
   bool prefetch = true;        // L2 prefetch of the warp's next tile
   bool stream = true;          // evict-first loads of values and col_idx
   bool sync_on_device = true;  // run segsum_sync_kernel (false: the host combines, see below)
-  // Row completion instead of the synchronizer: the warp holding a row's first nonzero also sums
-  // the row's nonzeros past its last tile (segsum_open_tail); partials never cross warps.
+  // Row completion instead of the synchronizer (one launch): the warp holding a row's first
+  // nonzero also sums the row's nonzeros past its last tile (segsum_open_tail) when they are at
+  // most complete_limit; a longer tail is summed by arrival (segsum_head_in_long_tail): the owner
+  // stores its partial at sync_value[warps + w], each later warp of the row at sync_value[w]
+  // (long_head[w] set), and the last to count itself in arrivals[owner] adds them in warp order.
   bool complete_rows = false;
+  int complete_limit = 0;
+  const uint8_t* long_head = nullptr;  // warps; null when no tail is longer than complete_limit
+  unsigned* arrivals = nullptr;        // warps; zero before and after every product
   // Wide tiles (segsum_partition.hpp): their ids, the exclusive prefix of their row-range lengths
   // and its total (the rows segsum_wide_empty_kernel visits).
   const int32_t* wide_tiles = nullptr;

@@ -124,6 +124,25 @@ SPX_HOST_DEVICE inline int64_t segsum_open_tail(const P* row_ptr, const R* tile_
   return static_cast<int64_t>(row_ptr[r]) < end ? static_cast<int64_t>(row_ptr[r + 1]) - end : 0;
 }
 
+// Row completion with a limit L on the tails a warp sums alone: a longer tail is summed by
+// arrival instead — the owner warp and every later warp the row reaches store their partials, and
+// the last of them to arrive adds all in warp order. This says whether warp w (warp_elems = S ×
+// tile_size nonzeros from w × warp_elems, its first tile w × S) begins inside such a row: its
+// first row began in an earlier warp, whose open tail is longer than L. Since every warp between
+// the row's owner and its last nonzero begins inside the row, those warps are exactly the
+// owner's partners, and there are (row end - 1) / warp_elems - owner of them.
+template <class P, class R>
+SPX_HOST_DEVICE inline bool segsum_head_in_long_tail(const P* row_ptr, const R* tile_row, int64_t w,
+                                                     int64_t tiles_per_warp, int64_t tile_size, int64_t nnz,
+                                                     int64_t limit) {
+  const int64_t warp_elems = tiles_per_warp * tile_size;
+  const int64_t r = static_cast<int64_t>(tile_row[w * tiles_per_warp]);
+  const int64_t start = static_cast<int64_t>(row_ptr[r]);
+  if (start >= w * warp_elems) return false;  // the warp begins with a row start
+  const int64_t owner_end = (start / warp_elems + 1) * warp_elems;
+  return static_cast<int64_t>(row_ptr[r + 1]) - (owner_end < nnz ? owner_end : nnz) > limit;
+}
+
 // Empty row r (row_ptr[r] == row_ptr[r+1]) is scaled by beta by tile t when this holds.
 SPX_HOST_DEVICE inline bool segsum_owns_empty_row(int64_t row_offset, int64_t t, int64_t tile_begin,
                                                   int64_t tile_end) {
