@@ -53,14 +53,19 @@ constexpr int kRunBatch = 16;  // loads per lane in flight when a warp sums a lo
 // Coalesced loads of values and of col_idx in flight per lane before the first gather of x, and
 // the register cap of the tile kernel (minimum resident blocks of kMaxSegsumBlock threads).
 // Compile-time, chosen by the H100 study in docs/spmv-segsum.md (the device driver rebuilds this
-// file with other values through these macros; the library uses the defaults).
-#ifndef SPX_SEGSUM_LOAD_BATCH
-#define SPX_SEGSUM_LOAD_BATCH 4
-#endif
+// file with other values through these macros; the library uses the defaults). The batch is per
+// precision: 4-byte loads need twice as many in flight for the same bytes, and f32 has the
+// registers for 8 (62, no spill), f64 not (8 would spill at the cap of 64).
 #ifndef SPX_SEGSUM_MIN_BLOCKS
 #define SPX_SEGSUM_MIN_BLOCKS 2
 #endif
+#ifdef SPX_SEGSUM_LOAD_BATCH
+template <class T>
 constexpr int kLoadBatch = SPX_SEGSUM_LOAD_BATCH;
+#else
+template <class T>
+constexpr int kLoadBatch = sizeof(T) == 4 ? 8 : 4;
+#endif
 constexpr int kMinSegsumBlocks = SPX_SEGSUM_MIN_BLOCKS;
 
 __global__ void __launch_bounds__(kPlanBlock)
@@ -235,22 +240,22 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
     const int32_t ahead_col = look_ahead ? __ldg(a.col_idx + end + lane) : -1;
     const T ahead_value = look_ahead ? __ldg(a.values + end + lane) : T{0};
 
-    // 2. Products, loaded coalesced (kLoadBatch loads of values and of col_idx in flight per
+    // 2. Products, loaded coalesced (kLoadBatch<T> loads of values and of col_idx in flight per
     //    lane, then as many gathers of x), stored in natural order.
     const T* values = a.values + begin;
     const int32_t* cols = a.col_idx + begin;
-    for (int k = 0; k < npl; k += kLoadBatch) {
-      T v[kLoadBatch];
-      int32_t c[kLoadBatch];
+    for (int k = 0; k < npl; k += kLoadBatch<T>) {
+      T v[kLoadBatch<T>];
+      int32_t c[kLoadBatch<T>];
 #pragma unroll
-      for (int u = 0; u < kLoadBatch; ++u) {
+      for (int u = 0; u < kLoadBatch<T>; ++u) {
         const int i = (k + u) * 32 + lane;
         const bool in = k + u < npl && i < valid;
         v[u] = in ? load_matrix(values + i, a.stream) : T{0};
         c[u] = in ? load_matrix(cols + i, a.stream) : -1;
       }
 #pragma unroll
-      for (int u = 0; u < kLoadBatch; ++u)
+      for (int u = 0; u < kLoadBatch<T>; ++u)
         if (k + u < npl) prod[padded((k + u) * 32 + lane)] = c[u] >= 0 ? v[u] * __ldg(a.x + c[u]) : T{0};
     }
 
