@@ -158,8 +158,10 @@ __device__ __forceinline__ void segsum_arrive(const SegsumArgs<T>& a, int owner,
 }
 
 // Tile positions, rows and tile/warp numbers are int32 in here (the plan checks nnz + one tile and
-// rows against INT32_MAX): half the registers of int64 index arithmetic.
-template <class T>
+// rows against INT32_MAX): half the registers of int64 index arithmetic. CompleteRows (=
+// a.complete_rows) is a template parameter so that the synchronizer's kernel, used for large
+// grids, carries none of the row completion's registers (60 instead of 64 in f64).
+template <class T, bool CompleteRows>
 __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile_kernel(SegsumArgs<T> a) {
   extern __shared__ __align__(16) unsigned char segsum_smem[];
   const int npl = a.nnz_per_lane;
@@ -189,9 +191,11 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
   // (its owner completes the row) unless the row is a long tail, summed by arrival at the end.
   // (The flag is loaded where it is needed, not held in a register through the tiles: at 64
   // registers, holding it spilled.)
-  const auto long_head = [&] { return a.long_head != nullptr && __ldg(a.long_head + warp) != 0; };
+  const auto long_head = [&] {
+    return CompleteRows && a.long_head != nullptr && __ldg(a.long_head + warp) != 0;
+  };
   const auto to_synchronizer = [&](T partial) {
-    if (!a.complete_rows || long_head()) a.sync_value[warp] = partial;
+    if (!CompleteRows || long_head()) a.sync_value[warp] = partial;
   };
   // complete_rows: the row open past the warp's last tile has `tail` more nonzeros after it.
   int tail = 0;
@@ -205,7 +209,7 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
     const int first_row = t == 0 ? 0 : r0;  // segsum_row_range
     const int last_row = a.tile_row[t + 1];
     const bool wide = segsum_range_wide(RowRange{first_row, last_row}, tile_elems);
-    if (a.complete_rows && t == last_tile - 1) {
+    if (CompleteRows && t == last_tile - 1) {
       // segsum_open_tail, loaded now so that it arrives with the products: last_row is the
       // rightmost row starting at or before `end`; it is open when it starts before it.
       const int32_t open_start = __ldg(row_ptr + last_row);
@@ -236,7 +240,7 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
     // Row completion: the first 32 nonzeros past the warp's last tile are loaded (plain loads:
     // the next warp reads them too) and multiplied together with the tile's own, so that an open
     // tail of up to 32 nonzeros adds no round trip to the end of the warp.
-    const bool look_ahead = a.complete_rows && t == last_tile - 1 && end + lane < nnz;
+    const bool look_ahead = CompleteRows && t == last_tile - 1 && end + lane < nnz;
     const int32_t ahead_col = look_ahead ? __ldg(a.col_idx + end + lane) : -1;
     const T ahead_value = look_ahead ? __ldg(a.values + end + lane) : T{0};
 
@@ -379,7 +383,7 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
   const int tail_begin = last_tile * tile_elems < nnz ? last_tile * tile_elems : nnz;
   if (carry_open && carry_sync) {
     if (lane == 0) to_synchronizer(carry);
-  } else if (carry_open && a.complete_rows && tail > a.complete_limit) {
+  } else if (carry_open && CompleteRows && tail > a.complete_limit) {
     // complete_rows, a long tail: this warp owns the row; its partners are the warps it reaches.
     if (lane == 0) a.sync_value[a.warps + warp] = carry;
     segsum_arrive(a, warp, (tail_begin + tail - 1) / warp_elems, carry_row);
@@ -481,15 +485,16 @@ void launch_segsum_spmv(Context& ctx, const SegsumArgs<T>& a) {
   const auto smem =
       static_cast<std::size_t>(warps_per_block) *
       (static_cast<std::size_t>(slots) * sizeof(T) + static_cast<std::size_t>(a.nnz_per_lane + 1) * 4);
+  auto* const kernel = a.complete_rows ? segsum_tile_kernel<T, true> : segsum_tile_kernel<T, false>;
   if (smem > 48 * 1024)
-    SPX_CUDA_CHECK(cudaFuncSetAttribute(segsum_tile_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(smem)));
+    SPX_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   if (a.wide_total > 0) {
     segsum_wide_empty_kernel<T>
         <<<grid_for_resident(ctx, a.wide_total, kPlanBlock, 8), kPlanBlock, 0, ctx.stream()>>>(a);
     SPX_CHECK_LAUNCH("segsum_wide_empty_kernel", ctx.stream());
   }
-  segsum_tile_kernel<T><<<grid_for(a.warps * 32, a.block_size), a.block_size, smem, ctx.stream()>>>(a);
+  kernel<<<grid_for(a.warps * 32, a.block_size), a.block_size, smem, ctx.stream()>>>(a);
   SPX_CHECK_LAUNCH("segsum_tile_kernel", ctx.stream());
   if (a.warps > 1 && a.sync_on_device && !a.complete_rows) {
     segsum_sync_kernel<T><<<grid_for(a.warps, kSyncBlock), kSyncBlock, 0, ctx.stream()>>>(a);
