@@ -29,6 +29,9 @@
 //
 // segsum_sync_kernel then adds the synchronizer partials to y: one thread per run of warps sharing
 // an open row, in warp order (deterministic; long runs summed by the whole warp, as coo.cu does).
+// Small grids skip it (row completion, CompleteRows): the warp holding a row's first nonzero also
+// sums the row past its last tile (the first 32 nonzeros loaded with the tile), later warps drop
+// their part; a tail longer than the plan's limit is summed by arrival (segsum_arrive).
 // Each row of y is written by exactly one tile (its first nonzero's, or the owner of its empty
 // offset), so beta is applied once and y needs no pre-pass.
 #include <cstdint>
