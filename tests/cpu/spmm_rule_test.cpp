@@ -53,15 +53,18 @@ TEST(SpmmFormatRule, MoreThanEightColumnsGoToCsr) {
 
 TEST(SpmmFormatRule, ThresholdsAreTheSlabSizeAndShortUniformRows) {
   // Padding just under and over 64 slots per nonzero; the spread itself does not matter.
-  EXPECT_FALSE(spmm_prefers_csr(make(100'000, 10.0, 20.0, 639)));
-  EXPECT_TRUE(spmm_prefers_csr(make(100'000, 10.0, 20.0, 641)));
+  EXPECT_FALSE(spmm_prefers_csr(make(100'000, 10.0, 5.0, 639)));
+  EXPECT_TRUE(spmm_prefers_csr(make(100'000, 10.0, 5.0, 641)));
   // A slab over 2^28 slots (3 GB in f64) goes to CSR even with little padding.
   EXPECT_TRUE(spmm_prefers_csr(make(10'000'000, 30.0, 2.0, 40)));
   EXPECT_FALSE(spmm_prefers_csr(make(5'000'000, 30.0, 2.0, 40)));
   // Short uniform rows: CSR below an average of 6.5 with at most 3x padding, ELLR above either.
   EXPECT_TRUE(spmm_prefers_csr(make(100'000, 6.0, 1.0, 12)));
   EXPECT_FALSE(spmm_prefers_csr(make(100'000, 7.0, 1.0, 12)));
-  EXPECT_FALSE(spmm_prefers_csr(make(100'000, 4.5, 8.0, 200)));  // spread graph: ELLR (PGPgiantcompo)
+  // Rows spread by more than 0.6 of the average: CSR (PGPgiantcompo, de2010); uniform ones ELLR.
+  EXPECT_TRUE(spmm_prefers_csr(make(10'680, 4.6, 8.1, 205)));
+  EXPECT_TRUE(spmm_prefers_csr(make(24'115, 4.8, 3.0, 45)));
+  EXPECT_FALSE(spmm_prefers_csr(make(2'003, 41.9, 22.6, 95)));  // bcsstk13, cv 0.54
 }
 
 TEST(SpmmEllrRule, ColumnsPerPassCoverLUpToThirtyTwo) {
@@ -123,11 +126,17 @@ TEST(SpmmCsrRule, SmallMatricesWidenTheGroupAtEightColumns) {
   EXPECT_EQ(spmm_csr_choice(kG3Circuit, 8, h100()).threads_per_row, 2);
 }
 
-TEST(SpmmCsrRule, BalancedTilesForLongRowsInLargeMatricesOrAboveEightColumns) {
+// Maragal_6-like: a small matrix with rows spread by 8 averages.
+const MatrixStats kMaragal = make(21'255, 25.3, 203.0, 5941);
+
+TEST(SpmmCsrRule, BalancedTilesForLongRowsInLargeMatricesOrModeratelySpreadSmallOnes) {
   EXPECT_GT(spmm_csr_choice(kPowerLaw, 8, h100()).tile_items, 0);
   EXPECT_GT(spmm_csr_choice(kLongRows, 32, h100()).tile_items, 0);
-  EXPECT_EQ(spmm_csr_choice(kMemplus, 8, h100()).tile_items, 0);   // long rows, but small
-  EXPECT_GT(spmm_csr_choice(kMemplus, 32, h100()).tile_items, 0);  // ...and above 8 columns
+  EXPECT_GT(spmm_csr_choice(kMemplus, 8, h100()).tile_items, 0);  // padding 81x, spread 2.8
+  EXPECT_GT(spmm_csr_choice(kMemplus, 32, h100()).tile_items, 0);
+  EXPECT_EQ(spmm_csr_choice(kMaragal, 8, h100()).tile_items, 0);  // spread 8: row-split
+  EXPECT_EQ(spmm_csr_choice(kMaragal, 32, h100()).tile_items, 0);
+  EXPECT_EQ(spmm_csr_choice(make(24'115, 4.8, 3.0, 45), 8, h100()).tile_items, 0);  // de2010: 9x
   EXPECT_EQ(spmm_csr_choice(kG3Circuit, 8, h100()).tile_items, 0);
   EXPECT_EQ(spmm_csr_choice(kStencil27, 32, h100()).tile_items, 0);
   const int k = spmm_tile_items(kPowerLaw, h100());

@@ -35,9 +35,18 @@ inline constexpr double kShortRowAverage =
     6.5;  // delaunay (6.0) CSR, bcsstk01 (8.3) ELLR; stencil7 (6.98) unmeasured
 inline constexpr double kShortRowMaxPadding = 3.0;
 
+// Refit after the CSR kernel gained widened groups and balanced tiles (H100, f64, L = 8: CSR from
+// bench-spmm-shared-c407a63.json, ELLR-T from bench-spmm-shared.json, same device kind): rows whose
+// lengths spread by more than 0.6 of their average now go to CSR at any padding. Row-split CSR
+// beat ELLR-T on de2010 (cv 0.62) 11.7 vs 14.2 µs, vt2010 14.2 vs 16.8, zenios 7.4 vs 9.5, karate
+// 5.7 vs 7.7, chesapeake 6.5 vs 7.6, and CSR tiles on vsp_data 14.2 vs 25.9, PGPgiantcompo 15.2 vs
+// 23.8, nh2010 19.8 vs 21.2, ca-CondMat 20.2 vs 21.2. ELLR-T stays ahead on uniform rows:
+// bcsstk13 (cv 0.54) 8.0 vs 10.7, cage11 14.7 vs 16.0, ct2010 (cv 0.58) 20.5 vs 20.7.
+inline constexpr double kMaxEllrRowSpread = 0.6;
 inline bool spmm_prefers_csr(const MatrixStats& s) {
   if (s.nnz == 0 || s.rows == 0) return false;
   if (s.ell_padding_ratio > kMaxEllrPaddingRatio) return true;
+  if (s.avg_row > 0 && s.stddev_row > kMaxEllrRowSpread * s.avg_row) return true;
   const int64_t rows_padded = (s.rows + 31) / 32 * 32;
   if (rows_padded > kMaxEllrSlots / std::max<int64_t>(1, s.max_row)) return true;
   return s.avg_row < kShortRowAverage && s.ell_padding_ratio <= kShortRowMaxPadding;
@@ -178,8 +187,22 @@ inline constexpr int kNoLongRows = std::numeric_limits<int>::max();
 inline constexpr int64_t kMinTileItems = 32;
 inline constexpr int64_t kMaxTileItems = 2048;
 
-// Balanced mode at L_c <= 8 pays off only where the tiles are large: this many items per resident warp.
+// Balanced mode in a large matrix (this many items per resident warp) with long rows.
 inline constexpr int64_t kMinTiledItemsPerWarp = 256;
+// Balanced mode in a small matrix: rows well past the average (ELL padding of 15x or more) but
+// spread by at most 6 averages, at any L_c. H100, f64 (c407a63), tiles against row-split at L = 8:
+// vsp_data 14.2 vs 19.1 µs, vsp_sctap 20.3 vs 25.8, nh2010 19.8 vs 24.5, memplus 14.5 vs 17.7,
+// PGPgiantcompo 15.2 vs 18.0, ca-CondMat 20.2 vs 22.8, vsp_befref 16.6 vs 17.7; at L = 32 0.61-0.92x
+// of row-split on the same seven. Extreme spreads stay row-split (a tile's warp walks its rows
+// round after round, while row-split has every row in flight): Maragal_6 (cv 8.0) 36.5 vs 24.2 at
+// L = 8 and 61.3 vs 46.8 at L = 32, vsp_model1 (cv 14.4) 34.2 vs 23.7 at L = 8. Below 15x padding
+// (de2010, vt2010, ct2010) tiles were 0-22% slower.
+inline constexpr double kTiledMinPadding = 15.0;
+inline constexpr double kTiledMaxSpread = 6.0;
+inline bool spmm_moderately_spread(const MatrixStats& s) {
+  return s.avg_row > 0 && s.ell_padding_ratio >= kTiledMinPadding &&
+         s.stddev_row <= kTiledMaxSpread * s.avg_row;
+}
 
 inline int spmm_tile_items(const MatrixStats& stats, const DeviceProps& device) {
   const int64_t items = std::max<int64_t>(1, stats.rows + stats.nnz);
@@ -223,16 +246,12 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
   const int64_t budget = serial_slot_budget(stats, device) * split;
   c.long_row_nnz = static_cast<int>(std::clamp<int64_t>(budget, kMinLongRowNnz, kMaxLongRowNnz));
   if (stats.max_row <= c.long_row_nnz) c.long_row_nnz = kNoLongRows;
-  // Rows too long for one group: balanced tiles (one launch) rather than the long-row list (a memset
-  // and a second kernel), in a large matrix or above 8 columns. H100, f64 (bench/results/h100/spmm,
-  // c407a63): powerlaw_4m 4.77 vs 5.60 ms at L = 32 (2.97 vs 2.90 at L = 8), rmat_22 5.91 vs 6.96
-  // (3.28 vs 3.61). The nine shared graphs with long rows: tiles 1.23x faster as a geomean at
-  // L = 32 (memplus 17.0 vs 26.3 µs, vsp_data 18.3 vs 29.9; slower only on Maragal_6, 61 vs 47),
-  // but at L = 8 against the widened row-split groups only 1.06x, with Maragal_6 and vsp_model1
-  // 1.5x slower (a warp walks a tile's rows round after round, where row-split puts every row's
-  // walk in flight at once), so small matrices at L_c <= 8 stay row-split.
+  // Balanced tiles (one launch) rather than row-split: in a large matrix, when rows are too long
+  // for one group (instead of the long-row list, a memset and a second kernel; H100, f64, c407a63:
+  // powerlaw_4m 4.77 vs 5.60 ms at L = 32, 2.97 vs 2.90 at L = 8; rmat_22 5.91 vs 6.96, 3.28 vs
+  // 3.61); in a small one, when the rows are moderately spread (spmm_moderately_spread).
   const bool large = stats.rows + stats.nnz >= kMinTiledItemsPerWarp * (resident_threads(device) / 32);
-  if (c.long_row_nnz != kNoLongRows && (large || c.cols_per_pass > kMaxEllrDenseCols))
+  if (large ? c.long_row_nnz != kNoLongRows : spmm_moderately_spread(stats))
     c.tile_items = spmm_tile_items(stats, device);
   c.block_size =
       std::min(kMaxSpmmBlock, spread_block(std::max<int64_t>(1, stats.rows) * c.threads_per_row, device));
