@@ -22,10 +22,11 @@ namespace spx::cuda::detail {
 // than long_row_nnz over the whole grid, so it is the safe choice for power-law rows.
 // The format rule, fitted on the H100 (bench/results/h100/spmm, the 40 shared matrices at L = 8,
 // ELLR-T and CSR SpMM side by side, f32 and f64; docs/spmm.md):
-//  * ELLPACK-R never reads its padding, so padding costs memory, not time: ELLR-T beat our CSR
-//    kernel on spread matrices with padding up to 45x (PGPgiantcompo, ca-CondMat, nh2010, zenios,
-//    vsp_data: 1.1-1.5x). The limit is the slab's size: more than 64 slots per nonzero (the bench's
-//    skip rule too) or more than 2^28 slots (3 GB in f64) go to CSR.
+//  * ELLPACK-R never reads its padding, so padding costs memory, not time: ELLR-T beat the CSR
+//    kernel of that time on spread matrices with padding up to 45x (PGPgiantcompo, ca-CondMat,
+//    nh2010, zenios, vsp_data: 1.1-1.5x) — no longer against today's CSR (kMaxEllrRowSpread). The
+//    limit is the slab's size: more than 64 slots per nonzero (the bench's skip rule too) or more
+//    than 2^28 slots (3 GB in f64) go to CSR.
 //  * Short uniform rows (average below 6.5, padding at most 3x) go to CSR, whose lanes own columns:
 //    G3_circuit 127 vs 198 us, cs4, uk, lp_afiro, olm1000, delaunay_n16 (f64, L = 8); ELLR-T gives
 //    one thread a whole row of 3-6 nonzeros there.
