@@ -129,12 +129,12 @@ TEST(SpmmCsrRule, SmallMatricesWidenTheGroupAtEightColumns) {
 // Maragal_6-like: a small matrix with rows spread by 8 averages.
 const MatrixStats kMaragal = make(21'255, 25.3, 203.0, 5941);
 
-TEST(SpmmCsrRule, BalancedTilesForLongRowsInLargeMatricesOrModeratelySpreadSmallOnes) {
+TEST(SpmmCsrRule, BalancedTilesForLongRowsInLargeMatricesOrModeratelySpreadSmallOnesAboveEightColumns) {
   EXPECT_GT(spmm_csr_choice(kPowerLaw, 8, h100()).tile_items, 0);
   EXPECT_GT(spmm_csr_choice(kLongRows, 32, h100()).tile_items, 0);
-  EXPECT_GT(spmm_csr_choice(kMemplus, 8, h100()).tile_items, 0);  // padding 81x, spread 2.8
-  EXPECT_GT(spmm_csr_choice(kMemplus, 32, h100()).tile_items, 0);
-  EXPECT_EQ(spmm_csr_choice(kMaragal, 8, h100()).tile_items, 0);  // spread 8: row-split
+  EXPECT_EQ(spmm_csr_choice(kMemplus, 8, h100()).tile_items, 0);   // padding 81x, spread 2.8: row-split
+  EXPECT_GT(spmm_csr_choice(kMemplus, 32, h100()).tile_items, 0);  // ...and tiles above 8 columns
+  EXPECT_EQ(spmm_csr_choice(kMaragal, 8, h100()).tile_items, 0);   // spread 8: row-split
   EXPECT_EQ(spmm_csr_choice(kMaragal, 32, h100()).tile_items, 0);
   EXPECT_EQ(spmm_csr_choice(make(24'115, 4.8, 3.0, 45), 8, h100()).tile_items, 0);  // de2010: 9x
   EXPECT_EQ(spmm_csr_choice(kG3Circuit, 8, h100()).tile_items, 0);

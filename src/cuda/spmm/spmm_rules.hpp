@@ -191,13 +191,16 @@ inline constexpr int64_t kMaxTileItems = 2048;
 // Balanced mode in a large matrix (this many items per resident warp) with long rows.
 inline constexpr int64_t kMinTiledItemsPerWarp = 256;
 // Balanced mode in a small matrix: rows well past the average (ELL padding of 15x or more) but
-// spread by at most 6 averages, at any L_c. H100, f64 (c407a63), tiles against row-split at L = 8:
-// vsp_data 14.2 vs 19.1 µs, vsp_sctap 20.3 vs 25.8, nh2010 19.8 vs 24.5, memplus 14.5 vs 17.7,
+// spread by at most 6 averages, above 8 columns per pass. H100, f64 (c407a63), tiles against row-split at L =
+// 8: vsp_data 14.2 vs 19.1 µs, vsp_sctap 20.3 vs 25.8, nh2010 19.8 vs 24.5, memplus 14.5 vs 17.7,
 // PGPgiantcompo 15.2 vs 18.0, ca-CondMat 20.2 vs 22.8, vsp_befref 16.6 vs 17.7; at L = 32 0.61-0.92x
 // of row-split on the same seven. Extreme spreads stay row-split (a tile's warp walks its rows
 // round after round, while row-split has every row in flight): Maragal_6 (cv 8.0) 36.5 vs 24.2 at
 // L = 8 and 61.3 vs 46.8 at L = 32, vsp_model1 (cv 14.4) 34.2 vs 23.7 at L = 8. Below 15x padding
-// (de2010, vt2010, ct2010) tiles were 0-22% slower.
+// (de2010, vt2010, ct2010) tiles were 0-22% slower. Since the row walk batches its loads
+// (csr_device.cuh, d07d68a), row-split beats the tiles at L = 8 on six of those seven (nh2010 21.6 vs
+// 25.5 µs, vsp_befref 14.9 vs 18.9, ca-CondMat 18.4 vs 21.5; vsp_data 15.0 vs 13.5 the exception),
+// while at L = 32 the tiles still win on all seven (memplus 16.8 vs 22.0, PGPgiantcompo 16.7 vs 21.3).
 inline constexpr double kTiledMinPadding = 15.0;
 inline constexpr double kTiledMaxSpread = 6.0;
 inline bool spmm_moderately_spread(const MatrixStats& s) {
@@ -250,9 +253,11 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
   // Balanced tiles (one launch) rather than row-split: in a large matrix, when rows are too long
   // for one group (instead of the long-row list, a memset and a second kernel; H100, f64, c407a63:
   // powerlaw_4m 4.77 vs 5.60 ms at L = 32, 2.97 vs 2.90 at L = 8; rmat_22 5.91 vs 6.96, 3.28 vs
-  // 3.61); in a small one, when the rows are moderately spread (spmm_moderately_spread).
+  // 3.61); in a small one above 8 columns, when the rows are moderately spread
+  // (spmm_moderately_spread).
   const bool large = stats.rows + stats.nnz >= kMinTiledItemsPerWarp * (resident_threads(device) / 32);
-  if (large ? c.long_row_nnz != kNoLongRows : spmm_moderately_spread(stats))
+  if (large ? c.long_row_nnz != kNoLongRows
+            : spmm_moderately_spread(stats) && c.cols_per_pass > kMaxEllrDenseCols)
     c.tile_items = spmm_tile_items(stats, device);
   c.block_size =
       std::min(kMaxSpmmBlock, spread_block(std::max<int64_t>(1, stats.rows) * c.threads_per_row, device));
