@@ -1,6 +1,7 @@
-// The dot product of a run of CSR nonzeros with x, shared by the kernels that sum a row (or a
-// piece of one) with several threads side by side: the parametrised CSR kernel (its rows and
-// long-row chunks) and the segmented sum (the tails of rows a warp completes past its tile).
+// Batched loads of CSR nonzeros, and the dot product of a run of them with x: for the kernels that
+// sum a row (or a piece of one) with several threads side by side — the parametrised CSR SpMV (its
+// rows and long-row chunks), the segmented sum (the tails of rows a warp completes past its tile)
+// and the CSR SpMM row walk (csr_device.cuh).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,19 @@ namespace spx::cuda {
 // needs many bytes in flight per SM, and a thread walking a row one dependent load pair at a time
 // is latency-bound. 32-bit offsets from 64-bit bases keep the register count down (unsigned:
 // k + (Unroll - 1) * Stride cannot overflow for any len < 2^31).
+// The columns and values of the nonzeros k, k + stride, ..., k + (U - 1) · stride, all loaded
+// before any is used, so that they are in flight together (a batch of the row walks below and of
+// the SpMM CSR kernels' accumulate).
+template <int U, class I, class T, class K>
+__device__ __forceinline__ void load_nonzero_batch(const I* __restrict__ cols, const T* __restrict__ vals,
+                                                   K k, int stride, I (&c)[U], T (&v)[U]) {
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    c[u] = __ldg(cols + k + u * stride);
+    v[u] = __ldg(vals + k + u * stride);
+  }
+}
+
 template <int Stride, int Unroll = 4, class T>
 __device__ __forceinline__ T row_dot(const int32_t* __restrict__ cols, const T* __restrict__ vals,
                                      const T* __restrict__ x, uint32_t len, uint32_t lane) {
@@ -21,11 +35,7 @@ __device__ __forceinline__ T row_dot(const int32_t* __restrict__ cols, const T* 
   for (; k + (Unroll - 1) * Stride < len; k += Unroll * Stride) {
     int32_t c[Unroll];
     T v[Unroll];
-#pragma unroll
-    for (int u = 0; u < Unroll; ++u) {
-      c[u] = __ldg(cols + k + u * Stride);
-      v[u] = __ldg(vals + k + u * Stride);
-    }
+    load_nonzero_batch<Unroll>(cols, vals, k, Stride, c, v);
 #pragma unroll
     for (int u = 0; u < Unroll; ++u) sum += v[u] * __ldg(x + c[u]);
   }

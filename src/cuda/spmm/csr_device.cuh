@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "cuda/common/row_dot.cuh"
 #include "cuda/spmm/spmm_device.cuh"
 
 namespace spx::cuda::detail {
@@ -59,11 +60,7 @@ __device__ __forceinline__ void accumulate(const CsrArg<T, I>& A, const DenseArg
   for (; k + (U - 1) * step < end; k += U * step) {
     I c[U];
     T a[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      c[u] = __ldg(A.col_idx + k + u * step);
-      a[u] = __ldg(A.values + k + u * step);
-    }
+    load_nonzero_batch<U>(A.col_idx, A.values, k, step, c, a);
     T bv[U][V];
 #pragma unroll
     for (int u = 0; u < U; ++u)
