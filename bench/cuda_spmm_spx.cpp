@@ -45,8 +45,9 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which) {
   cuda::Context& ctx = bench_context();
   const Layout layout = which == Which::SetSpmvs ? Layout::ColMajor : Layout::RowMajor;
   if (which == Which::Rule)
-    which =
-        cuda::spmm_format_rule(*p.stats, p.cols_dense) == cuda::SpmmFormat::Csr ? Which::Csr : Which::Ellr;
+    which = cuda::spmm_format_rule(*p.stats, p.cols_dense, ctx.props()) == cuda::SpmmFormat::Csr
+                ? Which::Csr
+                : Which::Ellr;
   auto B = device_b<T>(p, layout);
   auto C = std::make_shared<cuda::DeviceDense<T>>(make_c<T>(p, layout));
   const cuda::DenseView<const T> b = cuda::view(*B);

@@ -35,6 +35,19 @@ const MatrixStats kPowerLaw = make(4'000'000, 7.9, 60.0, 150'000);      // power
 const MatrixStats kLongRows = make(10'000'000, 3.2, 316.0, 1'000'000);  // longrows_10m
 const MatrixStats kG3Circuit = make(1'585'478, 4.8, 0.7, 6);
 
+// With the device: small matrices (rows at most a quarter of the resident threads) go to CSR,
+// whose groups widen there; large uniform ones keep ELLR-T.
+TEST(SpmmFormatRule, SmallMatricesGoToCsrOnTheDevice) {
+  const MatrixStats andrews = make(60'000, 12.7, 3.4, 36);
+  EXPECT_FALSE(spmm_prefers_csr(andrews, 8));
+  EXPECT_TRUE(spmm_prefers_csr(andrews, 8, h100()));
+  EXPECT_FALSE(spmm_prefers_csr(kStencil27, 8, h100()));
+  EXPECT_FALSE(spmm_prefers_csr(kFem30, 8, h100()));
+  EXPECT_FALSE(spmm_prefers_csr(make(100'000, 12.7, 3.4, 36), 8, h100()));  // 4 x 100k > 270k threads
+  EXPECT_TRUE(spmm_prefers_csr(kG3Circuit, 8, h100()));                     // short rows, as before
+  EXPECT_FALSE(spmm_prefers_csr(MatrixStats{}, 8, h100()));
+}
+
 TEST(SpmmFormatRule, RegularRowsGoToEllrPowerLawRowsToCsr) {
   EXPECT_FALSE(spmm_prefers_csr(kStencil27));
   EXPECT_FALSE(spmm_prefers_csr(kFem30));

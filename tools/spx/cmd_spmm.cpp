@@ -206,7 +206,8 @@ DeviceA<T> upload_for(cuda::Context& ctx, const Csr<T, int32_t>& A, const Matrix
   DeviceA<T> d;
   d.kernel = kernel;
   if (kernel == "auto")
-    d.kernel = cuda::spmm_format_rule(stats, dense_cols) == cuda::SpmmFormat::EllR ? "ellr" : "csr";
+    d.kernel =
+        cuda::spmm_format_rule(stats, dense_cols, ctx.props()) == cuda::SpmmFormat::EllR ? "ellr" : "csr";
   if (d.kernel == "ellr" || d.kernel == "set-spmvs")
     d.ellr = cuda::upload(ctx, to_ellr(A));
   else

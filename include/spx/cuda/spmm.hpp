@@ -114,13 +114,18 @@ void spmm_set_spmvs(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> 
 // --- Choosing the format ------------------------------------------------------------------------
 enum class SpmmFormat { EllR, Csr };
 // EllR unless the ELLPACK-R slab would be too large (more than 64 slots per nonzero or 2^28
-// slots: ELLPACK-R never reads its padding, so padding costs memory, not time) or the rows are
-// short and uniform (average below 6.5, where CSR's lanes-own-columns layout wins). Fitted on the
-// H100: src/cuda/spmm/spmm_rules.hpp and docs/spmm.md.
+// slots: ELLPACK-R never reads its padding, so padding costs memory, not time), the rows are
+// short and uniform (average below 6.5, where CSR's lanes-own-columns layout wins) or their
+// lengths spread by more than 0.6 of the average. Fitted on the H100: src/cuda/spmm/spmm_rules.hpp
+// and docs/spmm.md.
 // This one answers for L <= 8 columns (or for a matrix alone).
 SpmmFormat spmm_format_rule(const MatrixStats& stats);
 // With the number of columns: CSR also when L > 8, where the CSR kernel's lanes-own-columns reads
 // of B beat ELLR-T's per-thread L_c-wide loads on every matrix measured (docs/spmm.md).
 SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols);
+// With the device (what spx's own entry points use): CSR also for a matrix small for the device
+// (rows at most a quarter of its resident threads), where the CSR rule's widened row-split groups
+// beat ELLR-T.
+SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device);
 
 }  // namespace spx::cuda

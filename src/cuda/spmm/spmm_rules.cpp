@@ -98,4 +98,8 @@ SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols) {
   return detail::spmm_prefers_csr(stats, dense_cols) ? SpmmFormat::Csr : SpmmFormat::EllR;
 }
 
+SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device) {
+  return detail::spmm_prefers_csr(stats, dense_cols, device) ? SpmmFormat::Csr : SpmmFormat::EllR;
+}
+
 }  // namespace spx::cuda

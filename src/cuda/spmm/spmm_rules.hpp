@@ -59,6 +59,19 @@ inline bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols) {
   return dense_cols > kMaxEllrDenseCols || spmm_prefers_csr(s);
 }
 
+// With the device: a small matrix (at most a quarter as many rows as the device has resident
+// threads) goes to CSR too. There the CSR rule widens each row's group to fill the device, and
+// since its row walk batches its loads (csr_device.cuh) that widened row-split beat ELLR-T at L = 8
+// on most small uniform matrices (H100, f64, d07d68a, same run): Andrews 17.9 vs 24.5 µs, cage11
+// 12.4 vs 14.6, EX5 10.4 vs 11.9, data 5.6 vs 6.4, jagmesh7 5.2 vs 6.2; even on cage10 and ct2010;
+// behind on bcsstk13 (8.3 vs 7.8) and bcsstk01 (48 rows, 7.6 vs 5.8). Large uniform matrices
+// (stencil27_128, fem_rows30) keep ELLR-T.
+inline constexpr int64_t kSmallMatrixResidentThreadsPerRow = 4;
+inline bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols, const DeviceProps& device) {
+  if (spmm_prefers_csr(s, dense_cols)) return true;
+  return s.nnz > 0 && s.rows * kSmallMatrixResidentThreadsPerRow <= resident_threads(device);
+}
+
 // --- L_c: columns of C per pass --------------------------------------------------------------
 // Every pass re-reads A (12 bytes per nonzero in f64), so L_c should cover L in as few passes as
 // the registers allow: the partial sums live in registers (L_c per thread; shared memory, the
