@@ -35,7 +35,6 @@ using detail::dense_arg;
 using detail::DenseArg;
 using detail::kMaxSpmmBlock;
 using detail::Lanes;
-using detail::log2_of;
 
 // pass_cols: L_c; ncols: columns in each pass of this launch (L_c, or fewer in a tail pass).
 template <int V, bool Vec, class T, class I>
@@ -130,11 +129,10 @@ template <int V, class T, class I>
 void launch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseArg<T> C,
             const SpmmCsrConfig& config, const CsrPassShape& shape, T alpha, T beta, I* long_rows,
             int* long_count) {
-  const CsrArg<T, I> a{A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data()};
-  const int group = config.threads_per_row;
-  const int column_lanes = std::max(1, shape.pass_cols / V);
-  const Lanes lanes{log2_of(group), log2_of(group / column_lanes)};
-  const int64_t threads = int64_t{A.rows} * group;
+  const CsrArg<T, I> a = detail::csr_arg(A);
+  const detail::CsrLaneLayout layout = detail::csr_lane_layout(config, shape, V);
+  const Lanes lanes = layout.group;
+  const int64_t threads = int64_t{A.rows} * config.threads_per_row;
   const I long_nnz = static_cast<I>(config.long_row_nnz);
   for (int64_t done = 0; done < shape.passes; done += 65535) {
     const unsigned passes = static_cast<unsigned>(std::min<int64_t>(65535, shape.passes - done));
@@ -154,7 +152,7 @@ void launch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseAr
     // the main kernel's G / column_lanes), so a chunk is a few dependent gathers per lane, not
     // long_row_nnz of them (H100, L = 8: memplus and the vsp_* matrices took 35-43 µs with the
     // group's split, cuSPARSE 12-25 µs).
-    const Lanes warp_lanes{5, log2_of(32 / column_lanes)};
+    const Lanes warp_lanes = layout.warp;
     const int per_sm = std::max(1, ctx.props().max_threads_per_sm / config.block_size);
     const dim3 long_grid(static_cast<unsigned>(std::max(1, ctx.props().sm_count) * per_sm), passes);
     if (shape.vec)

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "cuda/common/arrival.cuh"
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/warp.cuh"
@@ -87,19 +88,11 @@ __device__ __forceinline__ void long_row_piece(const CsrArg<T, I>& A, const Dens
 #pragma unroll
     for (int j = 0; j < V; ++j) mine[j] = acc[j];
   }
-  // Publish the partials before the count (each writer fences, then one lane counts).
-  __threadfence();
-  __syncwarp();
   const TileSpan span = spmm_long_row_tiles(r, row_begin, row_end, args.tile_items);
   const int64_t pieces = span.last - span.first + 1;
-  bool last = false;
-  if (lane == 0) last = atomicAdd(arrivals + span.first, 1u) == static_cast<unsigned>(pieces - 1);
-  if (!__shfl_sync(kFullWarpMask, last, 0)) return;
-  __threadfence();
-  if (lane == 0) arrivals[span.first] = 0u;  // zero again for the next product on the stream
+  if (!warp_arrives_last(arrivals + span.first, static_cast<unsigned>(pieces))) return;
   zero(acc);
   for (int64_t q = p; q < pieces; q += P) {
-    // L2 loads (__ldcg): other SMs wrote these, this SM's L1 may hold nothing valid for them.
     const T* part = partials + spmm_piece_slot(span.first, q) * args.pass_cols + w * V;
 #pragma unroll
     for (int j = 0; j < V; ++j) acc[j] += __ldcg(part + j);
@@ -187,11 +180,10 @@ constexpr std::size_t kMaxTileWorkspace = std::size_t{256} << 20;
 template <int V, class T, class I>
 void launch_tiles(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseArg<T> C,
                   const SpmmCsrConfig& config, const CsrPassShape& shape, T alpha, T beta) {
-  const CsrArg<T, I> a{A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data()};
-  const int group = config.threads_per_row;
-  const int column_lanes = std::max(1, shape.pass_cols / V);
-  const Lanes lanes{log2_of(group), log2_of(group / column_lanes)};
-  const int p_log2 = log2_of(32 / column_lanes);
+  const CsrArg<T, I> a = csr_arg(A);
+  const CsrLaneLayout layout = csr_lane_layout(config, shape, V);
+  const Lanes lanes = layout.group;
+  const int p_log2 = layout.warp.s_log2;
   const int64_t tiles = spmm_tile_count(A.rows, A.nnz, config.tile_items);
   const std::size_t slot_bytes = 2 * static_cast<std::size_t>(tiles) * shape.pass_cols * sizeof(T);
   const int64_t per_launch = std::clamp<int64_t>(

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "cuda/spmm/csr_device.cuh"
 #include "cuda/spmm/spmm_device.cuh"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
@@ -27,6 +28,25 @@ struct CsrPassShape {
 // V: the columns each lane owns (L_c / G, at least 1); a pass narrower than the group uses fewer lanes.
 inline int csr_cols_per_lane(const SpmmCsrConfig& config, const CsrPassShape& shape) {
   return std::max(1, shape.pass_cols / config.threads_per_row);
+}
+
+template <class T, class I>
+CsrArg<T, I> csr_arg(const DeviceCsr<T, I>& A) {
+  return {A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data()};
+}
+
+// The lanes of a pass with V columns per lane: the group of config.threads_per_row lanes that walks
+// a short row (pass_cols / V column lanes, the rest splitting the row's nonzeros), and a whole warp
+// with the same column lanes, which works a long row's chunk or piece.
+struct CsrLaneLayout {
+  Lanes group;
+  Lanes warp;
+};
+
+inline CsrLaneLayout csr_lane_layout(const SpmmCsrConfig& config, const CsrPassShape& shape, int v) {
+  const int group = config.threads_per_row;
+  const int column_lanes = std::max(1, shape.pass_cols / v);
+  return {{log2_of(group), log2_of(group / column_lanes)}, {5, log2_of(32 / column_lanes)}};
 }
 
 template <class T, class I>

@@ -18,10 +18,15 @@ namespace spx::cuda {
 namespace {
 constexpr int kResidentWarpsPerSm = 32;  // segsum_tile_kernel's register cap (segsum.cu): 64
 
+// The tile kernel's resident warps on the whole device.
+int64_t resident_warp_slots(const Context& ctx) {
+  return int64_t{std::max(1, ctx.props().sm_count)} * kResidentWarpsPerSm;
+}
+
 // T from the matrix size: the largest of 16, 8, 4 that still gives every resident warp slot of
 // the GPU a tile (a small matrix in large tiles runs too few warps, each a longer latency chain).
 int auto_nnz_per_lane(const Context& ctx, int64_t nnz) {
-  const int64_t slots = int64_t{std::max(1, ctx.props().sm_count)} * kResidentWarpsPerSm;
+  const int64_t slots = resident_warp_slots(ctx);
   for (int t : {16, 8})
     if (nnz >= slots * detail::segsum_tile_size(t)) return t;
   return 4;
@@ -95,8 +100,7 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
     return plan_segsum_spmv(ctx, dA, smaller);
   }
   if (params.complete_rows_up_to < 0) {
-    const int64_t resident = int64_t{std::max(1, ctx.props().sm_count)} * kResidentWarpsPerSm;
-    plan.completes_rows = plan.warps <= kSegsumAutoCompletionWaves * resident;
+    plan.completes_rows = plan.warps <= kSegsumAutoCompletionWaves * resident_warp_slots(ctx);
     plan.completion_limit = kSegsumAutoCompletion;
   } else {
     plan.completes_rows = params.complete_rows_up_to > 0;
@@ -105,14 +109,13 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
   plan.completes_rows = plan.completes_rows && !params.sync_on_host;
   const auto warps = static_cast<std::size_t>(plan.warps);
   if (plan.completes_rows && plan.max_open_tail > plan.completion_limit) {
-    // Long tails, summed by arrival: which warps begin inside one, the owners' and partners'
-    // partials, and counters that the kernel leaves at zero.
+    // Long tails, summed by arrival: which warps begin inside one, and the owners' and partners'
+    // partials (the counters are the context's, Context::zeroed_counters, left at zero).
     plan.long_head = DeviceBuffer<uint8_t>(warps, "segsum long-tail heads");
     detail::launch_segsum_long_heads(ctx, dA.row_ptr.data(), plan.tile_row.data(), dA.nnz, tile_size,
                                      plan.params.tiles_per_warp, plan.warps, plan.completion_limit,
                                      plan.long_head.data());
     plan.sync_value = DeviceBuffer<double>(2 * warps, "segsum long-tail partials");
-    plan.arrivals = to_device(ctx, std::vector<unsigned>(warps, 0u), "segsum long-tail arrivals");
   }
   if (params.sync_on_host) {
     plan.host_sync_row = PinnedBuffer<int32_t>(warps, "segsum host synchronizer rows");
@@ -184,7 +187,7 @@ void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>
   a.complete_rows = plan.completes_rows;
   a.complete_limit = static_cast<int>(std::min<int64_t>(plan.completion_limit, INT32_MAX));
   a.long_head = plan.long_head.data();
-  a.arrivals = plan.arrivals.data();
+  a.arrivals = plan.long_head.empty() ? nullptr : ctx.zeroed_counters(static_cast<std::size_t>(plan.warps));
   if (!plan.params.sync_on_host) {
     a.sync_row = plan.sync_row.data();
     a.sync_value = reinterpret_cast<T*>(plan.sync_value.data());
