@@ -81,8 +81,9 @@ class Context {
   std::size_t workspace_bytes() const { return workspace_.bytes(); }
 
   // At least `count` counters in device memory, zero when handed out. A kernel that uses them must
-  // leave every one it touched at zero when it completes (the SpMM tiles' arrival counters do:
-  // the last arrival resets its counter), so no call pays for a memset; only growth clears them.
+  // leave every one it touched at zero when it completes (the arrival counters of the SpMM tiles
+  // and of the segmented sum's long tails do: the last arrival resets its counter), so no call pays
+  // for a memset; only growth clears them.
   unsigned* zeroed_counters(std::size_t count);
 
   // Writes a buffer of 2 × L2 on the stream so the next kernel starts with a cold L2 (cold

@@ -76,8 +76,8 @@ struct SegsumSpmvPlan {
   int64_t max_open_tail = 0;         // the longest open tail of a tile (read back once)
   bool completes_rows = false;       // one launch, no synchronizer (complete_rows_up_to)
   int64_t completion_limit = 0;      // tails longer than this are summed by arrival
-  DeviceBuffer<uint8_t> long_head;   // warps: begins inside a long tail (only when there is one)
-  DeviceBuffer<unsigned> arrivals;   // warps: arrival counters of long tails, zero between products
+  DeviceBuffer<uint8_t> long_head;   // warps: begins inside a long tail (only when there is one);
+                                     // the arrival counters are the context's (zeroed_counters)
   DeviceBuffer<int32_t> tile_row;    // tiles + 1
   DeviceBuffer<uint8_t> tile_dirty;  // tiles
   DeviceBuffer<int32_t> sync_row;    // warps: the row open at the warp's start, or -1

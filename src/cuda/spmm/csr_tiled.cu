@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "cuda/common/arrival.cuh"
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/warp.cuh"
@@ -87,19 +88,11 @@ __device__ __forceinline__ void long_row_piece(const CsrArg<T, I>& A, const Dens
 #pragma unroll
     for (int j = 0; j < V; ++j) mine[j] = acc[j];
   }
-  // Publish the partials before the count (each writer fences, then one lane counts).
-  __threadfence();
-  __syncwarp();
   const TileSpan span = spmm_long_row_tiles(r, row_begin, row_end, args.tile_items);
   const int64_t pieces = span.last - span.first + 1;
-  bool last = false;
-  if (lane == 0) last = atomicAdd(arrivals + span.first, 1u) == static_cast<unsigned>(pieces - 1);
-  if (!__shfl_sync(kFullWarpMask, last, 0)) return;
-  __threadfence();
-  if (lane == 0) arrivals[span.first] = 0u;  // zero again for the next product on the stream
+  if (!warp_arrives_last(arrivals + span.first, static_cast<unsigned>(pieces))) return;
   zero(acc);
   for (int64_t q = p; q < pieces; q += P) {
-    // L2 loads (__ldcg): other SMs wrote these, this SM's L1 may hold nothing valid for them.
     const T* part = partials + spmm_piece_slot(span.first, q) * args.pass_cols + w * V;
 #pragma unroll
     for (int j = 0; j < V; ++j) acc[j] += __ldcg(part + j);

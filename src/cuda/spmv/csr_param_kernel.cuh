@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "cuda/common/arrival.cuh"
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/row_dot.cuh"
@@ -34,10 +35,9 @@ __device__ __forceinline__ void store_row(const CsrParamArgs<T>& a, int64_t row,
 }
 
 // One warp of the long-row path: chunk w of long row k. Every chunk's warp writes its partial sum
-// and counts itself in arrivals[k]; the warp that arrives last adds the partials in chunk order
-// (lane-strided, then a shuffle tree: a fixed order, so the result is deterministic), writes y and
-// resets the counter for the next call. __threadfence before counting publishes the partial; the
-// last warp reads the partials through L2 (__ldcg), never from a stale L1 line.
+// and counts itself in arrivals[k] (arrival.cuh); the warp that arrives last adds the partials in
+// chunk order (lane-strided, then a shuffle tree: a fixed order, so the result is deterministic)
+// and writes y.
 template <class T>
 __device__ __forceinline__ void long_row_chunk(const CsrParamArgs<T>& a) {
   const int64_t w = int64_t{blockIdx.x} * (blockDim.x / 32) + threadIdx.x / 32;
@@ -59,21 +59,12 @@ __device__ __forceinline__ void long_row_chunk(const CsrParamArgs<T>& a) {
     if (lane == 0) store_row(a, row, sum);
     return;
   }
-  int last = 0;
-  if (lane == 0) {
-    a.partials[w] = sum;
-    __threadfence();
-    last = atomicAdd(a.arrivals + k, 1u) == static_cast<uint32_t>(chunks - 1);
-  }
-  if (!__shfl_sync(kFullWarpMask, last, 0)) return;
-  __threadfence();
+  if (lane == 0) a.partials[w] = sum;
+  if (!warp_arrives_last(a.arrivals + k, static_cast<unsigned>(chunks))) return;
   T total = T{0};
   for (int32_t c = lane; c < chunks; c += 32) total += __ldcg(a.partials + first + c);
   total = warp_reduce_sum<32>(total);
-  if (lane == 0) {
-    store_row(a, row, total);
-    a.arrivals[k] = 0u;  // every chunk of this row has arrived: nobody else touches it this call
-  }
+  if (lane == 0) store_row(a, row, total);
 }
 
 // Blocks [0, long_blocks) run the long-row path (first, so the longest work starts first); the

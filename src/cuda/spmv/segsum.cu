@@ -36,6 +36,7 @@
 // offset), so beta is applied once and y needs no pre-pass.
 #include <cstdint>
 
+#include "cuda/common/arrival.cuh"
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/row_dot.cuh"
@@ -140,24 +141,15 @@ __device__ __forceinline__ void prefetch_range_l2(const void* ptr, int64_t bytes
 // partial of `row` (owner warps [owner, last]) — sync_value[warps + owner] for the owner, else
 // sync_value[w] — and counts itself; the last to arrive adds the partials in warp order, lane-
 // strided then the fixed shuffle tree (the same bits whoever is last), writes y and zeroes the
-// counter for the next product. Each writer fences before the count; the sums are read from L2.
+// counter for the next product (arrival.cuh).
 template <class T>
 __device__ __forceinline__ void segsum_arrive(const SegsumArgs<T>& a, int owner, int last, int32_t row) {
-  const int lane = lane_id();
-  __threadfence();
-  __syncwarp();
-  bool closes = false;
-  if (lane == 0) closes = atomicAdd(a.arrivals + owner, 1u) == static_cast<unsigned>(last - owner);
-  if (!__shfl_sync(kFullWarpMask, closes, 0)) return;
-  __threadfence();
+  if (!warp_arrives_last(a.arrivals + owner, static_cast<unsigned>(last - owner + 1))) return;
   T sum = T{0};
-  for (int v = owner + lane; v <= last; v += 32)
+  for (int v = owner + lane_id(); v <= last; v += 32)
     sum += __ldcg(a.sync_value + (v == owner ? static_cast<int>(a.warps) + v : v));
   sum = warp_reduce_sum(sum);
-  if (lane == 0) {
-    a.arrivals[owner] = 0u;
-    write_row(a, row, sum);
-  }
+  if (lane_id() == 0) write_row(a, row, sum);
 }
 
 // Tile positions, rows and tile/warp numbers are int32 in here (the plan checks nnz + one tile and

@@ -109,14 +109,13 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
   plan.completes_rows = plan.completes_rows && !params.sync_on_host;
   const auto warps = static_cast<std::size_t>(plan.warps);
   if (plan.completes_rows && plan.max_open_tail > plan.completion_limit) {
-    // Long tails, summed by arrival: which warps begin inside one, the owners' and partners'
-    // partials, and counters that the kernel leaves at zero.
+    // Long tails, summed by arrival: which warps begin inside one, and the owners' and partners'
+    // partials (the counters are the context's, Context::zeroed_counters, left at zero).
     plan.long_head = DeviceBuffer<uint8_t>(warps, "segsum long-tail heads");
     detail::launch_segsum_long_heads(ctx, dA.row_ptr.data(), plan.tile_row.data(), dA.nnz, tile_size,
                                      plan.params.tiles_per_warp, plan.warps, plan.completion_limit,
                                      plan.long_head.data());
     plan.sync_value = DeviceBuffer<double>(2 * warps, "segsum long-tail partials");
-    plan.arrivals = to_device(ctx, std::vector<unsigned>(warps, 0u), "segsum long-tail arrivals");
   }
   if (params.sync_on_host) {
     plan.host_sync_row = PinnedBuffer<int32_t>(warps, "segsum host synchronizer rows");
@@ -188,7 +187,7 @@ void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>
   a.complete_rows = plan.completes_rows;
   a.complete_limit = static_cast<int>(std::min<int64_t>(plan.completion_limit, INT32_MAX));
   a.long_head = plan.long_head.data();
-  a.arrivals = plan.arrivals.data();
+  a.arrivals = plan.long_head.empty() ? nullptr : ctx.zeroed_counters(static_cast<std::size_t>(plan.warps));
   if (!plan.params.sync_on_host) {
     a.sync_row = plan.sync_row.data();
     a.sync_value = reinterpret_cast<T*>(plan.sync_value.data());
