@@ -34,7 +34,8 @@ constexpr int kCompleteAll = 1 << 30;
 // Defaults; the smallest tiles with one tile per warp, always through the synchronizer (most
 // carries and synchronizer entries); the largest tiles with long warps and small blocks; no
 // prefetch and plain loads with T not a power of two; the host synchronizer (pinned mapped
-// memory); and row completion forced on every matrix, with one and with several tiles per warp.
+// memory); row completion forced on every matrix, with one and with several tiles per warp; and
+// the general kernel where a matrix is clean (the default then takes the clean one).
 const std::vector<SegsumSpmvParams>& tile_shapes() {
   static const std::vector<SegsumSpmvParams> shapes{{},
                                                     {4, 1, 64, true, true, false, 0},
@@ -42,7 +43,9 @@ const std::vector<SegsumSpmvParams>& tile_shapes() {
                                                     {12, 3, 96, false, false, false},
                                                     {16, 2, 512, true, true, true},
                                                     {4, 1, 128, false, true, false, kCompleteAll},
-                                                    {8, 3, 64, false, true, false, kCompleteAll}};
+                                                    {8, 3, 64, false, true, false, kCompleteAll},
+                                                    {0, 0, 128, false, true, false, 0, false},
+                                                    {4, 1, 128, false, true, false, kCompleteAll, false}};
   return shapes;
 }
 

@@ -60,17 +60,25 @@ constexpr int kRunBatch = 16;  // loads per lane in flight when a warp sums a lo
 // file with other values through these macros; the library uses the defaults). The batch is per
 // precision: 4-byte loads need twice as many in flight for the same bytes, and f32 has the
 // registers for 8 (62, no spill), f64 not (8 would spill at the cap of 64).
+//
+// The clean synchronizer variant (no dirty tile, large grids: the regular matrices) runs 3 blocks
+// (48 warps per SM, 40 registers) with half the batch: without the dirty and wide-tile paths it fits
+// there without spilling in f32 (4 bytes in f64), and more warps overlap the phases of a tile
+// better than more loads per warp (the study's 40-register row: stencil27 f32 0.260 -> 0.227 ms).
 #ifndef SPX_SEGSUM_MIN_BLOCKS
 #define SPX_SEGSUM_MIN_BLOCKS 2
 #endif
-#ifdef SPX_SEGSUM_LOAD_BATCH
-template <class T>
-constexpr int kLoadBatch = SPX_SEGSUM_LOAD_BATCH;
-#else
-template <class T>
-constexpr int kLoadBatch = sizeof(T) == 4 ? 8 : 4;
-#endif
 constexpr int kMinSegsumBlocks = SPX_SEGSUM_MIN_BLOCKS;
+constexpr int kCleanSegsumBlocks = 3;
+template <class T, bool HighOccupancy>
+constexpr int load_batch() {
+#ifdef SPX_SEGSUM_LOAD_BATCH
+  return SPX_SEGSUM_LOAD_BATCH;
+#else
+  const int batch = sizeof(T) == 4 ? 8 : 4;
+  return HighOccupancy ? batch / 2 : batch;
+#endif
+}
 
 __global__ void __launch_bounds__(kPlanBlock)
     segsum_boundary_kernel(const int32_t* __restrict__ row_ptr, int64_t rows, int64_t nnz, int64_t tile_size,
@@ -155,9 +163,14 @@ __device__ __forceinline__ void segsum_arrive(const SegsumArgs<T>& a, int owner,
 // Tile positions, rows and tile/warp numbers are int32 in here (the plan checks nnz + one tile and
 // rows against INT32_MAX): half the registers of int64 index arithmetic. CompleteRows (=
 // a.complete_rows) is a template parameter so that the synchronizer's kernel, used for large
-// grids, carries none of the row completion's registers (60 instead of 64 in f64).
-template <class T, bool CompleteRows>
-__global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile_kernel(SegsumArgs<T> a) {
+// grids, carries none of the row completion's registers (56 instead of 64 in f64). Clean (=
+// a.clean: no tile is dirty) drops the checking stage and the wide-tile path; its synchronizer
+// variant is the high-occupancy one (kCleanSegsumBlocks, above).
+template <class T, bool CompleteRows, bool Clean>
+__global__ void __launch_bounds__(kMaxSegsumBlock,
+                                  Clean && !CompleteRows ? kCleanSegsumBlocks : kMinSegsumBlocks)
+    segsum_tile_kernel(SegsumArgs<T> a) {
+  constexpr int kLoadBatch = load_batch < T, Clean && !CompleteRows > ();
   extern __shared__ __align__(16) unsigned char segsum_smem[];
   const int npl = a.nnz_per_lane;
   const int tile_elems = kSegsumWarp * npl;
@@ -199,11 +212,11 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
     const int begin = t * tile_elems;
     const int end = begin + tile_elems < nnz ? begin + tile_elems : nnz;
     const int valid = end - begin;
-    const bool dirty = a.tile_dirty[t] != 0;
+    const bool dirty = !Clean && a.tile_dirty[t] != 0;
     const int32_t r0 = a.tile_row[t];
     const int first_row = t == 0 ? 0 : r0;  // segsum_row_range
     const int last_row = a.tile_row[t + 1];
-    const bool wide = segsum_range_wide(RowRange{first_row, last_row}, tile_elems);
+    const bool wide = !Clean && segsum_range_wide(RowRange{first_row, last_row}, tile_elems);
     if (CompleteRows && t == last_tile - 1) {
       // segsum_open_tail, loaded now so that it arrives with the products: last_row is the
       // rightmost row starting at or before `end`; it is open when it starts before it.
@@ -239,22 +252,22 @@ __global__ void __launch_bounds__(kMaxSegsumBlock, kMinSegsumBlocks) segsum_tile
     const int32_t ahead_col = look_ahead ? __ldg(a.col_idx + end + lane) : -1;
     const T ahead_value = look_ahead ? __ldg(a.values + end + lane) : T{0};
 
-    // 2. Products, loaded coalesced (kLoadBatch<T> loads of values and of col_idx in flight per
+    // 2. Products, loaded coalesced (kLoadBatch loads of values and of col_idx in flight per
     //    lane, then as many gathers of x), stored in natural order.
     const T* values = a.values + begin;
     const int32_t* cols = a.col_idx + begin;
-    for (int k = 0; k < npl; k += kLoadBatch<T>) {
-      T v[kLoadBatch<T>];
-      int32_t c[kLoadBatch<T>];
+    for (int k = 0; k < npl; k += kLoadBatch) {
+      T v[kLoadBatch];
+      int32_t c[kLoadBatch];
 #pragma unroll
-      for (int u = 0; u < kLoadBatch<T>; ++u) {
+      for (int u = 0; u < kLoadBatch; ++u) {
         const int i = (k + u) * 32 + lane;
         const bool in = k + u < npl && i < valid;
         v[u] = in ? load_matrix(values + i, a.stream) : T{0};
         c[u] = in ? load_matrix(cols + i, a.stream) : -1;
       }
 #pragma unroll
-      for (int u = 0; u < kLoadBatch<T>; ++u)
+      for (int u = 0; u < kLoadBatch; ++u)
         if (k + u < npl) prod[padded((k + u) * 32 + lane)] = c[u] >= 0 ? v[u] * __ldg(a.x + c[u]) : T{0};
     }
 
@@ -480,7 +493,9 @@ void launch_segsum_spmv(Context& ctx, const SegsumArgs<T>& a) {
   const auto smem =
       static_cast<std::size_t>(warps_per_block) *
       (static_cast<std::size_t>(slots) * sizeof(T) + static_cast<std::size_t>(a.nnz_per_lane + 1) * 4);
-  auto* const kernel = a.complete_rows ? segsum_tile_kernel<T, true> : segsum_tile_kernel<T, false>;
+  auto* const kernel =
+      a.complete_rows ? (a.clean ? segsum_tile_kernel<T, true, true> : segsum_tile_kernel<T, true, false>)
+                      : (a.clean ? segsum_tile_kernel<T, false, true> : segsum_tile_kernel<T, false, false>);
   if (smem > 48 * 1024)
     SPX_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));

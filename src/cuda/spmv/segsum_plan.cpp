@@ -50,9 +50,9 @@ std::string invalid_reason(const SegsumSpmvParams& p) {
 std::string to_string(const SegsumSpmvParams& p) {
   return fmt::format(
       "nnz_per_lane={} tiles_per_warp={} block_size={} prefetch={} stream_loads={} sync_on_host={} "
-      "complete_rows_up_to={}",
+      "complete_rows_up_to={} clean_kernel={}",
       p.nnz_per_lane, p.tiles_per_warp, p.block_size, int{p.prefetch}, int{p.stream_loads},
-      int{p.sync_on_host}, p.complete_rows_up_to);
+      int{p.sync_on_host}, p.complete_rows_up_to, int{p.clean_kernel});
 }
 
 template <class T>
@@ -184,6 +184,7 @@ void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>
   a.wide_prefix = plan.wide_prefix.data();
   a.wide_count = plan.wide_tiles;
   a.wide_total = plan.wide_rows;
+  a.clean = plan.params.clean_kernel && plan.dirty_tiles == 0;
   a.complete_rows = plan.completes_rows;
   a.complete_limit = static_cast<int>(std::min<int64_t>(plan.completion_limit, INT32_MAX));
   a.long_head = plan.long_head.data();
