@@ -61,15 +61,19 @@ constexpr int kRunBatch = 16;  // loads per lane in flight when a warp sums a lo
 // precision: 4-byte loads need twice as many in flight for the same bytes, and f32 has the
 // registers for 8 (62, no spill), f64 not (8 would spill at the cap of 64).
 //
-// The clean synchronizer variant (no dirty tile, large grids: the regular matrices) runs 3 blocks
-// (48 warps per SM, 40 registers) with half the batch: without the dirty and wide-tile paths it fits
-// there without spilling in f32 (4 bytes in f64), and more warps overlap the phases of a tile
-// better than more loads per warp (the study's 40-register row: stencil27 f32 0.260 -> 0.227 ms).
+// The clean f32 synchronizer variant (no dirty tile, large grids: the regular matrices) runs 3
+// blocks (48 warps per SM, 40 registers) with half the batch: without the dirty and wide-tile paths
+// it fits there without spilling, and more warps overlap the phases of a tile better than more
+// loads per warp (H100, same run: stencil27_128 f32 0.235 -> 0.210 ms, stencil7_256 0.636 ->
+// 0.538). Not f64: at 40 registers it spills, and two loads in flight per lane starve the x
+// gather (powerlaw_4m f64 0.484 -> 0.774 ms, stencil27_128 0.324 -> 0.347).
 #ifndef SPX_SEGSUM_MIN_BLOCKS
 #define SPX_SEGSUM_MIN_BLOCKS 2
 #endif
 constexpr int kMinSegsumBlocks = SPX_SEGSUM_MIN_BLOCKS;
 constexpr int kCleanSegsumBlocks = 3;
+template <class T, bool CompleteRows, bool Clean>
+constexpr bool kHighOccupancy = Clean && !CompleteRows && sizeof(T) == 4;
 template <class T, bool HighOccupancy>
 constexpr int load_batch() {
 #ifdef SPX_SEGSUM_LOAD_BATCH
@@ -164,11 +168,13 @@ __device__ __forceinline__ void segsum_arrive(const SegsumArgs<T>& a, int owner,
 // rows against INT32_MAX): half the registers of int64 index arithmetic. CompleteRows (=
 // a.complete_rows) is a template parameter so that the synchronizer's kernel, used for large
 // grids, carries none of the row completion's registers (56 instead of 64 in f64). Clean (=
-// a.clean: no tile is dirty) drops the checking stage and the wide-tile path; its synchronizer
-// variant is the high-occupancy one (kCleanSegsumBlocks, above).
+// a.clean: no tile is dirty) drops the checking stage and the wide-tile path (2-5% faster on the
+// small matrices, which are mostly clean); its f32 synchronizer variant is the high-occupancy one
+// (kHighOccupancy, above).
 template <class T, bool CompleteRows, bool Clean>
 __global__ void __launch_bounds__(kMaxSegsumBlock,
-                                  Clean && !CompleteRows ? kCleanSegsumBlocks : kMinSegsumBlocks)
+                                  (kHighOccupancy<T, CompleteRows, Clean> ? kCleanSegsumBlocks
+                                                                          : kMinSegsumBlocks))
     segsum_tile_kernel(SegsumArgs<T> a) {
   constexpr int kLoadBatch = load_batch < T, Clean && !CompleteRows > ();
   extern __shared__ __align__(16) unsigned char segsum_smem[];
