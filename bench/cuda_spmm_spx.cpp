@@ -68,6 +68,7 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which) {
     parts.params.push_back({"cols_per_pass", int64_t{config.cols_per_pass}});
     parts.params.push_back({"long_row_nnz", int64_t{config.long_row_nnz}});
     parts.params.push_back({"tile_items", int64_t{config.tile_items}});
+    parts.params.push_back({"cols_per_lane", int64_t{config.cols_per_lane}});
   } else {
     auto A = device_ellr<T>(p);
     matrix_bytes = A->bytes();

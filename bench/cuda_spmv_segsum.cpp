@@ -45,7 +45,7 @@ std::unique_ptr<Instance> segsum_instance(const Problem& p, const cuda::SegsumSp
                   {"complete_rows_up_to", int64_t{plan->params.complete_rows_up_to}},
                   {"max_open_tail", plan->max_open_tail},
                   {"completes_rows", int64_t{plan->completes_rows ? 1 : 0}},
-                  {"clean_kernel", int64_t{plan->params.clean_kernel && plan->dirty_tiles == 0 ? 1 : 0}}};
+                  {"clean_kernel", int64_t{plan->clean_kernel ? 1 : 0}}};
   return std::make_unique<CudaInstance>(std::move(parts));
 }
 
@@ -77,7 +77,8 @@ void register_cuda_spmv_segsum(Registry& registry) {
   add_segsum(registry, "spmv_segsum_sync", {0, 0, 128, false, true, false, 0});
   add_segsum(registry, "spmv_segsum_complete", {0, 0, 128, false, true, false, 512});
   add_segsum(registry, "spmv_segsum_complete32", {0, 0, 128, false, true, false, 32});
-  // The general kernel where the default runs the clean one (no dirty tile: 48 warps per SM).
+  // The general kernel where the default runs the clean one (no dirty tile: with row completion,
+  // and in f32 with the synchronizer at 48 warps per SM).
   add_segsum(registry, "spmv_segsum_general", {0, 0, 128, false, true, false, -1, false});
 }
 

@@ -100,7 +100,8 @@ void check(const std::string& name, const Csr<T, int32_t>& A, const DeviceA<T>& 
   spmm_bounds(A, B, C0, alpha, beta, magnitude, terms);
   const auto dB = cuda::upload(ctx, B);
   auto dC = cuda::upload(ctx, C0);
-  const std::string what = name + " / " + name_of(spec.kernel) + " L=" + std::to_string(L) + " B " +
+  const std::string config = spec.csr ? " " + cuda::to_string(*spec.csr) : std::string{};
+  const std::string what = name + " / " + name_of(spec.kernel) + config + " L=" + std::to_string(L) + " B " +
                            name_of(b_layout) + " C " + name_of(c_layout) + " alpha=" + std::to_string(alpha) +
                            " beta=" + std::to_string(beta);
   try {
@@ -203,7 +204,7 @@ TYPED_TEST(GpuSpmmSpx, SetSpmvsIsEquivalentToRef) {
   check_random<TypeParam>(Kernel::SetSpmvs, seed);
 }
 
-// Every (T, L_c) of the ELLR kernel and every (G, L_c) of the CSR kernel (row-split and balanced
+// Every (T, L_c) of the ELLR kernel and every (G, L_c, V) of the CSR kernel (row-split and balanced
 // tiles of 64 items), with L = 100 (3 full
 // passes of 32 and a tail of 4, or 1 full pass of 64 and a tail of 36) and L = 19.
 TYPED_TEST(GpuSpmmSpx, EveryConfigIsEquivalentToRef) {
@@ -222,10 +223,14 @@ TYPED_TEST(GpuSpmmSpx, EveryConfigIsEquivalentToRef) {
   for (int g : {1, 2, 4, 8, 16, 32})
     for (int lc : {1, 2, 4, 8, 16, 32, 64}) {
       if (lc / g > 8) continue;
-      for (int tile : {0, 64}) {
-        const Spec spec{Kernel::Csr, std::nullopt, SpmmCsrConfig{g, 128, lc, 100, tile}};
-        for (int64_t L : {19, 100})
-          check<T>("613x587", A, dA, spec, L, Layout::RowMajor, Layout::RowMajor, T{1}, T{0}, seed + L, 1);
+      // V = 0: L_c / G columns per lane; the others split a row's nonzeros over G / (L_c / V) lanes.
+      for (int v : {0, 1, 2, 4, 8}) {
+        if (v != 0 && (v > lc || lc / v > g || v == std::max(1, lc / g))) continue;
+        for (int tile : {0, 64}) {
+          const Spec spec{Kernel::Csr, std::nullopt, SpmmCsrConfig{g, 128, lc, 100, tile, v}};
+          for (int64_t L : {19, 100})
+            check<T>("613x587", A, dA, spec, L, Layout::RowMajor, Layout::RowMajor, T{1}, T{0}, seed + L, 1);
+        }
       }
     }
 }
@@ -359,6 +364,13 @@ TEST(GpuSpmmSpxErrors, BadShapesLayoutsAndConfigsAreErrors) {
         cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C), SpmmCsrConfig{8, 256, 8, 4096, 16});
       },
       "tile_items must be 0 (row-split) or at least 32, got 16");
+  for (int v : {3, 16, 1}) {  // not a power of two; over 8; 8 columns need 8 lanes, G = 4 has 4
+    expect_error(
+        [&] {
+          cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C), SpmmCsrConfig{4, 256, 8, 4096, 0, v});
+        },
+        "cols_per_lane must be 0 or a power of two in 1..8");
+  }
   auto bad_ld = cuda::view(C);
   bad_ld.ld = 7;
   expect_error([&] { cuda::spmm_csr(ctx, dA.csr, cuda::view(B), bad_ld, csr); }, "leading dimension");

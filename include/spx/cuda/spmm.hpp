@@ -87,6 +87,10 @@ struct SpmmCsrConfig {
   // boundaries and their pieces added in tile order by the last one to finish: one launch, the same
   // work per warp whatever the row lengths, every row summed in a fixed order (docs/spmm.md).
   int tile_items = 0;
+  // V: columns of C each lane owns, a power of two 1..8 with L_c / V <= G (the group's other lanes
+  // split the row's nonzeros: S = G / (L_c / V) lanes per column, reduced by shuffles); 0 = L_c / G
+  // (at least 1; no split unless G > L_c).
+  int cols_per_lane = 0;
 };
 void check_spmm_csr_config(const SpmmCsrConfig& config);
 std::string to_string(const SpmmCsrConfig& config);

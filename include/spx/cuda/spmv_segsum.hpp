@@ -49,9 +49,9 @@ struct SegsumSpmvParams {
   // time). Ignored with sync_on_host.
   int complete_rows_up_to = -1;
   // When no tile is dirty (no empty row: most regular matrices), the kernel compiled without the
-  // checking stage and the wide-tile path; on large grids it runs 48 warps per SM instead of 32
-  // (40 registers, half the loads in flight per lane). false: always the general kernel (the
-  // benchmark's comparison).
+  // checking stage and the wide-tile path, where it measured faster: with row completion, and in
+  // f32 with the synchronizer, where it runs 48 warps per SM instead of 32 (40 registers, half the
+  // loads in flight per lane). false: always the general kernel (the benchmark's comparison).
   bool clean_kernel = true;
 };
 
@@ -80,6 +80,7 @@ struct SegsumSpmvPlan {
   int64_t dirty_tiles = 0;           // read back once at plan time (for reports)
   int64_t max_open_tail = 0;         // the longest open tail of a tile (read back once)
   bool completes_rows = false;       // one launch, no synchronizer (complete_rows_up_to)
+  bool clean_kernel = false;         // the kernel without the checking stage (params.clean_kernel)
   int64_t completion_limit = 0;      // tails longer than this are summed by arrival
   DeviceBuffer<uint8_t> long_head;   // warps: begins inside a long tail (only when there is one);
                                      // the arrival counters are the context's (zeroed_counters)

@@ -25,8 +25,10 @@ struct CsrPassShape {
   bool record_long = false;
 };
 
-// V: the columns each lane owns (L_c / G, at least 1); a pass narrower than the group uses fewer lanes.
+// V: the columns each lane owns (the config's, else L_c / G, at least 1); a pass narrower than the
+// group uses fewer lanes.
 inline int csr_cols_per_lane(const SpmmCsrConfig& config, const CsrPassShape& shape) {
+  if (config.cols_per_lane > 0) return config.cols_per_lane;
   return std::max(1, shape.pass_cols / config.threads_per_row);
 }
 

@@ -66,6 +66,13 @@ void check_spmm_csr_config(const SpmmCsrConfig& config) {
   if (config.cols_per_pass / config.threads_per_row > 8)
     throw Error(fmt::format("spmm_csr: {} columns per pass over {} threads is more than 8 columns per thread",
                             config.cols_per_pass, config.threads_per_row));
+  if (config.cols_per_lane != 0 &&
+      (!power_of_two_in(config.cols_per_lane, 1, 8) || config.cols_per_lane > config.cols_per_pass ||
+       config.cols_per_pass / config.cols_per_lane > config.threads_per_row))
+    throw Error(
+        fmt::format("spmm_csr: cols_per_lane must be 0 or a power of two in 1..8 that covers {} columns "
+                    "per pass with at most {} lanes, got {}",
+                    config.cols_per_pass, config.threads_per_row, config.cols_per_lane));
   if (config.long_row_nnz < 32)
     throw Error(fmt::format("spmm_csr: long_row_nnz must be at least 32, got {}", config.long_row_nnz));
   if (config.tile_items != 0 && config.tile_items < 32)
@@ -74,16 +81,17 @@ void check_spmm_csr_config(const SpmmCsrConfig& config) {
 }
 
 std::string to_string(const SpmmCsrConfig& c) {
+  const std::string v = c.cols_per_lane > 0 ? fmt::format(" V={}", c.cols_per_lane) : std::string{};
   if (c.tile_items > 0)
-    return fmt::format("G={} BS={} Lc={} tiles={}", c.threads_per_row, c.block_size, c.cols_per_pass,
+    return fmt::format("G={} BS={} Lc={}{} tiles={}", c.threads_per_row, c.block_size, c.cols_per_pass, v,
                        c.tile_items);
-  return fmt::format("G={} BS={} Lc={} long={}", c.threads_per_row, c.block_size, c.cols_per_pass,
+  return fmt::format("G={} BS={} Lc={}{} long={}", c.threads_per_row, c.block_size, c.cols_per_pass, v,
                      c.long_row_nnz);
 }
 
 SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device) {
   const detail::SpmmCsrChoice c = detail::spmm_csr_choice(stats, dense_cols, device);
-  return {c.threads_per_row, c.block_size, c.cols_per_pass, c.long_row_nnz, c.tile_items};
+  return {c.threads_per_row, c.block_size, c.cols_per_pass, c.long_row_nnz, c.tile_items, c.cols_per_lane};
 }
 
 int spmm_csr_tile_items(const MatrixStats& stats, const DeviceProps& device) {

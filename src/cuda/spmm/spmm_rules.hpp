@@ -146,6 +146,7 @@ struct SpmmCsrChoice {
   int cols_per_pass = 8;
   int long_row_nnz = 1 << 14;
   int tile_items = 0;
+  int cols_per_lane = 0;
 };
 
 // Columns per lane: 4 (two double2 or one float4 per nonzero), so a group of L_c / 4 lanes reads

@@ -107,6 +107,8 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
     plan.completion_limit = params.complete_rows_up_to;
   }
   plan.completes_rows = plan.completes_rows && !params.sync_on_host;
+  // segsum.cu (segsum_tile_kernel_for): the f64 synchronizer keeps the general kernel.
+  plan.clean_kernel = params.clean_kernel && plan.dirty_tiles == 0 && (plan.completes_rows || sizeof(T) == 4);
   const auto warps = static_cast<std::size_t>(plan.warps);
   if (plan.completes_rows && plan.max_open_tail > plan.completion_limit) {
     // Long tails, summed by arrival: which warps begin inside one, and the owners' and partners'
@@ -184,7 +186,7 @@ void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>
   a.wide_prefix = plan.wide_prefix.data();
   a.wide_count = plan.wide_tiles;
   a.wide_total = plan.wide_rows;
-  a.clean = plan.params.clean_kernel && plan.dirty_tiles == 0;
+  a.clean = plan.clean_kernel;
   a.complete_rows = plan.completes_rows;
   a.complete_limit = static_cast<int>(std::min<int64_t>(plan.completion_limit, INT32_MAX));
   a.long_head = plan.long_head.data();
