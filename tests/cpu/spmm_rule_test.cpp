@@ -127,6 +127,26 @@ TEST(SpmmCsrRule, RegularMatricesGetFourColumnsPerLane) {
   EXPECT_GT(spmm_csr_choice(make(100'000, 500.0, 50.0, 700), 1, h100()).threads_per_row, 4);
 }
 
+// Small matrices in row-split mode at L_c = 32: a warp per row with the nonzeros split 4 ways when
+// even that fills at most half the device and rows average 8 or more; otherwise 16 lanes of 2
+// columns when 16 lanes per row still fit; large matrices keep 8 lanes of 4 columns.
+TEST(SpmmCsrRule, SmallMatricesSplitRowsAtThirtyTwoColumns) {
+  const auto bcsstk13 = spmm_csr_choice(make(2'003, 41.9, 22.8, 95), 32, h100());
+  EXPECT_EQ(bcsstk13.tile_items, 0);
+  EXPECT_EQ(bcsstk13.threads_per_row, 32);
+  EXPECT_EQ(bcsstk13.cols_per_lane, 4);
+  const auto delaunay = spmm_csr_choice(make(4'096, 6.0, 1.4, 14), 32, h100());
+  EXPECT_EQ(delaunay.threads_per_row, 16);
+  EXPECT_EQ(delaunay.cols_per_lane, 0);
+  const auto ex5 = spmm_csr_choice(make(6'545, 45.2, 1.7, 48), 32, h100());  // 32 lanes: 209k threads
+  EXPECT_EQ(ex5.threads_per_row, 16);
+  EXPECT_EQ(ex5.cols_per_lane, 0);
+  EXPECT_EQ(spmm_csr_choice(make(65'536, 6.0, 1.4, 17), 32, h100()).threads_per_row, 8);
+  EXPECT_EQ(spmm_csr_choice(kFem30, 32, h100()).cols_per_lane, 0);
+  // Other widths keep the rule before (measured at 32 only).
+  EXPECT_EQ(spmm_csr_choice(make(2'003, 41.9, 22.8, 95), 64, h100()).cols_per_lane, 0);
+}
+
 // memplus-like: 17,758 rows of 7.1 on average, one of 574; B is 4.5 MB at L = 32 (in the L2).
 const MatrixStats kMemplus = make(17'758, 7.1, 20.0, 574);
 

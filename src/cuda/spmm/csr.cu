@@ -178,8 +178,9 @@ void spmm_csr(Context& ctx, const DeviceCsr<T, I>& A, DenseView<const T> B, Dens
   const int lc = config.cols_per_pass;
   const int64_t full = C.cols / lc;
   const int tail = static_cast<int>(C.cols % lc);
-  const std::size_t vec_bytes = std::min<std::size_t>(
-      16, static_cast<std::size_t>(std::max(1, lc / config.threads_per_row)) * sizeof(T));
+  // Vector loads of V columns need B's rows aligned to them.
+  const std::size_t vec_bytes =
+      std::min<std::size_t>(16, static_cast<std::size_t>(detail::csr_cols_per_lane(config, lc)) * sizeof(T));
   const bool vec = detail::rows_aligned(detail::shape_of(B), sizeof(T), vec_bytes);
   // The tail pass keeps the group and L_c (so V and the lanes stay the same), with guarded scalar
   // loads for the columns that exist; it lists the long rows only when it is the only launch.

@@ -27,9 +27,12 @@ struct CsrPassShape {
 
 // V: the columns each lane owns (the config's, else L_c / G, at least 1); a pass narrower than the
 // group uses fewer lanes.
-inline int csr_cols_per_lane(const SpmmCsrConfig& config, const CsrPassShape& shape) {
+inline int csr_cols_per_lane(const SpmmCsrConfig& config, int pass_cols) {
   if (config.cols_per_lane > 0) return config.cols_per_lane;
-  return std::max(1, shape.pass_cols / config.threads_per_row);
+  return std::max(1, pass_cols / config.threads_per_row);
+}
+inline int csr_cols_per_lane(const SpmmCsrConfig& config, const CsrPassShape& shape) {
+  return csr_cols_per_lane(config, shape.pass_cols);
 }
 
 template <class T, class I>

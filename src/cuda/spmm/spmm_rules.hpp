@@ -222,6 +222,9 @@ inline bool spmm_moderately_spread(const MatrixStats& s) {
          s.stddev_row <= kTiledMaxSpread * s.avg_row;
 }
 
+inline constexpr int kSmallSplitCols = 32;
+inline constexpr double kSmallSplitMinAverageRow = 8.0;
+
 inline int spmm_tile_items(const MatrixStats& stats, const DeviceProps& device) {
   const int64_t items = std::max<int64_t>(1, stats.rows + stats.nnz);
   const int64_t warps = std::max<int64_t>(1, resident_threads(device) / 32);
@@ -273,6 +276,22 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
   if (large ? c.long_row_nnz != kNoLongRows
             : spmm_moderately_spread(stats) && c.cols_per_pass > kMaxEllrDenseCols)
     c.tile_items = spmm_tile_items(stats, device);
+  // Small matrices, row-split at L_c = 32: more lanes per row than the columns need. H100 sweep
+  // (f32 and f64, the 38 shared matrices under 1M nonzeros, docs/spmm.md, "Row split at 32
+  // columns"): where even 32 lanes per row fill at most half the device and rows average 8 or more
+  // nonzeros, a warp per row, 4 columns per lane and the row's nonzeros split 4 ways cut the serial
+  // walk (bcsstk13 f64 27.0 -> 11.2 µs, zenios 12.2 -> 8.1, f32 13.4 -> 9.1 and 10.5 -> 7.2); other
+  // small matrices take 16 lanes of 2 columns (f64 delaunay_n12 7.2 -> 6.3, cage10 11.4 -> 10.5).
+  // Only L_c = 32 was measured; large matrices keep G = 8 (stencil27: 1.31 vs 1.56 ms at G = 16).
+  if (c.tile_items == 0 && c.cols_per_pass == kSmallSplitCols) {
+    const int64_t resident = resident_threads(device);
+    if (stats.rows * 32 * 2 <= resident && stats.avg_row >= kSmallSplitMinAverageRow) {
+      c.threads_per_row = 32;
+      c.cols_per_lane = kCsrColsPerLane;
+    } else if (stats.rows * 16 <= resident) {
+      c.threads_per_row = std::max(c.threads_per_row, 16);
+    }
+  }
   c.block_size =
       std::min(kMaxSpmmBlock, spread_block(std::max<int64_t>(1, stats.rows) * c.threads_per_row, device));
   return c;
