@@ -66,10 +66,11 @@ void spmm_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, 
 
 // --- CSR SpMM: for matrices whose ELLPACK-R padding is wasteful ---------------------------------
 // A group of threads_per_row (G) lanes owns a row and a pass of cols_per_pass (L_c) columns of C:
-// each lane owns V = max(1, L_c / G) consecutive columns (vector loads of a row segment of B), the
-// W = L_c / V column lanes cover the pass, and the G / W lanes that share a column split the row's
-// nonzeros (summed with a shuffle reduction). So for L_c >= G a whole group reads one contiguous
-// row segment of B per nonzero, with no reduction at all. Two ways to spread the rows:
+// each lane owns V = cols_per_lane consecutive columns (by default max(1, L_c / G); vector loads of a
+// row segment of B), the W = L_c / V column lanes cover the pass, and the G / W lanes that share a
+// column split the row's nonzeros (summed with a shuffle reduction). So with the default V and
+// L_c >= G a whole group reads one contiguous row segment of B per nonzero, with no reduction at
+// all. Two ways to spread the rows:
 //  * row-split (tile_items == 0): a group per row; rows longer than long_row_nnz are left to a second
 //    kernel that spreads each of them over the whole grid (atomicAdd into C, so their summation
 //    order varies from run to run; every other row is deterministic);
