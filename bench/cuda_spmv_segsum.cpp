@@ -45,7 +45,8 @@ std::unique_ptr<Instance> segsum_instance(const Problem& p, const cuda::SegsumSp
                   {"complete_rows_up_to", int64_t{plan->params.complete_rows_up_to}},
                   {"max_open_tail", plan->max_open_tail},
                   {"completes_rows", int64_t{plan->completes_rows ? 1 : 0}},
-                  {"clean_kernel", int64_t{plan->clean_kernel ? 1 : 0}}};
+                  {"clean_kernel", int64_t{plan->clean_kernel ? 1 : 0}},
+                  {"staged_tiles", int64_t{plan->staged_tiles ? 1 : 0}}};
   return std::make_unique<CudaInstance>(std::move(parts));
 }
 
@@ -80,6 +81,8 @@ void register_cuda_spmv_segsum(Registry& registry) {
   // The general kernel where the default runs the clean one (no dirty tile: with row completion,
   // and in f32 with the synchronizer at 48 warps per SM).
   add_segsum(registry, "spmv_segsum_general", {0, 0, 128, false, true, false, -1, false});
+  // Tiles staged in shared memory by cp.async (stage_tiles), on the default kernels.
+  add_segsum(registry, "spmv_segsum_staged", {0, 0, 128, false, true, false, -1, true, true});
 }
 
 }  // namespace spx::bench

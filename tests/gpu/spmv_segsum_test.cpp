@@ -35,7 +35,10 @@ constexpr int kCompleteAll = 1 << 30;
 // carries and synchronizer entries); the largest tiles with long warps and small blocks; no
 // prefetch and plain loads with T not a power of two; the host synchronizer (pinned mapped
 // memory); row completion forced on every matrix, with one and with several tiles per warp; and
-// the general kernel where a matrix is clean (the default then takes the clean one).
+// the general kernel where a matrix is clean (the default then takes the clean one). Then tiles
+// staged in shared memory (cp.async): defaults; smallest tiles through the synchronizer; largest
+// tiles, seven per warp (the buffer reused tile after tile); T = 12 with plain loads (the
+// evict-normal policy); row completion with several tiles per warp; the general kernel.
 const std::vector<SegsumSpmvParams>& tile_shapes() {
   static const std::vector<SegsumSpmvParams> shapes{{},
                                                     {4, 1, 64, true, true, false, 0},
@@ -45,7 +48,13 @@ const std::vector<SegsumSpmvParams>& tile_shapes() {
                                                     {4, 1, 128, false, true, false, kCompleteAll},
                                                     {8, 3, 64, false, true, false, kCompleteAll},
                                                     {0, 0, 128, false, true, false, 0, false},
-                                                    {4, 1, 128, false, true, false, kCompleteAll, false}};
+                                                    {4, 1, 128, false, true, false, kCompleteAll, false},
+                                                    {0, 0, 128, false, true, false, -1, true, true},
+                                                    {4, 1, 64, false, true, false, 0, true, true},
+                                                    {32, 7, 128, false, true, false, 0, true, true},
+                                                    {12, 3, 96, false, false, false, -1, true, true},
+                                                    {8, 3, 64, false, true, false, kCompleteAll, true, true},
+                                                    {0, 0, 128, false, true, false, -1, false, true}};
   return shapes;
 }
 
@@ -224,6 +233,18 @@ TEST(GpuSpmvSegsumPlan, RowCompletionFollowsTheGridAndTheTails) {
                   .completes_rows);
   EXPECT_THROW(cuda::plan_segsum_spmv(ctx, short_rows, SegsumSpmvParams{0, 0, 128, false, true, false, -2}),
                Error);
+}
+
+// Staging (cp.async) is taken exactly when asked for: device arrays are 16-byte aligned.
+TEST(GpuSpmvSegsumPlan, StagesTilesWhenAsked) {
+  SPX_REQUIRE_GPU();
+  auto& ctx = gpu();
+  const auto dA = cuda::upload(ctx, random_csr<float, int32_t>(3000, 3000, 0, 30, 9));
+  EXPECT_TRUE(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{0, 0, 128, false, true, false, -1, true, true})
+                  .staged_tiles);
+  EXPECT_FALSE(
+      cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{0, 0, 128, false, true, false, -1, true, false})
+          .staged_tiles);
 }
 
 TEST(GpuSpmvSegsumPlan, AlphaZeroReadsNeitherAnorX) {

@@ -53,6 +53,10 @@ struct SegsumSpmvParams {
   // f32 with the synchronizer, where it runs 48 warps per SM instead of 32 (40 registers, half the
   // loads in flight per lane). false: always the general kernel (the benchmark's comparison).
   bool clean_kernel = true;
+  // Each tile's values and column indices copied into shared memory with cp.async as the tile
+  // begins (in flight with its row_ptr loads), instead of loaded in batches between the gathers
+  // of x. Needs 16-byte aligned values and col_idx (device allocations are); otherwise ignored.
+  bool stage_tiles = false;
 };
 
 // The auto limit of complete_rows_up_to, in nonzeros: a warp completing a tail of this length does
@@ -81,6 +85,7 @@ struct SegsumSpmvPlan {
   int64_t max_open_tail = 0;         // the longest open tail of a tile (read back once)
   bool completes_rows = false;       // one launch, no synchronizer (complete_rows_up_to)
   bool clean_kernel = false;         // the kernel without the checking stage (params.clean_kernel)
+  bool staged_tiles = false;         // tiles staged by cp.async (params.stage_tiles, aligned)
   int64_t completion_limit = 0;      // tails longer than this are summed by arrival
   DeviceBuffer<uint8_t> long_head;   // warps: begins inside a long tail (only when there is one);
                                      // the arrival counters are the context's (zeroed_counters)

@@ -16,6 +16,8 @@
 
 namespace spx::cuda {
 namespace {
+bool aligned_16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
 constexpr int kResidentWarpsPerSm = 32;  // segsum_tile_kernel's register cap (segsum.cu): 64
 
 // The tile kernel's resident warps on the whole device.
@@ -50,9 +52,9 @@ std::string invalid_reason(const SegsumSpmvParams& p) {
 std::string to_string(const SegsumSpmvParams& p) {
   return fmt::format(
       "nnz_per_lane={} tiles_per_warp={} block_size={} prefetch={} stream_loads={} sync_on_host={} "
-      "complete_rows_up_to={} clean_kernel={}",
+      "complete_rows_up_to={} clean_kernel={} stage_tiles={}",
       p.nnz_per_lane, p.tiles_per_warp, p.block_size, int{p.prefetch}, int{p.stream_loads},
-      int{p.sync_on_host}, p.complete_rows_up_to, int{p.clean_kernel});
+      int{p.sync_on_host}, p.complete_rows_up_to, int{p.clean_kernel}, int{p.stage_tiles});
 }
 
 template <class T>
@@ -109,6 +111,7 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
   plan.completes_rows = plan.completes_rows && !params.sync_on_host;
   // segsum.cu (segsum_tile_kernel_for): the f64 synchronizer keeps the general kernel.
   plan.clean_kernel = params.clean_kernel && plan.dirty_tiles == 0 && (plan.completes_rows || sizeof(T) == 4);
+  plan.staged_tiles = params.stage_tiles && aligned_16(dA.values.data()) && aligned_16(dA.col_idx.data());
   const auto warps = static_cast<std::size_t>(plan.warps);
   if (plan.completes_rows && plan.max_open_tail > plan.completion_limit) {
     // Long tails, summed by arrival: which warps begin inside one, and the owners' and partners'
@@ -187,6 +190,9 @@ void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>
   a.wide_count = plan.wide_tiles;
   a.wide_total = plan.wide_rows;
   a.clean = plan.clean_kernel;
+  // The plan checked the alignment of the matrix it was made for (the same row_ptr, checked above;
+  // values and col_idx are checked again, as a DeviceCsr's arrays could be swapped).
+  a.staged = plan.staged_tiles && aligned_16(a.values) && aligned_16(a.col_idx);
   a.complete_rows = plan.completes_rows;
   a.complete_limit = static_cast<int>(std::min<int64_t>(plan.completion_limit, INT32_MAX));
   a.long_head = plan.long_head.data();
