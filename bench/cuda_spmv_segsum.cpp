@@ -81,8 +81,10 @@ void register_cuda_spmv_segsum(Registry& registry) {
   // The general kernel where the default runs the clean one (no dirty tile: with row completion,
   // and in f32 with the synchronizer at 48 warps per SM).
   add_segsum(registry, "spmv_segsum_general", {0, 0, 128, false, true, false, -1, false});
-  // Tiles staged in shared memory by cp.async (stage_tiles), on the default kernels.
-  add_segsum(registry, "spmv_segsum_staged", {0, 0, 128, false, true, false, -1, true, true});
+  // Tiles staged in shared memory by cp.async always and never (the default stages them with row
+  // completion), on the default kernels.
+  add_segsum(registry, "spmv_segsum_staged", {0, 0, 128, false, true, false, -1, true, 1});
+  add_segsum(registry, "spmv_segsum_unstaged", {0, 0, 128, false, true, false, -1, true, 0});
 }
 
 }  // namespace spx::bench

@@ -31,30 +31,29 @@ using cuda::SegsumSpmvParams;
 // Rows completed past any tile, however long (the 10^6-nonzero rows included).
 constexpr int kCompleteAll = 1 << 30;
 
-// Defaults; the smallest tiles with one tile per warp, always through the synchronizer (most
-// carries and synchronizer entries); the largest tiles with long warps and small blocks; no
-// prefetch and plain loads with T not a power of two; the host synchronizer (pinned mapped
-// memory); row completion forced on every matrix, with one and with several tiles per warp; and
-// the general kernel where a matrix is clean (the default then takes the clean one). Then tiles
-// staged in shared memory (cp.async): defaults; smallest tiles through the synchronizer; largest
-// tiles, seven per warp (the buffer reused tile after tile); T = 12 with plain loads (the
-// evict-normal policy); row completion with several tiles per warp; the general kernel.
+// Defaults (small matrices: row completion, staged tiles); the smallest tiles with one tile per
+// warp, always through the synchronizer (most carries and synchronizer entries); the largest tiles
+// with long warps and small blocks; no prefetch and plain loads with T not a power of two; the
+// host synchronizer (pinned mapped memory); row completion forced on every matrix, with one tile
+// per warp unstaged and with several staged; the general kernel where a matrix is clean (the
+// default then takes the clean one), with row completion unstaged. Then tiles staged in shared
+// memory (cp.async) where the default would not: the smallest tiles through the synchronizer; the
+// largest, seven per warp (the buffer reused tile after tile); T = 12 with plain loads (the
+// evict-normal policy); the general kernel.
 const std::vector<SegsumSpmvParams>& tile_shapes() {
   static const std::vector<SegsumSpmvParams> shapes{{},
                                                     {4, 1, 64, true, true, false, 0},
                                                     {32, 7, 128, true, true, false},
                                                     {12, 3, 96, false, false, false},
                                                     {16, 2, 512, true, true, true},
-                                                    {4, 1, 128, false, true, false, kCompleteAll},
+                                                    {4, 1, 128, false, true, false, kCompleteAll, true, 0},
                                                     {8, 3, 64, false, true, false, kCompleteAll},
                                                     {0, 0, 128, false, true, false, 0, false},
-                                                    {4, 1, 128, false, true, false, kCompleteAll, false},
-                                                    {0, 0, 128, false, true, false, -1, true, true},
-                                                    {4, 1, 64, false, true, false, 0, true, true},
-                                                    {32, 7, 128, false, true, false, 0, true, true},
-                                                    {12, 3, 96, false, false, false, -1, true, true},
-                                                    {8, 3, 64, false, true, false, kCompleteAll, true, true},
-                                                    {0, 0, 128, false, true, false, -1, false, true}};
+                                                    {4, 1, 128, false, true, false, kCompleteAll, false, 0},
+                                                    {4, 1, 64, false, true, false, 0, true, 1},
+                                                    {32, 7, 128, false, true, false, 0, true, 1},
+                                                    {12, 3, 96, false, false, false, 0, true, 1},
+                                                    {0, 0, 128, false, true, false, -1, false, 1}};
   return shapes;
 }
 
@@ -235,16 +234,24 @@ TEST(GpuSpmvSegsumPlan, RowCompletionFollowsTheGridAndTheTails) {
                Error);
 }
 
-// Staging (cp.async) is taken exactly when asked for: device arrays are 16-byte aligned.
-TEST(GpuSpmvSegsumPlan, StagesTilesWhenAsked) {
+// Staging (cp.async): by default exactly when rows are completed (small grids); always or never
+// when asked; a value outside -1..1 is an error.
+TEST(GpuSpmvSegsumPlan, StagesTilesWithRowCompletionOrWhenAsked) {
   SPX_REQUIRE_GPU();
   auto& ctx = gpu();
   const auto dA = cuda::upload(ctx, random_csr<float, int32_t>(3000, 3000, 0, 30, 9));
-  EXPECT_TRUE(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{0, 0, 128, false, true, false, -1, true, true})
-                  .staged_tiles);
-  EXPECT_FALSE(
-      cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{0, 0, 128, false, true, false, -1, true, false})
-          .staged_tiles);
+  const auto plan = [&](int complete_rows_up_to, int stage_tiles) {
+    return cuda::plan_segsum_spmv(
+        ctx, dA, SegsumSpmvParams{0, 0, 128, false, true, false, complete_rows_up_to, true, stage_tiles});
+  };
+  const cuda::SegsumSpmvPlan by_default = plan(-1, -1);
+  EXPECT_TRUE(by_default.completes_rows);
+  EXPECT_TRUE(by_default.staged_tiles);
+  EXPECT_FALSE(plan(-1, 0).staged_tiles);
+  EXPECT_FALSE(plan(0, -1).staged_tiles);  // the synchronizer: large grids keep the batched loads
+  EXPECT_TRUE(plan(0, 1).staged_tiles);
+  EXPECT_THROW(plan(-1, 2), Error);
+  EXPECT_THROW(plan(-1, -2), Error);
 }
 
 TEST(GpuSpmvSegsumPlan, AlphaZeroReadsNeitherAnorX) {

@@ -19,12 +19,11 @@ __device__ __forceinline__ uint64_t l2_policy(bool evict_first) {
   return policy;
 }
 
-// Copies src_bytes (0..16) from src to the 16 bytes at dst and zero-fills the rest; both addresses
-// 16-byte aligned. Bypasses L1 (.cg). With src_bytes == 0 nothing is read.
-__device__ __forceinline__ void copy_async_16(void* dst, const void* src, int src_bytes, uint64_t policy) {
+// Copies the 16 bytes at src to dst, both 16-byte aligned, bypassing L1 (.cg).
+__device__ __forceinline__ void copy_async_16(void* dst, const void* src, uint64_t policy) {
   const auto shared = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;" ::"r"(shared), "l"(src),
-               "r"(src_bytes), "l"(policy)
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(shared), "l"(src),
+               "l"(policy)
                : "memory");
 }
 
@@ -38,7 +37,9 @@ __device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.w
 // Warp-cooperative: stages src[0, count) into dst[0, count) for elements of type E, zero-filling
 // dst[valid, count). count * sizeof(E) must be a multiple of 16, src and dst 16-byte aligned.
 // Lane l copies the 16-byte chunks l, l + 32, ...: each instruction reads 512 contiguous bytes.
-// Addresses past `valid` are never read (the source of an empty chunk is src itself).
+// Nothing at or past src + valid is read: the chunk holding `valid` and those after it are
+// written by plain loads and stores (a cp.async with fewer source bytes still accesses all 16,
+// which compute-sanitizer reports past the end of an allocation).
 template <class E>
 __device__ __forceinline__ void warp_stage_async(E* dst, const E* src, int valid, int count, int lane,
                                                  uint64_t policy) {
@@ -47,9 +48,12 @@ __device__ __forceinline__ void warp_stage_async(E* dst, const E* src, int valid
   const int chunks = count / kPerChunk;
   for (int ch = lane; ch < chunks; ch += 32) {
     const int first = ch * kPerChunk;
-    const int left = valid - first;
-    const int bytes = left <= 0 ? 0 : (left >= kPerChunk ? 16 : left * static_cast<int>(sizeof(E)));
-    copy_async_16(dst + first, bytes > 0 ? src + first : src, bytes, policy);
+    if (valid - first >= kPerChunk) {
+      copy_async_16(dst + first, src + first, policy);
+    } else {
+#pragma unroll
+      for (int e = 0; e < kPerChunk; ++e) dst[first + e] = first + e < valid ? src[first + e] : E{0};
+    }
   }
 }
 

@@ -46,6 +46,8 @@ std::string invalid_reason(const SegsumSpmvParams& p) {
     return fmt::format("block_size {} is not a multiple of 32 in 32..512", p.block_size);
   if (p.complete_rows_up_to < -1)
     return fmt::format("complete_rows_up_to {} is negative (-1: auto, 0: never)", p.complete_rows_up_to);
+  if (p.stage_tiles < -1 || p.stage_tiles > 1)
+    return fmt::format("stage_tiles {} is not -1 (auto), 0 (never) or 1 (always)", p.stage_tiles);
   return {};
 }
 
@@ -54,7 +56,7 @@ std::string to_string(const SegsumSpmvParams& p) {
       "nnz_per_lane={} tiles_per_warp={} block_size={} prefetch={} stream_loads={} sync_on_host={} "
       "complete_rows_up_to={} clean_kernel={} stage_tiles={}",
       p.nnz_per_lane, p.tiles_per_warp, p.block_size, int{p.prefetch}, int{p.stream_loads},
-      int{p.sync_on_host}, p.complete_rows_up_to, int{p.clean_kernel}, int{p.stage_tiles});
+      int{p.sync_on_host}, p.complete_rows_up_to, int{p.clean_kernel}, p.stage_tiles);
 }
 
 template <class T>
@@ -111,7 +113,8 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
   plan.completes_rows = plan.completes_rows && !params.sync_on_host;
   // segsum.cu (segsum_tile_kernel_for): the f64 synchronizer keeps the general kernel.
   plan.clean_kernel = params.clean_kernel && plan.dirty_tiles == 0 && (plan.completes_rows || sizeof(T) == 4);
-  plan.staged_tiles = params.stage_tiles && aligned_16(dA.values.data()) && aligned_16(dA.col_idx.data());
+  plan.staged_tiles = (params.stage_tiles < 0 ? plan.completes_rows : params.stage_tiles == 1) &&
+                      aligned_16(dA.values.data()) && aligned_16(dA.col_idx.data());
   const auto warps = static_cast<std::size_t>(plan.warps);
   if (plan.completes_rows && plan.max_open_tail > plan.completion_limit) {
     // Long tails, summed by arrival: which warps begin inside one, and the owners' and partners'
