@@ -57,7 +57,8 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which) {
   parts.params = {{"layout", layout == Layout::ColMajor ? "col" : "row"}, {"ld_b", B->ld}, {"ld_c", C->ld}};
   if (which == Which::Csr || which == Which::CsrSplit || which == Which::CsrTiled) {
     auto A = device_csr<T>(p);
-    cuda::SpmmCsrConfig config = cuda::spmm_csr_rule(*p.stats, p.cols_dense, ctx.props());
+    cuda::SpmmCsrConfig config =
+        cuda::spmm_csr_rule(*p.stats, p.cols_dense, ctx.props(), static_cast<int>(sizeof(T)));
     if (which == Which::CsrSplit) config.tile_items = 0;
     if (which == Which::CsrTiled) config.tile_items = cuda::spmm_csr_tile_items(*p.stats, ctx.props());
     parts.launch = [A, B, C, b, c, config] { cuda::spmm_csr(bench_context(), *A, b, c, config); };

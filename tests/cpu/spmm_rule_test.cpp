@@ -116,7 +116,7 @@ TEST(SpmmCsrRule, RegularMatricesGetFourColumnsPerLane) {
   const auto c8 = spmm_csr_choice(kFem30, 8, h100());
   EXPECT_EQ(c8.cols_per_pass, 8);
   EXPECT_EQ(c8.threads_per_row, 2);
-  const auto c32 = spmm_csr_choice(kFem30, 32, h100());
+  const auto c32 = spmm_csr_choice(kFem30, 32, h100(), 4);
   EXPECT_EQ(c32.cols_per_pass, 32);
   EXPECT_EQ(c32.threads_per_row, 8);
   const auto c100 = spmm_csr_choice(kFem30, 100, h100());
@@ -142,9 +142,32 @@ TEST(SpmmCsrRule, SmallMatricesSplitRowsAtThirtyTwoColumns) {
   EXPECT_EQ(ex5.threads_per_row, 16);
   EXPECT_EQ(ex5.cols_per_lane, 0);
   EXPECT_EQ(spmm_csr_choice(make(65'536, 6.0, 1.4, 17), 32, h100()).threads_per_row, 8);
-  EXPECT_EQ(spmm_csr_choice(kFem30, 32, h100()).cols_per_lane, 0);
   // Other widths keep the rule before (measured at 32 only).
   EXPECT_EQ(spmm_csr_choice(make(2'003, 41.9, 22.8, 95), 64, h100()).cols_per_lane, 0);
+}
+
+// Large matrices with regular rows at L_c = 32: one 16-byte load of B per lane (2 doubles or 4
+// floats), L_c / V lanes, blocks of 128, whatever the row length and in either mode; irregular
+// ones and other widths keep the rules before.
+TEST(SpmmCsrRule, LargeRegularMatricesLoadSixteenBytesPerLaneAtThirtyTwoColumns) {
+  const MatrixStats fem80 = make(1'000'000, 79.2, 4.7, 81);
+  const MatrixStats dense4096 = make(4'096, 4096.0, 0.0, 4096);  // 16.8M nonzeros: large
+  for (const MatrixStats& s : {kStencil27, kFem30, fem80, dense4096}) {
+    const auto f64 = spmm_csr_choice(s, 32, h100(), 8);
+    EXPECT_EQ(f64.cols_per_lane, 2);
+    EXPECT_EQ(f64.threads_per_row, 16);
+    EXPECT_EQ(f64.block_size, 128);
+    const auto f32 = spmm_csr_choice(s, 32, h100(), 4);
+    EXPECT_EQ(f32.cols_per_lane, 4);
+    EXPECT_EQ(f32.threads_per_row, 8);
+    EXPECT_EQ(f32.tile_items, f64.tile_items);  // the mode does not depend on the precision
+  }
+  EXPECT_EQ(spmm_csr_choice(fem80, 32, h100(), 8).tile_items, 0);      // rows of 81: row-split
+  EXPECT_GT(spmm_csr_choice(dense4096, 32, h100(), 8).tile_items, 0);  // rows of 4096: tiles
+  EXPECT_EQ(spmm_csr_choice(kPowerLaw, 32, h100(), 8).cols_per_lane, 0);
+  EXPECT_EQ(spmm_csr_choice(kPowerLaw, 32, h100(), 8).threads_per_row, 32);
+  EXPECT_EQ(spmm_csr_choice(fem80, 64, h100(), 8).cols_per_lane, 0);
+  EXPECT_EQ(spmm_csr_choice(fem80, 8, h100(), 8).cols_per_lane, 0);
 }
 
 // memplus-like: 17,758 rows of 7.1 on average, one of 574; B is 4.5 MB at L = 32 (in the L2).

@@ -76,9 +76,10 @@ void run(const Spec& spec, const DeviceA<T>& A, cuda::DenseView<const T> B, cuda
                                spec.ellr.value_or(cuda::spmm_ellr_rule(A.stats, B.cols, ctx.props())), alpha,
                                beta);
     case Kernel::Csr:
-      return cuda::spmm_csr(ctx, A.csr, B, C,
-                            spec.csr.value_or(cuda::spmm_csr_rule(A.stats, B.cols, ctx.props())), alpha,
-                            beta);
+      return cuda::spmm_csr(
+          ctx, A.csr, B, C,
+          spec.csr.value_or(cuda::spmm_csr_rule(A.stats, B.cols, ctx.props(), static_cast<int>(sizeof(T)))),
+          alpha, beta);
     default:
       return cuda::spmm_set_spmvs(ctx, A.ellr, B, C, alpha, beta);
   }
@@ -314,7 +315,7 @@ TEST(GpuSpmmSpxLongRow, CsrSplitsAMillionNonzeroRow) {
   ASSERT_EQ(cuda::spmm_format_rule(dA.stats), cuda::SpmmFormat::Csr);
   // The rule's choice (row-split: the long-row list; this matrix is too small for tiles), then
   // balanced tiles of the rule's size (the long row cut into ~8000 pieces summed by the last one).
-  SpmmCsrConfig rule = cuda::spmm_csr_rule(dA.stats, 8, gpu().props());
+  SpmmCsrConfig rule = cuda::spmm_csr_rule(dA.stats, 8, gpu().props(), 8);
   check<double>("1e6-long row", A, dA, Spec{Kernel::Csr, std::nullopt, rule}, 8, Layout::RowMajor,
                 Layout::RowMajor, 1.0, 0.0, seed, 0);
   rule.tile_items = cuda::spmm_csr_tile_items(dA.stats, gpu().props());
@@ -385,6 +386,7 @@ TEST(GpuSpmmSpxErrors, BadShapesLayoutsAndConfigsAreErrors) {
       },
       "overlap");
   expect_error([&] { (void)cuda::column_slice(cuda::view(C), 4, 5); }, "outside a matrix of 8 columns");
+  expect_error([&] { (void)cuda::spmm_csr_rule(dA.stats, 8, ctx.props(), 2); }, "value_bytes must be 4");
 }
 
 TEST(GpuSpmmSpxEmpty, EmptyShapesDoNothing) {
@@ -414,7 +416,7 @@ TEST(GpuSpmmSpxShared, RuleChosenKernelIsEquivalentToRefOnSharedMatrices) {
     check<double>(name, A, dA, Spec{csr ? Kernel::Csr : Kernel::Ellr, std::nullopt, std::nullopt}, 8,
                   Layout::RowMajor, Layout::RowMajor, 1.0, 0.0, seed, 0);
     // And the balanced CSR mode the rule would pick if long rows asked for it (spmm_csr_tiled_row).
-    SpmmCsrConfig tiled = cuda::spmm_csr_rule(s, 8, gpu().props());
+    SpmmCsrConfig tiled = cuda::spmm_csr_rule(s, 8, gpu().props(), 8);
     tiled.tile_items = cuda::spmm_csr_tile_items(s, gpu().props());
     check<double>(name, A, dA, Spec{Kernel::Csr, std::nullopt, tiled}, 8, Layout::RowMajor, Layout::RowMajor,
                   1.0, 0.0, seed + 1, 0);

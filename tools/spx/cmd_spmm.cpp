@@ -233,7 +233,8 @@ cuda::ChunkProduct<T> chunk_product(cuda::Context& ctx, const DeviceA<T>& dA, co
       cuda::spmm_set_spmvs(ctx, dA.ellr, B, C);
     };
   }
-  const cuda::SpmmCsrConfig config = cuda::spmm_csr_rule(stats, width, ctx.props());
+  const cuda::SpmmCsrConfig config =
+      cuda::spmm_csr_rule(stats, width, ctx.props(), static_cast<int>(sizeof(T)));
   params = cuda::to_string(config);
   return [&ctx, &dA, config](cuda::DenseView<const T> B, cuda::DenseView<T> C) {
     cuda::spmm_csr(ctx, dA.csr, B, C, config);

@@ -96,8 +96,10 @@ struct SpmmCsrConfig {
 void check_spmm_csr_config(const SpmmCsrConfig& config);
 std::string to_string(const SpmmCsrConfig& config);
 // Balanced mode when some row is longer than one group should walk and the matrix is large or L > 8;
-// row-split otherwise (docs/spmm.md has the H100 measurements behind each step).
-SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device);
+// row-split otherwise (docs/spmm.md has the H100 measurements behind each step). value_bytes is the
+// size of the value type (4: float, 8: double): the width of B loads per lane depends on it.
+SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
+                            int value_bytes);
 // The rule's tile size for balanced mode (what spmm_csr_rule puts in tile_items when it picks it).
 int spmm_csr_tile_items(const MatrixStats& stats, const DeviceProps& device);
 

@@ -89,8 +89,12 @@ std::string to_string(const SpmmCsrConfig& c) {
                      c.long_row_nnz);
 }
 
-SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device) {
-  const detail::SpmmCsrChoice c = detail::spmm_csr_choice(stats, dense_cols, device);
+SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
+                            int value_bytes) {
+  if (value_bytes != 4 && value_bytes != 8)
+    throw Error(
+        fmt::format("spmm_csr_rule: value_bytes must be 4 (float) or 8 (double), got {}", value_bytes));
+  const detail::SpmmCsrChoice c = detail::spmm_csr_choice(stats, dense_cols, device, value_bytes);
   return {c.threads_per_row, c.block_size, c.cols_per_pass, c.long_row_nnz, c.tile_items, c.cols_per_lane};
 }
 

@@ -223,6 +223,9 @@ inline bool spmm_moderately_spread(const MatrixStats& s) {
 }
 
 inline constexpr int kSmallSplitCols = 32;
+inline constexpr int kLargeVectorCols = 32;
+inline constexpr int kLargeVectorBytes = 16;
+inline constexpr int kLargeVectorBlock = 128;
 inline constexpr double kSmallSplitMinAverageRow = 8.0;
 
 inline int spmm_tile_items(const MatrixStats& stats, const DeviceProps& device) {
@@ -232,8 +235,9 @@ inline int spmm_tile_items(const MatrixStats& stats, const DeviceProps& device) 
       std::clamp<int64_t>(next_pow2((items + warps - 1) / warps), kMinTileItems, kMaxTileItems));
 }
 
-inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols,
-                                     const DeviceProps& device) {
+// value_bytes: 8 (double) or 4 (float); the steps before kLargeVectorBytes were fitted in f64.
+inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
+                                     int value_bytes = 8) {
   SpmmCsrChoice c;
   c.cols_per_pass = std::min(kMaxCsrColsPerPass, next_pow2(std::max<int64_t>(1, dense_cols)));
   const int per_lane = spmm_rows_irregular(stats) && !spmm_b_fits_l2(stats, c.cols_per_pass, device)
@@ -276,6 +280,22 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
   if (large ? c.long_row_nnz != kNoLongRows
             : spmm_moderately_spread(stats) && c.cols_per_pass > kMaxEllrDenseCols)
     c.tile_items = spmm_tile_items(stats, device);
+  // Large matrices with regular rows at L_c = 32, either mode: one 16-byte load of B per lane and
+  // nonzero (V = 2 doubles or 4 floats), a group of L_c / V lanes (no split of the nonzeros), blocks
+  // of 128. The steps above give rows of 32+ nonzeros wider groups at one or two columns per lane,
+  // 4-8 byte loads. H100 sweep (large-sweep-f4c5a64.txt, cuSPARSE in the same process), rule before
+  // -> now: fem_rows80 f64 2.360 -> 1.458 ms, f32 2.034 -> 0.775 (cuSPARSE 3.10 / 1.39);
+  // blockdense_32 f64 1.293 -> 0.754, f32 0.856 -> 0.429 (1.19 / 0.54); dense_csr_4096 (tiles) f64
+  // 0.563 -> 0.456, f32 0.517 -> 0.344 (0.45 / 0.15); short rows (G = 8 before) 1-3% faster:
+  // stencil27_128 f64 1.286 -> 1.255, fem_rows30 f64 0.686 -> 0.668. Four floats beat two in f32
+  // (fem_rows80 0.775 vs 1.134 ms) and two doubles beat four in f64 (1.458 vs 1.670); splitting
+  // the nonzeros over more lanes was slower except on blockdense_32 f64 (0.721 at G = 16, V = 4).
+  if (large && c.cols_per_pass == kLargeVectorCols && !spmm_rows_irregular(stats)) {
+    c.cols_per_lane = kLargeVectorBytes / std::max(1, value_bytes);
+    c.threads_per_row = c.cols_per_pass / c.cols_per_lane;
+    c.block_size = kLargeVectorBlock;
+    return c;
+  }
   // Small matrices, row-split at L_c = 32: more lanes per row than the columns need. H100 sweep
   // (f32 and f64, the 38 shared matrices under 1M nonzeros, docs/spmm.md, "Row split at 32
   // columns"): where even 32 lanes per row fill at most half the device and rows average 8 or more
