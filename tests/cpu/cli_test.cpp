@@ -389,13 +389,41 @@ TEST_F(Cli, SpmmBadInputsGiveOneErrorLine) {
   expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --streams 1 --compare");
   expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --device-memory-limit lots");
   expect_clean_error("spmm " + path("missing.mtx") + " --cols 4");
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --csr-config G=8x");  // not an integer
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --csr-config W=8");   // no such key
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --csr-config G=8,");  // empty item
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --csr-config G=-2");  // negative
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --csr-config G=8 --kernel ellr");
+  expect_clean_error("spmm stencil2d:n=8 --cols 4 --csr-config G=8 --host-resident");
   if (spx::cuda::device_count() == 0) {
     expect_clean_error("spmm stencil2d:n=8 --cols 4");
     expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --streams 2 --compare");
   } else {
     // A budget below one column of B and C.
     expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --device-memory-limit 1000");
+    // Well-formed, but the merged configuration is not one the kernel runs.
+    expect_clean_error("spmm stencil2d:n=8 --cols 4 --csr-config G=3");
   }
+}
+
+// --csr-config: each configuration is timed and checked beside the rule's choice and cuSPARSE.
+TEST_F(Cli, SpmmCsrConfigsAreTimedBesideTheRule) {
+  if (spx::cuda::device_count() == 0) GTEST_SKIP() << "no GPU: spx spmm refuses (tested above)";
+  CliRun r =
+      spx("spmm stencil27:n=9 --cols 32 --kernel csr --csr-config G=8,V=4 --csr-config BS=64,tile=64 "
+          "--repeat 2 --json " +
+          path("c.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = read_json(path("c.json"));
+  ASSERT_GE(j["results"].size(), 3u);
+  EXPECT_EQ(j["results"][0]["kernel"], "spx_spmm_csr");
+  EXPECT_EQ(j["results"][1]["kernel"], "spx_spmm_csr#1");
+  EXPECT_NE(j["results"][1]["params"].get<std::string>().find("G=8 "), std::string::npos) << j.dump();
+  EXPECT_NE(j["results"][1]["params"].get<std::string>().find("V=4"), std::string::npos) << j.dump();
+  EXPECT_EQ(j["results"][2]["kernel"], "spx_spmm_csr#2");
+  EXPECT_NE(j["results"][2]["params"].get<std::string>().find("BS=64"), std::string::npos) << j.dump();
+  EXPECT_NE(j["results"][2]["params"].get<std::string>().find("tiles=64"), std::string::npos) << j.dump();
+  for (const auto& res : j["results"]) EXPECT_TRUE(res["checked"].get<bool>()) << res.dump();
 }
 
 TEST_F(Cli, SpmmHostResidentCompareOnTheGpu) {

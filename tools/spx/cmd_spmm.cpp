@@ -7,6 +7,7 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -14,6 +15,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "bench/check.hpp"
@@ -56,12 +59,46 @@ struct SpmmOptions {
   bool pinned_host = false;
   int repeat = 0;
   std::string json_path;
+  std::vector<std::string> csr_configs;  // --csr-config, each timed beside the rule's choice
   // Set by CLI11: whether the host-resident-only options were given.
   bool streams_given = false, chunk_given = false, limit_given = false, transfer_given = false;
 };
 
 // Option combinations that make no sense are refused before any device or file is touched, so the
 // message is the same in every build.
+// One --csr-config: "G=16,V=2,BS=128". Each key replaces one field of the configuration that
+// spmm_csr_rule picks for the matrix and L: G threads per row, V columns per lane, BS block size,
+// Lc columns per pass, tile items per tile (0 = row-split mode), long the long-row threshold. The
+// syntax is checked before anything is loaded, the values by the kernel's own check once merged.
+struct CsrConfigOverride {
+  std::string text;
+  std::vector<std::pair<std::string, int>> fields;
+};
+
+CsrConfigOverride parse_csr_config(const std::string& text) {
+  static const std::vector<std::string> keys = {"G", "V", "BS", "Lc", "tile", "long"};
+  CsrConfigOverride o{text, {}};
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const std::size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    if (eq == std::string::npos || std::find(keys.begin(), keys.end(), key) == keys.end())
+      throw Error(fmt::format(
+          "--csr-config '{}': '{}' is not KEY=VALUE with KEY one of G, V, BS, Lc, tile, long", text, item));
+    const std::string value = item.substr(eq + 1);
+    int v = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc{} || end != value.data() + value.size() || v < 0)
+      throw Error(
+          fmt::format("--csr-config '{}': {} = '{}' is not a non-negative integer", text, key, value));
+    o.fields.emplace_back(key, v);
+    start = comma + 1;
+  }
+  return o;
+}
+
 void check_options(const SpmmOptions& o) {
   if (o.cols < 1) throw Error(fmt::format("--cols {}: B needs at least one column", o.cols));
   if (!o.host_resident) {
@@ -78,6 +115,14 @@ void check_options(const SpmmOptions& o) {
     throw Error("--kernel cusparse runs device-resident only (drop --host-resident)");
   if (o.kernel == "set-spmvs" && o.layout != "col")
     throw Error("--kernel set-spmvs multiplies column by column: it needs --layout col");
+  if (!o.csr_configs.empty()) {
+    if (o.host_resident)
+      throw Error("--csr-config times device-resident products only (drop --host-resident)");
+    if (o.kernel != "auto" && o.kernel != "csr")
+      throw Error(fmt::format("--csr-config configures the CSR kernel: it needs --kernel auto or csr, not {}",
+                              o.kernel));
+    for (const std::string& text : o.csr_configs) parse_csr_config(text);
+  }
   if (o.streams < 1 || o.streams > 16) throw Error(fmt::format("--streams {}: must be 1..16", o.streams));
   if (o.compare && o.streams < 2) throw Error("--compare runs --streams 1 against --streams N: give N >= 2");
   if (o.limit_given && parse_count(o.device_memory_limit, "--device-memory-limit") == 0)
@@ -85,6 +130,23 @@ void check_options(const SpmmOptions& o) {
 }
 
 #ifdef SPX_HAVE_CUDA
+
+cuda::SpmmCsrConfig apply(const CsrConfigOverride& o, cuda::SpmmCsrConfig c) {
+  for (const auto& [key, v] : o.fields) {
+    if (key == "G") c.threads_per_row = v;
+    if (key == "V") c.cols_per_lane = v;
+    if (key == "BS") c.block_size = v;
+    if (key == "Lc") c.cols_per_pass = v;
+    if (key == "tile") c.tile_items = v;
+    if (key == "long") c.long_row_nnz = v;
+  }
+  try {
+    cuda::check_spmm_csr_config(c);
+  } catch (const Error& e) {
+    throw Error(fmt::format("--csr-config '{}' gives {}: {}", o.text, cuda::to_string(c), e.what()));
+  }
+  return c;
+}
 
 // Deterministic values in [-1, 1), never zero, from the element's index (splitmix64), so B is the
 // same on every run and can be filled by all threads at once.
@@ -340,8 +402,18 @@ void run_device(const SpmmOptions& o, cuda::Context& ctx, const Csr<T, int32_t>&
                                  : "spx_spmm_set_spmvs",
             params, [&] { product(vB, vC); });
   }
-  // cuSPARSE's best CSR algorithm for this layout, the vendor baseline measured in the same run.
   const cuda::DeviceCsr<T, int32_t> dcsr = cuda::upload(ctx, A);
+  // --csr-config: the CSR kernel with the rule's configuration changed as asked, in the same run.
+  const cuda::SpmmCsrConfig rule =
+      cuda::spmm_csr_rule(c.stats, c.L, ctx.props(), static_cast<int>(sizeof(T)));
+  for (std::size_t i = 0; i < o.csr_configs.size(); ++i) {
+    const cuda::SpmmCsrConfig config = apply(parse_csr_config(o.csr_configs[i]), rule);
+    const cuda::DenseView<const T> vB = cuda::view(static_cast<const cuda::DeviceDense<T>&>(dB));
+    const cuda::DenseView<T> vC = cuda::view(dC);
+    measure(fmt::format("spx_spmm_csr#{}", i + 1), cuda::to_string(config),
+            [&] { cuda::spmm_csr(ctx, dcsr, vB, vC, config); });
+  }
+  // cuSPARSE's best CSR algorithm for this layout, the vendor baseline measured in the same run.
   for (cuda::CusparseSpmmAlg alg :
        {cuda::CusparseSpmmAlg::CsrAlg1, cuda::CusparseSpmmAlg::CsrAlg2, cuda::CusparseSpmmAlg::CsrAlg3}) {
     if (!cuda::cusparse_spmm_supports(alg, layout)) continue;
@@ -586,6 +658,11 @@ void add_spmm_command(CLI::App& app) {
          "--repeat", o->repeat,
          "Timed runs (device-resident default: adaptive, >= 10 runs; host-resident default 3, median)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--csr-config", o->csr_configs,
+                  "Device-resident: also time the CSR kernel with these fields of the rule's configuration "
+                  "replaced, e.g. G=16,V=2,BS=128 (keys G, V, BS, Lc, tile, long); repeatable")
+      ->type_name("KEY=N,...")
+      ->allow_extra_args(false);
   cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");
   cmd->footer(R"(B is deterministic random in [-1, 1); alpha = 1, beta = 0; C is poisoned with NaN before each
@@ -595,6 +672,7 @@ without one (or in a CPU-only build) it stops with one error line.
 Examples:
   spx spmm cage11.mtx.gz --cols 32
   spx spmm stencil27:n=64 --cols 8 --precision f32 --kernel ellr
+  spx spmm fem:rows=1000000,len=80 --cols 32 --csr-config V=4,G=8 --csr-config BS=256
   spx spmm fem:rows=1000000,len=100 --cols 256 --host-resident --streams 3 --compare
   spx spmm stencil27:n=96 --cols 64 --host-resident --device-memory-limit 2e9 --streams 1)");
   cmd->callback([o] { run_spmm(*o); });
