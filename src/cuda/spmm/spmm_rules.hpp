@@ -282,14 +282,16 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
     c.tile_items = spmm_tile_items(stats, device);
   // Large matrices with regular rows at L_c = 32, either mode: one 16-byte load of B per lane and
   // nonzero (V = 2 doubles or 4 floats), a group of L_c / V lanes (no split of the nonzeros), blocks
-  // of 128. The steps above give rows of 32+ nonzeros wider groups at one or two columns per lane,
-  // 4-8 byte loads. H100 sweep (large-sweep-f4c5a64.txt, cuSPARSE in the same process), rule before
-  // -> now: fem_rows80 f64 2.360 -> 1.458 ms, f32 2.034 -> 0.775 (cuSPARSE 3.10 / 1.39);
-  // blockdense_32 f64 1.293 -> 0.754, f32 0.856 -> 0.429 (1.19 / 0.54); dense_csr_4096 (tiles) f64
-  // 0.563 -> 0.456, f32 0.517 -> 0.344 (0.45 / 0.15); short rows (G = 8 before) 1-3% faster:
-  // stencil27_128 f64 1.286 -> 1.255, fem_rows30 f64 0.686 -> 0.668. Four floats beat two in f32
-  // (fem_rows80 0.775 vs 1.134 ms) and two doubles beat four in f64 (1.458 vs 1.670); splitting
-  // the nonzeros over more lanes was slower except on blockdense_32 f64 (0.721 at G = 16, V = 4).
+  // of 128. The steps above give rows of 64+ nonzeros G = 32 at one column per lane (4-8 byte
+  // loads), 32-63 G = 16 at two, shorter rows G = 8 at four. H100 sweep
+  // (bench/results/h100/spmm/large-sweep-43b79ee.*, `spx spmm --csr-config`, cuSPARSE in the same process),
+  // the steps above -> this step: fem_rows80 f64 2.342 -> 1.452 ms, f32 2.018 -> 0.770 (cuSPARSE 3.09
+  // / 1.39); blockdense_32 f64 1.249 -> 0.754, f32 0.846 -> 0.426 (1.19 / 0.54); dense_csr_4096 (tiles) f64
+  // 0.572 -> 0.456, f32 0.529 -> 0.342 (0.45 / 0.15); short rows 1-2% faster: stencil27_128 f64 1.266
+  // -> 1.251, fem_rows30 f64 0.676 -> 0.669. Four floats beat two in f32 (fem_rows80 0.770 vs 1.128 ms) and
+  // two doubles beat four in f64 (1.452 vs 1.658). Two 16-byte loads per lane (f32 V = 8, G = 4)
+  // won on fem_rows30/80 (0.309 / 0.724 ms) but lost on stencil27_128 (0.674 vs 0.630) and the
+  // dense tiles (0.671 vs 0.342), so it is not a step.
   if (large && c.cols_per_pass == kLargeVectorCols && !spmm_rows_irregular(stats)) {
     c.cols_per_lane = kLargeVectorBytes / std::max(1, value_bytes);
     c.threads_per_row = c.cols_per_pass / c.cols_per_lane;
