@@ -64,8 +64,6 @@ struct SpmmOptions {
   bool streams_given = false, chunk_given = false, limit_given = false, transfer_given = false;
 };
 
-// Option combinations that make no sense are refused before any device or file is touched, so the
-// message is the same in every build.
 // One --csr-config: "G=16,V=2,BS=128". Each key replaces one field of the configuration that
 // spmm_csr_rule picks for the matrix and L: G threads per row, V columns per lane, BS block size,
 // Lc columns per pass, tile items per tile (0 = row-split mode), long the long-row threshold. The
@@ -99,6 +97,8 @@ CsrConfigOverride parse_csr_config(const std::string& text) {
   return o;
 }
 
+// Option combinations that make no sense are refused before any device or file is touched, so the
+// message is the same in every build.
 void check_options(const SpmmOptions& o) {
   if (o.cols < 1) throw Error(fmt::format("--cols {}: B needs at least one column", o.cols));
   if (!o.host_resident) {
@@ -391,12 +391,12 @@ void run_device(const SpmmOptions& o, cuda::Context& ctx, const Csr<T, int32_t>&
 
   fmt::print(out, "device-resident C = A*B, L = {}, {}, {}-major; copy bandwidth {:.0f} GB/s\n", c.L,
              c.precision, o.layout, copy.gbs);
+  const cuda::DenseView<const T> vB = cuda::view(static_cast<const cuda::DeviceDense<T>&>(dB));
+  const cuda::DenseView<T> vC = cuda::view(dC);
   if (o.kernel != "cusparse") {
     const DeviceA<T> dA = upload_for(ctx, A, c.stats, o.kernel, c.L);
     std::string params;
     const cuda::ChunkProduct<T> product = chunk_product(ctx, dA, c.stats, c.L, params);
-    const cuda::DenseView<const T> vB = cuda::view(static_cast<const cuda::DeviceDense<T>&>(dB));
-    const cuda::DenseView<T> vC = cuda::view(dC);
     measure(dA.kernel == "ellr"  ? "spx_spmm_ellr_t"
             : dA.kernel == "csr" ? "spx_spmm_csr"
                                  : "spx_spmm_set_spmvs",
@@ -408,8 +408,6 @@ void run_device(const SpmmOptions& o, cuda::Context& ctx, const Csr<T, int32_t>&
       cuda::spmm_csr_rule(c.stats, c.L, ctx.props(), static_cast<int>(sizeof(T)));
   for (std::size_t i = 0; i < o.csr_configs.size(); ++i) {
     const cuda::SpmmCsrConfig config = apply(parse_csr_config(o.csr_configs[i]), rule);
-    const cuda::DenseView<const T> vB = cuda::view(static_cast<const cuda::DeviceDense<T>&>(dB));
-    const cuda::DenseView<T> vC = cuda::view(dC);
     measure(fmt::format("spx_spmm_csr#{}", i + 1), cuda::to_string(config),
             [&] { cuda::spmm_csr(ctx, dcsr, vB, vC, config); });
   }
