@@ -401,8 +401,11 @@ TEST_F(Cli, SpmmBadInputsGiveOneErrorLine) {
   } else {
     // A budget below one column of B and C.
     expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --device-memory-limit 1000");
-    // Well-formed, but the merged configuration is not one the kernel runs.
-    expect_clean_error("spmm stencil2d:n=8 --cols 4 --csr-config G=3");
+    // Well-formed, but a merged configuration is not one the kernel runs: refused before any run.
+    CliRun bad = spx("spmm stencil2d:n=8 --cols 4 --csr-config G=8 --csr-config G=3");
+    EXPECT_NE(bad.status, 0);
+    EXPECT_NE(bad.err.find("--csr-config 'G=3'"), std::string::npos) << bad.err;
+    EXPECT_EQ(bad.out.find("ms median"), std::string::npos) << bad.out;
   }
 }
 

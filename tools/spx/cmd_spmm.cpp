@@ -337,6 +337,13 @@ json header_json(const cuda::Context& ctx, const Common& c) {
 template <class T>
 void run_device(const SpmmOptions& o, cuda::Context& ctx, const Csr<T, int32_t>& A, const Common& c) {
   std::ostream& out = human_output(o.json_path);
+  // --csr-config: the rule's configuration with the fields asked for replaced, all checked before
+  // anything runs.
+  const cuda::SpmmCsrConfig rule =
+      cuda::spmm_csr_rule(c.stats, c.L, ctx.props(), static_cast<int>(sizeof(T)));
+  std::vector<cuda::SpmmCsrConfig> configs;
+  for (const std::string& text : o.csr_configs) configs.push_back(apply(parse_csr_config(text), rule));
+
   const Layout layout = parse_layout(o.layout);
   const Dense<T> B = random_dense<T>(A.cols, c.L, layout);
   Dense<T> C(A.rows, c.L, layout);
@@ -404,13 +411,9 @@ void run_device(const SpmmOptions& o, cuda::Context& ctx, const Csr<T, int32_t>&
   }
   const cuda::DeviceCsr<T, int32_t> dcsr = cuda::upload(ctx, A);
   // --csr-config: the CSR kernel with the rule's configuration changed as asked, in the same run.
-  const cuda::SpmmCsrConfig rule =
-      cuda::spmm_csr_rule(c.stats, c.L, ctx.props(), static_cast<int>(sizeof(T)));
-  for (std::size_t i = 0; i < o.csr_configs.size(); ++i) {
-    const cuda::SpmmCsrConfig config = apply(parse_csr_config(o.csr_configs[i]), rule);
-    measure(fmt::format("spx_spmm_csr#{}", i + 1), cuda::to_string(config),
-            [&] { cuda::spmm_csr(ctx, dcsr, vB, vC, config); });
-  }
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    measure(fmt::format("spx_spmm_csr#{}", i + 1), cuda::to_string(configs[i]),
+            [&] { cuda::spmm_csr(ctx, dcsr, vB, vC, configs[i]); });
   // cuSPARSE's best CSR algorithm for this layout, the vendor baseline measured in the same run.
   for (cuda::CusparseSpmmAlg alg :
        {cuda::CusparseSpmmAlg::CsrAlg1, cuda::CusparseSpmmAlg::CsrAlg2, cuda::CusparseSpmmAlg::CsrAlg3}) {
