@@ -64,12 +64,21 @@ inline bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols) {
 // since its row walk batches its loads (csr_device.cuh) that widened row-split beat ELLR-T at L = 8
 // on most small uniform matrices (H100, f64, d07d68a, same run): Andrews 17.9 vs 24.5 µs, cage11
 // 12.4 vs 14.6, EX5 10.4 vs 11.9, data 5.6 vs 6.4, jagmesh7 5.2 vs 6.2; even on cage10 and ct2010;
-// behind on bcsstk13 (8.3 vs 7.8) and bcsstk01 (48 rows, 7.6 vs 5.8). Large uniform matrices
-// (stencil27_128, fem_rows30) keep ELLR-T.
+// behind on bcsstk13 (8.3 vs 7.8) and bcsstk01 (48 rows, 7.6 vs 5.8).
+// Larger matrices with rows of fewer than 32 nonzeros on average go to CSR as well (H100, 86e4165,
+// bench/results/h100/spmm/l8-probe-86e4165.txt, L = 8, same process; the CSR rule's G = 2, V = 4
+// against ELLR-T): stencil7_256 f32 0.779 vs 1.498 ms, f64 1.297 vs 2.010; stencil27_128 f32 0.294
+// vs 0.377, f64 0.491 vs 0.524; banded_4m f32 0.448 vs 0.663, f64 0.758 vs 0.909; fem_rows30 f32
+// 0.179 vs 0.215, f64 0.273 vs 0.277 (and faster still with the split step of spmm_csr_choice).
+// Longer uniform rows (fem_rows80, blockdense_32) were not measured against CSR and keep ELLR-T, as
+// do L <= 4 (not measured).
 inline constexpr int64_t kSmallMatrixResidentThreadsPerRow = 4;
+inline constexpr double kEllrMinAverageRow = 32.0;
 inline bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols, const DeviceProps& device) {
   if (spmm_prefers_csr(s, dense_cols)) return true;
-  return s.nnz > 0 && s.rows * kSmallMatrixResidentThreadsPerRow <= resident_threads(device);
+  if (s.nnz == 0) return false;
+  if (s.rows * kSmallMatrixResidentThreadsPerRow <= resident_threads(device)) return true;
+  return dense_cols > kMaxEllrDenseCols / 2 && s.avg_row < kEllrMinAverageRow;  // measured at L = 8 only
 }
 
 // --- L_c: columns of C per pass --------------------------------------------------------------
@@ -226,6 +235,14 @@ inline constexpr int kSmallSplitCols = 32;
 inline constexpr int kLargeVectorCols = 32;
 inline constexpr int kLargeVectorBytes = 16;
 inline constexpr int kLargeVectorBlock = 128;
+// Large matrices with regular rows of 16-31 nonzeros at L_c = 8: two lanes of four columns split
+// each row (G = 4, V = 4) instead of one pair of lanes walking it (H100, l8-probe-86e4165.txt, same
+// process, G = 2 -> 4): stencil27_128 f32 0.294 -> 0.272 ms, f64 0.491 -> 0.449; banded_4m f32
+// 0.448 -> 0.427, f64 0.758 -> 0.749; fem_rows30 f32 0.179 -> 0.156, f64 0.273 -> 0.240. Rows of 7
+// (stencil7_256) stay at G = 2 (1.110 / 1.649 ms at G = 4, V = 4). G = 4, V = 2 (no split) was
+// 1-4% ahead in f64 on two of the three and 6% behind on fem_rows30; in f32 10-16% behind.
+inline constexpr int kLargeSplitCols = 8;
+inline constexpr double kLargeSplitMinAverageRow = 16.0;
 inline constexpr double kSmallSplitMinAverageRow = 8.0;
 
 inline int spmm_tile_items(const MatrixStats& stats, const DeviceProps& device) {
@@ -247,6 +264,12 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
   int split = 1;
   while (column_lanes * split < 32 && stats.avg_row >= 2.0 * split * kCsrNonzerosPerSplitLane) split *= 2;
   c.threads_per_row = std::min(32, column_lanes * split);
+  const bool large = stats.rows + stats.nnz >= kMinTiledItemsPerWarp * (resident_threads(device) / 32);
+  if (large && c.cols_per_pass == kLargeSplitCols && !spmm_rows_irregular(stats) && split == 1 &&
+      stats.avg_row >= kLargeSplitMinAverageRow) {
+    c.cols_per_lane = kCsrColsPerLane;
+    c.threads_per_row = 2 * column_lanes;
+  }
   // Lc / G <= 8 columns per lane (registers): for L_c = 64 at least 8 lanes.
   while (c.cols_per_pass / c.threads_per_row > 8) c.threads_per_row *= 2;
   // Small matrices at L_c <= 8: fewer rows × G lanes than the device keeps resident leave it
@@ -276,7 +299,6 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
   // powerlaw_4m 4.77 vs 5.60 ms at L = 32, 2.97 vs 2.90 at L = 8; rmat_22 5.91 vs 6.96, 3.28 vs
   // 3.61); in a small one above 8 columns, when the rows are moderately spread
   // (spmm_moderately_spread).
-  const bool large = stats.rows + stats.nnz >= kMinTiledItemsPerWarp * (resident_threads(device) / 32);
   if (large ? c.long_row_nnz != kNoLongRows
             : spmm_moderately_spread(stats) && c.cols_per_pass > kMaxEllrDenseCols)
     c.tile_items = spmm_tile_items(stats, device);
