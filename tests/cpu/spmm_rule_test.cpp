@@ -36,8 +36,7 @@ const MatrixStats kLongRows = make(10'000'000, 3.2, 316.0, 1'000'000);  // longr
 const MatrixStats kG3Circuit = make(1'585'478, 4.8, 0.7, 6);
 
 // With the device: small matrices (rows at most a quarter of the resident threads) go to CSR,
-// whose groups widen there; so do larger ones with rows under 32 nonzeros at L = 5..8; uniform rows
-// of 32 or more keep ELLR-T, as do L <= 4.
+// whose groups widen there; so do larger ones at L = 5..8; at L <= 4 they keep ELLR-T.
 TEST(SpmmFormatRule, SmallMatricesAndShortRowsGoToCsrOnTheDevice) {
   const MatrixStats andrews = make(60'000, 12.7, 3.4, 36);
   EXPECT_FALSE(spmm_prefers_csr(andrews, 8));
@@ -51,9 +50,10 @@ TEST(SpmmFormatRule, SmallMatricesAndShortRowsGoToCsrOnTheDevice) {
     EXPECT_FALSE(spmm_prefers_csr(s, 8));          // the statistics-only rule is unchanged
   }
   const MatrixStats fem80 = make(1'000'000, 79.2, 4.7, 81);
-  EXPECT_FALSE(spmm_prefers_csr(fem80, 8, h100()));
-  EXPECT_FALSE(spmm_prefers_csr(make(262'144, 128.0, 0.0, 128), 8, h100()));  // blockdense_32
-  EXPECT_TRUE(spmm_prefers_csr(kG3Circuit, 8, h100()));                       // short rows, as before
+  EXPECT_TRUE(spmm_prefers_csr(fem80, 8, h100()));
+  EXPECT_TRUE(spmm_prefers_csr(make(262'144, 128.0, 0.0, 128), 8, h100()));  // blockdense_32
+  EXPECT_FALSE(spmm_prefers_csr(fem80, 4, h100()));
+  EXPECT_TRUE(spmm_prefers_csr(kG3Circuit, 8, h100()));  // short rows, as before
   EXPECT_FALSE(spmm_prefers_csr(MatrixStats{}, 8, h100()));
 }
 
@@ -177,12 +177,13 @@ TEST(SpmmCsrRule, LargeRegularMatricesLoadSixteenBytesPerLaneAtThirtyTwoColumns)
   EXPECT_EQ(spmm_csr_choice(kPowerLaw, 32, h100(), 8).cols_per_lane, 0);
   EXPECT_EQ(spmm_csr_choice(kPowerLaw, 32, h100(), 8).threads_per_row, 32);
   EXPECT_EQ(spmm_csr_choice(fem80, 64, h100(), 8).cols_per_lane, 0);
-  EXPECT_EQ(spmm_csr_choice(fem80, 8, h100(), 8).cols_per_lane, 0);
+  EXPECT_EQ(spmm_csr_choice(fem80, 8, h100(), 8).cols_per_lane, 4);  // the L_c = 8 step
 }
 
-// Large matrices with regular rows of 16-31 nonzeros at L_c = 8: the row split over two lanes of
-// four columns each; not for shorter or longer rows, other widths, irregular or small matrices.
-TEST(SpmmCsrRule, LargeRegularMatricesSplitRowsOf16To31AtEightColumns) {
+// Large matrices with regular rows of 16 or more nonzeros at L_c = 8: the row split over two lanes
+// of four columns each (four in f32 for rows of 32 or more); not for shorter rows, other widths,
+// irregular or small matrices.
+TEST(SpmmCsrRule, LargeRegularMatricesSplitRowsAtEightColumns) {
   const MatrixStats banded = make(4'000'000, 20.2, 4.0, 32);
   for (const MatrixStats& s : {kStencil27, kFem30, banded}) {
     for (int bytes : {4, 8}) {
@@ -196,7 +197,14 @@ TEST(SpmmCsrRule, LargeRegularMatricesSplitRowsOf16To31AtEightColumns) {
     EXPECT_EQ(spmm_csr_choice(s, 16, h100()).cols_per_lane, 0);  // L_c = 16: unchanged
   }
   EXPECT_EQ(spmm_csr_choice(make(16'777'216, 7.0, 0.2, 7), 8, h100()).threads_per_row, 2);
-  EXPECT_EQ(spmm_csr_choice(make(1'000'000, 79.2, 4.7, 81), 8, h100()).cols_per_lane, 0);
+  for (const MatrixStats& s : {make(1'000'000, 79.2, 4.7, 81), make(262'144, 128.0, 0.0, 128)}) {
+    const auto f64 = spmm_csr_choice(s, 8, h100(), 8);
+    EXPECT_EQ(f64.threads_per_row, 4);
+    EXPECT_EQ(f64.cols_per_lane, 4);
+    const auto f32 = spmm_csr_choice(s, 8, h100(), 4);
+    EXPECT_EQ(f32.threads_per_row, 8);
+    EXPECT_EQ(f32.cols_per_lane, 4);
+  }
   EXPECT_EQ(spmm_csr_choice(make(20'000, 20.0, 4.0, 32), 8, h100()).cols_per_lane, 0);  // small
   EXPECT_EQ(spmm_csr_choice(kPowerLaw, 8, h100()).cols_per_lane, 0);
 }

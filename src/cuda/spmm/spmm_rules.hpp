@@ -70,15 +70,15 @@ inline bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols) {
 // against ELLR-T): stencil7_256 f32 0.779 vs 1.498 ms, f64 1.297 vs 2.010; stencil27_128 f32 0.294
 // vs 0.377, f64 0.491 vs 0.524; banded_4m f32 0.448 vs 0.663, f64 0.758 vs 0.909; fem_rows30 f32
 // 0.179 vs 0.215, f64 0.273 vs 0.277 (and faster still with the split step of spmm_csr_choice).
-// Longer uniform rows (fem_rows80, blockdense_32) were not measured against CSR and keep ELLR-T, as
-// do L <= 4 (not measured).
+// Longer uniform rows too, with that step (l8-probe-long-bc0aa74.txt): blockdense_32 f32 0.156 vs
+// 0.222, f64 0.258 vs 0.273; fem_rows80 f32 0.359 vs 0.443, f64 0.585 vs 0.578 (the one loss, 1%).
+// So at L = 5..8 ELLR-T is left to the statistics-only rule; L <= 4 was not measured and keeps it.
 inline constexpr int64_t kSmallMatrixResidentThreadsPerRow = 4;
-inline constexpr double kEllrMinAverageRow = 32.0;
 inline bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols, const DeviceProps& device) {
   if (spmm_prefers_csr(s, dense_cols)) return true;
   if (s.nnz == 0) return false;
   if (s.rows * kSmallMatrixResidentThreadsPerRow <= resident_threads(device)) return true;
-  return dense_cols > kMaxEllrDenseCols / 2 && s.avg_row < kEllrMinAverageRow;  // measured at L = 8 only
+  return dense_cols > kMaxEllrDenseCols / 2;  // measured at L = 8 only
 }
 
 // --- L_c: columns of C per pass --------------------------------------------------------------
@@ -241,8 +241,12 @@ inline constexpr int kLargeVectorBlock = 128;
 // 0.448 -> 0.427, f64 0.758 -> 0.749; fem_rows30 f32 0.179 -> 0.156, f64 0.273 -> 0.240. Rows of 7
 // (stencil7_256) stay at G = 2 (1.110 / 1.649 ms at G = 4, V = 4). G = 4, V = 2 (no split) was
 // 1-4% ahead in f64 on two of the three and 6% behind on fem_rows30; in f32 10-16% behind.
+// Rows of 32 or more in f32: four lanes split each row (G = 8; l8-probe-long-bc0aa74.txt, G = 4 ->
+// 8): fem_rows80 0.373 -> 0.359 ms, blockdense_32 0.188 -> 0.156; in f64 G = 4 stays ahead
+// (fem_rows80 0.585 vs 0.594, blockdense_32 0.258 vs 0.264). G = 16 was slower in both.
 inline constexpr int kLargeSplitCols = 8;
 inline constexpr double kLargeSplitMinAverageRow = 16.0;
+inline constexpr double kLargeSplitFourMinAverageRow = 32.0;
 inline constexpr double kSmallSplitMinAverageRow = 8.0;
 
 inline int spmm_tile_items(const MatrixStats& stats, const DeviceProps& device) {
@@ -265,10 +269,11 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
   while (column_lanes * split < 32 && stats.avg_row >= 2.0 * split * kCsrNonzerosPerSplitLane) split *= 2;
   c.threads_per_row = std::min(32, column_lanes * split);
   const bool large = stats.rows + stats.nnz >= kMinTiledItemsPerWarp * (resident_threads(device) / 32);
-  if (large && c.cols_per_pass == kLargeSplitCols && !spmm_rows_irregular(stats) && split == 1 &&
+  if (large && c.cols_per_pass == kLargeSplitCols && !spmm_rows_irregular(stats) &&
       stats.avg_row >= kLargeSplitMinAverageRow) {
+    const int ways = value_bytes == 4 && stats.avg_row >= kLargeSplitFourMinAverageRow ? 4 : 2;
     c.cols_per_lane = kCsrColsPerLane;
-    c.threads_per_row = 2 * column_lanes;
+    c.threads_per_row = ways * c.cols_per_pass / kCsrColsPerLane;
   }
   // Lc / G <= 8 columns per lane (registers): for L_c = 64 at least 8 lanes.
   while (c.cols_per_pass / c.threads_per_row > 8) c.threads_per_row *= 2;
