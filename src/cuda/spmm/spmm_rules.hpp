@@ -245,8 +245,8 @@ inline constexpr int kLargeVectorBlock = 128;
 // 8): fem_rows80 0.373 -> 0.359 ms, blockdense_32 0.188 -> 0.156; in f64 G = 4 stays ahead
 // (fem_rows80 0.585 vs 0.594, blockdense_32 0.258 vs 0.264). G = 16 was slower in both. A large
 // matrix of few, long rows (dense_csr_4096) then widens to G = 32 in the small-matrix step below,
-// keeping V = 4: 0.157 ms in f64 against 0.278 at G = 32, V = 1 before; f32 0.095 against 0.274
-// (l8-probe-dense-922f5b0.txt; cuSPARSE 0.187 / 0.105).
+// keeping V = 4: 0.157 ms in f64 against 0.278 at G = 32, V = 1 before; f32 0.095 against 0.268
+// (bench-spmm-l8-922f5b0.json against ff8f755; cuSPARSE 0.187 / 0.105).
 inline constexpr int kLargeSplitCols = 8;
 inline constexpr double kLargeSplitMinAverageRow = 16.0;
 inline constexpr double kLargeSplitFourMinAverageRow = 32.0;
