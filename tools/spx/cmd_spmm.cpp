@@ -15,6 +15,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -68,13 +69,22 @@ struct SpmmOptions {
 // spmm_csr_rule picks for the matrix and L: G threads per row, V columns per lane, BS block size,
 // Lc columns per pass, tile items per tile (0 = row-split mode), long the long-row threshold. The
 // syntax is checked before anything is loaded, the values by the kernel's own check once merged.
+using CsrConfigField = int cuda::SpmmCsrConfig::*;
+struct CsrConfigKey {
+  std::string_view name;
+  CsrConfigField field;
+};
+constexpr CsrConfigKey kCsrConfigKeys[] = {
+    {"G", &cuda::SpmmCsrConfig::threads_per_row}, {"V", &cuda::SpmmCsrConfig::cols_per_lane},
+    {"BS", &cuda::SpmmCsrConfig::block_size},     {"Lc", &cuda::SpmmCsrConfig::cols_per_pass},
+    {"tile", &cuda::SpmmCsrConfig::tile_items},   {"long", &cuda::SpmmCsrConfig::long_row_nnz}};
+
 struct CsrConfigOverride {
   std::string text;
-  std::vector<std::pair<std::string, int>> fields;
+  std::vector<std::pair<CsrConfigField, int>> fields;
 };
 
 CsrConfigOverride parse_csr_config(const std::string& text) {
-  static const std::vector<std::string> keys = {"G", "V", "BS", "Lc", "tile", "long"};
   CsrConfigOverride o{text, {}};
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -82,19 +92,32 @@ CsrConfigOverride parse_csr_config(const std::string& text) {
     const std::string item = text.substr(start, comma - start);
     const std::size_t eq = item.find('=');
     const std::string key = item.substr(0, eq);
-    if (eq == std::string::npos || std::find(keys.begin(), keys.end(), key) == keys.end())
-      throw Error(fmt::format(
-          "--csr-config '{}': '{}' is not KEY=VALUE with KEY one of G, V, BS, Lc, tile, long", text, item));
+    const auto* known = std::find_if(std::begin(kCsrConfigKeys), std::end(kCsrConfigKeys),
+                                     [&](const CsrConfigKey& k) { return k.name == key; });
+    if (eq == std::string::npos || known == std::end(kCsrConfigKeys)) {
+      std::string names;
+      for (const CsrConfigKey& k : kCsrConfigKeys)
+        names += fmt::format("{}{}", names.empty() ? "" : ", ", k.name);
+      throw Error(
+          fmt::format("--csr-config '{}': '{}' is not KEY=VALUE with KEY one of {}", text, item, names));
+    }
     const std::string value = item.substr(eq + 1);
     int v = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
     if (ec != std::errc{} || end != value.data() + value.size() || v < 0)
       throw Error(
           fmt::format("--csr-config '{}': {} = '{}' is not a non-negative integer", text, key, value));
-    o.fields.emplace_back(key, v);
+    o.fields.emplace_back(known->field, v);
     start = comma + 1;
   }
   return o;
+}
+
+// Parsed once, after check_options and before anything is loaded.
+std::vector<CsrConfigOverride> parse_csr_configs(const std::vector<std::string>& texts) {
+  std::vector<CsrConfigOverride> out;
+  for (const std::string& text : texts) out.push_back(parse_csr_config(text));
+  return out;
 }
 
 // Option combinations that make no sense are refused before any device or file is touched, so the
@@ -121,7 +144,6 @@ void check_options(const SpmmOptions& o) {
     if (o.kernel != "auto" && o.kernel != "csr")
       throw Error(fmt::format("--csr-config configures the CSR kernel: it needs --kernel auto or csr, not {}",
                               o.kernel));
-    for (const std::string& text : o.csr_configs) parse_csr_config(text);
   }
   if (o.streams < 1 || o.streams > 16) throw Error(fmt::format("--streams {}: must be 1..16", o.streams));
   if (o.compare && o.streams < 2) throw Error("--compare runs --streams 1 against --streams N: give N >= 2");
@@ -132,14 +154,7 @@ void check_options(const SpmmOptions& o) {
 #ifdef SPX_HAVE_CUDA
 
 cuda::SpmmCsrConfig apply(const CsrConfigOverride& o, cuda::SpmmCsrConfig c) {
-  for (const auto& [key, v] : o.fields) {
-    if (key == "G") c.threads_per_row = v;
-    if (key == "V") c.cols_per_lane = v;
-    if (key == "BS") c.block_size = v;
-    if (key == "Lc") c.cols_per_pass = v;
-    if (key == "tile") c.tile_items = v;
-    if (key == "long") c.long_row_nnz = v;
-  }
+  for (const auto& [field, v] : o.fields) c.*field = v;
   try {
     cuda::check_spmm_csr_config(c);
   } catch (const Error& e) {
@@ -335,14 +350,15 @@ json header_json(const cuda::Context& ctx, const Common& c) {
 // --- device-resident -----------------------------------------------------------------------------
 
 template <class T>
-void run_device(const SpmmOptions& o, cuda::Context& ctx, const Csr<T, int32_t>& A, const Common& c) {
+void run_device(const SpmmOptions& o, const std::vector<CsrConfigOverride>& overrides, cuda::Context& ctx,
+                const Csr<T, int32_t>& A, const Common& c) {
   std::ostream& out = human_output(o.json_path);
   // --csr-config: the rule's configuration with the fields asked for replaced, all checked before
   // anything runs.
   const cuda::SpmmCsrConfig rule =
       cuda::spmm_csr_rule(c.stats, c.L, ctx.props(), static_cast<int>(sizeof(T)));
   std::vector<cuda::SpmmCsrConfig> configs;
-  for (const std::string& text : o.csr_configs) configs.push_back(apply(parse_csr_config(text), rule));
+  for (const CsrConfigOverride& wanted : overrides) configs.push_back(apply(wanted, rule));
 
   const Layout layout = parse_layout(o.layout);
   const Dense<T> B = random_dense<T>(A.cols, c.L, layout);
@@ -574,7 +590,7 @@ void run_host(const SpmmOptions& o, cuda::Context& ctx, const Csr<T, int32_t>& A
 }
 
 template <class T>
-void run_typed(const SpmmOptions& o) {
+void run_typed(const SpmmOptions& o, const std::vector<CsrConfigOverride>& overrides) {
   const bench::MatrixSource source = bench::resolve_matrix(o.input);
   const Csr<T, int32_t> A = bench::load_matrix<T, int32_t>(source);
   Common c{source.name, spx::stats(A), o.cols, o.precision, o.layout};
@@ -586,21 +602,22 @@ void run_typed(const SpmmOptions& o) {
   if (o.host_resident)
     run_host<T>(o, ctx, A, c);
   else
-    run_device<T>(o, ctx, A, c);
+    run_device<T>(o, overrides, ctx, A, c);
 }
 
 #endif  // SPX_HAVE_CUDA
 
 void run_spmm(const SpmmOptions& o) {
   check_options(o);
+  [[maybe_unused]] const std::vector<CsrConfigOverride> overrides = parse_csr_configs(o.csr_configs);
 #ifdef SPX_HAVE_CUDA
   if (cuda::device_count() == 0)
     throw Error("spx spmm runs on a GPU: " + cuda::gpu_unavailable_reason() +
                 " (the CPU kernels: spx bench --backend cpu --ops spmm:L)");
   if (o.precision == "f32")
-    run_typed<float>(o);
+    run_typed<float>(o, overrides);
   else
-    run_typed<double>(o);
+    run_typed<double>(o, overrides);
 #else
   throw Error(
       "spx spmm runs on a GPU, and this spx was built without CUDA (the CPU kernels: spx bench --backend cpu "

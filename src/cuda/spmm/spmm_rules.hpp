@@ -276,7 +276,7 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
       stats.avg_row >= kLargeSplitMinAverageRow) {
     const int ways = value_bytes == 4 && stats.avg_row >= kLargeSplitFourMinAverageRow ? 4 : 2;
     c.cols_per_lane = kCsrColsPerLane;
-    c.threads_per_row = ways * c.cols_per_pass / kCsrColsPerLane;
+    c.threads_per_row = ways * column_lanes;  // column_lanes = L_c / 4 here (regular rows)
   }
   // Lc / G <= 8 columns per lane (registers): for L_c = 64 at least 8 lanes.
   while (c.cols_per_pass / c.threads_per_row > 8) c.threads_per_row *= 2;
