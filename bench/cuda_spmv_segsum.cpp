@@ -46,7 +46,8 @@ std::unique_ptr<Instance> segsum_instance(const Problem& p, const cuda::SegsumSp
                   {"max_open_tail", plan->max_open_tail},
                   {"completes_rows", int64_t{plan->completes_rows ? 1 : 0}},
                   {"clean_kernel", int64_t{plan->clean_kernel ? 1 : 0}},
-                  {"staged_tiles", int64_t{plan->staged_tiles ? 1 : 0}}};
+                  {"staged_tiles", int64_t{plan->staged_tiles ? 1 : 0}},
+                  {"vector_loads", int64_t{plan->vector_loads ? 1 : 0}}};
   return std::make_unique<CudaInstance>(std::move(parts));
 }
 

@@ -39,7 +39,9 @@ constexpr int kCompleteAll = 1 << 30;
 // default then takes the clean one), with row completion unstaged. Then tiles staged in shared
 // memory (cp.async) where the default would not: the smallest tiles through the synchronizer; the
 // largest, seven per warp (the buffer reused tile after tile); T = 12 with plain loads (the
-// evict-normal policy); the general kernel.
+// evict-normal policy); the general kernel. Last, the synchronizer's clean kernel loading full
+// tiles 16 bytes per lane (plan.vector_loads) with seven tiles per warp, and with T = 12 and plain
+// loads.
 const std::vector<SegsumSpmvParams>& tile_shapes() {
   static const std::vector<SegsumSpmvParams> shapes{{},
                                                     {4, 1, 64, true, true, false, 0},
@@ -53,7 +55,9 @@ const std::vector<SegsumSpmvParams>& tile_shapes() {
                                                     {4, 1, 64, false, true, false, 0, true, 1},
                                                     {32, 7, 128, false, true, false, 0, true, 1},
                                                     {12, 3, 96, false, false, false, 0, true, 1},
-                                                    {0, 0, 128, false, true, false, -1, false, 1}};
+                                                    {0, 0, 128, false, true, false, -1, false, 1},
+                                                    {32, 7, 128, false, true, false, 0},
+                                                    {12, 3, 96, false, false, false, 0}};
   return shapes;
 }
 
@@ -232,6 +236,29 @@ TEST(GpuSpmvSegsumPlan, RowCompletionFollowsTheGridAndTheTails) {
                   .completes_rows);
   EXPECT_THROW(cuda::plan_segsum_spmv(ctx, short_rows, SegsumSpmvParams{0, 0, 128, false, true, false, -2}),
                Error);
+}
+
+// 16-byte loads of full tiles: the synchronizer's clean kernel (f32 and f64) with aligned arrays; not
+// with row completion, staging, dirty tiles or the general kernel.
+TEST(GpuSpmvSegsumPlan, VectorLoadsOnlyInTheCleanSynchronizerKernel) {
+  SPX_REQUIRE_GPU();
+  auto& ctx = gpu();
+  const auto clean64 = cuda::upload(ctx, random_csr<double, int32_t>(3000, 3000, 1, 30, 9));
+  const auto clean32 = cuda::upload(ctx, random_csr<float, int32_t>(3000, 3000, 1, 30, 9));
+  const auto dirty = cuda::upload(ctx, random_csr<double, int32_t>(3000, 3000, 0, 30, 9));
+  const SegsumSpmvParams sync{0, 0, 128, false, true, false, 0};
+  const cuda::SegsumSpmvPlan clean_sync64 = cuda::plan_segsum_spmv(ctx, clean64, sync);
+  EXPECT_TRUE(clean_sync64.clean_kernel);
+  EXPECT_TRUE(clean_sync64.vector_loads);
+  EXPECT_TRUE(cuda::plan_segsum_spmv(ctx, clean32, sync).vector_loads);
+  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, clean64).vector_loads);  // row completion (a small grid)
+  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, clean64, SegsumSpmvParams{0, 0, 128, false, true, false, 0, true, 1})
+                   .vector_loads);  // staged
+  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, clean64, SegsumSpmvParams{0, 0, 128, false, true, false, 0, false})
+                   .vector_loads);  // the general kernel
+  const cuda::SegsumSpmvPlan dirty_sync = cuda::plan_segsum_spmv(ctx, dirty, sync);
+  ASSERT_GT(dirty_sync.dirty_tiles, 0);
+  EXPECT_FALSE(dirty_sync.vector_loads);
 }
 
 // Staging (cp.async): by default exactly when rows are completed (small grids); always or never

@@ -51,7 +51,8 @@ struct SegsumSpmvParams {
   // When no tile is dirty (no empty row: most regular matrices), the kernel compiled without the
   // checking stage and the wide-tile path, where it measured faster: with row completion, and in
   // f32 with the synchronizer, where it runs 48 warps per SM instead of 32 (40 registers, half the
-  // loads in flight per lane). false: always the general kernel (the benchmark's comparison).
+  // loads in flight per lane), and with the synchronizer wherever its full tiles can be loaded 16
+  // bytes per lane (plan.vector_loads). false: always the general kernel (the benchmark's comparison).
   bool clean_kernel = true;
   // Each tile's values and column indices copied into shared memory with cp.async as the tile
   // begins (in flight with its row_ptr loads), instead of loaded in batches between the gathers
@@ -90,6 +91,7 @@ struct SegsumSpmvPlan {
   bool completes_rows = false;       // one launch, no synchronizer (complete_rows_up_to)
   bool clean_kernel = false;         // the kernel without the checking stage (params.clean_kernel)
   bool staged_tiles = false;         // tiles staged by cp.async (params.stage_tiles)
+  bool vector_loads = false;         // full tiles loaded 16 bytes per lane (clean synchronizer kernel)
   int64_t completion_limit = 0;      // tails longer than this are summed by arrival
   DeviceBuffer<uint8_t> long_head;   // warps: begins inside a long tail (only when there is one);
                                      // the arrival counters are the context's (zeroed_counters)

@@ -44,6 +44,9 @@ struct SegsumArgs {
   bool sync_on_device = true;  // run segsum_sync_kernel (false: the host combines, see below)
   bool clean = false;          // no dirty tile (and so no wide one): the kernel without those paths
   bool staged = false;         // tiles staged in shared memory by cp.async (values, col_idx 16-byte aligned)
+  // Full tiles loaded 16 bytes per lane by the clean synchronizer kernels (kVectorTiles): values and
+  // col_idx 16-byte aligned and nnz_per_lane a multiple of 16 / sizeof(T).
+  bool vector_loads = false;
   // Row completion instead of the synchronizer (one launch): the warp holding a row's first
   // nonzero also sums the row's nonzeros past its last tile (segsum_open_tail) when they are at
   // most complete_limit; a longer tail is summed by arrival (segsum_head_in_long_tail): the owner

@@ -52,6 +52,26 @@ constexpr int kMinSegsumBlocks = SPX_SEGSUM_MIN_BLOCKS;
 constexpr int kCleanSegsumBlocks = 3;
 template <class T, bool CompleteRows, bool Clean>
 constexpr bool kHighOccupancy = Clean && !CompleteRows && sizeof(T) == 4;
+// Full tiles of the clean synchronizer variants (the large clean grids: regular matrices) load
+// values and col_idx 16 bytes per lane (SegsumArgs::vector_loads): the scalar batched loads cost
+// about 29 instructions per nonzero and lane (a bounds check, the evict-first choice and the address
+// each), and the f32 kernel measured 77% of its issue slots used at 67% of DRAM bandwidth
+// (stencil27_128, ncu, docs/spmv-segsum.md "Seventh round"). Only these variants, so that the
+// others keep the code they were measured with.
+template <class T, bool CompleteRows, bool Clean, bool Staged>
+constexpr bool kVectorTiles = Clean && !CompleteRows && !Staged;
+template <class T>
+struct Vector16;  // 16 bytes of values and the column indices that go with them
+template <>
+struct Vector16<float> {
+  using values = float4;
+  using cols = int4;
+};
+template <>
+struct Vector16<double> {
+  using values = double2;
+  using cols = int2;
+};
 template <class T, bool HighOccupancy>
 constexpr int load_batch() {
 #ifdef SPX_SEGSUM_LOAD_BATCH
@@ -256,6 +276,38 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
         for (int u = 0; u < kLoadBatch; ++u)
           if (k + u < npl) prod[product_slot<true>((k + u) * 32 + lane)] = v[u] * xv[u];
       }
+    } else if (kVectorTiles<T, CompleteRows, Clean, Staged> && a.vector_loads && valid == tile_elems) {
+      // A full tile in chunks of 32 lanes x kVec consecutive entries (npl is a multiple of kVec and
+      // the tile starts 16-byte aligned: the host checked both): kLoadBatch nonzeros in flight per
+      // lane, as in the scalar loop. A lane's kVec entries lie in one row of 32 product slots, so
+      // their slots are consecutive.
+      constexpr int kVec = 16 / static_cast<int>(sizeof(T));
+      constexpr int kChunks = kLoadBatch / kVec > 0 ? kLoadBatch / kVec : 1;
+      using Values = typename Vector16<T>::values;
+      using Cols = typename Vector16<T>::cols;
+      const int chunks = npl / kVec;
+      for (int k = 0; k < chunks; k += kChunks) {
+        Values v[kChunks];
+        Cols c[kChunks];
+#pragma unroll
+        for (int u = 0; u < kChunks; ++u) {
+          if (k + u < chunks) {
+            const int i = (k + u) * 32 * kVec + kVec * lane;
+            v[u] = load_matrix(reinterpret_cast<const Values*>(values + i), a.stream);
+            c[u] = load_matrix(reinterpret_cast<const Cols*>(cols + i), a.stream);
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < kChunks; ++u) {
+          if (k + u < chunks) {
+            const T* vu = reinterpret_cast<const T*>(&v[u]);
+            const int32_t* cu = reinterpret_cast<const int32_t*>(&c[u]);
+            T* slot = prod + product_slot<false>((k + u) * 32 * kVec + kVec * lane);
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) slot[e] = vu[e] * __ldg(a.x + cu[e]);
+          }
+        }
+      }
     } else {
       for (int k = 0; k < npl; k += kLoadBatch) {
         T v[kLoadBatch];
@@ -424,8 +476,7 @@ template <class T, bool Staged>
 auto* segsum_tile_kernel_for(bool complete_rows, bool clean) {
   if (complete_rows)
     return clean ? segsum_tile_kernel<T, true, true, Staged> : segsum_tile_kernel<T, true, false, Staged>;
-  if constexpr (sizeof(T) == 4)
-    if (clean) return segsum_tile_kernel<T, false, true, Staged>;
+  if (clean) return segsum_tile_kernel<T, false, true, Staged>;
   return segsum_tile_kernel<T, false, false, Staged>;
 }
 
