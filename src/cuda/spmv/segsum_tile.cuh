@@ -197,8 +197,10 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
   const auto to_synchronizer = [&](T partial) {
     if (!CompleteRows || long_head()) a.sync_value[warp] = partial;
   };
-  // complete_rows: the row open past the warp's last tile has `tail` more nonzeros after it.
-  int tail = 0;
+  // complete_rows: the row open past the warp's last tile (segsum_open_tail) starts at open_start
+  // and ends at open_stop; loaded in the last tile, used after it (`tail`), so that no instruction
+  // waits for them before the tile's products are in flight.
+  int32_t open_start = INT32_MAX, open_stop = 0;
   T* const ahead = prod + slots - kSegsumWarp;  // ahead[lane]: product of nonzero tail_begin + lane
   for (int t = first_tile; t < last_tile; ++t) {
     const int begin = t * tile_elems;
@@ -210,6 +212,13 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
       warp_stage_async(cols_here, a.col_idx + begin, valid, tile_elems, lane, policy);
       copy_async_commit();
     }
+    // Row completion: the first 32 nonzeros past the warp's last tile are loaded (plain loads:
+    // the next warp reads them too) and multiplied together with the tile's own, so that an open
+    // tail of up to 32 nonzeros adds no round trip to the end of the warp. Issued before the
+    // tile's metadata, on which they do not depend.
+    const bool look_ahead = CompleteRows && t == last_tile - 1 && end + lane < nnz;
+    const int32_t ahead_col = look_ahead ? __ldg(a.col_idx + end + lane) : -1;
+    const T ahead_value = look_ahead ? __ldg(a.values + end + lane) : T{0};
     // A ternary, not `!Clean && ...`: with the latter the general kernel compiled to other code (56
     // registers instead of 60 in f64) and ran powerlaw_4m f64 10% slower (0.484 vs 0.440 ms).
     const bool dirty = Clean ? false : a.tile_dirty[t] != 0;
@@ -218,11 +227,10 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
     const int last_row = a.tile_row[t + 1];
     const bool wide = Clean ? false : segsum_range_wide(RowRange{first_row, last_row}, tile_elems);
     if (CompleteRows && t == last_tile - 1) {
-      // segsum_open_tail, loaded now so that it arrives with the products: last_row is the
-      // rightmost row starting at or before `end`; it is open when it starts before it.
-      const int32_t open_start = __ldg(row_ptr + last_row);
-      const int32_t open_stop = __ldg(row_ptr + last_row + 1);
-      tail = open_start < end ? open_stop - end : 0;
+      // segsum_open_tail: last_row is the rightmost row starting at or before `end`; it is open
+      // when it starts before it.
+      open_start = __ldg(row_ptr + last_row);
+      open_stop = __ldg(row_ptr + last_row + 1);
     }
 
     // Optionally the warp's next tile streams into L2 while this one is computed (DRAM stays busy
@@ -244,13 +252,6 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
       offset = __ldg(row_ptr + walk_row);
       if (dirty) next_offset = __ldg(row_ptr + walk_row + 1);
     }
-
-    // Row completion: the first 32 nonzeros past the warp's last tile are loaded (plain loads:
-    // the next warp reads them too) and multiplied together with the tile's own, so that an open
-    // tail of up to 32 nonzeros adds no round trip to the end of the warp.
-    const bool look_ahead = CompleteRows && t == last_tile - 1 && end + lane < nnz;
-    const int32_t ahead_col = look_ahead ? __ldg(a.col_idx + end + lane) : -1;
-    const T ahead_value = look_ahead ? __ldg(a.values + end + lane) : T{0};
 
     // 2. Products, loaded coalesced (kLoadBatch loads of values and of col_idx in flight per
     //    lane, then as many gathers of x), stored in natural order.
@@ -444,6 +445,7 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
   }
   const int warp_elems = tile_elems * a.tiles_per_warp;
   const int tail_begin = last_tile * tile_elems < nnz ? last_tile * tile_elems : nnz;
+  const int tail = CompleteRows && open_start < tail_begin ? open_stop - tail_begin : 0;
   if (carry_open && carry_sync) {
     if (lane == 0) to_synchronizer(carry);
   } else if (carry_open && CompleteRows && tail > a.complete_limit) {
