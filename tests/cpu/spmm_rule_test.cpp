@@ -221,6 +221,28 @@ TEST(SpmmCsrRule, SmallMatricesWidenTheGroupAtEightColumns) {
   EXPECT_EQ(spmm_csr_choice(kG3Circuit, 8, h100()).threads_per_row, 2);
 }
 
+// Regular rows widen only while the widened grid fits the resident threads, and the census graphs
+// (rows of 5, at most 45-74: irregular by padding alone) count as regular; a small matrix's rows of
+// up to five long-row chunks stay with their group (g-probe-5d0c6ed.txt).
+TEST(SpmmCsrRule, SmallMatricesWidenWhileTheGridFitsAndKeepShortLongRows) {
+  const auto ct2010 = spmm_csr_choice(make(67'578, 5.0, 2.9, 53), 8, h100());
+  EXPECT_EQ(ct2010.threads_per_row, 4);
+  EXPECT_EQ(ct2010.long_row_nnz, kNoLongRows);
+  const auto nh2010 = spmm_csr_choice(make(48'837, 4.8, 3.3, 74), 8, h100());
+  EXPECT_EQ(nh2010.threads_per_row, 4);
+  EXPECT_EQ(nh2010.long_row_nnz, kNoLongRows);  // 74 nonzeros: no second pass
+  EXPECT_EQ(spmm_csr_choice(make(65'536, 6.0, 1.4, 17), 8, h100()).threads_per_row, 4);  // delaunay_n16
+  EXPECT_EQ(spmm_csr_choice(make(6'545, 45.2, 1.7, 48), 8, h100()).threads_per_row, 32);  // EX5: 209k threads
+  EXPECT_EQ(spmm_csr_choice(make(2'003, 41.9, 22.8, 95), 8, h100()).threads_per_row, 32);  // bcsstk13
+  // Rows past kWideningLongRow keep the irregular widening and, far past the threshold, the pass.
+  const auto pgp = spmm_csr_choice(make(10'680, 4.6, 7.0, 205), 8, h100());
+  EXPECT_EQ(pgp.threads_per_row, 32);
+  EXPECT_EQ(pgp.long_row_nnz, kNoLongRows);
+  EXPECT_NE(spmm_csr_choice(kMemplus, 8, h100()).long_row_nnz, kNoLongRows);
+  // Large matrices keep the long-row threshold as it was.
+  EXPECT_NE(spmm_csr_choice(kPowerLaw, 8, h100()).long_row_nnz, kNoLongRows);
+}
+
 // Maragal_6-like: a small matrix with rows spread by 8 averages.
 const MatrixStats kMaragal = make(21'255, 25.3, 203.0, 5941);
 

@@ -200,6 +200,10 @@ inline constexpr double kCsrNonzerosPerSplitLane = 16.0;
 // are one to eight gathers per lane.
 inline constexpr int kMinLongRowNnz = 32;
 inline constexpr int kMaxLongRowNnz = 1 << 16;
+// Small matrices: rows of up to this many long_row_nnz chunks stay with their group (no long-row pass).
+inline constexpr int64_t kSmallLongRowChunks = 5;
+// The small-matrix widening at L_c <= 8 treats rows as irregular only with a row longer than this.
+inline constexpr int64_t kWideningLongRow = 128;
 // long_row_nnz when no row is longer than the threshold: spmm_csr then skips the long-row list,
 // its memset and the second kernel (three launches of ~2 µs each on small matrices).
 inline constexpr int kNoLongRows = std::numeric_limits<int>::max();
@@ -290,18 +294,31 @@ inline SpmmCsrChoice spmm_csr_choice(const MatrixStats& stats, int64_t dense_col
   // PGPgiantcompo 18.3 vs 20.5, ca-CondMat 22.7 vs 24.2; the regular Andrews, cage10 and EX5 were
   // 4-10% faster at 16). At L_c = 32 the wider groups (2 or 1 columns per lane) were slower on 6 of
   // 9 small matrices (memplus 26.5 µs at G = 8, 29.2 at 16, 36.0 at 32): G stays there.
+  // Regular rows widen only while the widened grid still fits the resident threads, and rows count
+  // as irregular here only with a row past kWideningLongRow: the census graphs (ct2010, nh2010,
+  // vt2010, de2010: rows of 5 on average, at most 45-74, irregular by their ELL padding alone) ran
+  // at G = 32 up to 1.5x slower than at G = 4-8 (H100, f64, L = 8, g-probe-5d0c6ed.txt: ct2010
+  // 20.9 µs at G = 32, 13.9 at 4; delaunay_n16 11.6 at 8, 10.1 at 4).
   if (c.cols_per_pass <= kMaxEllrDenseCols) {
-    const bool irregular = spmm_rows_irregular(stats);
-    const int64_t resident = resident_threads(device) * (irregular ? 4 : 1);
+    const bool irregular = spmm_rows_irregular(stats) && stats.max_row > kWideningLongRow;
     const double per_split_lane = irregular ? 1.0 : 2.0;
     auto splitting = [&](int g) { return std::max(1, g / std::max(1, c.cols_per_pass)); };
-    while (c.threads_per_row < 32 && stats.rows * c.threads_per_row < resident &&
+    auto room = [&](int g) {  // irregular: up to four resident waves; regular: the widened grid fits
+      return irregular ? stats.rows * g < 4 * resident_threads(device)
+                       : stats.rows * 2 * g <= resident_threads(device);
+    };
+    while (c.threads_per_row < 32 && room(c.threads_per_row) &&
            stats.avg_row >= per_split_lane * splitting(2 * c.threads_per_row))
       c.threads_per_row *= 2;
   }
   const int64_t budget = serial_slot_budget(stats, device) * split;
   c.long_row_nnz = static_cast<int>(std::clamp<int64_t>(budget, kMinLongRowNnz, kMaxLongRowNnz));
-  if (stats.max_row <= c.long_row_nnz) c.long_row_nnz = kNoLongRows;
+  // The long-row pass is a memset and a second launch; in a small matrix a row of a few chunks
+  // costs its group less than that (g-probe-5d0c6ed.txt, f64, L = 8, without the pass: nh2010, max
+  // 74, 13.4 µs against 17.1 at G = 4; PGPgiantcompo, max 205, 12.3 against 14.3 at G = 32;
+  // ca-CondMat, max 280, 17.8 against 18.9; memplus, max 574, needs it: 23.4 against 14.3).
+  if (stats.max_row <= c.long_row_nnz || (!large && stats.max_row <= kSmallLongRowChunks * c.long_row_nnz))
+    c.long_row_nnz = kNoLongRows;
   // Balanced tiles (one launch) rather than row-split: in a large matrix, when rows are too long
   // for one group (instead of the long-row list, a memset and a second kernel; H100, f64, c407a63:
   // powerlaw_4m 4.77 vs 5.60 ms at L = 32, 2.97 vs 2.90 at L = 8; rmat_22 5.91 vs 6.96, 3.28 vs
