@@ -231,7 +231,7 @@ TEST(SpmmCsrRule, SmallMatricesWidenWhileTheGridFitsAndKeepShortLongRows) {
   const auto nh2010 = spmm_csr_choice(make(48'837, 4.8, 3.3, 74), 8, h100());
   EXPECT_EQ(nh2010.threads_per_row, 4);
   EXPECT_EQ(nh2010.long_row_nnz, kNoLongRows);  // 74 nonzeros: no second pass
-  EXPECT_EQ(spmm_csr_choice(make(65'536, 6.0, 1.4, 17), 8, h100()).threads_per_row, 4);  // delaunay_n16
+  EXPECT_EQ(spmm_csr_choice(make(65'536, 6.0, 1.4, 17), 8, h100()).threads_per_row, 4);   // delaunay_n16
   EXPECT_EQ(spmm_csr_choice(make(6'545, 45.2, 1.7, 48), 8, h100()).threads_per_row, 32);  // EX5: 209k threads
   EXPECT_EQ(spmm_csr_choice(make(2'003, 41.9, 22.8, 95), 8, h100()).threads_per_row, 32);  // bcsstk13
   // Rows past kWideningLongRow keep the irregular widening and, far past the threshold, the pass.

@@ -252,8 +252,9 @@ TEST(GpuSpmvSegsumPlan, VectorLoadsOnlyInTheCleanSynchronizerKernel) {
   EXPECT_TRUE(clean_sync64.vector_loads);
   EXPECT_TRUE(cuda::plan_segsum_spmv(ctx, clean32, sync).vector_loads);
   EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, clean64).vector_loads);  // row completion (a small grid)
-  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, clean64, SegsumSpmvParams{0, 0, 128, false, true, false, 0, true, 1})
-                   .vector_loads);  // staged
+  EXPECT_FALSE(
+      cuda::plan_segsum_spmv(ctx, clean64, SegsumSpmvParams{0, 0, 128, false, true, false, 0, true, 1})
+          .vector_loads);  // staged
   EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, clean64, SegsumSpmvParams{0, 0, 128, false, true, false, 0, false})
                    .vector_loads);  // the general kernel
   const cuda::SegsumSpmvPlan dirty_sync = cuda::plan_segsum_spmv(ctx, dirty, sync);
