@@ -58,7 +58,7 @@ constexpr bool kHighOccupancy = Clean && !CompleteRows && sizeof(T) == 4;
 // each), and the f32 kernel measured 77% of its issue slots used at 67% of DRAM bandwidth
 // (stencil27_128, ncu, docs/spmv-segsum.md "Seventh round"). Only these variants, so that the
 // others keep the code they were measured with.
-template <class T, bool CompleteRows, bool Clean, bool Staged>
+template <bool CompleteRows, bool Clean, bool Staged>
 constexpr bool kVectorTiles = Clean && !CompleteRows && !Staged;
 template <class T>
 struct Vector16;  // 16 bytes of values and the column indices that go with them
@@ -277,7 +277,7 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
         for (int u = 0; u < kLoadBatch; ++u)
           if (k + u < npl) prod[product_slot<true>((k + u) * 32 + lane)] = v[u] * xv[u];
       }
-    } else if (kVectorTiles<T, CompleteRows, Clean, Staged> && a.vector_loads && valid == tile_elems) {
+    } else if (kVectorTiles<CompleteRows, Clean, Staged> && a.vector_loads && valid == tile_elems) {
       // A full tile in chunks of 32 lanes x kVec consecutive entries (npl is a multiple of kVec and
       // the tile starts 16-byte aligned: the host checked both): kLoadBatch nonzeros in flight per
       // lane, as in the scalar loop. A lane's kVec entries lie in one row of 32 product slots, so
@@ -483,10 +483,11 @@ auto* segsum_tile_kernel_for(bool complete_rows, bool clean) {
 }
 
 // Launches the tile kernel's variant for a (the plan's clean_kernel: the clean one serves row
-// completion, 2-5% faster on the small matrices, and the f32 synchronizer, high occupancy; the f64
-// synchronizer keeps the general kernel, which measured 3-7% faster than the clean one at the same
-// occupancy on the large regular matrices: fem_rows30 0.168 vs 0.176 ms, banded_4m 0.425 vs 0.453;
-// ade52c8). Dynamic shared memory per warp: its products (segsum_product_slots), its staged column
+// completion, 2-5% faster on the small matrices, the f32 synchronizer, high occupancy, and the f64
+// synchronizer where its full tiles are loaded 16 bytes per lane — without those loads the general
+// kernel measured 3-7% faster there, ade52c8; with them the clean one is 11-16% faster on the large
+// regular matrices, 910d084: stencil27_128 0.288 vs 0.333 ms, banded_4m 0.391 vs 0.446). Dynamic
+// shared memory per warp: its products (segsum_product_slots), its staged column
 // indices (segsum_staged_cols) and its flags.
 template <class T, bool Staged>
 void launch_segsum_tiles(Context& ctx, const SegsumArgs<T>& a) {
