@@ -201,8 +201,9 @@ void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>
   a.clean = plan.clean_kernel;
   // The plan checked the alignment of the matrix it was made for (the same row_ptr, checked above;
   // values and col_idx are checked again, as a DeviceCsr's arrays could be swapped).
-  a.staged = plan.staged_tiles && aligned_16(a.values) && aligned_16(a.col_idx);
-  a.vector_loads = plan.vector_loads && aligned_16(a.values) && aligned_16(a.col_idx);
+  const bool aligned = aligned_16(a.values) && aligned_16(a.col_idx);
+  a.staged = plan.staged_tiles && aligned;
+  a.vector_loads = plan.vector_loads && aligned;
   a.complete_rows = plan.completes_rows;
   a.complete_limit = static_cast<int>(std::min<int64_t>(plan.completion_limit, INT32_MAX));
   a.long_head = plan.long_head.data();
