@@ -96,6 +96,8 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which) {
 
 void add(Registry& registry, const char* name, Which which, Format format, const char* summary) {
   auto e = cuda_entry(name, OpKind::Spmm, format, false, summary);
+  // Forced modes of the CSR kernel and the paper's SetSpMVs baseline: studies, not choices.
+  e.study = which == Which::CsrSplit || which == Which::CsrTiled || which == Which::SetSpmvs;
   if (which == Which::Ellr || which == Which::SetSpmvs) e.skip_reason = ellr_skip;
   e.prepare = [which](const Problem& p) {
     return with_precision(p, [&](auto tag) { return spx_spmm<decltype(tag)>(p, which); });

@@ -310,6 +310,7 @@ std::vector<const KernelEntry*> select_kernels(const Registry& registry, const B
   std::vector<const KernelEntry*> out;
   for (const KernelEntry& k : registry.kernels()) {
     if (k.backend != options.backend || k.op != op || !k.supports(precision)) continue;
+    if (k.study && !options.studies) continue;
     if (!options.formats.empty() &&
         std::find(options.formats.begin(), options.formats.end(), k.format) == options.formats.end()) {
       continue;
@@ -329,10 +330,19 @@ void validate_options(const Registry& registry, const BenchOptions& options) {
         std::any_of(registry.kernels().begin(), registry.kernels().end(), [&](const KernelEntry& k) {
           return k.backend == options.backend && fnmatch(pattern.c_str(), k.name.c_str(), 0) == 0;
         });
+    const bool only_studies =
+        known && !options.studies &&
+        std::none_of(registry.kernels().begin(), registry.kernels().end(), [&](const KernelEntry& k) {
+          return k.backend == options.backend && !k.study && fnmatch(pattern.c_str(), k.name.c_str(), 0) == 0;
+        });
+    if (only_studies)
+      throw Error(fmt::format("'{}' names study entries of the {} backend: add --studies to run them",
+                              pattern, options.backend));
     if (!known) {
       std::string names;
       for (const KernelEntry& k : registry.kernels()) {
-        if (k.backend == options.backend && names.find(k.name) == std::string::npos) {
+        if (k.backend == options.backend && (options.studies || !k.study) &&
+            names.find(k.name) == std::string::npos) {
           names += (names.empty() ? "" : ", ") + k.name;
         }
       }

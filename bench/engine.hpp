@@ -29,6 +29,7 @@ struct BenchOptions {
   std::string backend = "cpu";       // "cpu" or "cuda" (resolve "auto" first)
   std::vector<std::string> kernels;  // kernel names or shell patterns ("omp_*"); empty: all
   std::vector<Format> formats;       // empty: all
+  bool studies = false;              // also the study entries (KernelEntry::study)
   TimingPolicy timing;
   int64_t max_nnz = -1;  // skip matrices with more nonzeros (-1: no limit)
   uint64_t seed = 1;     // for the random dense inputs
@@ -93,7 +94,8 @@ struct BenchCallbacks {
   std::function<void(const BenchReport&, const MatrixInfo&)> matrix_done;
 };
 
-// Kernels of the options' backend for (op, precision) that pass the name and format filters.
+// Kernels of the options' backend for (op, precision) that pass the name and format filters (study
+// entries only with options.studies).
 std::vector<const KernelEntry*> select_kernels(const Registry& registry, const BenchOptions& options,
                                                OpKind op, Precision precision);
 

@@ -33,7 +33,11 @@ struct KernelEntry {
   bool f64 = true;
   bool vendor = false;     // cuSPARSE / cuBLAS: the baseline speedups are measured against
   bool reference = false;  // an spx::ref kernel: the CPU baseline when no vendor kernel ran
-  std::string summary;     // one line for `spx bench --list`
+  // A study point (a forced mode or a fixed parameter of a kernel the planner chooses for itself):
+  // selected only with BenchOptions::studies (`spx bench --studies`), so the default menu lists
+  // what a user can pick, and the studies behind the docs can still be re-run.
+  bool study = false;
+  std::string summary;  // one line for `spx bench --list`
 
   // Optional: non-empty when this kernel should not run on this problem, saying why (printed as a
   // note, e.g. "N = 4096 > 1024: the reference GEMM is O(N^3)"). It sees the Problem's sizes and

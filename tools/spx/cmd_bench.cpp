@@ -35,10 +35,11 @@ struct BenchCliOptions {
   int threads = 0;
   std::string json;
   bool list = false;
+  bool studies = false;
   bool quiet = false;
 };
 
-void print_list(const bench::Registry& registry) {
+void print_list(const bench::Registry& registry, bool studies) {
   fmt::print("backends:\n");
   for (const char* name : {"cpu", "cuda"}) {
     const std::string why = bench::backend_unavailable_reason(registry, name);
@@ -48,11 +49,21 @@ void print_list(const bench::Registry& registry) {
   for (const auto& k : registry.kernels()) width = std::max(width, k.name.size());
   fmt::print("\nkernels:\n  {:<{}} {:<5} {:<5} {:<6} {:<8} {}\n", "name", width, "back", "op", "format",
              "prec", "");
+  int hidden = 0;
   for (const auto& k : registry.kernels()) {
+    if (k.study && !studies) {
+      ++hidden;
+      continue;
+    }
     const std::string prec = k.f32 && k.f64 ? "f32,f64" : k.f32 ? "f32" : "f64";
-    fmt::print("  {:<{}} {:<5} {:<5} {:<6} {:<8} {}{}\n", k.name, width, k.backend, bench::to_string(k.op),
-               bench::to_string(k.format), prec, k.vendor ? "[vendor] " : "", k.summary);
+    fmt::print("  {:<{}} {:<5} {:<5} {:<6} {:<8} {}{}{}\n", k.name, width, k.backend, bench::to_string(k.op),
+               bench::to_string(k.format), prec, k.vendor ? "[vendor] " : "", k.study ? "[study] " : "",
+               k.summary);
   }
+  if (hidden > 0)
+    fmt::print(
+        "  (and {} study entries: forced modes and fixed parameters behind the docs; --list --studies)\n",
+        hidden);
   auto print_suite = [](const char* name, const std::vector<bench::SuiteMatrix>& suite) {
     fmt::print("\nsuite {}:\n", name);
     for (const auto& m : suite) {
@@ -121,7 +132,7 @@ class ProgressLine {
 void run_bench_command(const BenchCliOptions& cli) {
   const bench::Registry& registry = bench::default_registry();
   if (cli.list) {
-    print_list(registry);
+    print_list(registry, cli.studies);
     return;
   }
   bench::BenchOptions o;
@@ -129,6 +140,7 @@ void run_bench_command(const BenchCliOptions& cli) {
   o.ops = bench::parse_ops(cli.ops);
   o.precisions = bench::parse_precisions(cli.precisions);
   o.kernels = split_commas(cli.kernels);
+  o.studies = cli.studies;
   for (const auto& f : split_commas(cli.formats)) o.formats.push_back(bench::parse_format(f));
   if (cli.repeat > 0) o.timing.fixed_runs = cli.repeat;
   o.timing.min_seconds = cli.min_time;
@@ -218,6 +230,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--json", o->json, "Write all results as JSON to FILE ('-': stdout, tables go to stderr)")
       ->type_name("FILE|-");
   cmd->add_flag("--list", o->list, "List backends, kernels and suites, then exit");
+  cmd->add_flag("--studies", o->studies,
+                "Also run (and list) the study entries: forced modes and fixed parameters of kernels whose "
+                "defaults choose for themselves");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
   cmd->footer(R"(Every kernel is checked against spx::ref on the same input (output poisoned with NaN first),
 then timed: median, min and max of repeated warm runs. GB/s counts the Reguly-Giles effective bytes;
