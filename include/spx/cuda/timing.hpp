@@ -11,8 +11,7 @@
 #include <cstddef>
 #include <functional>
 
-struct CUevent_st;
-typedef struct CUevent_st* cudaEvent_t;
+#include "spx/cuda/stream.hpp"
 
 namespace spx::cuda {
 
@@ -22,17 +21,14 @@ class Context;
 class EventTimer {
  public:
   explicit EventTimer(Context& ctx);
-  ~EventTimer();
-  EventTimer(const EventTimer&) = delete;
-  EventTimer& operator=(const EventTimer&) = delete;
   void start();
   void stop();
   double elapsed_ms();
 
  private:
   Context& ctx_;
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
+  Event start_;
+  Event stop_;
 };
 
 struct TimingOptions {

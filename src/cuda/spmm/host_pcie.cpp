@@ -8,34 +8,18 @@
 
 #include "cuda/common/check.hpp"
 #include "spx/cuda/spmm_host.hpp"
+#include "spx/cuda/stream.hpp"
 
 namespace spx::cuda {
 
 namespace {
-
-struct StreamPair {
-  cudaStream_t s[2] = {nullptr, nullptr};
-  cudaEvent_t e[4] = {nullptr, nullptr, nullptr, nullptr};
-  StreamPair() {
-    for (auto& x : s) SPX_CUDA_CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
-    for (auto& x : e) SPX_CUDA_CHECK(cudaEventCreate(&x));
-  }
-  ~StreamPair() {
-    for (auto x : s)
-      if (x != nullptr) cudaStreamDestroy(x);
-    for (auto x : e)
-      if (x != nullptr) cudaEventDestroy(x);
-  }
-  StreamPair(const StreamPair&) = delete;
-  StreamPair& operator=(const StreamPair&) = delete;
-};
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
 
-double gbs(std::size_t bytes, float ms) { return ms > 0 ? static_cast<double>(bytes) / (ms * 1e6) : 0.0; }
+double gbs(std::size_t bytes, double ms) { return ms > 0 ? static_cast<double>(bytes) / (ms * 1e6) : 0.0; }
 
 }  // namespace
 
@@ -55,7 +39,8 @@ PcieBandwidth measure_pcie_bandwidth(Context& ctx, std::size_t bytes) {
       cudaMemcpyAsync(dev_out.data(), host_in.data(), bytes, cudaMemcpyHostToDevice, ctx.stream()));
   ctx.synchronize();
 
-  StreamPair p;
+  Stream lane[2];
+  Event e[4];
   const auto h2d = [&](cudaStream_t s) {
     SPX_CUDA_CHECK(cudaMemcpyAsync(dev_in.data(), host_in.data(), bytes, cudaMemcpyHostToDevice, s));
   };
@@ -64,36 +49,30 @@ PcieBandwidth measure_pcie_bandwidth(Context& ctx, std::size_t bytes) {
   };
   std::vector<double> up, down, up_c, down_c;
   for (int rep = 0; rep < 6; ++rep) {  // the first round warms up and is dropped
-    float ms = 0;
-    SPX_CUDA_CHECK(cudaEventRecord(p.e[0], p.s[0]));
-    h2d(p.s[0]);
-    SPX_CUDA_CHECK(cudaEventRecord(p.e[1], p.s[0]));
-    SPX_CUDA_CHECK(cudaEventSynchronize(p.e[1]));
-    SPX_CUDA_CHECK(cudaEventElapsedTime(&ms, p.e[0], p.e[1]));
-    if (rep > 0) up.push_back(gbs(bytes, ms));
+    e[0].record(lane[0].get());
+    h2d(lane[0].get());
+    e[1].record(lane[0].get());
+    e[1].synchronize();
+    if (rep > 0) up.push_back(gbs(bytes, elapsed_ms(e[0], e[1])));
 
-    SPX_CUDA_CHECK(cudaEventRecord(p.e[0], p.s[0]));
-    d2h(p.s[0]);
-    SPX_CUDA_CHECK(cudaEventRecord(p.e[1], p.s[0]));
-    SPX_CUDA_CHECK(cudaEventSynchronize(p.e[1]));
-    SPX_CUDA_CHECK(cudaEventElapsedTime(&ms, p.e[0], p.e[1]));
-    if (rep > 0) down.push_back(gbs(bytes, ms));
+    e[0].record(lane[0].get());
+    d2h(lane[0].get());
+    e[1].record(lane[0].get());
+    e[1].synchronize();
+    if (rep > 0) down.push_back(gbs(bytes, elapsed_ms(e[0], e[1])));
 
     // Both directions at once, each on its own stream and timed by its own events.
-    SPX_CUDA_CHECK(cudaEventRecord(p.e[0], p.s[0]));
-    SPX_CUDA_CHECK(cudaEventRecord(p.e[2], p.s[1]));
-    h2d(p.s[0]);
-    d2h(p.s[1]);
-    SPX_CUDA_CHECK(cudaEventRecord(p.e[1], p.s[0]));
-    SPX_CUDA_CHECK(cudaEventRecord(p.e[3], p.s[1]));
-    SPX_CUDA_CHECK(cudaEventSynchronize(p.e[1]));
-    SPX_CUDA_CHECK(cudaEventSynchronize(p.e[3]));
-    float ms_up = 0, ms_down = 0;
-    SPX_CUDA_CHECK(cudaEventElapsedTime(&ms_up, p.e[0], p.e[1]));
-    SPX_CUDA_CHECK(cudaEventElapsedTime(&ms_down, p.e[2], p.e[3]));
+    e[0].record(lane[0].get());
+    e[2].record(lane[1].get());
+    h2d(lane[0].get());
+    d2h(lane[1].get());
+    e[1].record(lane[0].get());
+    e[3].record(lane[1].get());
+    e[1].synchronize();
+    e[3].synchronize();
     if (rep > 0) {
-      up_c.push_back(gbs(bytes, ms_up));
-      down_c.push_back(gbs(bytes, ms_down));
+      up_c.push_back(gbs(bytes, elapsed_ms(e[0], e[1])));
+      down_c.push_back(gbs(bytes, elapsed_ms(e[2], e[3])));
     }
   }
   PcieBandwidth bw;

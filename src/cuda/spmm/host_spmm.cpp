@@ -23,6 +23,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/format_bytes.hpp"
 #include "spx/cuda/spmm_host.hpp"
+#include "spx/cuda/stream.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cuda {
@@ -63,40 +64,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-class Stream {
- public:
-  Stream() { SPX_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~Stream() {
-    if (s_ != nullptr) cudaStreamDestroy(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
-class Event {
- public:
-  Event() { SPX_CUDA_CHECK(cudaEventCreate(&e_)); }
-  ~Event() {
-    if (e_ != nullptr) cudaEventDestroy(e_);
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
-
-double elapsed_ms(const Event& start, const Event& stop) {
-  float ms = 0;
-  SPX_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-  return ms;
 }
 
 // cudaHostRegister for the duration of a call; a no-op for memory that is already pinned.
@@ -338,8 +305,8 @@ SpmmHostReport spmm_host(Context& ctx, int64_t a_rows, int64_t a_cols, std::size
   const cudaStream_t down = lanes == 1 ? up.get() : down_own.get();
   // The copies start after whatever the caller enqueued on ctx.stream() (e.g. A's upload).
   Event ctx_ready;
-  SPX_CUDA_CHECK(cudaEventRecord(ctx_ready.get(), ctx.stream()));
-  SPX_CUDA_CHECK(cudaStreamWaitEvent(up.get(), ctx_ready.get(), 0));
+  ctx_ready.record(ctx.stream());
+  up.wait(ctx_ready.get());
   std::vector<std::unique_ptr<ChunkEvents>> ev(static_cast<std::size_t>(report.chunks));
   report.setup_ms = ms_since(setup_start);
 
@@ -361,7 +328,7 @@ SpmmHostReport spmm_host(Context& ctx, int64_t a_rows, int64_t a_cols, std::size
   int64_t unpacked = 0;  // chunks [0, unpacked) are in the user's C
   const auto unpack_through = [&](int64_t chunk) {
     for (; unpacked <= chunk; ++unpacked) {
-      SPX_CUDA_CHECK(cudaEventSynchronize(events(unpacked).out_done.get()));
+      events(unpacked).out_done.synchronize();
       const auto [first, w] = columns_of(unpacked);
       const auto t0 = Clock::now();
       unpack(lane[static_cast<std::size_t>(unpacked % lanes)].c_pin.data(),
@@ -387,7 +354,7 @@ SpmmHostReport spmm_host(Context& ctx, int64_t a_rows, int64_t a_cols, std::size
     const std::size_t c_bytes = cw * static_cast<std::size_t>(c_host.runs);
 
     if (staged) {
-      if (prev >= 0) SPX_CUDA_CHECK(cudaEventSynchronize(events(prev).in_done.get()));  // b_pin was sent
+      if (prev >= 0) events(prev).in_done.synchronize();  // b_pin was sent
       // FastSpMM* stays strictly serial (Algorithm 2); with beta != 0 c_pin is about to take C as input.
       if (prev >= 0 && (reads_c || lanes == 1)) unpack_through(prev);
       const auto t0 = Clock::now();
@@ -399,10 +366,10 @@ SpmmHostReport spmm_host(Context& ctx, int64_t a_rows, int64_t a_cols, std::size
     // H2D: the B buffer is free once the kernel of `prev` ran; with beta != 0 the C buffer also
     // takes input, so it must have gone out.
     if (prev >= 0) {
-      SPX_CUDA_CHECK(cudaStreamWaitEvent(up.get(), events(prev).product_done.get(), 0));
-      if (reads_c) SPX_CUDA_CHECK(cudaStreamWaitEvent(up.get(), events(prev).out_done.get(), 0));
+      up.wait(events(prev).product_done.get());
+      if (reads_c) up.wait(events(prev).out_done.get());
     }
-    SPX_CUDA_CHECK(cudaEventRecord(e.in_start.get(), up.get()));
+    e.in_start.record(up.get());
     const void* b_src = staged ? static_cast<const void*>(l.b_pin.data()) : b_host.base;
     const std::size_t b_pitch = staged ? bw : static_cast<std::size_t>(b_host.pitch) * sizeof(T);
     copy_2d(b_view.data, bw, b_src, b_pitch, bw, static_cast<std::size_t>(b_host.runs),
@@ -413,28 +380,28 @@ SpmmHostReport spmm_host(Context& ctx, int64_t a_rows, int64_t a_cols, std::size
       copy_2d(c_view.data, cw, c_src, c_pitch, cw, static_cast<std::size_t>(c_host.runs),
               cudaMemcpyHostToDevice, up.get());
     }
-    SPX_CUDA_CHECK(cudaEventRecord(e.in_done.get(), up.get()));
+    e.in_done.record(up.get());
     report.h2d_bytes += b_bytes + (reads_c ? c_bytes : 0);
 
     // Kernel: after its inputs arrived and after the D2H of `prev` emptied the C buffer.
     SPX_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(), e.in_done.get(), 0));
     if (prev >= 0) SPX_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(), events(prev).out_done.get(), 0));
-    SPX_CUDA_CHECK(cudaEventRecord(e.product_start.get(), ctx.stream()));
+    e.product_start.record(ctx.stream());
     product(DenseView<const T>{b_view.data, b_view.rows, b_view.cols, b_view.ld, b_view.layout}, c_view);
-    SPX_CUDA_CHECK(cudaEventRecord(e.product_done.get(), ctx.stream()));
+    e.product_done.record(ctx.stream());
 
     // D2H (staged: into c_pin, which the host must have emptied of `prev` first).
     if (staged && prev >= 0) unpack_through(prev);
     SPX_CUDA_CHECK(cudaStreamWaitEvent(down, e.product_done.get(), 0));
-    SPX_CUDA_CHECK(cudaEventRecord(e.out_start.get(), down));
+    e.out_start.record(down);
     void* c_dst = staged ? static_cast<void*>(l.c_pin.data()) : static_cast<void*>(c_host.base);
     copy_2d(c_dst, c_pitch, c_view.data, cw, cw, static_cast<std::size_t>(c_host.runs),
             cudaMemcpyDeviceToHost, down);
-    SPX_CUDA_CHECK(cudaEventRecord(e.out_done.get(), down));
+    e.out_done.record(down);
     report.d2h_bytes += c_bytes;
   }
   if (staged) unpack_through(report.chunks - 1);
-  SPX_CUDA_CHECK(cudaStreamSynchronize(up.get()));
+  up.synchronize();
   SPX_CUDA_CHECK(cudaStreamSynchronize(down));
   ctx.synchronize();  // an asynchronous fault in a kernel becomes an spx::Error here
   reg_b.reset();

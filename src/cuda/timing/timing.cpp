@@ -9,28 +9,14 @@
 
 namespace spx::cuda {
 
-EventTimer::EventTimer(Context& ctx) : ctx_(ctx) {
-  SPX_CUDA_CHECK(cudaEventCreate(&start_));
-  const cudaError_t s = cudaEventCreate(&stop_);
-  if (s != cudaSuccess) {
-    cudaEventDestroy(start_);
-    detail::throw_cuda_error(s, "cudaEventCreate", __FILE__, __LINE__);
-  }
-}
+EventTimer::EventTimer(Context& ctx) : ctx_(ctx) {}
 
-EventTimer::~EventTimer() {
-  cudaEventDestroy(start_);
-  cudaEventDestroy(stop_);
-}
-
-void EventTimer::start() { SPX_CUDA_CHECK(cudaEventRecord(start_, ctx_.stream())); }
-void EventTimer::stop() { SPX_CUDA_CHECK(cudaEventRecord(stop_, ctx_.stream())); }
+void EventTimer::start() { start_.record(ctx_.stream()); }
+void EventTimer::stop() { stop_.record(ctx_.stream()); }
 
 double EventTimer::elapsed_ms() {
-  SPX_CUDA_CHECK(cudaEventSynchronize(stop_));
-  float ms = 0;
-  SPX_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-  return ms;
+  stop_.synchronize();
+  return cuda::elapsed_ms(start_, stop_);
 }
 
 namespace {
@@ -39,21 +25,14 @@ namespace {
 // batch of timed calls runs without host round trips between them (the gaps a solver loop has).
 class EventPairs {
  public:
-  ~EventPairs() {
-    for (auto e : events_) cudaEventDestroy(e);
-  }
   void reserve_pairs(std::size_t pairs) {
-    while (events_.size() < 2 * pairs) {
-      cudaEvent_t e = nullptr;
-      SPX_CUDA_CHECK(cudaEventCreate(&e));
-      events_.push_back(e);
-    }
+    while (events_.size() < 2 * pairs) events_.emplace_back();
   }
-  cudaEvent_t start(std::size_t i) const { return events_[2 * i]; }
-  cudaEvent_t stop(std::size_t i) const { return events_[2 * i + 1]; }
+  const Event& start(std::size_t i) const { return events_[2 * i]; }
+  const Event& stop(std::size_t i) const { return events_[2 * i + 1]; }
 
  private:
-  std::vector<cudaEvent_t> events_;
+  std::vector<Event> events_;
 };
 
 }  // namespace
@@ -73,14 +52,13 @@ Timing time_kernel(Context& ctx, const std::function<void()>& launch, const Timi
     events.reserve_pairs(batch);
     for (std::size_t i = 0; i < batch; ++i) {
       if (options.flush_l2) ctx.flush_l2();
-      SPX_CUDA_CHECK(cudaEventRecord(events.start(i), ctx.stream()));
+      events.start(i).record(ctx.stream());
       launch();
-      SPX_CUDA_CHECK(cudaEventRecord(events.stop(i), ctx.stream()));
+      events.stop(i).record(ctx.stream());
     }
     ctx.synchronize();
     for (std::size_t i = 0; i < batch; ++i) {
-      float ms = 0;
-      SPX_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(i), events.stop(i)));
+      const double ms = elapsed_ms(events.start(i), events.stop(i));
       times.push_back(ms);
       total_ms += ms;
     }
