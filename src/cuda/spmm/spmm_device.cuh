@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/common/dispatch.hpp"
 #include "cuda/common/scale.hpp"
 #include "cuda/common/warp.cuh"
 #include "spx/cuda/spmm.hpp"
@@ -62,6 +63,8 @@ __device__ __forceinline__ void reduce_all(T (&acc)[N]) {
 
 // Every lane of each width-group gets the group's sums (width a power of two 1..32, the same for
 // the whole warp, so the switch does not diverge). Every lane of the warp must call it.
+// (A device-side switch rather than dispatch_value: the kernels were measured with the code this
+// compiles to, and the helper's if-chain compiles to other SASS.)
 template <int N, class T>
 __device__ __forceinline__ void group_reduce_all(T (&acc)[N], int width) {
   switch (width) {
@@ -106,19 +109,6 @@ template <class T>
 void scale_view(Context& ctx, DenseView<T> C, T beta) {
   const bool row = C.layout == Layout::RowMajor;
   scale_in_place(ctx, C.data, row ? C.cols : C.rows, row ? C.rows : C.cols, C.ld, beta);
-}
-
-// Calls f(std::integral_constant<int, V>{}) for the first V of the list equal to v, or for the last
-// one when none is: turns a run-time tuning value into a kernel's template argument.
-template <int First, int... Rest, class F>
-void dispatch_value(int v, F&& f) {
-  if constexpr (sizeof...(Rest) == 0) {
-    f(std::integral_constant<int, First>{});
-  } else if (v == First) {
-    f(std::integral_constant<int, First>{});
-  } else {
-    dispatch_value<Rest...>(v, static_cast<F&&>(f));
-  }
 }
 
 }  // namespace spx::cuda::detail

@@ -18,6 +18,7 @@
 
 #include "cuda/common/arrival.cuh"
 #include "cuda/common/check.hpp"
+#include "cuda/common/dispatch.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/row_dot.cuh"
 #include "cuda/common/warp.cuh"
@@ -113,26 +114,10 @@ void launch_csr_param(Context& ctx, const CsrSpmvParams& params, const CsrParamA
   const auto grid = static_cast<unsigned>(blocks);
   const auto block = static_cast<unsigned>(params.block_size);
   using csr_param::csr_param_kernel;
-  switch (params.coop) {
-    case 1:
-      csr_param_kernel<1, T><<<grid, block, 0, ctx.stream()>>>(args);
-      break;
-    case 2:
-      csr_param_kernel<2, T><<<grid, block, 0, ctx.stream()>>>(args);
-      break;
-    case 4:
-      csr_param_kernel<4, T><<<grid, block, 0, ctx.stream()>>>(args);
-      break;
-    case 8:
-      csr_param_kernel<8, T><<<grid, block, 0, ctx.stream()>>>(args);
-      break;
-    case 16:
-      csr_param_kernel<16, T><<<grid, block, 0, ctx.stream()>>>(args);
-      break;
-    default:
-      csr_param_kernel<32, T><<<grid, block, 0, ctx.stream()>>>(args);
-      break;
-  }
+  // coop was validated (a power of two in 1..32); 32 is the last, fallback entry.
+  detail::dispatch_value<1, 2, 4, 8, 16, 32>(params.coop, [&](auto coop) {
+    csr_param_kernel<coop.value, T><<<grid, block, 0, ctx.stream()>>>(args);
+  });
   SPX_CHECK_LAUNCH("csr_param_kernel", ctx.stream());
 }
 

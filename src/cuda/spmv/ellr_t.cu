@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "cuda/common/check.hpp"
+#include "cuda/common/dispatch.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/scale.hpp"
 #include "cuda/common/warp.cuh"
@@ -67,20 +68,10 @@ void spmv_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, std::span<const T> x, 
   if (A.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
   const int block = config.block_size;
-  switch (config.threads_per_row) {
-    case 1:
-      return launch<1>(ctx, A, x.data(), y.data(), block, alpha, beta);
-    case 2:
-      return launch<2>(ctx, A, x.data(), y.data(), block, alpha, beta);
-    case 4:
-      return launch<4>(ctx, A, x.data(), y.data(), block, alpha, beta);
-    case 8:
-      return launch<8>(ctx, A, x.data(), y.data(), block, alpha, beta);
-    case 16:
-      return launch<16>(ctx, A, x.data(), y.data(), block, alpha, beta);
-    default:
-      return launch<32>(ctx, A, x.data(), y.data(), block, alpha, beta);  // checked above: 32
-  }
+  // threads_per_row was checked (a power of two in 1..32); 32 is the last, fallback entry.
+  detail::dispatch_value<1, 2, 4, 8, 16, 32>(config.threads_per_row, [&](auto threads) {
+    launch<threads.value>(ctx, A, x.data(), y.data(), block, alpha, beta);
+  });
 }
 
 template void spmv_ellr_t(Context&, const DeviceEllR<float, int32_t>&, std::span<const float>,
