@@ -1,10 +1,10 @@
 // The speculative segmented-sum SpMV (Liu & Vinter; spx::cuda::spmv_segsum) as the `spmv_segsum`
 // entry of `spx bench`, on the same cached device copies of A and x as the other CUDA SpMV
 // entries. The plan (tile boundaries, dirty tiles) is made in prepare(), untimed, as a solver
-// would make it once per matrix. `spmv_segsum` runs the default params; the `spmv_segsum_t*`
-// entries are the tile shapes of the parameter study (docs/spmv-segsum.md: T nonzeros per lane,
-// S tiles per warp, L2 prefetch, host synchronizer, row completion), so one `spx bench --kernels
-// 'spmv_segsum*'` run measures them side by side.
+// would make it once per matrix. `spmv_segsum` runs the default params (the plan chooses T, S and
+// row completion); the study entries (`spx bench --studies`) fix one of those choices — the tile
+// shapes and the synchronizer against row completion of docs/spmv-segsum.md — so one
+// `spx bench --studies --kernels 'spmv_segsum*'` run measures them side by side.
 #include <memory>
 #include <span>
 #include <vector>
@@ -36,9 +36,6 @@ std::unique_ptr<Instance> segsum_instance(const Problem& p, const cuda::SegsumSp
   parts.params = {{"nnz_per_lane", int64_t{plan->params.nnz_per_lane}},
                   {"tiles_per_warp", int64_t{plan->params.tiles_per_warp}},
                   {"block_size", int64_t{plan->params.block_size}},
-                  {"prefetch", int64_t{plan->params.prefetch ? 1 : 0}},
-                  {"stream_loads", int64_t{plan->params.stream_loads ? 1 : 0}},
-                  {"sync_on_host", int64_t{plan->params.sync_on_host ? 1 : 0}},
                   {"wide_tiles", plan->wide_tiles},
                   {"tiles", plan->tiles},
                   {"dirty_tiles", plan->dirty_tiles},
@@ -46,15 +43,15 @@ std::unique_ptr<Instance> segsum_instance(const Problem& p, const cuda::SegsumSp
                   {"max_open_tail", plan->max_open_tail},
                   {"completes_rows", int64_t{plan->completes_rows ? 1 : 0}},
                   {"clean_kernel", int64_t{plan->clean_kernel ? 1 : 0}},
-                  {"staged_tiles", int64_t{plan->staged_tiles ? 1 : 0}},
                   {"vector_loads", int64_t{plan->vector_loads ? 1 : 0}}};
   return std::make_unique<CudaInstance>(std::move(parts));
 }
 
-void add_segsum(Registry& registry, const char* name, cuda::SegsumSpmvParams params) {
+void add_segsum(Registry& registry, const char* name, cuda::SegsumSpmvParams params, bool study) {
   auto e = cuda_entry(name, OpKind::Spmv, Format::Csr, false,
                       "spx speculative segmented-sum CSR SpMV (Liu & Vinter; spx::cuda::spmv_segsum), " +
                           cuda::to_string(params));
+  e.study = study;
   e.prepare = [params](const Problem& p) {
     return with_precision(p, [&](auto tag) { return segsum_instance<decltype(tag)>(p, params); });
   };
@@ -64,28 +61,17 @@ void add_segsum(Registry& registry, const char* name, cuda::SegsumSpmvParams par
 }  // namespace
 
 void register_cuda_spmv_segsum(Registry& registry) {
-  add_segsum(registry, "spmv_segsum", cuda::SegsumSpmvParams{});
-  // The study's interesting points (docs/spmv-segsum.md): fixed tile sizes at one tile per warp
-  // (T = 8 wins on dirty-heavy matrices, 32 on f32 power-law), longer warps with the L2 prefetch
-  // knob on, and the paper's host-side synchronizer through pinned mapped memory.
-  add_segsum(registry, "spmv_segsum_t8s1", {8, 1, 128});
-  add_segsum(registry, "spmv_segsum_t16s1", {16, 1, 128});
-  add_segsum(registry, "spmv_segsum_t32s1", {32, 1, 128});
-  add_segsum(registry, "spmv_segsum_t16s4_prefetch", {16, 4, 128, true, true, false});
-  add_segsum(registry, "spmv_segsum_host_sync", {0, 0, 128, false, true, true});
-  // Row completion (one launch) against the synchronizer (two), whatever the grid size: never
-  // completing; tails of up to 512 nonzeros by their owner warp and longer ones by arrival; and
-  // only the 32-nonzero look-ahead by the owner, every longer tail by arrival.
-  add_segsum(registry, "spmv_segsum_sync", {0, 0, 128, false, true, false, 0});
-  add_segsum(registry, "spmv_segsum_complete", {0, 0, 128, false, true, false, 512});
-  add_segsum(registry, "spmv_segsum_complete32", {0, 0, 128, false, true, false, 32});
-  // The general kernel where the default runs the clean one (no dirty tile: with row completion,
-  // and in f32 with the synchronizer at 48 warps per SM).
-  add_segsum(registry, "spmv_segsum_general", {0, 0, 128, false, true, false, -1, false});
-  // Tiles staged in shared memory by cp.async always and never (the default stages them with row
-  // completion), on the default kernels.
-  add_segsum(registry, "spmv_segsum_staged", {0, 0, 128, false, true, false, -1, true, 1});
-  add_segsum(registry, "spmv_segsum_unstaged", {0, 0, 128, false, true, false, -1, true, 0});
+  add_segsum(registry, "spmv_segsum", cuda::SegsumSpmvParams{}, false);
+  // The study's points (docs/spmv-segsum.md): fixed tile sizes at one tile per warp (T = 8 wins
+  // on dirty-heavy matrices, 32 on f32 power-law); and the synchronizer (two launches) against row
+  // completion (one) whatever the grid size: never completing, tails of up to 512 nonzeros by their
+  // owner warp and longer ones by arrival, and only the 32-nonzero look-ahead by the owner.
+  add_segsum(registry, "spmv_segsum_t8s1", {.nnz_per_lane = 8, .tiles_per_warp = 1}, true);
+  add_segsum(registry, "spmv_segsum_t16s1", {.nnz_per_lane = 16, .tiles_per_warp = 1}, true);
+  add_segsum(registry, "spmv_segsum_t32s1", {.nnz_per_lane = 32, .tiles_per_warp = 1}, true);
+  add_segsum(registry, "spmv_segsum_sync", {.complete_rows_up_to = 0}, true);
+  add_segsum(registry, "spmv_segsum_complete", {.complete_rows_up_to = 512}, true);
+  add_segsum(registry, "spmv_segsum_complete32", {.complete_rows_up_to = 32}, true);
 }
 
 }  // namespace spx::bench

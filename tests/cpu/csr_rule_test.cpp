@@ -90,8 +90,7 @@ TEST(CsrRule, RepeatGrowsWithRowsButKeepsEightWaves) {
     for (double avg : {2.0, 27.0, 300.0}) {
       const CsrSpmvParams p = spx::cuda::csr_fixed_rule(stats_of(rows, avg), props);
       const int64_t blocks = spx::cuda::csr_param_main_blocks(rows, p);
-      const int64_t resident_blocks =
-          props.sm_count * spx::cuda::csr_resident_threads(props, p.block_size) / p.block_size;
+      const int64_t resident_blocks = spx::cuda::resident_threads(props, p.block_size) / p.block_size;
       if (p.repeat > 1) {
         EXPECT_GE(blocks, 8 * resident_blocks - 1) << rows << " rows, avg " << avg << ": " << to_string(p);
       }
@@ -130,15 +129,16 @@ TEST(CsrRule, TableIsDataAndBadTablesAreErrors) {
 }
 
 TEST(CsrRule, InvalidParamsSayWhy) {
-  EXPECT_EQ(spx::cuda::invalid_reason({256, 4, 1}), "");
-  EXPECT_EQ(spx::cuda::invalid_reason({64, 32, 1024}), "");
-  EXPECT_NE(spx::cuda::invalid_reason({256, 3, 1}).find("coop 3 is not a power of two"), std::string::npos);
-  EXPECT_NE(spx::cuda::invalid_reason({256, 64, 1}).find("coop 64"), std::string::npos);
-  EXPECT_NE(spx::cuda::invalid_reason({256, 0, 1}).find("coop 0"), std::string::npos);
-  EXPECT_NE(spx::cuda::invalid_reason({32, 4, 1}).find("block_size 32"), std::string::npos);
-  EXPECT_NE(spx::cuda::invalid_reason({100, 4, 1}).find("block_size 100"), std::string::npos);
-  EXPECT_NE(spx::cuda::invalid_reason({2048, 4, 1}).find("block_size 2048"), std::string::npos);
-  EXPECT_NE(spx::cuda::invalid_reason({256, 4, 0}).find("repeat 0"), std::string::npos);
+  EXPECT_EQ(spx::cuda::invalid_reason(CsrSpmvParams{256, 4, 1}), "");
+  EXPECT_EQ(spx::cuda::invalid_reason(CsrSpmvParams{64, 32, 1024}), "");
+  EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{256, 3, 1}).find("coop 3 is not a power of two"),
+            std::string::npos);
+  EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{256, 64, 1}).find("coop 64"), std::string::npos);
+  EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{256, 0, 1}).find("coop 0"), std::string::npos);
+  EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{32, 4, 1}).find("block_size 32"), std::string::npos);
+  EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{100, 4, 1}).find("block_size 100"), std::string::npos);
+  EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{2048, 4, 1}).find("block_size 2048"), std::string::npos);
+  EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{256, 4, 0}).find("repeat 0"), std::string::npos);
   spx::test::expect_error([] { spx::cuda::validate({256, 5, 1}, "spmv_csr"); }, "spmv_csr: coop 5");
   EXPECT_EQ(spx::cuda::to_string(CsrSpmvParams{512, 8, 2}), "block_size=512 coop=8 repeat=2");
 }

@@ -1,7 +1,5 @@
-// The ELLR-T configuration rule (src/cuda/spmv/ellr_rule.hpp) on hand-made matrix statistics and
-// device properties: the host-only rule runs in every build, with or without CUDA.
-#include "cuda/spmv/ellr_rule.hpp"
-
+// The ELLR-T configuration rule (src/plan/ellr_rule.cpp) on hand-made matrix statistics and device
+// properties: the host-only rule runs in every build, with or without CUDA.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,18 +7,20 @@
 #include <string>
 
 #include "cpu/h100_props.hpp"
-
-#ifdef SPX_HAVE_CUDA
-#include "spx/cuda/spmv_formats.hpp"
+#include "plan/rules_detail.hpp"
+#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
-#endif
 
 namespace spx::test {
 namespace {
 
 using cuda::DeviceProps;
+using cuda::EllrTConfig;
 using cuda::detail::ellr_t_choice;
-using cuda::detail::EllrTChoice;
+
+int threads_for_average_row(double avg) {
+  return cuda::detail::step_for_average_row(cuda::default_rule_tables().ellr.threads_by_avg_row, avg);
+}
 
 DeviceProps h100() { return h100_props(); }
 
@@ -36,7 +36,7 @@ MatrixStats stats_of(int64_t rows, int64_t nnz, int64_t max_row) {
 
 void expect_choice(const MatrixStats& s, const DeviceProps& d, int threads, int block,
                    const std::string& what) {
-  const EllrTChoice c = ellr_t_choice(s, d);
+  const EllrTConfig c = ellr_t_choice(s, d);
   EXPECT_EQ(c.threads_per_row, threads) << what;
   EXPECT_EQ(c.block_size, block) << what;
 }
@@ -44,17 +44,17 @@ void expect_choice(const MatrixStats& s, const DeviceProps& d, int threads, int 
 TEST(EllrTRule, ThreadsGrowWithTheAverageRowLength) {
   int previous = 1;
   for (double avg : {0.0, 1.0, 4.9, 7.99, 8.0, 15.0, 16.0, 31.0, 32.0, 63.0, 64.0, 127.0, 128.0, 1e6}) {
-    const int t = cuda::detail::threads_for_average_row(avg);
+    const int t = threads_for_average_row(avg);
     EXPECT_GE(t, previous) << "avg " << avg;
     EXPECT_TRUE(t == 1 || t == 2 || t == 4 || t == 8 || t == 16 || t == 32) << "avg " << avg;
     previous = t;
   }
-  EXPECT_EQ(cuda::detail::threads_for_average_row(4.83), 1);
-  EXPECT_EQ(cuda::detail::threads_for_average_row(14.32), 2);
-  EXPECT_EQ(cuda::detail::threads_for_average_row(26.58), 4);
-  EXPECT_EQ(cuda::detail::threads_for_average_row(45.18), 8);
-  EXPECT_EQ(cuda::detail::threads_for_average_row(100.0), 16);
-  EXPECT_EQ(cuda::detail::threads_for_average_row(500.0), 32);
+  EXPECT_EQ(threads_for_average_row(4.83), 1);
+  EXPECT_EQ(threads_for_average_row(14.32), 2);
+  EXPECT_EQ(threads_for_average_row(26.58), 4);
+  EXPECT_EQ(threads_for_average_row(45.18), 8);
+  EXPECT_EQ(threads_for_average_row(100.0), 16);
+  EXPECT_EQ(threads_for_average_row(500.0), 32);
 }
 
 TEST(EllrTRule, LargeRegularMatricesKeepTheLengthChoice) {
@@ -90,7 +90,8 @@ TEST(EllrTRule, LongRowsRaiseThreadsUpTo32) {
 
 TEST(EllrTRule, SerialBudgetFollowsTheStreamTime) {
   const DeviceProps d = h100();
-  EXPECT_EQ(cuda::detail::serial_slot_budget(stats_of(10, 40, 4), d), cuda::detail::kMinSerialSlots);
+  EXPECT_EQ(cuda::detail::serial_slot_budget(stats_of(10, 40, 4), d),
+            cuda::default_rule_tables().launch.min_serial_slots);
   // 55.7M nonzeros × 12 bytes at 0.9 × 3352 GB/s ≈ 222 µs ≈ 2217 slots of 100 ns.
   const int64_t budget = cuda::detail::serial_slot_budget(stats_of(2097152, 55742968, 27), d);
   EXPECT_GT(budget, 2100);
@@ -122,10 +123,10 @@ TEST(EllrTRule, BlockSizeSpreadsSmallGridsAndKeepsOccupancy) {
 }
 
 TEST(EllrTRule, EmptyMatricesAndBlankPropsGiveValidConfigurations) {
-  const EllrTChoice empty = ellr_t_choice(stats_of(0, 0, 0), h100());
+  const EllrTConfig empty = ellr_t_choice(stats_of(0, 0, 0), h100());
   EXPECT_EQ(empty.threads_per_row, 1);
   EXPECT_EQ(empty.block_size, 64);
-  const EllrTChoice blank = ellr_t_choice(stats_of(2097152, 55742968, 27), DeviceProps{});
+  const EllrTConfig blank = ellr_t_choice(stats_of(2097152, 55742968, 27), DeviceProps{});
   EXPECT_EQ(blank.threads_per_row, 4);
   EXPECT_EQ(blank.block_size, 256);
   // Every choice is a valid kernel configuration.
@@ -138,7 +139,6 @@ TEST(EllrTRule, EmptyMatricesAndBlankPropsGiveValidConfigurations) {
     }
 }
 
-#ifdef SPX_HAVE_CUDA
 TEST(EllrTRule, PublicRuleAndChecks) {
   const auto s = stats_of(39082, 559722, 31);
   const cuda::EllrTConfig c = cuda::ellr_t_rule(s, h100());
@@ -155,7 +155,6 @@ TEST(EllrTRule, PublicRuleAndChecks) {
   EXPECT_THROW(cuda::check_coo_config({true, 256, 1024}), Error);
   EXPECT_THROW(cuda::check_coo_config({false, 0, 256}), Error);
 }
-#endif
 
 }  // namespace
 }  // namespace spx::test

@@ -1,4 +1,4 @@
-// The SpMM rules (src/cuda/spmm/spmm_rules.hpp) on hand-made matrix statistics and an H100's
+// The SpMM rules (src/plan/spmm_rules.cpp) on hand-made matrix statistics and an H100's
 // device properties: the format rule (slab size, short uniform rows), the ELLR-T SpMM rule
 // (T, BS, L_c) and the CSR SpMM rule. Host-only, so they run in every build.
 #include <gtest/gtest.h>
@@ -6,13 +6,18 @@
 #include <cstdint>
 
 #include "cpu/h100_props.hpp"
-#include "cuda/spmm/spmm_rules.hpp"
+#include "plan/rules_detail.hpp"
+#include "spx/cuda/rules.hpp"
 
 namespace spx::test {
 namespace {
 
 using cuda::DeviceProps;
 using namespace cuda::detail;
+using cuda::kSpmmMaxBlock;
+using cuda::kSpmmNoLongRows;
+
+const cuda::SpmmRuleTable& spmm_table() { return cuda::default_rule_tables().spmm; }
 
 DeviceProps h100() { return h100_props(); }
 
@@ -108,7 +113,7 @@ TEST(SpmmEllrRule, ThreadsPerRowGrowWithTheRowLength) {
 TEST(SpmmEllrRule, BlockSizeIsAtMost256) {
   for (const auto& s : {kStencil27, kFem30, kG3Circuit, make(500, 3.0, 1.0, 5)}) {
     const int bs = spmm_ellr_choice(s, 32, h100()).block_size;
-    EXPECT_LE(bs, kMaxSpmmBlock);
+    EXPECT_LE(bs, kSpmmMaxBlock);
     EXPECT_EQ(bs % 32, 0);
   }
 }
@@ -227,20 +232,20 @@ TEST(SpmmCsrRule, SmallMatricesWidenTheGroupAtEightColumns) {
 TEST(SpmmCsrRule, SmallMatricesWidenWhileTheGridFitsAndKeepShortLongRows) {
   const auto ct2010 = spmm_csr_choice(make(67'578, 5.0, 2.9, 53), 8, h100());
   EXPECT_EQ(ct2010.threads_per_row, 4);
-  EXPECT_EQ(ct2010.long_row_nnz, kNoLongRows);
+  EXPECT_EQ(ct2010.long_row_nnz, kSpmmNoLongRows);
   const auto nh2010 = spmm_csr_choice(make(48'837, 4.8, 3.3, 74), 8, h100());
   EXPECT_EQ(nh2010.threads_per_row, 4);
-  EXPECT_EQ(nh2010.long_row_nnz, kNoLongRows);  // 74 nonzeros: no second pass
+  EXPECT_EQ(nh2010.long_row_nnz, kSpmmNoLongRows);  // 74 nonzeros: no second pass
   EXPECT_EQ(spmm_csr_choice(make(65'536, 6.0, 1.4, 17), 8, h100()).threads_per_row, 4);   // delaunay_n16
   EXPECT_EQ(spmm_csr_choice(make(6'545, 45.2, 1.7, 48), 8, h100()).threads_per_row, 32);  // EX5: 209k threads
   EXPECT_EQ(spmm_csr_choice(make(2'003, 41.9, 22.8, 95), 8, h100()).threads_per_row, 32);  // bcsstk13
   // Rows past kWideningLongRow keep the irregular widening and, far past the threshold, the pass.
   const auto pgp = spmm_csr_choice(make(10'680, 4.6, 7.0, 205), 8, h100());
   EXPECT_EQ(pgp.threads_per_row, 32);
-  EXPECT_EQ(pgp.long_row_nnz, kNoLongRows);
-  EXPECT_NE(spmm_csr_choice(kMemplus, 8, h100()).long_row_nnz, kNoLongRows);
+  EXPECT_EQ(pgp.long_row_nnz, kSpmmNoLongRows);
+  EXPECT_NE(spmm_csr_choice(kMemplus, 8, h100()).long_row_nnz, kSpmmNoLongRows);
   // Large matrices keep the long-row threshold as it was.
-  EXPECT_NE(spmm_csr_choice(kPowerLaw, 8, h100()).long_row_nnz, kNoLongRows);
+  EXPECT_NE(spmm_csr_choice(kPowerLaw, 8, h100()).long_row_nnz, kSpmmNoLongRows);
 }
 
 // Maragal_6-like: a small matrix with rows spread by 8 averages.
@@ -257,20 +262,20 @@ TEST(SpmmCsrRule, BalancedTilesForLongRowsInLargeMatricesOrModeratelySpreadSmall
   EXPECT_EQ(spmm_csr_choice(kG3Circuit, 8, h100()).tile_items, 0);
   EXPECT_EQ(spmm_csr_choice(kStencil27, 32, h100()).tile_items, 0);
   const int k = spmm_tile_items(kPowerLaw, h100());
-  EXPECT_GE(k, kMinTileItems);
-  EXPECT_LE(k, kMaxTileItems);
+  EXPECT_GE(k, spmm_table().min_tile_items);
+  EXPECT_LE(k, spmm_table().max_tile_items);
   EXPECT_EQ(k & (k - 1), 0);
 }
 
 TEST(SpmmCsrRule, LongRowThresholdIsBounded) {
   for (const auto& s : {kPowerLaw, kLongRows, make(1000, 3.0, 1.0, 5)}) {
     const auto c = spmm_csr_choice(s, 8, h100());
-    EXPECT_GE(c.long_row_nnz, kMinLongRowNnz);
-    if (s.max_row > kMaxLongRowNnz) {
-      EXPECT_LE(c.long_row_nnz, kMaxLongRowNnz);
+    EXPECT_GE(c.long_row_nnz, spmm_table().min_long_row_nnz);
+    if (s.max_row > spmm_table().max_long_row_nnz) {
+      EXPECT_LE(c.long_row_nnz, spmm_table().max_long_row_nnz);
     }
     // No row above the threshold: the long-row path is switched off.
-    if (c.long_row_nnz != kNoLongRows) {
+    if (c.long_row_nnz != kSpmmNoLongRows) {
       EXPECT_LT(c.long_row_nnz, s.max_row);
     }
     EXPECT_LE(c.cols_per_pass / c.threads_per_row, 8);

@@ -20,6 +20,7 @@
 #include "gpu_test_support.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/formats.hpp"
+#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
 
@@ -31,33 +32,32 @@ using cuda::SegsumSpmvParams;
 // Rows completed past any tile, however long (the 10^6-nonzero rows included).
 constexpr int kCompleteAll = 1 << 30;
 
+SegsumSpmvParams shape(int nnz_per_lane, int tiles_per_warp, int block_size, int complete_rows_up_to) {
+  return {.nnz_per_lane = nnz_per_lane,
+          .tiles_per_warp = tiles_per_warp,
+          .block_size = block_size,
+          .complete_rows_up_to = complete_rows_up_to};
+}
+
 // Defaults (small matrices: row completion, staged tiles); the smallest tiles with one tile per
 // warp, always through the synchronizer (most carries and synchronizer entries); the largest tiles
-// with long warps and small blocks; no prefetch and plain loads with T not a power of two; the
-// host synchronizer (pinned mapped memory); row completion forced on every matrix, with one tile
-// per warp unstaged and with several staged; the general kernel where a matrix is clean (the
-// default then takes the clean one), with row completion unstaged. Then tiles staged in shared
-// memory (cp.async) where the default would not: the smallest tiles through the synchronizer; the
-// largest, seven per warp (the buffer reused tile after tile); T = 12 with plain loads (the
-// evict-normal policy); the general kernel. Last, the synchronizer's clean kernel loading full
-// tiles 16 bytes per lane (plan.vector_loads) with seven tiles per warp, and with T = 12 and plain
-// loads.
+// with long warps and small blocks, and T = 12 (not a power of two) with odd blocks, both with the
+// default mode; the largest blocks through the synchronizer; row completion forced on every matrix
+// with one tile per warp and with several (the staged buffer reused tile after tile), also at
+// T = 32 and T = 12; last, the synchronizer's clean kernel loading full tiles 16 bytes per lane
+// (plan.vector_loads) with seven tiles per warp, and with T = 12 (no vector loads).
 const std::vector<SegsumSpmvParams>& tile_shapes() {
   static const std::vector<SegsumSpmvParams> shapes{{},
-                                                    {4, 1, 64, true, true, false, 0},
-                                                    {32, 7, 128, true, true, false},
-                                                    {12, 3, 96, false, false, false},
-                                                    {16, 2, 512, true, true, true},
-                                                    {4, 1, 128, false, true, false, kCompleteAll, true, 0},
-                                                    {8, 3, 64, false, true, false, kCompleteAll},
-                                                    {0, 0, 128, false, true, false, 0, false},
-                                                    {4, 1, 128, false, true, false, kCompleteAll, false, 0},
-                                                    {4, 1, 64, false, true, false, 0, true, 1},
-                                                    {32, 7, 128, false, true, false, 0, true, 1},
-                                                    {12, 3, 96, false, false, false, 0, true, 1},
-                                                    {0, 0, 128, false, true, false, -1, false, 1},
-                                                    {32, 7, 128, false, true, false, 0},
-                                                    {12, 3, 96, false, false, false, 0}};
+                                                    shape(4, 1, 64, 0),
+                                                    shape(32, 7, 128, -1),
+                                                    shape(12, 3, 96, -1),
+                                                    shape(16, 2, 512, 0),
+                                                    shape(4, 1, 128, kCompleteAll),
+                                                    shape(8, 3, 64, kCompleteAll),
+                                                    shape(32, 7, 128, kCompleteAll),
+                                                    shape(12, 3, 96, kCompleteAll),
+                                                    shape(32, 7, 128, 0),
+                                                    shape(12, 3, 96, 0)};
   return shapes;
 }
 
@@ -190,8 +190,7 @@ TYPED_TEST(GpuSpmvSegsum, ProductIsDeterministic) {
   const auto dA = cuda::upload(ctx, A);
   auto dx = cuda::to_device(ctx, random_vector<T>(static_cast<std::size_t>(A.cols), fresh_seed()));
   cuda::DeviceBuffer<T> dy(static_cast<std::size_t>(A.rows));
-  for (const SegsumSpmvParams& params : {SegsumSpmvParams{0, 0, 128, false, true, false, 0},
-                                         SegsumSpmvParams{4, 1, 128, false, true, false, 1}}) {
+  for (const SegsumSpmvParams& params : {shape(0, 0, 128, 0), shape(4, 1, 128, 1)}) {
     cuda::SegsumSpmvPlan plan = cuda::plan_segsum_spmv(ctx, dA, params);
     std::vector<T> first;
     for (int run = 0; run < 2; ++run) {
@@ -204,82 +203,53 @@ TYPED_TEST(GpuSpmvSegsum, ProductIsDeterministic) {
 }
 
 // Row completion (one launch): by default for grids of a few waves, where the second launch is a
-// large share of the time, with long tails summed by arrival; never with complete_rows_up_to = 0
-// or the host synchronizer; always with a positive limit.
+// large share of the time, with long tails summed by arrival; never with complete_rows_up_to = 0;
+// always with a positive limit.
 TEST(GpuSpmvSegsumPlan, RowCompletionFollowsTheGridAndTheTails) {
   SPX_REQUIRE_GPU();
   auto& ctx = gpu();
-  const int64_t auto_warps =
-      int64_t{cuda::kSegsumAutoCompletionWaves} * std::max(1, ctx.props().sm_count) * 32;
+  const cuda::SegsumRuleTable& rule = cuda::default_rule_tables().segsum;
+  const int64_t auto_warps = rule.completion_waves * std::max(1, ctx.props().sm_count) * 32;
   const auto short_rows = cuda::upload(ctx, random_csr<double, int32_t>(5000, 5000, 1, 40, 3));
   const cuda::SegsumSpmvPlan by_default = cuda::plan_segsum_spmv(ctx, short_rows);
   EXPECT_TRUE(by_default.completes_rows);
   EXPECT_GT(by_default.max_open_tail, 0);
   EXPECT_LE(by_default.max_open_tail, 40);
   EXPECT_TRUE(by_default.long_head.empty());  // every tail is completed by its owner
-  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, short_rows, SegsumSpmvParams{0, 0, 128, false, true, false, 0})
-                   .completes_rows);
-  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, short_rows, SegsumSpmvParams{0, 0, 128, false, true, true})
-                   .completes_rows);  // the host synchronizer was asked for
+  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, short_rows, shape(0, 0, 128, 0)).completes_rows);
   const auto long_row =
       cuda::upload(ctx, gen::long_rows<double, int32_t>(5000, 200'000, 1, 100'000, 0.0, 5, 4));
   const cuda::SegsumSpmvPlan with_long_row = cuda::plan_segsum_spmv(ctx, long_row);
   ASSERT_LE(with_long_row.warps, auto_warps);
   EXPECT_TRUE(with_long_row.completes_rows);
-  EXPECT_GT(with_long_row.max_open_tail, cuda::kSegsumAutoCompletion);
+  EXPECT_GT(with_long_row.max_open_tail, rule.completion_limit);
   EXPECT_EQ(with_long_row.long_head.size(), static_cast<std::size_t>(with_long_row.warps));
   // A grid of more waves keeps the synchronizer unless asked.
   const auto large =
       cuda::upload(ctx, random_csr<float, int32_t>(static_cast<int32_t>(auto_warps * 40), 1000, 12, 16, 5));
-  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, large, SegsumSpmvParams{4, 1, 128}).completes_rows);
-  EXPECT_TRUE(cuda::plan_segsum_spmv(ctx, large, SegsumSpmvParams{4, 1, 128, false, true, false, 512})
-                  .completes_rows);
-  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, short_rows, SegsumSpmvParams{0, 0, 128, false, true, false, -2}),
-               Error);
+  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, large, shape(4, 1, 128, -1)).completes_rows);
+  EXPECT_TRUE(cuda::plan_segsum_spmv(ctx, large, shape(4, 1, 128, 512)).completes_rows);
+  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, short_rows, shape(0, 0, 128, -2)), Error);
 }
 
 // 16-byte loads of full tiles: the synchronizer's clean kernel (f32 and f64) with aligned arrays; not
-// with row completion, staging, dirty tiles or the general kernel.
+// with row completion (whose kernel stages its tiles) or dirty tiles (the general kernel).
 TEST(GpuSpmvSegsumPlan, VectorLoadsOnlyInTheCleanSynchronizerKernel) {
   SPX_REQUIRE_GPU();
   auto& ctx = gpu();
   const auto clean64 = cuda::upload(ctx, random_csr<double, int32_t>(3000, 3000, 1, 30, 9));
   const auto clean32 = cuda::upload(ctx, random_csr<float, int32_t>(3000, 3000, 1, 30, 9));
   const auto dirty = cuda::upload(ctx, random_csr<double, int32_t>(3000, 3000, 0, 30, 9));
-  const SegsumSpmvParams sync{0, 0, 128, false, true, false, 0};
+  const SegsumSpmvParams sync = shape(0, 0, 128, 0);
   const cuda::SegsumSpmvPlan clean_sync64 = cuda::plan_segsum_spmv(ctx, clean64, sync);
   EXPECT_TRUE(clean_sync64.clean_kernel);
   EXPECT_TRUE(clean_sync64.vector_loads);
   EXPECT_TRUE(cuda::plan_segsum_spmv(ctx, clean32, sync).vector_loads);
   EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, clean64).vector_loads);  // row completion (a small grid)
-  EXPECT_FALSE(
-      cuda::plan_segsum_spmv(ctx, clean64, SegsumSpmvParams{0, 0, 128, false, true, false, 0, true, 1})
-          .vector_loads);  // staged
-  EXPECT_FALSE(cuda::plan_segsum_spmv(ctx, clean64, SegsumSpmvParams{0, 0, 128, false, true, false, 0, false})
-                   .vector_loads);  // the general kernel
   const cuda::SegsumSpmvPlan dirty_sync = cuda::plan_segsum_spmv(ctx, dirty, sync);
   ASSERT_GT(dirty_sync.dirty_tiles, 0);
+  EXPECT_FALSE(dirty_sync.clean_kernel);
   EXPECT_FALSE(dirty_sync.vector_loads);
-}
-
-// Staging (cp.async): by default exactly when rows are completed (small grids); always or never
-// when asked; a value outside -1..1 is an error.
-TEST(GpuSpmvSegsumPlan, StagesTilesWithRowCompletionOrWhenAsked) {
-  SPX_REQUIRE_GPU();
-  auto& ctx = gpu();
-  const auto dA = cuda::upload(ctx, random_csr<float, int32_t>(3000, 3000, 0, 30, 9));
-  const auto plan = [&](int complete_rows_up_to, int stage_tiles) {
-    return cuda::plan_segsum_spmv(
-        ctx, dA, SegsumSpmvParams{0, 0, 128, false, true, false, complete_rows_up_to, true, stage_tiles});
-  };
-  const cuda::SegsumSpmvPlan by_default = plan(-1, -1);
-  EXPECT_TRUE(by_default.completes_rows);
-  EXPECT_TRUE(by_default.staged_tiles);
-  EXPECT_FALSE(plan(-1, 0).staged_tiles);
-  EXPECT_FALSE(plan(0, -1).staged_tiles);  // the synchronizer: large grids keep the batched loads
-  EXPECT_TRUE(plan(0, 1).staged_tiles);
-  EXPECT_THROW(plan(-1, 2), Error);
-  EXPECT_THROW(plan(-1, -2), Error);
 }
 
 TEST(GpuSpmvSegsumPlan, AlphaZeroReadsNeitherAnorX) {
@@ -306,12 +276,12 @@ TEST(GpuSpmvSegsumPlan, WrongPlanOrParamsAreErrors) {
   cuda::SegsumSpmvPlan plan = cuda::plan_segsum_spmv(ctx, dA);
   cuda::DeviceBuffer<double> x(12), y(10);
   EXPECT_THROW(cuda::spmv_segsum(ctx, plan, dB, std::span<const double>(x.span()), y.span()), Error);
-  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{6, 4, 256}), Error);
-  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{36, 4, 256}), Error);
-  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{16, -1, 256}), Error);
+  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, shape(6, 4, 256, -1)), Error);
+  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, shape(36, 4, 256, -1)), Error);
+  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, shape(16, -1, 256, -1)), Error);
   // The default S (0) is chosen at plan time: a one-tile matrix gets 1.
   EXPECT_EQ(plan.params.tiles_per_warp, 1);
-  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, SegsumSpmvParams{16, 4, 48}), Error);
+  EXPECT_THROW(cuda::plan_segsum_spmv(ctx, dA, shape(16, 4, 48, -1)), Error);
 }
 
 // int32 limits: tile positions run to nnz + one tile in 32-bit lane arithmetic, so a matrix within

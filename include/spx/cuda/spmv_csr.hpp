@@ -15,8 +15,9 @@
 // row, whose partial sums are combined by the last chunk to finish in a fixed order
 // (deterministic). A matrix without long rows pays one integer compare per row for this.
 //
-// The rule and the long-row threshold are plain host functions (src/tune/, every build, no GPU
-// needed); the plan and the products need a CUDA build.
+// The params (kernel_params.hpp), the fixed rule and the long-row threshold (rules.hpp) and the
+// row analysis below are plain host code (every build, no GPU needed); the plan and the products
+// need a CUDA build.
 #pragma once
 
 #include <cstdint>
@@ -28,79 +29,11 @@
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
+#include "spx/cuda/kernel_params.hpp"  // CsrSpmvParams, kCsrVectorParams
+#include "spx/cuda/rules.hpp"          // csr_fixed_rule, csr_long_row_threshold
 #include "spx/stats.hpp"
 
 namespace spx::cuda {
-
-// The knobs of the parametrised kernel (Reguly & Giles §4). Data, not code: the fixed rule, the
-// tuner (`spx tune`) and callers produce them; the kernel obeys.
-struct CsrSpmvParams {
-  int block_size = 256;  // threads per block: a multiple of 32 in 64..1024
-  int coop = 4;          // threads cooperating on one row: 1, 2, 4, 8, 16 or 32 (a compiled variant each)
-  int repeat = 1;        // batches of rows per block (rows per thread group), 1..1024
-
-  friend bool operator==(const CsrSpmvParams&, const CsrSpmvParams&) = default;
-};
-
-// Empty when p is valid; otherwise one line saying what is wrong ("coop 3 is not a power of two
-// in 1..32").
-std::string invalid_reason(const CsrSpmvParams& p);
-// Throws spx::Error naming `who` when p is invalid.
-void validate(const CsrSpmvParams& p, const char* who = "CsrSpmvParams");
-// "block_size=256 coop=4 repeat=1"
-std::string to_string(const CsrSpmvParams& p);
-
-// --- The fixed rule (host code, every build) -------------------------------------------------
-
-// The rule as data (defaults in src/tune/csr_rule.cpp, with the reasons). `spx tune` records the
-// table it ran with and tools/fit_csr_rule.py proposes new values from its measurements.
-struct CsrRuleTable {
-  // coop = the first step whose bound exceeds the average row length (the paper: the smallest
-  // power of two above sqrt(avg row length), i.e. coop^2 > avg); the last step catches the rest.
-  struct CoopStep {
-    double avg_row_below;
-    int coop;
-  };
-  std::vector<CoopStep> coop_steps;
-  int block_size = 256;
-  // repeat = the last step whose bound is <= rows / resident thread groups (resident groups =
-  // SMs × resident threads per SM / coop): a block takes more rows only while enough blocks
-  // remain to fill the device several times over (the paper: at least 1500 blocks on 14 SMs).
-  struct RepeatStep {
-    double rows_per_resident_group_from;
-    int repeat;
-  };
-  std::vector<RepeatStep> repeat_steps;
-  // Long rows (see csr_long_row_threshold): a row is long when its group would need more than
-  // max(long_row_min_iterations, long_row_share × nnz / resident threads) iterations.
-  double long_row_min_iterations = 64;
-  double long_row_share = 1.0;
-  // Large matrices with short rows: when the coop picked above leaves at least
-  // halve_coop_rows_per_group rows per resident thread group and the average row is below
-  // halve_coop_avg_below, coop is halved. On the H100's exhaustive search the matrices of 1.6-17M
-  // rows (G3_circuit, stencil7 256^3, banded) ran best at half the coop the small ones want: with
-  // many rows in flight, latency is hidden without splitting a row over more lanes.
-  double halve_coop_rows_per_group = 16;
-  double halve_coop_avg_below = 24;
-};
-
-// The table csr_fixed_rule uses by default.
-const CsrRuleTable& default_csr_rule_table();
-
-// Threads one SM keeps resident at this block size (threads and blocks per SM limits; the kernel's
-// registers never limit it, see docs/spmv-csr.md). Falls back to H100 figures for unset props.
-int64_t csr_resident_threads(const DeviceProps& props, int block_size);
-
-// The fixed rule (constant time in the matrix size): params from the row-length statistics
-// (rows, nnz, avg_row) and the device. Always valid, for any stats (empty matrices included).
-CsrSpmvParams csr_fixed_rule(const MatrixStats& stats, const DeviceProps& props,
-                             const CsrRuleTable& table = default_csr_rule_table());
-
-// Row length above which a row leaves the main kernel for the long-row path, for these params:
-// coop × max(min_iterations, share × nnz / resident threads). Its group of coop threads would
-// otherwise walk it alone while the rest of the device idles (the paper's dc1 case).
-int64_t csr_long_row_threshold(int64_t nnz, const CsrSpmvParams& params, const DeviceProps& props,
-                               const CsrRuleTable& table = default_csr_rule_table());
 
 // Row-length statistics from a row pointer alone (rows, cols, nnz, min/max/avg/stddev, empty
 // rows; the column-dependent fields stay 0): what the plan knows about a device matrix.
@@ -183,10 +116,9 @@ template <class T>
 void spmv_csr_params(Context& ctx, const CsrSpmvParams& params, const DeviceCsr<T, int32_t>& dA,
                      std::span<const T> x, std::span<T> y, T alpha = T{1}, T beta = T{0});
 
-// CSR-vector (Bell & Garland 2008): one warp per row — the parametrised kernel with coop = 32,
-// repeat = 1, blocks of 256. Fast for rows of tens of nonzeros and more; wastes lanes on short
-// rows. No long-row path (the textbook algorithm).
-inline constexpr CsrSpmvParams kCsrVectorParams{256, 32, 1};
+// CSR-vector (Bell & Garland 2008): one warp per row — the parametrised kernel with
+// kCsrVectorParams (coop = 32, repeat = 1, blocks of 256). Fast for rows of tens of nonzeros and more; wastes
+// lanes on short rows. No long-row path (the textbook algorithm).
 template <class T>
 void spmv_csr_vector(Context& ctx, const DeviceCsr<T, int32_t>& dA, std::span<const T> x, std::span<T> y,
                      T alpha = T{1}, T beta = T{0});

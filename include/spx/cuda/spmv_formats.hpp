@@ -11,6 +11,8 @@
 
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
+#include "spx/cuda/kernel_params.hpp"  // EllrTConfig, CooConfig
+#include "spx/cuda/rules.hpp"          // ellr_t_rule
 #include "spx/stats.hpp"
 
 namespace spx::cuda {
@@ -26,27 +28,8 @@ void spmv_ell(Context& ctx, const DeviceEll<T, I>& A, std::span<const T> x, std:
 // --- ELLR-T (Vázquez et al.; FastSpMM paper §2) ---------------------------------------------
 // T consecutive threads share a row: thread p of the group takes slots p, p+T, ... below
 // row_len[r] (ELLPACK-R never reads padding), and the T partial sums meet through a warp shuffle
-// reduction. block_size threads per block.
-struct EllrTConfig {
-  int threads_per_row = 1;  // T: 1, 2, 4, 8, 16 or 32
-  int block_size = 256;     // BS: a multiple of 32, 32..1024
-};
-
-// The configuration rule (the paper's model re-derived for Hopper; the table and its reasons are
-// in src/cuda/spmv/ellr_rule.cpp and docs/spmv-formats.md): T grows with the average row length,
-// is raised further when rows × T threads would not fill the device or when the longest row would
-// make one thread group the critical path; BS keeps full occupancy and spreads small grids over
-// every SM. Host-only, constant time.
-EllrTConfig ellr_t_rule(const MatrixStats& stats, const DeviceProps& device);
-
-// Block size for a grid of `threads` threads of a memory-bound kernel with full occupancy at any
-// block size of 64 or more: 256, lowered to 128 and then to the smallest block that still allows
-// full occupancy when fewer than two blocks per SM would result (so a small grid reaches every SM).
-int spread_block_size(int64_t threads, const DeviceProps& device);
-
-// Throws spx::Error unless T is a power of two in 1..32 and BS a multiple of 32 in 32..1024.
-void check_ellr_t_config(const EllrTConfig& config);
-
+// reduction. block_size threads per block. EllrTConfig is in kernel_params.hpp, its rule
+// (ellr_t_rule) in rules.hpp.
 template <class T, class I>
 void spmv_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, std::span<const T> x, std::span<T> y,
                  const EllrTConfig& config, T alpha = T{1}, T beta = T{0});
@@ -62,17 +45,8 @@ void spmv_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, std::span<const T> x, 
 //     atomicAdd: no second kernel, but the summation order of boundary rows varies run to run.
 // Deterministic is the default: it moves fewer bytes than pre-scaling y (two partials per chunk
 // instead of one pass over y), costs the same number of launches, and gives solvers reproducible
-// iterates. The matrix must be sorted by row (spx::to_coo, to_hyb and the GPU conversions return
-// it so); entries within a row may be in any order.
-struct CooConfig {
-  bool deterministic = true;
-  int nnz_per_warp = 256;  // a multiple of 32, 32..2^20
-  int block_size = 256;    // a multiple of 32, 32..512
-};
-
-// Throws spx::Error for an out-of-range CooConfig.
-void check_coo_config(const CooConfig& config);
-
+// iterates (CooConfig, kernel_params.hpp). The matrix must be sorted by row (spx::to_coo, to_hyb and the GPU
+// conversions return it so); entries within a row may be in any order.
 template <class T, class I>
 void spmv_coo(Context& ctx, const DeviceCoo<T, I>& A, std::span<const T> x, std::span<T> y, T alpha = T{1},
               T beta = T{0}, const CooConfig& config = {});

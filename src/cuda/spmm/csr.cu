@@ -22,23 +22,22 @@
 #include "cuda/spmm/csr_device.cuh"
 #include "cuda/spmm/csr_tiled.hpp"
 #include "cuda/spmm/spmm_checks.hpp"
-#include "cuda/spmm/spmm_rules.hpp"
 #include "spx/cuda/spmm.hpp"
 
 namespace spx::cuda {
 namespace {
 
+using cuda::kSpmmMaxBlock;
 using detail::accumulate;
 using detail::CsrArg;
 using detail::CsrPassShape;
 using detail::dense_arg;
 using detail::DenseArg;
-using detail::kMaxSpmmBlock;
 using detail::Lanes;
 
 // pass_cols: L_c; ncols: columns in each pass of this launch (L_c, or fewer in a tail pass).
 template <int V, bool Vec, class T, class I>
-__global__ void __launch_bounds__(kMaxSpmmBlock)
+__global__ void __launch_bounds__(kSpmmMaxBlock)
     spmm_csr_kernel(CsrArg<T, I> A, DenseArg<const T> B, DenseArg<T> C, Lanes lanes, int64_t first_col,
                     int pass_cols, int ncols, T alpha, T beta, I long_row_nnz, I* long_rows,
                     int* long_count) {
@@ -89,7 +88,7 @@ __global__ void __launch_bounds__(kMaxSpmmBlock)
 // rows just over the threshold cost one chunk each. The loop runs per warp (all of a warp's
 // groups together), so every lane reaches the shuffles.
 template <int V, bool Vec, class T, class I>
-__global__ void __launch_bounds__(kMaxSpmmBlock)
+__global__ void __launch_bounds__(kSpmmMaxBlock)
     spmm_csr_long_rows_kernel(CsrArg<T, I> A, DenseArg<const T> B, DenseArg<T> C, Lanes lanes,
                               int64_t first_col, int pass_cols, int ncols, T alpha, I long_row_nnz,
                               const I* long_rows, const int* long_count) {

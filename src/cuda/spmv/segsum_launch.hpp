@@ -39,19 +39,16 @@ struct SegsumArgs {
   const uint8_t* tile_dirty = nullptr;
   int32_t* sync_row = nullptr;
   T* sync_value = nullptr;
-  bool prefetch = true;        // L2 prefetch of the warp's next tile
-  bool stream = true;          // evict-first loads of values and col_idx
-  bool sync_on_device = true;  // run segsum_sync_kernel (false: the host combines, see below)
-  bool clean = false;          // no dirty tile (and so no wide one): the kernel without those paths
-  bool staged = false;         // tiles staged in shared memory by cp.async (values, col_idx 16-byte aligned)
+  bool clean = false;  // no dirty tile (and so no wide one): the kernel without those paths
   // Full tiles loaded 16 bytes per lane by the clean synchronizer kernels (kVectorTiles): values and
   // col_idx 16-byte aligned and nnz_per_lane a multiple of 16 / sizeof(T).
   bool vector_loads = false;
-  // Row completion instead of the synchronizer (one launch): the warp holding a row's first
-  // nonzero also sums the row's nonzeros past its last tile (segsum_open_tail) when they are at
-  // most complete_limit; a longer tail is summed by arrival (segsum_head_in_long_tail): the owner
-  // stores its partial at sync_value[warps + w], each later warp of the row at sync_value[w]
-  // (long_head[w] set), and the last to count itself in arrivals[owner] adds them in warp order.
+  // Row completion instead of the synchronizer (one launch; tiles staged in shared memory by
+  // cp.async, values and col_idx 16-byte aligned): the warp holding a row's first nonzero also sums the row's
+  // nonzeros past its last tile (segsum_open_tail) when they are at most complete_limit; a longer tail is
+  // summed by arrival (segsum_head_in_long_tail): the owner stores its partial at sync_value[warps + w], each
+  // later warp of the row at sync_value[w] (long_head[w] set), and the last to count itself in
+  // arrivals[owner] adds them in warp order.
   bool complete_rows = false;
   int complete_limit = 0;
   const uint8_t* long_head = nullptr;  // warps; null when no tail is longer than complete_limit
@@ -64,14 +61,9 @@ struct SegsumArgs {
   int64_t wide_total = 0;
 };
 
-// The empty rows of wide tiles (if any), the tile kernel and, for more than one warp and
-// sync_on_device, the synchronizer fix-up; all checked.
+// The empty rows of wide tiles (if any), the tile kernel and, for more than one warp without row
+// completion, the synchronizer fix-up; all checked.
 template <class T>
 void launch_segsum_spmv(Context& ctx, const SegsumArgs<T>& args);
-
-// The host synchronizer's result: y[rows[i]] += alpha * values[i] (values hold T), read by the
-// device from pinned mapped memory. Nothing for n == 0.
-template <class T>
-void launch_segsum_fixups(Context& ctx, const int32_t* rows, const double* values, int64_t n, T alpha, T* y);
 
 }  // namespace spx::cuda::detail

@@ -1,8 +1,9 @@
 // The tile kernel of the segmented-sum SpMV (segsum.cu describes the algorithm and holds the plan
 // kernels, the synchronizer and the launch sequence).
 //
-// A header, included by two translation units: segsum.cu instantiates the kernels that load each
-// tile in batches, segsum_staged.cu those that stage it in shared memory by cp.async. They are
+// A header, included by two translation units: segsum.cu instantiates the synchronizer's kernels,
+// which load each tile in batches, segsum_staged.cu the row-completing ones, which stage it in
+// shared memory by cp.async. They are
 // kept apart because nvcc's inlining and register allocation of a kernel depend on what else the
 // translation unit instantiates: with the staged variants in segsum.cu, the batched ones compiled
 // to other code (f64 synchronizer 60 -> 62 registers, the clean f32 one spilled), and that code
@@ -16,6 +17,7 @@
 #include "cuda/common/arrival.cuh"
 #include "cuda/common/async_copy.cuh"
 #include "cuda/common/check.hpp"
+#include "cuda/common/dispatch.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/row_dot.cuh"
 #include "cuda/common/segmented.cuh"
@@ -25,7 +27,7 @@
 
 namespace spx::cuda::detail {
 
-// The staged variants' launch (segsum_staged.cu): launch_segsum_tiles<T, true>.
+// The staged, row-completing variants' launch (segsum_staged.cu): launch_segsum_tiles<T, true>.
 template <class T>
 void launch_segsum_staged_tiles(Context& ctx, const SegsumArgs<T>& a);
 
@@ -33,11 +35,10 @@ namespace {
 
 constexpr int kMaxSegsumBlock = 512;
 // Coalesced loads of values and of col_idx in flight per lane before the first gather of x, and
-// the register cap of the tile kernel (minimum resident blocks of kMaxSegsumBlock threads).
-// Compile-time, chosen by the H100 study in docs/spmv-segsum.md (the device driver rebuilds this
-// file with other values through these macros; the library uses the defaults). The batch is per
-// precision: 4-byte loads need twice as many in flight for the same bytes, and f32 has the
-// registers for 8 (62, no spill), f64 not (8 would spill at the cap of 64).
+// the register cap of the tile kernel (minimum resident blocks of kMaxSegsumBlock threads), chosen
+// by the H100 study in docs/spmv-segsum.md. The batch is per precision: 4-byte loads need twice as
+// many in flight for the same bytes, and f32 has the registers for 8 (62, no spill), f64 not (8
+// would spill at the cap of 64).
 //
 // The clean f32 synchronizer variant (no dirty tile, large grids: the regular matrices) runs 3
 // blocks (48 warps per SM, 40 registers) with half the batch: without the dirty and wide-tile paths
@@ -45,10 +46,7 @@ constexpr int kMaxSegsumBlock = 512;
 // loads per warp (H100, same run: stencil27_128 f32 0.235 -> 0.210 ms, stencil7_256 0.636 ->
 // 0.538). Not f64: at 40 registers it spills, and two loads in flight per lane starve the x
 // gather (powerlaw_4m f64 0.484 -> 0.774 ms, stencil27_128 0.324 -> 0.347).
-#ifndef SPX_SEGSUM_MIN_BLOCKS
-#define SPX_SEGSUM_MIN_BLOCKS 2
-#endif
-constexpr int kMinSegsumBlocks = SPX_SEGSUM_MIN_BLOCKS;
+constexpr int kMinSegsumBlocks = 2;
 constexpr int kCleanSegsumBlocks = 3;
 template <class T, bool CompleteRows, bool Clean>
 constexpr bool kHighOccupancy = Clean && !CompleteRows && sizeof(T) == 4;
@@ -58,8 +56,8 @@ constexpr bool kHighOccupancy = Clean && !CompleteRows && sizeof(T) == 4;
 // each), and the f32 kernel measured 77% of its issue slots used at 67% of DRAM bandwidth
 // (stencil27_128, ncu, docs/spmv-segsum.md "Seventh round"). Only these variants, so that the
 // others keep the code they were measured with.
-template <bool CompleteRows, bool Clean, bool Staged>
-constexpr bool kVectorTiles = Clean && !CompleteRows && !Staged;
+template <bool CompleteRows, bool Clean>
+constexpr bool kVectorTiles = Clean && !CompleteRows;
 template <class T>
 struct Vector16;  // 16 bytes of values and the column indices that go with them
 template <>
@@ -74,12 +72,8 @@ struct Vector16<double> {
 };
 template <class T, bool HighOccupancy>
 constexpr int load_batch() {
-#ifdef SPX_SEGSUM_LOAD_BATCH
-  return SPX_SEGSUM_LOAD_BATCH;
-#else
   const int batch = sizeof(T) == 4 ? 8 : 4;
   return HighOccupancy ? batch / 2 : batch;
-#endif
 }
 
 // y[row] = alpha*sum + beta*y[row], never reading y when beta == 0.
@@ -111,21 +105,10 @@ __host__ __device__ constexpr int segsum_staged_cols(int npl, bool staged) {
 
 // values and col_idx are read exactly once: with the streaming hint (ld.global.cs, evict-first)
 // they do not push the randomly gathered x out of the 50 MB L2 (x of a 4M-column f64 matrix is
-// 32 MB, so it only just fits next to the stream).
+// 32 MB, so it only just fits next to the stream; 10-25% faster than plain loads in the study).
 template <class V>
-__device__ __forceinline__ V load_matrix(const V* p, bool stream) {
-  return stream ? __ldcs(p) : __ldg(p);
-}
-
-// Fire-and-forget L2 prefetch of one 128-byte line: no register is held while it is in flight.
-__device__ __forceinline__ void prefetch_l2(const void* p) {
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-}
-
-// Prefetches the lines of [ptr, ptr + bytes) into L2, one line per lane per step.
-__device__ __forceinline__ void prefetch_range_l2(const void* ptr, int64_t bytes, int lane) {
-  const char* base = static_cast<const char*>(ptr);
-  for (int64_t o = int64_t{lane} * 128; o < bytes; o += 32 * 128) prefetch_l2(base + o);
+__device__ __forceinline__ V load_matrix(const V* p) {
+  return __ldcs(p);
 }
 
 // One warp of a long tail's arrival (complete_rows; segsum_head_in_long_tail): this warp stored its
@@ -149,14 +132,18 @@ __device__ __forceinline__ void segsum_arrive(const SegsumArgs<T>& a, int owner,
 // grids, carries none of the row completion's registers (56 instead of 64 in f64). Clean (=
 // a.clean: no tile is dirty) drops the checking stage and the wide-tile path (2-5% faster on the
 // small matrices, which are mostly clean); its f32 synchronizer variant is the high-occupancy one
-// (kHighOccupancy, above). Staged (= a.staged) copies each tile's values and column indices into
-// shared memory with cp.async first thing, so that they are in flight with the tile's metadata and
-// row_ptr loads and the products wait for one round trip plus the x gathers.
-template <class T, bool CompleteRows, bool Clean, bool Staged>
+// (kHighOccupancy, above). The row-completing kernels also stage (Staged) each tile's values and
+// column indices in shared memory with cp.async first thing, so that they are in flight with the
+// tile's metadata and row_ptr loads and the products wait for one round trip plus the x gathers:
+// on the small grids that complete rows each warp's chain of round trips sets the time (5-9%
+// faster there), while on large grids the staging buffers would take the shared memory that L1
+// uses for the gathered x (stencil27_128 f32 0.210 -> 0.246 ms, powerlaw_4m f64 0.439 -> 0.739).
+template <class T, bool CompleteRows, bool Clean>
 __global__ void __launch_bounds__(kMaxSegsumBlock,
                                   (kHighOccupancy<T, CompleteRows, Clean> ? kCleanSegsumBlocks
                                                                           : kMinSegsumBlocks))
     segsum_tile_kernel(SegsumArgs<T> a) {
+  constexpr bool Staged = CompleteRows;
   constexpr int kLoadBatch = load_batch<T, kHighOccupancy<T, CompleteRows, Clean>>();
   extern __shared__ __align__(16) unsigned char segsum_smem[];
   const int npl = a.nnz_per_lane;
@@ -207,7 +194,7 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
     const int end = begin + tile_elems < nnz ? begin + tile_elems : nnz;
     const int valid = end - begin;
     if constexpr (Staged) {
-      const uint64_t policy = l2_policy(a.stream);
+      const uint64_t policy = l2_policy(/*evict_first=*/true);
       warp_stage_async(prod, a.values + begin, valid, tile_elems, lane, policy);
       warp_stage_async(cols_here, a.col_idx + begin, valid, tile_elems, lane, policy);
       copy_async_commit();
@@ -231,15 +218,6 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
       // when it starts before it.
       open_start = __ldg(row_ptr + last_row);
       open_stop = __ldg(row_ptr + last_row + 1);
-    }
-
-    // Optionally the warp's next tile streams into L2 while this one is computed (DRAM stays busy
-    // through the shared-memory and scan phases). Off by default: it measured 10-20% slower, as
-    // the extra L2 traffic competes with the x gather that already saturates L2.
-    if (a.prefetch && t + 1 < last_tile) {
-      const int next_end = end + tile_elems < nnz ? end + tile_elems : nnz;
-      prefetch_range_l2(a.values + end, int64_t{next_end - end} * int64_t{sizeof(T)}, lane);
-      prefetch_range_l2(a.col_idx + end, int64_t{next_end - end} * 4, lane);
     }
 
     // 1. Segment descriptor, part one: clear the flags and issue the first row_ptr loads of the
@@ -277,7 +255,7 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
         for (int u = 0; u < kLoadBatch; ++u)
           if (k + u < npl) prod[product_slot<true>((k + u) * 32 + lane)] = v[u] * xv[u];
       }
-    } else if (kVectorTiles<CompleteRows, Clean, Staged> && a.vector_loads && valid == tile_elems) {
+    } else if (kVectorTiles<CompleteRows, Clean> && a.vector_loads && valid == tile_elems) {
       // A full tile in chunks of 32 lanes x kVec consecutive entries (npl is a multiple of kVec and
       // the tile starts 16-byte aligned: the host checked both): kLoadBatch nonzeros in flight per
       // lane, as in the scalar loop. A lane's kVec entries lie in one row of 32 product slots, so
@@ -294,8 +272,8 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
         for (int u = 0; u < kChunks; ++u) {
           if (k + u < chunks) {
             const int i = (k + u) * 32 * kVec + kVec * lane;
-            v[u] = load_matrix(reinterpret_cast<const Values*>(values + i), a.stream);
-            c[u] = load_matrix(reinterpret_cast<const Cols*>(cols + i), a.stream);
+            v[u] = load_matrix(reinterpret_cast<const Values*>(values + i));
+            c[u] = load_matrix(reinterpret_cast<const Cols*>(cols + i));
           }
         }
 #pragma unroll
@@ -317,8 +295,8 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
         for (int u = 0; u < kLoadBatch; ++u) {
           const int i = (k + u) * 32 + lane;
           const bool in = k + u < npl && i < valid;
-          v[u] = in ? load_matrix(values + i, a.stream) : T{0};
-          c[u] = in ? load_matrix(cols + i, a.stream) : -1;
+          v[u] = in ? load_matrix(values + i) : T{0};
+          c[u] = in ? load_matrix(cols + i) : -1;
         }
 #pragma unroll
         for (int u = 0; u < kLoadBatch; ++u)
@@ -474,14 +452,6 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
   }
 }
 
-template <class T, bool Staged>
-auto* segsum_tile_kernel_for(bool complete_rows, bool clean) {
-  if (complete_rows)
-    return clean ? segsum_tile_kernel<T, true, true, Staged> : segsum_tile_kernel<T, true, false, Staged>;
-  if (clean) return segsum_tile_kernel<T, false, true, Staged>;
-  return segsum_tile_kernel<T, false, false, Staged>;
-}
-
 // Launches the tile kernel's variant for a (the plan's clean_kernel: the clean one serves row
 // completion, 2-5% faster on the small matrices, the f32 synchronizer, high occupancy, and the f64
 // synchronizer where its full tiles are loaded 16 bytes per lane — without those loads the general
@@ -489,18 +459,21 @@ auto* segsum_tile_kernel_for(bool complete_rows, bool clean) {
 // regular matrices, 910d084: stencil27_128 0.288 vs 0.333 ms, banded_4m 0.391 vs 0.446). Dynamic
 // shared memory per warp: its products (segsum_product_slots), its staged column
 // indices (segsum_staged_cols) and its flags.
-template <class T, bool Staged>
+template <class T, bool CompleteRows>
 void launch_segsum_tiles(Context& ctx, const SegsumArgs<T>& a) {
+  constexpr bool kStaged = CompleteRows;  // as in segsum_tile_kernel
   const int npl = a.nnz_per_lane;
-  const std::size_t per_warp = static_cast<std::size_t>(segsum_product_slots(npl, Staged)) * sizeof(T) +
-                               static_cast<std::size_t>(segsum_staged_cols(npl, Staged)) * 4 +
+  const std::size_t per_warp = static_cast<std::size_t>(segsum_product_slots(npl, kStaged)) * sizeof(T) +
+                               static_cast<std::size_t>(segsum_staged_cols(npl, kStaged)) * 4 +
                                static_cast<std::size_t>(npl + 1) * 4;
   const std::size_t smem = static_cast<std::size_t>(a.block_size / 32) * per_warp;
-  auto* const kernel = segsum_tile_kernel_for<T, Staged>(a.complete_rows, a.clean);
-  if (smem > 48 * 1024)
-    SPX_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  kernel<<<grid_for(a.warps * 32, a.block_size), a.block_size, smem, ctx.stream()>>>(a);
+  dispatch_bool(a.clean, [&](auto clean) {
+    auto* const kernel = segsum_tile_kernel<T, CompleteRows, clean.value>;
+    if (smem > 48 * 1024)
+      SPX_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    kernel<<<grid_for(a.warps * 32, a.block_size), a.block_size, smem, ctx.stream()>>>(a);
+  });
   SPX_CHECK_LAUNCH("segsum_tile_kernel", ctx.stream());
 }
 

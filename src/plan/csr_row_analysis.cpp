@@ -1,7 +1,10 @@
-// The long-row split of the CSR plan (the paper's dc1 case): which rows leave the main kernel and
-// how their 512-nonzero chunks map to warps. Host code without CUDA, tested on the CPU.
+// What the CSR plan reads off a row pointer (host code, every build): the row-length statistics and
+// the long-row split (the paper's dc1 case: which rows leave the main kernel and how their
+// 512-nonzero chunks map to warps).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -9,6 +12,29 @@
 #include "spx/error.hpp"
 
 namespace spx::cuda {
+
+MatrixStats csr_row_length_stats(int64_t rows, int64_t cols, std::span<const int32_t> row_ptr) {
+  MatrixStats s;
+  s.rows = rows;
+  s.cols = cols;
+  if (rows <= 0) return s;
+  if (static_cast<int64_t>(row_ptr.size()) < rows + 1)
+    throw Error(fmt::format("csr_row_length_stats: row_ptr has {} entries, {} rows need {}", row_ptr.size(),
+                            rows, rows + 1));
+  s.nnz = row_ptr[static_cast<std::size_t>(rows)] - row_ptr[0];
+  s.min_row = std::numeric_limits<int64_t>::max();
+  double sum_sq = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t len = row_ptr[static_cast<std::size_t>(r) + 1] - row_ptr[static_cast<std::size_t>(r)];
+    s.min_row = std::min(s.min_row, len);
+    s.max_row = std::max(s.max_row, len);
+    if (len == 0) ++s.empty_rows;
+    sum_sq += static_cast<double>(len) * static_cast<double>(len);
+  }
+  s.avg_row = static_cast<double>(s.nnz) / static_cast<double>(rows);
+  s.stddev_row = std::sqrt(std::max(0.0, sum_sq / static_cast<double>(rows) - s.avg_row * s.avg_row));
+  return s;
+}
 
 CsrLongRowSplit split_long_rows(std::span<const int32_t> row_ptr, int64_t threshold) {
   if (threshold < 0) throw Error(fmt::format("long-row threshold {} is negative", threshold));

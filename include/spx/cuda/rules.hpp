@@ -1,0 +1,273 @@
+// The fixed rules: every choice spx makes for a matrix without measuring it — the parameters of the
+// parametrised CSR SpMV, ELLR-T's threads per row and block size, the SpMM format and the
+// configurations of both SpMM kernels, the segmented sum's tile shape and mode — in one place.
+//
+// A rule is a small function of the matrix statistics and the device that walks a table; the
+// tables are data (RuleTables; the defaults, with one line on why each step has its shape, are in
+// src/plan/rule_tables.cpp, and the measurement each number came from is in docs/rules.md). A
+// caller, the tuner or a refit (tools/fit_csr_rule.py) can run a rule on another table.
+//
+// Host code with no CUDA dependency: the rules run and are tested in every build. The kernels they
+// configure are declared in spmv_csr.hpp, spmv_formats.hpp, spmv_segsum.hpp and spmm.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/kernel_params.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::cuda {
+
+// --- The device, as the rules see it ---------------------------------------------------------
+
+// DeviceProps with every unset (zero) field replaced by the H100 SXM's figure: the one fallback for
+// hand-made or partial properties.
+struct DeviceLimits {
+  int sm_count = 132;
+  int threads_per_sm = 2048;
+  int blocks_per_sm = 32;
+  int threads_per_block = 1024;
+  std::size_t l2_bytes = std::size_t{50} << 20;
+  // What a streaming kernel gets: 90% of the datasheet bandwidth (close to the measured copy
+  // bandwidth: 3006 of 3352 GB/s on the H100), or the H100's measured 3000 GB/s without figures.
+  double stream_gbs = 3000.0;
+};
+DeviceLimits device_limits(const DeviceProps& props);
+
+// Threads the whole device keeps resident at once: SMs × threads per SM, limited by the blocks per
+// SM at `block_size` (0: no block limit) and by a kernel's own cap of resident warps per SM
+// (`warps_per_sm`, 0: none; e.g. a register cap).
+int64_t resident_threads(const DeviceProps& props, int block_size = 0, int warps_per_sm = 0);
+
+// --- The tables -------------------------------------------------------------------------------
+
+// A step of a table keyed by the average row length: the first step whose bound exceeds the
+// average applies (bounds exclusive, ascending; the last step catches the rest).
+struct AverageRowStep {
+  double avg_row_below;
+  int value;
+};
+
+// Parametrised CSR SpMV (Reguly & Giles §5.4 re-derived for Hopper). `spx tune` records the table it
+// ran with and tools/fit_csr_rule.py refits it from its measurements.
+struct CsrRuleTable {
+  // coop = the first step whose bound exceeds the average row length (the paper: the smallest
+  // power of two above sqrt(avg row length), i.e. coop^2 > avg); the last step catches the rest.
+  struct CoopStep {
+    double avg_row_below;
+    int coop;
+  };
+  std::vector<CoopStep> coop_steps;
+  int block_size = 256;
+  // repeat = the last step whose bound is <= rows / resident thread groups (resident groups =
+  // SMs × resident threads per SM / coop): a block takes more rows only while enough blocks
+  // remain to fill the device several times over (the paper: at least 1500 blocks on 14 SMs).
+  struct RepeatStep {
+    double rows_per_resident_group_from;
+    int repeat;
+  };
+  std::vector<RepeatStep> repeat_steps;
+  // Long rows (see csr_long_row_threshold): a row is long when its group would need more than
+  // max(long_row_min_iterations, long_row_share × nnz / resident threads) iterations.
+  double long_row_min_iterations = 64;
+  double long_row_share = 1.0;
+  // Large matrices with short rows: when the coop picked above leaves at least
+  // halve_coop_rows_per_group rows per resident thread group and the average row is below
+  // halve_coop_avg_below, coop is halved.
+  double halve_coop_rows_per_group = 16;
+  double halve_coop_avg_below = 24;
+};
+
+// The serial walk of one thread group and the spreading of small grids, shared by the ELLR-T SpMV
+// and both SpMM rules.
+struct LaunchShapeTable {
+  // The group of the longest row walks its slots one after the other, each about ns_per_serial_slot;
+  // that walk should not outlast streaming the matrix (nnz × bytes_per_nonzero at the device's
+  // streaming bandwidth), and is never held below min_serial_slots.
+  double ns_per_serial_slot = 100.0;
+  double bytes_per_nonzero = 12.0;
+  int64_t min_serial_slots = 64;
+  // Block sizes tried largest first: the first whose grid still gives every SM min_blocks_per_sm
+  // blocks; else the smallest block that keeps full occupancy.
+  std::vector<int> spread_blocks = {256, 128};
+  int min_blocks_per_sm = 2;
+};
+
+// ELLR-T SpMV (FastSpMM paper §2, Vázquez et al.'s model re-derived for Hopper).
+struct EllrRuleTable {
+  std::vector<AverageRowStep> threads_by_avg_row;  // T from the average row length
+  // Small matrices: T doubles while rows × T < resident threads and an average row still gives each
+  // thread this many slots.
+  double small_min_slots_per_thread = 2.0;
+};
+
+// SpMM: the format, ELLR-T SpMM (SSFastSpMM) and CSR SpMM.
+struct SpmmRuleTable {
+  // Format, statistics only: CSR when the ELLPACK-R slab is too large, the rows spread, or short
+  // uniform rows; ELLR-T otherwise.
+  double ellr_max_padding_ratio = 64.0;
+  int64_t ellr_max_slots = int64_t{1} << 28;
+  double ellr_max_row_spread = 0.6;  // stddev / average
+  double short_row_average = 6.5;
+  double short_row_max_padding = 3.0;
+  int64_t ellr_max_dense_cols = 8;  // CSR above this many columns
+  // Format, with the device: CSR for a small matrix (rows × this <= resident threads), and above
+  // ellr_max_dense_cols_on_device columns.
+  int64_t small_matrix_resident_threads_per_row = 4;
+  int64_t ellr_max_dense_cols_on_device = 4;
+
+  // ELLR-T SpMM.
+  std::vector<AverageRowStep> ellr_threads_by_avg_row;
+  double ellr_small_min_slots_per_thread = 4.0;
+  int ellr_max_block = 128;
+
+  // CSR SpMM. Irregular rows (one column per lane unless B fits in L2, no large-matrix steps):
+  // padding above irregular_padding or spread above irregular_spread.
+  double irregular_padding = 3.0;
+  double irregular_spread = 1.0;
+  int cols_per_lane = 4;
+  int cols_per_lane_irregular = 1;
+  double b_l2_fraction = 0.5;  // an L_c-wide f64 slab of B "fits" in this share of the L2
+  double nonzeros_per_split_lane = 16.0;
+  // Large: rows + nnz >= large_items_per_warp × resident warps.
+  int64_t large_items_per_warp = 256;
+  // Large, regular, L_c = large_split_cols: rows of large_split_min_avg_row+ split over two lanes of
+  // cols_per_lane columns (four in f32 for rows of large_split_four_min_avg_row+).
+  int large_split_cols = 8;
+  double large_split_min_avg_row = 16.0;
+  double large_split_four_min_avg_row = 32.0;
+  // Small, L_c <= ellr_max_dense_cols: widen the group while the grid has room (irregular: up to
+  // widen_irregular_waves resident waves; regular: while rows × 2G fit the resident threads) and an
+  // average row gives each splitting lane widen_*_nonzeros_per_lane nonzeros; rows count as
+  // irregular there only with a row longer than widen_irregular_long_row.
+  int widen_max_cols_per_pass = 8;
+  int64_t widen_irregular_long_row = 128;
+  int64_t widen_irregular_waves = 4;
+  double widen_irregular_nonzeros_per_lane = 1.0;
+  double widen_regular_nonzeros_per_lane = 2.0;
+  // Long rows: the serial budget × split, clamped to [min_long_row_nnz, max_long_row_nnz]; in a
+  // small matrix rows of up to small_long_row_chunks chunks stay with their group.
+  int min_long_row_nnz = 32;
+  int max_long_row_nnz = 1 << 16;
+  int64_t small_long_row_chunks = 5;
+  // Balanced tiles: of next_pow2(items / resident warps) items, clamped to [min, max]; in a large
+  // matrix with long rows, in a small one above ellr_max_dense_cols columns when the rows are
+  // moderately spread (padding >= tiled_min_padding, spread <= tiled_max_spread).
+  int tiled_small_above_cols_per_pass = 8;
+  int64_t min_tile_items = 32;
+  int64_t max_tile_items = 2048;
+  double tiled_min_padding = 15.0;
+  double tiled_max_spread = 6.0;
+  // Large, regular, L_c = large_vector_cols: 16-byte loads of B per lane, blocks of large_vector_block.
+  int large_vector_cols = 32;
+  int large_vector_bytes = 16;
+  int large_vector_block = 128;
+  // Small, row-split, L_c = small_split_cols: a warp per row of 4 columns per lane when rows × 32
+  // lanes fill at most small_split_warp_fill of the resident threads and rows average
+  // small_split_min_avg_row+; else at least 16 lanes when rows × 16 fill at most
+  // small_split_half_warp_fill of them.
+  int small_split_cols = 32;
+  double small_split_warp_fill = 0.5;
+  double small_split_half_warp_fill = 1.0;
+  double small_split_min_avg_row = 8.0;
+};
+
+// Segmented-sum SpMV (Liu & Vinter), the choices of plan_segsum_spmv.
+struct SegsumRuleTable {
+  // T: the largest of these that still gives every resident warp slot a tile; else the smallest.
+  std::vector<int> nnz_per_lane_steps = {16, 8};
+  int min_nnz_per_lane = 4;
+  // The tile kernel's resident warps per SM (its register cap: __launch_bounds__(512, 2)).
+  int resident_warps_per_sm = 32;
+  // Many dirty tiles (more than this fraction): T = dirty_nnz_per_lane where the rule gave 16.
+  double dirty_fraction = 0.125;
+  int dirty_nnz_per_lane = 8;
+  int tiles_per_warp = 1;
+  // Row completion for grids of at most this many waves of resident warps, with this limit.
+  int64_t completion_waves = 2;
+  int64_t completion_limit = 512;
+};
+
+struct RuleTables {
+  CsrRuleTable csr;
+  LaunchShapeTable launch;
+  EllrRuleTable ellr;
+  SpmmRuleTable spmm;
+  SegsumRuleTable segsum;
+};
+
+// The tables the rules use by default (src/plan/rule_tables.cpp).
+const RuleTables& default_rule_tables();
+const CsrRuleTable& default_csr_rule_table();  // = default_rule_tables().csr
+
+// --- Parametrised CSR SpMV ----------------------------------------------------------------------
+
+// The fixed rule (constant time in the matrix size): params from the row-length statistics
+// (rows, nnz, avg_row) and the device. Always valid, for any stats (empty matrices included).
+CsrSpmvParams csr_fixed_rule(const MatrixStats& stats, const DeviceProps& props,
+                             const CsrRuleTable& table = default_csr_rule_table());
+
+// Row length above which a row leaves the main kernel for the long-row path, for these params:
+// coop × max(min_iterations, share × nnz / resident threads). Its group of coop threads would
+// otherwise walk it alone while the rest of the device idles (the paper's dc1 case).
+int64_t csr_long_row_threshold(int64_t nnz, const CsrSpmvParams& params, const DeviceProps& props,
+                               const CsrRuleTable& table = default_csr_rule_table());
+
+// --- ELLR-T SpMV ----------------------------------------------------------------------------------
+
+// T grows with the average row length, is raised further when rows × T threads would not fill the
+// device or when the longest row would make one thread group the critical path; BS keeps full
+// occupancy and spreads small grids over every SM. Constant time.
+EllrTConfig ellr_t_rule(const MatrixStats& stats, const DeviceProps& device,
+                        const RuleTables& tables = default_rule_tables());
+
+// Block size for a grid of `threads` threads of a memory-bound kernel with full occupancy at any
+// block size of 64 or more: 256, lowered to 128 and then to the smallest block that still allows
+// full occupancy when fewer than two blocks per SM would result (so a small grid reaches every SM).
+int spread_block_size(int64_t threads, const DeviceProps& device,
+                      const RuleTables& tables = default_rule_tables());
+
+// --- SpMM -----------------------------------------------------------------------------------------
+
+// ELLR-T's (T, BS, L_c) from the matrix statistics and L.
+SpmmEllrConfig spmm_ellr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
+                              const RuleTables& tables = default_rule_tables());
+
+// The CSR kernel's configuration. value_bytes is the size of the value type (4: float, 8: double):
+// the width of B loads per lane depends on it.
+SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
+                            int value_bytes, const RuleTables& tables = default_rule_tables());
+// The rule's tile size for balanced mode (what spmm_csr_rule puts in tile_items when it picks it).
+int spmm_csr_tile_items(const MatrixStats& stats, const DeviceProps& device,
+                        const RuleTables& tables = default_rule_tables());
+
+// EllR unless the ELLPACK-R slab would be too large (ELLPACK-R never reads its padding, so padding
+// costs memory, not time), the rows are short and uniform, or their lengths spread. This one answers
+// for L <= 8 columns (or for a matrix alone).
+SpmmFormat spmm_format_rule(const MatrixStats& stats, const RuleTables& tables = default_rule_tables());
+// With the number of columns: CSR also when L > 8.
+SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols,
+                            const RuleTables& tables = default_rule_tables());
+// With the device (what spx's own entry points use): CSR also for a matrix small for the device and
+// at L = 5..8.
+SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
+                            const RuleTables& tables = default_rule_tables());
+
+// --- Segmented-sum SpMV ---------------------------------------------------------------------------
+
+// T for a matrix of nnz nonzeros before its tiles are known (plan_segsum_spmv plans again with
+// segsum_nnz_per_lane_for_dirty's answer when it differs).
+int segsum_nnz_per_lane(int64_t nnz, const DeviceProps& device,
+                        const RuleTables& tables = default_rule_tables());
+// T once the dirty tiles are counted: dirty_nnz_per_lane where the auto T was the largest step and
+// many tiles are dirty, else `nnz_per_lane`.
+int segsum_nnz_per_lane_for_dirty(int nnz_per_lane, int64_t dirty_tiles, int64_t tiles,
+                                  const RuleTables& tables = default_rule_tables());
+// Whether a grid of `warps` warps completes its rows (auto mode), and the limit it uses.
+bool segsum_completes_rows(int64_t warps, const DeviceProps& device,
+                           const RuleTables& tables = default_rule_tables());
+
+}  // namespace spx::cuda

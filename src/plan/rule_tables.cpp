@@ -1,0 +1,135 @@
+// The default rule tables: every number a fixed rule uses, in one place. One line per step says why
+// the step has its shape; docs/rules.md names the measurement each number came from (device, commit,
+// committed results file). Change a number here only with a measurement, and update that table.
+#include <limits>
+
+#include "spx/cuda/rules.hpp"
+
+namespace spx::cuda {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+RuleTables make_default_rule_tables() {
+  RuleTables t;
+
+  // --- Parametrised CSR SpMV (refitted by tools/fit_csr_rule.py from `spx tune`) ---
+  // coop: the paper's smallest power of two above sqrt(avg row); on Hopper larger groups cost only
+  // log2(coop) shuffles, while short rows keep their lines in the 256 KB L1 between iterations.
+  t.csr.coop_steps = {{1, 1}, {4, 2}, {8, 4}, {64, 8}, {128, 16}, {kInf, 32}};
+  // 8 blocks of 256 fill an SM; the block size only sets the granularity of the work.
+  t.csr.block_size = 256;
+  // repeat > 1 only while at least 8 waves of blocks remain, so a slow block costs ~1/8 of the run.
+  t.csr.repeat_steps = {{0, 1}, {128, 2}, {256, 4}, {512, 8}, {1024, 16}};
+  // A row is long past ~64 iterations of one group (a few µs of launch latency) or its fair share.
+  t.csr.long_row_min_iterations = 64.0;
+  t.csr.long_row_share = 1.0;
+  // Many short rows in flight hide latency without splitting a row over more lanes.
+  t.csr.halve_coop_rows_per_group = 16;
+  t.csr.halve_coop_avg_below = 24;
+
+  // --- Launch shapes (ELLR-T SpMV, SpMM) ---
+  // A serial slot is two dependent round trips (column, then x) overlapped ~10 deep.
+  t.launch.ns_per_serial_slot = 100.0;
+  t.launch.bytes_per_nonzero = 12.0;  // f64 value + int32 column
+  t.launch.min_serial_slots = 64;     // tiny matrices are launch-bound anyway
+  // Any block of >= 64 threads reaches full occupancy on Hopper; small grids get smaller blocks so
+  // that every SM gets two.
+  t.launch.spread_blocks = {256, 128};
+  t.launch.min_blocks_per_sm = 2;
+
+  // --- ELLR-T SpMV ---
+  // Each thread of a group should get about four slots of an average row.
+  t.ellr.threads_by_avg_row = {{8.0, 1}, {16.0, 2}, {32.0, 4}, {64.0, 8}, {128.0, 16}, {kInf, 32}};
+  t.ellr.small_min_slots_per_thread = 2.0;
+
+  // --- SpMM format ---
+  // ELLPACK-R never reads its padding: the limit is the slab's size, not its padding.
+  t.spmm.ellr_max_padding_ratio = 64.0;
+  t.spmm.ellr_max_slots = int64_t{1} << 28;  // 3 GB in f64
+  // Spread rows idle most lanes of an ELLR-T warp; the row-split CSR kernel walks each row's own.
+  t.spmm.ellr_max_row_spread = 0.6;
+  // Short uniform rows: CSR's lanes own columns, ELLR-T gives one thread a whole row.
+  t.spmm.short_row_average = 6.5;
+  t.spmm.short_row_max_padding = 3.0;
+  t.spmm.ellr_max_dense_cols = 8;
+  // Small matrices: the CSR rule widens each row's group to fill the device.
+  t.spmm.small_matrix_resident_threads_per_row = 4;
+  // L = 5..8 measured: CSR's split rows beat ELLR-T on every large matrix; L <= 4 not measured.
+  t.spmm.ellr_max_dense_cols_on_device = 4;
+
+  // --- ELLR-T SpMM ---
+  // Each slot carries L_c multiply-adds and an L_c-wide read of B: fewer slots per thread than SpMV.
+  t.spmm.ellr_threads_by_avg_row = {{16.0, 1}, {96.0, 2}, {192.0, 4}, {384.0, 8}, {768.0, 16}, {kInf, 32}};
+  t.spmm.ellr_small_min_slots_per_thread = 4.0;
+  t.spmm.ellr_max_block = 128;
+
+  // --- CSR SpMM ---
+  // Irregular rows gather B from all over memory: latency-bound, more lanes in flight beat wide
+  // loads, unless an L_c-wide slab of B fits in the L2.
+  t.spmm.irregular_padding = 3.0;
+  t.spmm.irregular_spread = 1.0;
+  t.spmm.cols_per_lane = 4;  // two double2 or one float4 per nonzero: no reduction across lanes
+  t.spmm.cols_per_lane_irregular = 1;
+  t.spmm.b_l2_fraction = 0.5;
+  t.spmm.nonzeros_per_split_lane = 16.0;
+  t.spmm.large_items_per_warp = 256;
+  // Large regular matrices at L_c = 8: two lanes of four columns split each row (four in f32).
+  t.spmm.large_split_cols = 8;
+  t.spmm.large_split_min_avg_row = 16.0;
+  t.spmm.large_split_four_min_avg_row = 32.0;
+  // Small matrices at L_c <= 8 are latency-bound: wider groups, within the resident threads for
+  // regular rows (the census graphs ran slower past it), up to four waves for irregular ones.
+  t.spmm.widen_max_cols_per_pass = 8;
+  t.spmm.widen_irregular_long_row = 128;
+  t.spmm.widen_irregular_waves = 4;
+  t.spmm.widen_irregular_nonzeros_per_lane = 1.0;
+  t.spmm.widen_regular_nonzeros_per_lane = 2.0;
+  // The long-row kernel's atomics cost more than a short walk; 64 slots of walk ~ 6 µs.
+  t.spmm.min_long_row_nnz = 32;
+  t.spmm.max_long_row_nnz = 1 << 16;
+  // In a small matrix the long-row pass (a memset and a launch) costs more than a few chunks' walk.
+  t.spmm.small_long_row_chunks = 5;
+  // Tiles: one wave of warps on a small matrix; several waves to balance on a large one.
+  t.spmm.tiled_small_above_cols_per_pass = 8;
+  t.spmm.min_tile_items = 32;
+  t.spmm.max_tile_items = 2048;
+  t.spmm.tiled_min_padding = 15.0;
+  t.spmm.tiled_max_spread = 6.0;
+  // Large regular matrices at L_c = 32: one 16-byte load of B per lane and nonzero.
+  t.spmm.large_vector_cols = 32;
+  t.spmm.large_vector_bytes = 16;
+  t.spmm.large_vector_block = 128;
+  // Small matrices at L_c = 32: more lanes per row than the columns need cut the serial walk.
+  t.spmm.small_split_cols = 32;
+  t.spmm.small_split_warp_fill = 0.5;
+  t.spmm.small_split_half_warp_fill = 1.0;
+  t.spmm.small_split_min_avg_row = 8.0;
+
+  // --- Segmented sum ---
+  // A small matrix in large tiles runs too few warps, each a longer chain of round trips.
+  t.segsum.nnz_per_lane_steps = {16, 8};
+  t.segsum.min_nnz_per_lane = 4;
+  t.segsum.resident_warps_per_sm = 32;
+  // Dirty tiles place their rows by search: half-size tiles are faster when many are dirty.
+  t.segsum.dirty_fraction = 0.125;
+  t.segsum.dirty_nnz_per_lane = 8;
+  // The kernel is bound by the L2 (the x gather), not the per-tile work longer warps amortise.
+  t.segsum.tiles_per_warp = 1;
+  // On a grid of a few waves the synchronizer's second launch is a large share of the time; a tail
+  // of 512 nonzeros costs its warp about that launch.
+  t.segsum.completion_waves = 2;
+  t.segsum.completion_limit = 512;
+  return t;
+}
+
+}  // namespace
+
+const RuleTables& default_rule_tables() {
+  static const RuleTables tables = make_default_rule_tables();
+  return tables;
+}
+
+const CsrRuleTable& default_csr_rule_table() { return default_rule_tables().csr; }
+
+}  // namespace spx::cuda
