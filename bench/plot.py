@@ -12,9 +12,10 @@ writes, per (op, precision) found in the results:
                            of the best kernel's time on that matrix. Higher and further left is better.
 Results that failed their check are drawn hatched in the bars and count as failures (time = inf)
 in the profile. Several JSON files (e.g. a CPU and a GPU run) can be given; kernels are then
-labelled with the device.
+labelled with the device. Files ending in .gz (the committed results) are read as gzip.
 """
 import argparse
+import gzip
 import json
 import math
 import os
@@ -25,7 +26,7 @@ from collections import OrderedDict, defaultdict
 def load(paths):
     results, devices = [], []
     for path in paths:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             doc = json.load(f)
         device = doc.get("device", {}).get("name", "?")
         devices.append(doc.get("device", {}))

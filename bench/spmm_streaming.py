@@ -9,11 +9,14 @@ factor AF, and how close FastSpMM comes to the PCIe-bound time.
   bench/spmm_streaming.py --spx build/bin/spx --cols 128 --streams 3 --layout col --pinned \\
       stencil27:n=100 fem:rows=1000000,len=100 ../shared/matrices -o bench/results/h100/spmm-streaming/table4
   bench/spmm_streaming.py --from-json run1.json run2.json -o table    # only re-tabulate
+  bench/spmm_streaming.py --from-json bench/results/h100/spmm-streaming/table4.json.gz -o /tmp/t4
 
-Writes OUT.json and OUT.md. Exit status 1 when a run failed or did not match spx::ref.
+--from-json takes `spx spmm --json` output or this script's own OUT.json (its runs are tabulated
+again); files ending in .gz are read as gzip. Writes OUT.json and OUT.md. Exit status 1 when a run failed or did not match spx::ref.
 """
 import argparse
 import glob
+import gzip
 import json
 import os
 import subprocess
@@ -105,13 +108,14 @@ def main():
     docs, failed = [], False
     if args.from_json is not None:
         for path in args.from_json:
-            with open(path) as f:
+            with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
                 text = f.read()
-            # One object per file, or several written one after another.
+            # One object per file, or several written one after another; a combined OUT.json of
+            # this script holds its `spx spmm` documents under "runs".
             decoder, pos = json.JSONDecoder(), 0
             while text[pos:].strip():
                 doc, end = decoder.raw_decode(text, pos + len(text[pos:]) - len(text[pos:].lstrip()))
-                docs.append(doc)
+                docs.extend(doc["runs"] if isinstance(doc, dict) and "runs" in doc else [doc])
                 pos = end
     else:
         for m in expand(args.matrices):

@@ -9,10 +9,12 @@ Classes, as issue 5 states its goals:
   regular    stencil*, fem_*, banded_*, blockdense_*, dense_csr_* and group structural/FEM
   other      everything else (the shared group "other"), reported but not in either goal
 The baseline per (matrix, precision) is the fastest checked cusparse_csr* result of the same run.
-Only checked results count. --table also prints one line per matrix.
+Only checked results count. --table also prints one line per matrix. Files ending in .gz (the
+committed results) are read as gzip.
 """
 import argparse
 import csv
+import gzip
 import json
 import math
 import os
@@ -29,6 +31,11 @@ def load_groups(path):
             for row in csv.DictReader(f, delimiter="\t"):
                 groups[row["name"]] = row["group"]
     return groups
+
+
+def load_json(path):
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        return json.load(f)
 
 
 def matrix_class(name, groups):
@@ -52,7 +59,7 @@ def main():
     ap.add_argument("json", nargs="+")
     args = ap.parse_args()
     groups = load_groups(args.manifest)
-    results = [r for p in args.json for r in json.load(open(p))["results"]]
+    results = [r for p in args.json for r in load_json(p)["results"]]
     results = [r for r in results if r.get("op") == "spmv" and r.get("checked") and (r.get("ms_median") or 0) > 0]
     best = {}
     for r in results:

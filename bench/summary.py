@@ -8,7 +8,9 @@ effective GB/s (Reguly-Giles eq. 2) and minimum-traffic GB/s as % of the measure
 spx's csr_scalar time and its speedup over that kernel (best vendor ms / csr_scalar ms: above 1
 means ours is faster); and the fastest cuSPARSE SpMM kernel (spmm_ prefix dropped).
 Then one line per GEMM size and precision (cuBLAS). Only results that passed their check count.
+Files ending in .gz (the committed results) are read as gzip.
 """
+import gzip
 import json
 import sys
 from collections import OrderedDict
@@ -24,7 +26,10 @@ def ms(v):
 
 
 def main(paths):
-    docs = [json.load(open(p)) for p in paths]
+    docs = []
+    for p in paths:
+        with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as f:
+            docs.append(json.load(f))
     results = [r for d in docs for r in d["results"]]
     copy_gbs = docs[0]["device"]["copy_gbs"]
     out = []

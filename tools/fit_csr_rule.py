@@ -11,7 +11,8 @@ the table for csr_rule.cpp.
 
 Split (docs/spmv-csr.md): generated matrices (source "spec": the small and standard suites) and
 every other shared matrix in name order (0th, 2nd, ...) train; the rest of the shared matrices are
-held out. --train-names / --heldout-names override it.
+held out. --train-names / --heldout-names override it. Files ending in .gz (the committed
+results, bench/results/h100/spmv-family/tune-*.json.gz) are read as gzip.
 
 Examples:
   tools/fit_csr_rule.py tune_f64.json tune_f32.json
@@ -20,6 +21,7 @@ Examples:
 """
 
 import argparse
+import gzip
 import json
 import math
 import sys
@@ -102,7 +104,7 @@ class Matrix:
 def load(paths, precision):
     matrices = []
     for path in paths:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             report = json.load(f)
         device = report.get("device", {})
         table = report.get("rule_table")
