@@ -81,7 +81,6 @@ void check_conversions(const std::string& name, const Csr<T, I>& A) {
 
 template <class T>
 class GpuConvert : public ::testing::Test {};
-using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(GpuConvert, Precisions);
 
 TYPED_TEST(GpuConvert, ConversionsEqualTheHostOnRandomMatrices) {

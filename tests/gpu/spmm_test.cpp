@@ -55,19 +55,13 @@ void check_spmm(const std::string& name, const Csr<T, I>& A, int64_t L, Layout l
   const auto dB = cuda::upload(ctx, B);
   const char* layout_name = layout == Layout::ColMajor ? "col-major" : "row-major";
   for (auto [alpha, beta] : {std::pair<T, T>{T{1}, T{0}}, std::pair<T, T>{T(0.75), T(-2)}}) {
-    const auto C0 = beta == T{0} ? poisoned_dense<T>(A.rows, L, layout, c_extra)
-                                 : random_dense<T>(A.rows, L, layout, seed + 1, c_extra);
-    Dense<T> want = C0;
-    ref::spmm(A, B, want, alpha, beta);
-    std::vector<double> magnitude;
-    std::vector<int64_t> terms;
-    spmm_bounds(A, B, C0, alpha, beta, magnitude, terms);
+    const SpmmCase<T> c = spmm_case(A, B, layout, alpha, beta, seed, c_extra);
     for (auto alg : kAllAlgs) {
       if (!cuda::cusparse_spmm_supports(alg, layout)) continue;
       const std::string what = name + " L=" + std::to_string(L) + " " + layout_name + " / " +
                                cuda::kernel_name(alg) + " alpha=" + std::to_string(alpha) +
                                " beta=" + std::to_string(beta);
-      auto dC = cuda::upload(ctx, C0);
+      auto dC = cuda::upload(ctx, c.C0);
       Dense<T> got;
       try {
         auto op = is_csr(alg) ? CusparseSpmm<T, I>(ctx, dA, alg, dB, dC, alpha, beta)
@@ -81,21 +75,15 @@ void check_spmm(const std::string& name, const Csr<T, I>& A, int64_t L, Layout l
         }
         FAIL() << what << ": " << e.what();  // a device fault is sticky: later checks cannot run
       }
-      expect_device_close(std::span<const T>(logical_entries(got)), std::span<const T>(logical_entries(want)),
-                          magnitude, terms, what);
-      EXPECT_TRUE(padding_untouched(got)) << what << ": wrote into C's leading-dimension padding";
+      c.expect_close(got, what);
     }
   }
 }
 
 template <class P>
 class GpuSpmm : public ::testing::Test {};
-template <class T_, class I_>
-struct Types {
-  using T = T_;
-  using I = I_;
-};
-using SpmmTypes = ::testing::Types<Types<float, int32_t>, Types<double, int32_t>, Types<double, int64_t>>;
+using SpmmTypes =
+    ::testing::Types<ValueIndex<float, int32_t>, ValueIndex<double, int32_t>, ValueIndex<double, int64_t>>;
 TYPED_TEST_SUITE(GpuSpmm, SpmmTypes);
 
 TYPED_TEST(GpuSpmm, SpmmIsEquivalentToRefOnRandomMatrices) {

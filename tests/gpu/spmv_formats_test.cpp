@@ -127,23 +127,15 @@ void check_kernels(const std::string& name, const Csr<T, I>& A, const std::vecto
   auto& ctx = gpu();
   const FormatInputs<T> f = upload_formats(ctx, A);
   const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
-  for (auto [alpha, beta] : {std::pair<T, T>{T{1}, T{0}}, std::pair<T, T>{T(-1.5), T(0.5)}}) {
-    std::vector<T> y0 = random_vector<T>(static_cast<std::size_t>(A.rows), seed + 1);
-    if (beta == T{0}) poison(std::span<T>(y0));
-    std::vector<T> want = y0;
-    ref::spmv(A, std::span<const T>(x), std::span<T>(want), alpha, beta);
-    std::vector<double> magnitude;
-    std::vector<int64_t> terms;
-    spmv_bounds(A, std::span<const T>(x), std::span<const T>(y0), alpha, beta, magnitude, terms);
+  for (const SpmvCase<T>& c : spmv_cases(A, x, seed)) {
     for (const auto& k : kernels) {
       if (k.needs_padding && !f.ell) continue;
-      const std::string what =
-          name + " / " + k.name + " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta);
-      const auto got = run_kernel(k.name, f, x, y0, alpha, beta);
-      expect_device_close(std::span<const T>(got), std::span<const T>(want), magnitude, terms, what);
+      const std::string what = name + " / " + k.name + c.label();
+      const auto got = run_kernel(k.name, f, x, c.y0, c.alpha, c.beta);
+      c.expect_close(got, what);
       if (k.deterministic) {
         for (int run = 2; run <= 3; ++run) {
-          EXPECT_TRUE(same_bits(run_kernel(k.name, f, x, y0, alpha, beta), got))
+          EXPECT_TRUE(same_bits(run_kernel(k.name, f, x, c.y0, c.alpha, c.beta), got))
               << what << ": run " << run << " differs from run 1";
         }
       }
@@ -153,7 +145,6 @@ void check_kernels(const std::string& name, const Csr<T, I>& A, const std::vecto
 
 template <class T>
 class GpuSpmvFormats : public ::testing::Test {};
-using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(GpuSpmvFormats, Precisions);
 
 TYPED_TEST(GpuSpmvFormats, SpmvIsEquivalentToRefOnRandomMatrices) {
