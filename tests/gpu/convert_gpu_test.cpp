@@ -124,12 +124,8 @@ TYPED_TEST(GpuConvert, HugePaddingIsRefusedWithItsRatio) {
 
 TEST(GpuConvertShared, ConversionsEqualTheHost) {
   SPX_REQUIRE_GPU();
-  const auto& matrices = shared_matrices();
-  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
-  for (const auto& [name, A] : matrices) {
-    check_conversions(name + " f64", A);
-    if (::testing::Test::HasFailure()) break;
-  }
+  for_each_shared_matrix<double>(
+      [](const std::string& name, const Csr<double, int32_t>& A, uint64_t) { check_conversions(name, A); });
 }
 
 }  // namespace

@@ -57,6 +57,13 @@ inline cuda::Context& gpu() {
 // Suite.Test<float> and Suite.Test<double>.
 using Precisions = ::testing::Types<float, double>;
 
+// "f32" or "f64", for failure labels.
+template <class T>
+const char* precision_name() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  return std::is_same_v<T, float> ? "f32" : "f64";
+}
+
 // A (value, index) type pair for typed tests over both: ::testing::Types<ValueIndex<float, int32_t>, ...>.
 template <class T_, class I_>
 struct ValueIndex {
@@ -162,6 +169,27 @@ Csr<T, int32_t> shared_as(const Csr<double, int32_t>& A) {
     return A;
   else
     return cast<T, int32_t>(A);
+}
+
+// Runs check(name, A, seed) on every shared matrix as Csr<T, int32_t>: `name` is the file name and
+// the precision ("cage10.mtx.gz f32"), `seed` one fresh seed for all (traced, so a failure can be
+// replayed). Skips the test when the folder is absent (GTEST_SKIP leaves this function only: the
+// test goes on after the call); stops after the first matrix with a failure, since one matrix's
+// report is enough to act on and the rest would only add time.
+template <class T, class Check>
+void for_each_shared_matrix(Check&& check) {
+  const auto& matrices = shared_matrices();
+  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  for (const auto& [file, A] : matrices) {
+    const std::string name = file + " " + precision_name<T>();
+    if constexpr (std::is_same_v<T, double>)
+      check(name, A, seed);  // the cached matrix itself: no copy
+    else
+      check(name, cast<T, int32_t>(A), seed);
+    if (::testing::Test::HasFailure()) break;
+  }
 }
 
 // One (alpha, beta) case of an SpMV check against spx::ref: the y a kernel starts from (NaN when

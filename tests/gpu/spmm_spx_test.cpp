@@ -395,11 +395,7 @@ TEST(GpuSpmmSpxEmpty, EmptyShapesDoNothing) {
 // what `spx spmm` and the `spx_spmm_row` bench entry run; then the CSR kernel in balanced mode.
 TEST(GpuSpmmSpxShared, RuleChosenKernelIsEquivalentToRefOnSharedMatrices) {
   SPX_REQUIRE_GPU();
-  const auto& matrices = shared_matrices();
-  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
-  for (const auto& [name, A] : matrices) {
+  for_each_shared_matrix<double>([](const std::string& name, const Csr<double, int32_t>& A, uint64_t seed) {
     const MatrixStats s = stats(A);
     const bool csr = cuda::spmm_format_rule(s, 8) == cuda::SpmmFormat::Csr;
     const auto dA = upload_both(A, !csr);
@@ -410,8 +406,7 @@ TEST(GpuSpmmSpxShared, RuleChosenKernelIsEquivalentToRefOnSharedMatrices) {
     tiled.tile_items = cuda::spmm_csr_tile_items(s, gpu().props());
     check<double>(name, A, dA, Spec{Kernel::Csr, std::nullopt, tiled}, 8, Layout::RowMajor, Layout::RowMajor,
                   1.0, 0.0, seed + 1, 0);
-    if (::testing::Test::HasFailure()) break;
-  }
+  });
 }
 
 }  // namespace

@@ -104,28 +104,16 @@ TYPED_TEST(GpuSpmm, SpmmIsEquivalentToRefOnRandomMatrices) {
 }
 
 template <class T>
-void check_shared_spmm(const char* precision) {
-  const auto& matrices = shared_matrices();
-  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+class GpuSpmmShared : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuSpmmShared, Precisions);
+
+TYPED_TEST(GpuSpmmShared, SpmmIsEquivalentToRef) {
+  SPX_REQUIRE_GPU();
   std::vector<std::string> refused;
-  for (const auto& [name, A] : matrices) {
-    for (Layout layout : {Layout::ColMajor, Layout::RowMajor})
-      check_spmm(name + " " + precision, shared_as<T>(A), 8, layout, seed, refused);
-    if (::testing::Test::HasFailure()) break;
-  }
+  for_each_shared_matrix<TypeParam>([&](const std::string& name, const auto& A, uint64_t seed) {
+    for (Layout layout : {Layout::ColMajor, Layout::RowMajor}) check_spmm(name, A, 8, layout, seed, refused);
+  });
   for (const auto& r : refused) ADD_FAILURE() << "cuSPARSE refused a combination spx offers: " << r;
-}
-
-TEST(GpuSpmmShared, SpmmIsEquivalentToRefF64) {
-  SPX_REQUIRE_GPU();
-  check_shared_spmm<double>("f64");
-}
-
-TEST(GpuSpmmShared, SpmmIsEquivalentToRefF32) {
-  SPX_REQUIRE_GPU();
-  check_shared_spmm<float>("f32");
 }
 
 TEST(GpuSpmmVendor, ShapeAndLayoutErrors) {

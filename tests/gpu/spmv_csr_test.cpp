@@ -257,25 +257,14 @@ TEST(GpuSpmvCsrPlan, WrongPlanParamsOrSizesAreErrors) {
 }
 
 template <class T>
-void check_shared(const char* precision) {
-  const auto& matrices = shared_matrices();
-  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
-  for (const auto& [name, A] : matrices) {
-    check_csr_kernels(name + " " + precision, shared_as<T>(A), seed, Sweep::Few);
-    if (::testing::Test::HasFailure()) break;
-  }
-}
+class GpuSpmvCsrShared : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuSpmvCsrShared, Precisions);
 
-TEST(GpuSpmvCsrShared, SpmvIsEquivalentToRefF64) {
+TYPED_TEST(GpuSpmvCsrShared, SpmvIsEquivalentToRef) {
   SPX_REQUIRE_GPU();
-  check_shared<double>("f64");
-}
-
-TEST(GpuSpmvCsrShared, SpmvIsEquivalentToRefF32) {
-  SPX_REQUIRE_GPU();
-  check_shared<float>("f32");
+  for_each_shared_matrix<TypeParam>([](const std::string& name, const auto& A, uint64_t seed) {
+    check_csr_kernels(name, A, seed, Sweep::Few);
+  });
 }
 
 }  // namespace

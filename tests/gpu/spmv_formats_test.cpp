@@ -174,25 +174,14 @@ TYPED_TEST(GpuSpmvFormats, OneRowOfAMillionNonzeros) {
 }
 
 template <class T>
-void check_shared(const char* precision) {
-  const auto& matrices = shared_matrices();
-  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
-  for (const auto& [name, A] : matrices) {
-    check_kernels(name + " " + precision, shared_as<T>(A), base_kernels(), seed);
-    if (::testing::Test::HasFailure()) break;  // one matrix's report is enough to act on
-  }
-}
+class GpuSpmvFormatsShared : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuSpmvFormatsShared, Precisions);
 
-TEST(GpuSpmvFormatsShared, SpmvIsEquivalentToRefF64) {
+TYPED_TEST(GpuSpmvFormatsShared, SpmvIsEquivalentToRef) {
   SPX_REQUIRE_GPU();
-  check_shared<double>("f64");
-}
-
-TEST(GpuSpmvFormatsShared, SpmvIsEquivalentToRefF32) {
-  SPX_REQUIRE_GPU();
-  check_shared<float>("f32");
+  for_each_shared_matrix<TypeParam>([](const std::string& name, const auto& A, uint64_t seed) {
+    check_kernels(name, A, base_kernels(), seed);
+  });
 }
 
 TEST(GpuSpmvFormatsChecks, AlphaZeroReadsNeitherAnorX) {
