@@ -81,7 +81,6 @@ void check_conversions(const std::string& name, const Csr<T, I>& A) {
 
 template <class T>
 class GpuConvert : public ::testing::Test {};
-using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(GpuConvert, Precisions);
 
 TYPED_TEST(GpuConvert, ConversionsEqualTheHostOnRandomMatrices) {
@@ -125,12 +124,8 @@ TYPED_TEST(GpuConvert, HugePaddingIsRefusedWithItsRatio) {
 
 TEST(GpuConvertShared, ConversionsEqualTheHost) {
   SPX_REQUIRE_GPU();
-  const auto& matrices = shared_matrices();
-  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
-  for (const auto& [name, A] : matrices) {
-    check_conversions(name + " f64", A);
-    if (::testing::Test::HasFailure()) break;
-  }
+  for_each_shared_matrix<double>(
+      [](const std::string& name, const Csr<double, int32_t>& A, uint64_t) { check_conversions(name, A); });
 }
 
 }  // namespace

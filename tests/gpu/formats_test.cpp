@@ -14,13 +14,8 @@ namespace {
 
 template <class P>
 class GpuFormats : public ::testing::Test {};
-template <class T_, class I_>
-struct Types {
-  using T = T_;
-  using I = I_;
-};
-using FormatTypes = ::testing::Types<Types<float, int32_t>, Types<double, int32_t>, Types<float, int64_t>,
-                                     Types<double, int64_t>>;
+using FormatTypes = ::testing::Types<ValueIndex<float, int32_t>, ValueIndex<double, int32_t>,
+                                     ValueIndex<float, int64_t>, ValueIndex<double, int64_t>>;
 TYPED_TEST_SUITE(GpuFormats, FormatTypes);
 
 template <class T, class I>

@@ -30,25 +30,6 @@ namespace {
 
 using cuda::GemmVersion;
 
-// Per-entry magnitude |alpha| sum_l |op(A)_il op(B)_lj| + |beta C_ij| of a column-major GEMM.
-template <class T>
-std::vector<double> magnitude(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha, const T* A,
-                              int64_t lda, const T* B, int64_t ldb, T beta, const T* C, int64_t ldc) {
-  const auto a = [&](int64_t i, int64_t l) { return op_a == Op::N ? A[i + l * lda] : A[l + i * lda]; };
-  const auto b = [&](int64_t l, int64_t j) { return op_b == Op::N ? B[l + j * ldb] : B[j + l * ldb]; };
-  std::vector<double> mag(static_cast<std::size_t>(m * n));
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t i = 0; i < m; ++i) {
-      double s = 0;
-      for (int64_t l = 0; l < k; ++l)
-        s += std::abs(static_cast<double>(a(i, l)) * static_cast<double>(b(l, j)));
-      mag[i + j * m] =
-          std::abs(static_cast<double>(alpha)) * s +
-          (beta == T{0} ? 0.0 : std::abs(static_cast<double>(beta) * static_cast<double>(C[i + j * ldc])));
-    }
-  return mag;
-}
-
 std::string op_name(Op op) { return op == Op::N ? "N" : "T"; }
 
 struct Case {
@@ -72,8 +53,8 @@ void check_case(const Case& c, T alpha, T beta, GemmVersion version, uint64_t se
   auto want = C0;
   ref::gemm(c.op_a, c.op_b, c.m, c.n, c.k, alpha, A.data() + c.a_offset, lda, B.data(), ldb, beta,
             want.data(), ldc);
-  const auto mag = magnitude(c.op_a, c.op_b, c.m, c.n, c.k, alpha, A.data() + c.a_offset, lda, B.data(), ldb,
-                             beta, C0.data(), ldc);
+  const auto mag = gemm_magnitude(c.op_a, c.op_b, c.m, c.n, c.k, alpha, A.data() + c.a_offset, lda, B.data(),
+                                  ldb, beta, C0.data(), ldc);
 
   auto dA = cuda::to_device(ctx, A);
   auto dB = cuda::to_device(ctx, B);
@@ -82,12 +63,8 @@ void check_case(const Case& c, T alpha, T beta, GemmVersion version, uint64_t se
              dC.data(), ldc, cuda::GemmParams{version});
   const auto got = cuda::to_host(ctx, dC);
 
-  std::vector<T> got_logical, want_logical;
-  for (int64_t j = 0; j < c.n; ++j)
-    for (int64_t i = 0; i < c.m; ++i) {
-      got_logical.push_back(got[i + j * ldc]);
-      want_logical.push_back(want[i + j * ldc]);
-    }
+  const auto got_logical = column_major_entries(got, c.m, c.n, ldc);
+  const auto want_logical = column_major_entries(want, c.m, c.n, ldc);
   const std::string what = std::string(cuda::kernel_name(version)) + " " + op_name(c.op_a) + op_name(c.op_b) +
                            " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
                            " k=" + std::to_string(c.k) + " pad=" + std::to_string(c.pad) +
@@ -114,8 +91,7 @@ std::vector<GemmVersion> versions() {
 
 template <class T>
 class SpxGemm : public ::testing::Test {};
-using GemmTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(SpxGemm, GemmTypes);
+TYPED_TEST_SUITE(SpxGemm, Precisions);
 
 TYPED_TEST(SpxGemm, SpxGemmIsEquivalentToRef) {
   SPX_REQUIRE_GPU();

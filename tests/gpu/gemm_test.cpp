@@ -15,30 +15,9 @@
 namespace spx::test {
 namespace {
 
-// Per-entry magnitude |alpha| sum_l |op(A)_il op(B)_lj| + |beta C_ij| of a column-major GEMM.
-template <class T>
-std::vector<double> gemm_magnitude(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha,
-                                   const std::vector<T>& A, int64_t lda, const std::vector<T>& B, int64_t ldb,
-                                   T beta, const std::vector<T>& C, int64_t ldc) {
-  const auto a = [&](int64_t i, int64_t l) { return op_a == Op::N ? A[i + l * lda] : A[l + i * lda]; };
-  const auto b = [&](int64_t l, int64_t j) { return op_b == Op::N ? B[l + j * ldb] : B[j + l * ldb]; };
-  std::vector<double> mag(static_cast<std::size_t>(m * n));
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t i = 0; i < m; ++i) {
-      double s = 0;
-      for (int64_t l = 0; l < k; ++l)
-        s += std::abs(static_cast<double>(a(i, l)) * static_cast<double>(b(l, j)));
-      mag[i + j * m] =
-          std::abs(static_cast<double>(alpha)) * s +
-          (beta == T{0} ? 0.0 : std::abs(static_cast<double>(beta) * static_cast<double>(C[i + j * ldc])));
-    }
-  return mag;
-}
-
 template <class T>
 class GpuGemm : public ::testing::Test {};
-using GemmTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(GpuGemm, GemmTypes);
+TYPED_TEST_SUITE(GpuGemm, Precisions);
 
 TYPED_TEST(GpuGemm, GemmIsEquivalentToRefForEveryTranspose) {
   SPX_REQUIRE_GPU();
@@ -57,7 +36,8 @@ TYPED_TEST(GpuGemm, GemmIsEquivalentToRefForEveryTranspose) {
         if (beta == T{0}) poison(std::span<T>(C0));
         auto want = C0;
         ref::gemm(op_a, op_b, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, want.data(), ldc);
-        const auto mag = gemm_magnitude(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C0, ldc);
+        const auto mag =
+            gemm_magnitude(op_a, op_b, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, C0.data(), ldc);
 
         auto dA = cuda::to_device(ctx, A);
         auto dB = cuda::to_device(ctx, B);
@@ -66,12 +46,8 @@ TYPED_TEST(GpuGemm, GemmIsEquivalentToRefForEveryTranspose) {
                                  dC.data(), ldc);
         gemm.run();
         const auto got = cuda::to_host(ctx, dC);
-        std::vector<T> got_logical, want_logical;
-        for (int64_t j = 0; j < n; ++j)
-          for (int64_t i = 0; i < m; ++i) {
-            got_logical.push_back(got[i + j * ldc]);
-            want_logical.push_back(want[i + j * ldc]);
-          }
+        const auto got_logical = column_major_entries(got, m, n, ldc);
+        const auto want_logical = column_major_entries(want, m, n, ldc);
         const std::string what = std::string(cuda::CublasGemm<T>::kernel_name()) +
                                  (op_a == Op::N ? " N" : " T") + (op_b == Op::N ? "N" : "T") +
                                  " beta=" + std::to_string(beta);
@@ -110,7 +86,8 @@ TYPED_TEST(GpuGemm, DenseFormHandlesEveryLayout) {
         auto want = col_major(C);
         const auto a = col_major(A), b = col_major(B), c0 = want;
         ref::gemm(Op::N, Op::N, m, n, k, alpha, a.data(), m, b.data(), k, beta, want.data(), m);
-        const auto mag = gemm_magnitude(Op::N, Op::N, m, n, k, alpha, a, m, b, k, beta, c0, m);
+        const auto mag =
+            gemm_magnitude(Op::N, Op::N, m, n, k, alpha, a.data(), m, b.data(), k, beta, c0.data(), m);
 
         auto dA = cuda::upload(ctx, A);
         auto dB = cuda::upload(ctx, B);

@@ -1,5 +1,6 @@
 // Helpers for the GPU tests: skipping without a device, one shared Context, device-side error
-// bounds, the test matrices (random and shared), and host copies of device results.
+// bounds, the test matrices (random and shared), typed-test parameters, and the expectations the
+// SpMV, SpMM and GEMM tests check their kernels against.
 //
 // Tolerances. A GPU kernel accumulates in T (float or double), in any order (one thread, a
 // warp's shuffle tree, cuSPARSE's merge path or atomics). For an output of n products,
@@ -24,10 +25,13 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cpu/cpu_kernel_bounds.hpp"
 #include "spx/convert.hpp"
+#include "spx/cpu.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/device.hpp"
 #include "spx/io.hpp"
@@ -47,6 +51,25 @@ inline cuda::Context& gpu() {
   static cuda::Context* ctx = new cuda::Context(0);
   return *ctx;
 }
+
+// Typed tests over the two value types: TYPED_TEST_SUITE(Suite, Precisions). Left with gtest's
+// default names (Suite/0, Suite/1): gtest_discover_tests turns only those into the CTest names
+// Suite.Test<float> and Suite.Test<double>.
+using Precisions = ::testing::Types<float, double>;
+
+// "f32" or "f64", for failure labels.
+template <class T>
+const char* precision_name() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  return std::is_same_v<T, float> ? "f32" : "f64";
+}
+
+// A (value, index) type pair for typed tests over both: ::testing::Types<ValueIndex<float, int32_t>, ...>.
+template <class T_, class I_>
+struct ValueIndex {
+  using T = T_;
+  using I = I_;
+};
 
 // Bound for one output of a device kernel accumulating in T (see the top of this file).
 template <class T>
@@ -146,6 +169,124 @@ Csr<T, int32_t> shared_as(const Csr<double, int32_t>& A) {
     return A;
   else
     return cast<T, int32_t>(A);
+}
+
+// Runs check(name, A, seed) on every shared matrix as Csr<T, int32_t>: `name` is the file name and
+// the precision ("cage10.mtx.gz f32"), `seed` one fresh seed for all (traced, so a failure can be
+// replayed). Skips the test when the folder is absent (GTEST_SKIP leaves this function only: the
+// test goes on after the call); stops after the first matrix with a failure, since one matrix's
+// report is enough to act on and the rest would only add time.
+template <class T, class Check>
+void for_each_shared_matrix(Check&& check) {
+  const auto& matrices = shared_matrices();
+  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  for (const auto& [file, A] : matrices) {
+    const std::string name = file + " " + precision_name<T>();
+    if constexpr (std::is_same_v<T, double>)
+      check(name, A, seed);  // the cached matrix itself: no copy
+    else
+      check(name, cast<T, int32_t>(A), seed);
+    if (::testing::Test::HasFailure()) break;
+  }
+}
+
+// One (alpha, beta) case of an SpMV check against spx::ref: the y a kernel starts from (NaN when
+// beta == 0, so that an output the kernel does not write fails), spx::ref's result, and the
+// per-row magnitudes and term counts of device_tolerance.
+template <class T>
+struct SpmvCase {
+  T alpha{}, beta{};
+  std::vector<T> y0, want;
+  std::vector<double> magnitude;
+  std::vector<int64_t> terms;
+
+  // " alpha=... beta=...": the end of a failure's label.
+  std::string label() const { return " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta); }
+
+  void expect_close(const std::vector<T>& got, const std::string& what) const {
+    expect_device_close(std::span<const T>(got), std::span<const T>(want), magnitude, terms, what);
+  }
+};
+
+// The cases every SpMV kernel is checked in: (alpha, beta) = (1, 0) on a poisoned y, and
+// (-1.5, 0.5), which reads y; y from seed + 1.
+template <class T, class I>
+std::vector<SpmvCase<T>> spmv_cases(const Csr<T, I>& A, const std::vector<T>& x, uint64_t seed) {
+  std::vector<SpmvCase<T>> out;
+  for (auto [alpha, beta] : {std::pair<T, T>{T{1}, T{0}}, std::pair<T, T>{T(-1.5), T(0.5)}}) {
+    SpmvCase<T> c;
+    c.alpha = alpha;
+    c.beta = beta;
+    c.y0 = random_vector<T>(static_cast<std::size_t>(A.rows), seed + 1);
+    if (beta == T{0}) poison(std::span<T>(c.y0));
+    c.want = c.y0;
+    ref::spmv(A, std::span<const T>(x), std::span<T>(c.want), alpha, beta);
+    spmv_bounds(A, std::span<const T>(x), std::span<const T>(c.y0), alpha, beta, c.magnitude, c.terms);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// One SpMM check against spx::ref: the C a kernel starts from (all NaN when beta == 0; otherwise
+// random, with NaN in the leading-dimension padding), spx::ref's result, and the bounds.
+template <class T>
+struct SpmmCase {
+  Dense<T> C0, want;
+  std::vector<double> magnitude;
+  std::vector<int64_t> terms;
+
+  // Values within device_tolerance of spx::ref's, and C's padding still NaN.
+  void expect_close(const Dense<T>& got, const std::string& what) const {
+    expect_device_close(std::span<const T>(logical_entries(got)), std::span<const T>(logical_entries(want)),
+                        magnitude, terms, what);
+    EXPECT_TRUE(padding_untouched(got)) << what << ": wrote into C's leading-dimension padding";
+  }
+};
+
+// C = alpha*A*B + beta*C for a C of A.rows × B.cols in `layout` with `extra_ld` padding, C from seed + 1.
+template <class T, class I>
+SpmmCase<T> spmm_case(const Csr<T, I>& A, const Dense<T>& B, Layout layout, T alpha, T beta, uint64_t seed,
+                      int64_t extra_ld) {
+  SpmmCase<T> c;
+  c.C0 = beta == T{0} ? poisoned_dense<T>(A.rows, B.cols, layout, extra_ld)
+                      : random_dense<T>(A.rows, B.cols, layout, seed + 1, extra_ld);
+  c.want = c.C0;
+  ref::spmm(A, B, c.want, alpha, beta);
+  spmm_bounds(A, B, c.C0, alpha, beta, c.magnitude, c.terms);
+  return c;
+}
+
+// Per-entry magnitude |alpha| sum_l |op(A)_il op(B)_lj| + |beta C_ij| of a column-major GEMM, for
+// device_tolerance with k terms.
+template <class T>
+std::vector<double> gemm_magnitude(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha, const T* A,
+                                   int64_t lda, const T* B, int64_t ldb, T beta, const T* C, int64_t ldc) {
+  const auto a = [&](int64_t i, int64_t l) { return op_a == Op::N ? A[i + l * lda] : A[l + i * lda]; };
+  const auto b = [&](int64_t l, int64_t j) { return op_b == Op::N ? B[l + j * ldb] : B[j + l * ldb]; };
+  std::vector<double> mag(static_cast<std::size_t>(m * n));
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < m; ++i) {
+      double s = 0;
+      for (int64_t l = 0; l < k; ++l)
+        s += std::abs(static_cast<double>(a(i, l)) * static_cast<double>(b(l, j)));
+      mag[i + j * m] =
+          std::abs(static_cast<double>(alpha)) * s +
+          (beta == T{0} ? 0.0 : std::abs(static_cast<double>(beta) * static_cast<double>(C[i + j * ldc])));
+    }
+  return mag;
+}
+
+// The m × n entries of a column-major array with leading dimension ld, column by column, without
+// the padding rows (the order of gemm_magnitude).
+template <class T>
+std::vector<T> column_major_entries(const std::vector<T>& a, int64_t m, int64_t n, int64_t ld) {
+  std::vector<T> out;
+  out.reserve(static_cast<std::size_t>(m * n));
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < m; ++i) out.push_back(a[i + j * ld]);
+  return out;
 }
 
 }  // namespace spx::test

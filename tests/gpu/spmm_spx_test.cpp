@@ -92,15 +92,9 @@ void check(const std::string& name, const Csr<T, int32_t>& A, const DeviceA<T>& 
            int64_t extra_ld = 3) {
   auto& ctx = gpu();
   const auto B = random_dense<T>(A.cols, L, b_layout, seed, extra_ld);
-  const auto C0 = beta == T{0} ? poisoned_dense<T>(A.rows, L, c_layout, extra_ld)
-                               : random_dense<T>(A.rows, L, c_layout, seed + 1, extra_ld);
-  Dense<T> want = C0;
-  ref::spmm(A, B, want, alpha, beta);
-  std::vector<double> magnitude;
-  std::vector<int64_t> terms;
-  spmm_bounds(A, B, C0, alpha, beta, magnitude, terms);
+  const SpmmCase<T> c = spmm_case(A, B, c_layout, alpha, beta, seed, extra_ld);
   const auto dB = cuda::upload(ctx, B);
-  auto dC = cuda::upload(ctx, C0);
+  auto dC = cuda::upload(ctx, c.C0);
   const std::string config = spec.csr ? " " + cuda::to_string(*spec.csr) : std::string{};
   const std::string what = name + " / " + name_of(spec.kernel) + config + " L=" + std::to_string(L) + " B " +
                            name_of(b_layout) + " C " + name_of(c_layout) + " alpha=" + std::to_string(alpha) +
@@ -111,10 +105,7 @@ void check(const std::string& name, const Csr<T, int32_t>& A, const DeviceA<T>& 
   } catch (const Error& e) {
     FAIL() << what << ": " << e.what();
   }
-  const auto got = cuda::download(ctx, dC);
-  expect_device_close(std::span<const T>(logical_entries(got)), std::span<const T>(logical_entries(want)),
-                      magnitude, terms, what);
-  EXPECT_TRUE(padding_untouched(got)) << what << ": wrote into C's leading-dimension padding";
+  c.expect_close(cuda::download(ctx, dC), what);
 }
 
 constexpr int64_t kAllL[] = {1, 2, 3, 4, 8, 16, 32, 64, 100};
@@ -148,8 +139,7 @@ void check_random(Kernel kernel, uint64_t seed, const std::optional<SpmmCsrConfi
 
 template <class P>
 class GpuSpmmSpx : public ::testing::Test {};
-using SpmmTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(GpuSpmmSpx, SpmmTypes);
+TYPED_TEST_SUITE(GpuSpmmSpx, Precisions);
 
 TYPED_TEST(GpuSpmmSpx, SpmmEllrIsEquivalentToRefOnRandomMatrices) {
   SPX_REQUIRE_GPU();
@@ -405,11 +395,7 @@ TEST(GpuSpmmSpxEmpty, EmptyShapesDoNothing) {
 // what `spx spmm` and the `spx_spmm_row` bench entry run; then the CSR kernel in balanced mode.
 TEST(GpuSpmmSpxShared, RuleChosenKernelIsEquivalentToRefOnSharedMatrices) {
   SPX_REQUIRE_GPU();
-  const auto& matrices = shared_matrices();
-  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
-  for (const auto& [name, A] : matrices) {
+  for_each_shared_matrix<double>([](const std::string& name, const Csr<double, int32_t>& A, uint64_t seed) {
     const MatrixStats s = stats(A);
     const bool csr = cuda::spmm_format_rule(s, 8) == cuda::SpmmFormat::Csr;
     const auto dA = upload_both(A, !csr);
@@ -420,8 +406,7 @@ TEST(GpuSpmmSpxShared, RuleChosenKernelIsEquivalentToRefOnSharedMatrices) {
     tiled.tile_items = cuda::spmm_csr_tile_items(s, gpu().props());
     check<double>(name, A, dA, Spec{Kernel::Csr, std::nullopt, tiled}, 8, Layout::RowMajor, Layout::RowMajor,
                   1.0, 0.0, seed + 1, 0);
-    if (::testing::Test::HasFailure()) break;
-  }
+  });
 }
 
 }  // namespace

@@ -95,23 +95,13 @@ void check_csr_kernels(const std::string& name, const Csr<T, int32_t>& A, uint64
   const auto runs = variants(dA, A, plans, sweep);
   const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
   auto dx = cuda::to_device(ctx, x);
-  for (auto [alpha, beta] : {std::pair<T, T>{T{1}, T{0}}, std::pair<T, T>{T(-1.5), T(0.5)}}) {
-    std::vector<T> y0 = random_vector<T>(static_cast<std::size_t>(A.rows), seed + 1);
-    if (beta == T{0}) poison(std::span<T>(y0));
-    std::vector<T> want = y0;
-    ref::spmv(A, std::span<const T>(x), std::span<T>(want), alpha, beta);
-    std::vector<double> magnitude;
-    std::vector<int64_t> terms;
-    spmv_bounds(A, std::span<const T>(x), std::span<const T>(y0), alpha, beta, magnitude, terms);
+  for (const SpmvCase<T>& c : spmv_cases(A, x, seed)) {
     for (const auto& v : runs) {
-      auto dy = cuda::to_device(ctx, y0);
-      const int repeats = beta == T{0} ? 2 : 1;
-      for (int r = 0; r < repeats; ++r) v.run(std::span<const T>(dx.span()), dy.span(), alpha, beta);
+      auto dy = cuda::to_device(ctx, c.y0);
+      const int repeats = c.beta == T{0} ? 2 : 1;
+      for (int r = 0; r < repeats; ++r) v.run(std::span<const T>(dx.span()), dy.span(), c.alpha, c.beta);
       ctx.synchronize();
-      const auto got = cuda::to_host(ctx, dy);
-      expect_device_close(
-          std::span<const T>(got), std::span<const T>(want), magnitude, terms,
-          name + " / " + v.name + " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
+      c.expect_close(cuda::to_host(ctx, dy), name + " / " + v.name + c.label());
       if (::testing::Test::HasFailure()) return;  // one report is enough to act on
     }
   }
@@ -131,8 +121,7 @@ std::vector<NamedMatrix<T, int32_t>> long_row_matrices() {
 
 template <class T>
 class GpuSpmvCsr : public ::testing::Test {};
-using CsrValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(GpuSpmvCsr, CsrValueTypes);
+TYPED_TEST_SUITE(GpuSpmvCsr, Precisions);
 
 TYPED_TEST(GpuSpmvCsr, SpmvIsEquivalentToRefOnRandomMatrices) {
   SPX_REQUIRE_GPU();
@@ -268,25 +257,14 @@ TEST(GpuSpmvCsrPlan, WrongPlanParamsOrSizesAreErrors) {
 }
 
 template <class T>
-void check_shared(const char* precision) {
-  const auto& matrices = shared_matrices();
-  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
-  for (const auto& [name, A] : matrices) {
-    check_csr_kernels(name + " " + precision, shared_as<T>(A), seed, Sweep::Few);
-    if (::testing::Test::HasFailure()) break;
-  }
-}
+class GpuSpmvCsrShared : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuSpmvCsrShared, Precisions);
 
-TEST(GpuSpmvCsrShared, SpmvIsEquivalentToRefF64) {
+TYPED_TEST(GpuSpmvCsrShared, SpmvIsEquivalentToRef) {
   SPX_REQUIRE_GPU();
-  check_shared<double>("f64");
-}
-
-TEST(GpuSpmvCsrShared, SpmvIsEquivalentToRefF32) {
-  SPX_REQUIRE_GPU();
-  check_shared<float>("f32");
+  for_each_shared_matrix<TypeParam>([](const std::string& name, const auto& A, uint64_t seed) {
+    check_csr_kernels(name, A, seed, Sweep::Few);
+  });
 }
 
 }  // namespace

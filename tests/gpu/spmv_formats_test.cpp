@@ -127,23 +127,15 @@ void check_kernels(const std::string& name, const Csr<T, I>& A, const std::vecto
   auto& ctx = gpu();
   const FormatInputs<T> f = upload_formats(ctx, A);
   const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
-  for (auto [alpha, beta] : {std::pair<T, T>{T{1}, T{0}}, std::pair<T, T>{T(-1.5), T(0.5)}}) {
-    std::vector<T> y0 = random_vector<T>(static_cast<std::size_t>(A.rows), seed + 1);
-    if (beta == T{0}) poison(std::span<T>(y0));
-    std::vector<T> want = y0;
-    ref::spmv(A, std::span<const T>(x), std::span<T>(want), alpha, beta);
-    std::vector<double> magnitude;
-    std::vector<int64_t> terms;
-    spmv_bounds(A, std::span<const T>(x), std::span<const T>(y0), alpha, beta, magnitude, terms);
+  for (const SpmvCase<T>& c : spmv_cases(A, x, seed)) {
     for (const auto& k : kernels) {
       if (k.needs_padding && !f.ell) continue;
-      const std::string what =
-          name + " / " + k.name + " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta);
-      const auto got = run_kernel(k.name, f, x, y0, alpha, beta);
-      expect_device_close(std::span<const T>(got), std::span<const T>(want), magnitude, terms, what);
+      const std::string what = name + " / " + k.name + c.label();
+      const auto got = run_kernel(k.name, f, x, c.y0, c.alpha, c.beta);
+      c.expect_close(got, what);
       if (k.deterministic) {
         for (int run = 2; run <= 3; ++run) {
-          EXPECT_TRUE(same_bits(run_kernel(k.name, f, x, y0, alpha, beta), got))
+          EXPECT_TRUE(same_bits(run_kernel(k.name, f, x, c.y0, c.alpha, c.beta), got))
               << what << ": run " << run << " differs from run 1";
         }
       }
@@ -153,7 +145,6 @@ void check_kernels(const std::string& name, const Csr<T, I>& A, const std::vecto
 
 template <class T>
 class GpuSpmvFormats : public ::testing::Test {};
-using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(GpuSpmvFormats, Precisions);
 
 TYPED_TEST(GpuSpmvFormats, SpmvIsEquivalentToRefOnRandomMatrices) {
@@ -183,25 +174,14 @@ TYPED_TEST(GpuSpmvFormats, OneRowOfAMillionNonzeros) {
 }
 
 template <class T>
-void check_shared(const char* precision) {
-  const auto& matrices = shared_matrices();
-  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
-  for (const auto& [name, A] : matrices) {
-    check_kernels(name + " " + precision, shared_as<T>(A), base_kernels(), seed);
-    if (::testing::Test::HasFailure()) break;  // one matrix's report is enough to act on
-  }
-}
+class GpuSpmvFormatsShared : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuSpmvFormatsShared, Precisions);
 
-TEST(GpuSpmvFormatsShared, SpmvIsEquivalentToRefF64) {
+TYPED_TEST(GpuSpmvFormatsShared, SpmvIsEquivalentToRef) {
   SPX_REQUIRE_GPU();
-  check_shared<double>("f64");
-}
-
-TEST(GpuSpmvFormatsShared, SpmvIsEquivalentToRefF32) {
-  SPX_REQUIRE_GPU();
-  check_shared<float>("f32");
+  for_each_shared_matrix<TypeParam>([](const std::string& name, const auto& A, uint64_t seed) {
+    check_kernels(name, A, base_kernels(), seed);
+  });
 }
 
 TEST(GpuSpmvFormatsChecks, AlphaZeroReadsNeitherAnorX) {

@@ -74,32 +74,18 @@ void check_all_kernels(const std::string& name, const Csr<T, I>& A, uint64_t see
   auto& ctx = gpu();
   const auto d = upload_all(ctx, A);
   const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
-  for (auto [alpha, beta] : {std::pair<T, T>{T{1}, T{0}}, std::pair<T, T>{T(-1.5), T(0.5)}}) {
-    std::vector<T> y0 = random_vector<T>(static_cast<std::size_t>(A.rows), seed + 1);
-    if (beta == T{0}) poison(std::span<T>(y0));
-    std::vector<T> want = y0;
-    ref::spmv(A, std::span<const T>(x), std::span<T>(want), alpha, beta);
-    std::vector<double> magnitude;
-    std::vector<int64_t> terms;
-    spmv_bounds(A, std::span<const T>(x), std::span<const T>(y0), alpha, beta, magnitude, terms);
+  for (const SpmvCase<T>& c : spmv_cases(A, x, seed)) {
     for (const auto& kernel : spmv_kernels()) {
-      const auto got = run_kernel(kernel, d, x, y0, alpha, beta, beta == T{0} ? 2 : 1);
-      expect_device_close(
-          std::span<const T>(got), std::span<const T>(want), magnitude, terms,
-          name + " / " + kernel + " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
+      const auto got = run_kernel(kernel, d, x, c.y0, c.alpha, c.beta, c.beta == T{0} ? 2 : 1);
+      c.expect_close(got, name + " / " + kernel + c.label());
     }
   }
 }
 
 template <class P>
 class GpuSpmv : public ::testing::Test {};
-template <class T_, class I_>
-struct Types {
-  using T = T_;
-  using I = I_;
-};
-using SpmvTypes = ::testing::Types<Types<float, int32_t>, Types<double, int32_t>, Types<float, int64_t>,
-                                   Types<double, int64_t>>;
+using SpmvTypes = ::testing::Types<ValueIndex<float, int32_t>, ValueIndex<double, int32_t>,
+                                   ValueIndex<float, int64_t>, ValueIndex<double, int64_t>>;
 TYPED_TEST_SUITE(GpuSpmv, SpmvTypes);
 
 TYPED_TEST(GpuSpmv, SpmvIsEquivalentToRefOnRandomMatrices) {
@@ -121,25 +107,13 @@ TYPED_TEST(GpuSpmv, EmptyShapesLeaveOrScaleY) {
 }
 
 template <class T>
-void check_shared(const char* precision) {
-  const auto& matrices = shared_matrices();
-  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
-  for (const auto& [name, A] : matrices) {
-    check_all_kernels(name + " " + precision, shared_as<T>(A), seed);
-    if (::testing::Test::HasFailure()) break;  // one matrix's report is enough to act on
-  }
-}
+class GpuSpmvShared : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuSpmvShared, Precisions);
 
-TEST(GpuSpmvShared, SpmvIsEquivalentToRefF64) {
+TYPED_TEST(GpuSpmvShared, SpmvIsEquivalentToRef) {
   SPX_REQUIRE_GPU();
-  check_shared<double>("f64");
-}
-
-TEST(GpuSpmvShared, SpmvIsEquivalentToRefF32) {
-  SPX_REQUIRE_GPU();
-  check_shared<float>("f32");
+  for_each_shared_matrix<TypeParam>(
+      [](const std::string& name, const auto& A, uint64_t seed) { check_all_kernels(name, A, seed); });
 }
 
 TEST(GpuSpmvScalar, AlphaZeroReadsNeitherAnorX) {

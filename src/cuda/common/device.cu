@@ -6,6 +6,13 @@
 
 namespace spx::cuda {
 
+namespace {
+
+// "13.0" from CUDA's 1000 * major + 10 * minor encoding.
+std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+}  // namespace
+
 int device_count() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
@@ -15,15 +22,23 @@ int device_count() {
   return n;
 }
 
+// Without an NVIDIA driver (libcuda absent: a CUDA toolkit on a machine without a GPU) the runtime
+// answers cudaErrorInsufficientDriver, whose text ("driver version is insufficient") sends people
+// after a driver upgrade. cudaDriverGetVersion tells the cases apart: it gives 0 when no driver is
+// installed, so only a real driver older than the runtime is reported as too old.
 std::string gpu_unavailable_reason() {
   int n = 0;
-  cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no usable CUDA device: ") + cudaGetErrorString(e);
-  }
-  if (n == 0) return "no CUDA device found";
-  return {};
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaSuccess) return n == 0 ? "no CUDA device found" : std::string();
+  cudaGetLastError();
+  int driver = 0, runtime = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+  if (driver == 0) return "no CUDA device (no NVIDIA driver found)";
+  if (e == cudaErrorNoDevice) return "no CUDA device found";
+  if (e == cudaErrorInsufficientDriver && cudaRuntimeGetVersion(&runtime) == cudaSuccess)
+    return "NVIDIA driver too old: driver supports CUDA " + cuda_version(driver) +
+           ", spx's runtime is CUDA " + cuda_version(runtime);
+  return std::string("no usable CUDA device: ") + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")";
 }
 
 }  // namespace spx::cuda
