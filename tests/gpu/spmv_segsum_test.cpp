@@ -67,24 +67,15 @@ void check_segsum(const std::string& name, const Csr<T, int32_t>& A, uint64_t se
   const auto dA = cuda::upload(ctx, A);
   const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
   auto dx = cuda::to_device(ctx, x);
+  const std::vector<SpmvCase<T>> cases = spmv_cases(A, x, seed);
   for (const SegsumSpmvParams& p : tile_shapes()) {
     cuda::SegsumSpmvPlan plan = cuda::plan_segsum_spmv(ctx, dA, p);
-    for (auto [alpha, beta] : {std::pair<T, T>{T{1}, T{0}}, std::pair<T, T>{T(-1.5), T(0.5)}}) {
-      std::vector<T> y0 = random_vector<T>(static_cast<std::size_t>(A.rows), seed + 1);
-      if (beta == T{0}) poison(std::span<T>(y0));
-      std::vector<T> want = y0;
-      ref::spmv(A, std::span<const T>(x), std::span<T>(want), alpha, beta);
-      std::vector<double> magnitude;
-      std::vector<int64_t> terms;
-      spmv_bounds(A, std::span<const T>(x), std::span<const T>(y0), alpha, beta, magnitude, terms);
-      auto dy = cuda::to_device(ctx, y0);
-      cuda::spmv_segsum(ctx, plan, dA, std::span<const T>(dx.span()), dy.span(), alpha, beta);
-      const auto got = cuda::to_host(ctx, dy);
-      expect_device_close(std::span<const T>(got), std::span<const T>(want), magnitude, terms,
-                          name + " / " + cuda::to_string(p) +
-                              " dirty_tiles=" + std::to_string(plan.dirty_tiles) +
-                              " completes_rows=" + std::to_string(plan.completes_rows) +
-                              " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
+    for (const SpmvCase<T>& c : cases) {
+      auto dy = cuda::to_device(ctx, c.y0);
+      cuda::spmv_segsum(ctx, plan, dA, std::span<const T>(dx.span()), dy.span(), c.alpha, c.beta);
+      c.expect_close(cuda::to_host(ctx, dy),
+                     name + " / " + cuda::to_string(p) + " dirty_tiles=" + std::to_string(plan.dirty_tiles) +
+                         " completes_rows=" + std::to_string(plan.completes_rows) + c.label());
       if (::testing::Test::HasFailure()) return;  // one report is enough to act on
     }
   }
@@ -145,8 +136,7 @@ std::vector<NamedMatrix<T, int32_t>> irregular_matrices() {
 
 template <class T>
 class GpuSpmvSegsum : public ::testing::Test {};
-using SegsumValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(GpuSpmvSegsum, SegsumValueTypes);
+TYPED_TEST_SUITE(GpuSpmvSegsum, Precisions);
 
 TYPED_TEST(GpuSpmvSegsum, SpmvIsEquivalentToRefOnRandomMatrices) {
   SPX_REQUIRE_GPU();
@@ -306,25 +296,13 @@ TEST(GpuSpmvSegsumPlan, Int32LimitsAreAClearError) {
 }
 
 template <class T>
-void check_shared(const char* precision) {
-  const auto& matrices = shared_matrices();
-  if (matrices.empty()) GTEST_SKIP() << "shared matrices not found (set SPX_SHARED_MATRICES)";
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
-  for (const auto& [name, A] : matrices) {
-    check_segsum(name + " " + precision, shared_as<T>(A), seed);
-    if (::testing::Test::HasFailure()) break;
-  }
-}
+class GpuSpmvSegsumShared : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuSpmvSegsumShared, Precisions);
 
-TEST(GpuSpmvSegsumShared, SpmvIsEquivalentToRefF64) {
+TYPED_TEST(GpuSpmvSegsumShared, SpmvIsEquivalentToRef) {
   SPX_REQUIRE_GPU();
-  check_shared<double>("f64");
-}
-
-TEST(GpuSpmvSegsumShared, SpmvIsEquivalentToRefF32) {
-  SPX_REQUIRE_GPU();
-  check_shared<float>("f32");
+  for_each_shared_matrix<TypeParam>(
+      [](const std::string& name, const auto& A, uint64_t seed) { check_segsum(name, A, seed); });
 }
 
 }  // namespace
