@@ -8,12 +8,14 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <span>
 
 #include "bench/check.hpp"
 #include "bench/provenance.hpp"
 #include "bench/traffic.hpp"
 #include "spx/convert.hpp"
 #include "spx/error.hpp"
+#include "src/common/splitmix64.hpp"
 
 namespace spx::bench {
 
@@ -26,25 +28,28 @@ double seconds_since(Clock::time_point start) {
 }
 
 // Inputs are uniform in [-1, 1): splitmix64, so they are the same on every platform and never
-// all zero (a zero x would let a kernel that skips work look correct and fast).
-std::vector<double> random_values(std::size_t n, uint64_t seed) {
-  std::vector<double> v(n);
-  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (auto& e : v) {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    e = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
-  }
-  return v;
+// all zero (a zero x would let a kernel that skips work look correct and fast). Element e of the
+// stream `seed` is the generator's output number e + 1 from the state seed * gamma + 1, computed
+// from e directly, so all threads fill at once and the values are those of the sequential stream
+// the committed results were measured with.
+double input_value(uint64_t seed, uint64_t e) {
+  using detail::kSplitmix64Gamma;
+  const uint64_t z = detail::splitmix64(seed * kSplitmix64Gamma + 1 + e * kSplitmix64Gamma);
+  return static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
+template <class T>
+void fill_inputs(std::span<T> out, uint64_t seed) {
+  const int64_t n = static_cast<int64_t>(out.size());
+#pragma omp parallel for schedule(static)
+  for (int64_t e = 0; e < n; ++e)
+    out[static_cast<std::size_t>(e)] = static_cast<T>(input_value(seed, static_cast<uint64_t>(e)));
 }
 
 template <class T>
 Dense<T> random_dense(int64_t rows, int64_t cols, uint64_t seed) {
   Dense<T> d(rows, cols, Layout::ColMajor);
-  auto values = random_values(d.data.size(), seed);
-  std::transform(values.begin(), values.end(), d.data.begin(), [](double v) { return static_cast<T>(v); });
+  fill_inputs(std::span<T>(d.data), seed);
   return d;
 }
 
@@ -213,10 +218,8 @@ class ProblemRunner {
 template <class T>
 void run_sparse_ops(const BenchOptions& options, const Registry& registry, const MatrixInfo& info,
                     const Csr<T, int32_t>& A, Precision precision, ProblemRunner& runner) {
-  const auto x = [&] {
-    auto values = random_values(static_cast<std::size_t>(A.cols), options.seed);
-    return std::vector<T>(values.begin(), values.end());
-  }();
+  std::vector<T> x(static_cast<std::size_t>(A.cols));
+  fill_inputs(std::span<T>(x), options.seed);
   for (const OpSpec& op : options.ops) {
     if (op.op == OpKind::Gemm) continue;
     Problem p;
