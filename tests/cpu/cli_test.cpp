@@ -213,6 +213,39 @@ TEST_F(Cli, SpmvCpuWritesBenchJson) {
   EXPECT_NE(r.err.find("ref_hyb"), std::string::npos);
 }
 
+// spx spmv picks its backend as spx bench does: the GPU when one is usable, else the CPU.
+TEST_F(Cli, SpmvDefaultsToTheAutoBackend) {
+  const CliRun r = spx("spmv stencil27:n=8 --repeat 2 --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["backend"], spx::cuda::device_count() > 0 ? "cuda" : "cpu");
+  EXPECT_NE(spx("spmv --help").out.find("auto"), std::string::npos);
+}
+
+// Lower bounds of numeric options are said in words, not as CLI11's 309-digit range.
+TEST_F(Cli, CountOptionsSayWhatToGive) {
+  for (const char* args :
+       {"spmv stencil2d:n=8 --repeat 0", "spmv stencil2d:n=8 --threads 0",
+        "spmm stencil2d:n=8 --cols 4 --repeat 0", "bench stencil2d:n=8 --repeat 0",
+        "bench stencil2d:n=8 --threads 0", "gemm 8 --repeat 0", "tune stencil2d:n=8 --runs 0"}) {
+    SCOPED_TRACE(args);
+    expect_clean_error(args);
+    const CliRun r = spx(args);
+    EXPECT_NE(r.err.find(": give at least 1"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("1797"), std::string::npos) << r.err;
+  }
+  const CliRun r = spx("spmv stencil2d:n=8 --repeat 0");
+  EXPECT_NE(r.err.find("--repeat: 0 runs: give at least 1 (or leave it out for adaptive timing)"),
+            std::string::npos)
+      << r.err;
+  for (const char* args : {"gemm 8 --min-time -1", "tune stencil2d:n=8 --warmup -1"}) {
+    SCOPED_TRACE(args);
+    expect_clean_error(args);
+    EXPECT_NE(spx(args).err.find(": give at least 0"), std::string::npos);
+  }
+  expect_clean_error("spmv stencil2d:n=8 --repeat lots");
+}
+
 TEST_F(Cli, AutoBackendUsesTheGpuWhenThereIsOne) {
   if (spx::cuda::device_count() == 0) GTEST_SKIP() << "no GPU: auto is the CPU (tested above)";
   CliRun r = spx("spmv stencil27:n=8 --backend auto --repeat 3 --json " + path("gpu.json"));

@@ -352,9 +352,9 @@ void add_gemm_command(CLI::App& app) {
                   "Extra rows in every leading dimension (lda = rows + pad, ...)")
       ->capture_default_str();
   cmd->add_option("--repeat", options->repeat, "Timed runs (default: at least 5 runs and --min-time seconds)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1, "runs", "leave it out for adaptive timing"));
   cmd->add_option("--min-time", options->min_time, "Least summed device time of the timed runs, seconds")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0, "seconds"))
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "Seed of the random A, B and C")->capture_default_str();
   cmd->add_option("--json", options->json_path, "Also write the results as JSON to FILE ('-': stdout)")

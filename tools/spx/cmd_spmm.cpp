@@ -675,7 +675,7 @@ void add_spmm_command(CLI::App& app) {
   cmd->add_option(
          "--repeat", o->repeat,
          "Timed runs (device-resident default: adaptive, >= 10 runs; host-resident default 3, median)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1, "runs", "leave it out for the default"));
   cmd->add_option("--csr-config", o->csr_configs,
                   "Device-resident: also time the CSR kernel with these fields of the rule's configuration "
                   "replaced, e.g. G=16,V=2,BS=128 (keys G, V, BS, Lc, tile, long); repeatable")

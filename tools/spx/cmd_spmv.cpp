@@ -20,8 +20,8 @@ namespace {
 
 struct SpmvOptions {
   std::string input;
-  std::string backend = "cpu";
-  std::string format;  // empty: csr, or any format when --kernel is given
+  std::string backend = "auto";  // as spx bench: the GPU when one is usable
+  std::string format;            // empty: csr, or any format when --kernel is given
   std::string precision = "f64";
   int repeat = 0;
   int threads = 0;
@@ -139,19 +139,21 @@ void add_spmv_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--repeat", options->repeat,
                   "Timed runs (default: adaptive, at least 10 runs and 0.2 s, after one checked warm-up run)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1, "runs", "leave it out for adaptive timing"));
   cmd->add_option("--threads", options->threads, "OpenMP threads of the CPU kernels (default: all)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1, "threads", "leave it out for all cores"));
   cmd->add_option("--kernel", options->kernel, "Run this registered kernel (see spx bench --list)");
   cmd->add_option("--json", options->json, "Also write the result as bench JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");
-  cmd->footer(R"(On the CPU, csr runs the OpenMP kernel (omp_csr); the other formats run the single-thread
-reference kernels (ref_coo, ref_ell, ...), named so in the output. Format conversion is not timed.
+  cmd->footer(R"(--backend auto (the default) runs on the GPU when one is usable, else on the CPU. Without
+--kernel, spx's own kernel for the format runs (a vendor one where spx has none). On the CPU, csr runs
+the OpenMP kernel (omp_csr); the other formats run the single-thread reference kernels (ref_coo,
+ref_ell, ...), named so in the output. Format conversion is not timed.
 
 Examples:
   spx spmv cage11.mtx.gz
   spx spmv stencil27:n=64 --format ellr --precision f32 --repeat 50
-  spx spmv G3_circuit.mtx.gz --threads 1 --json -)");
+  spx spmv G3_circuit.mtx.gz --backend cpu --threads 1 --json -)");
   cmd->callback([options] { run_spmv(*options); });
 }
 

@@ -416,10 +416,10 @@ void add_tune_command(CLI::App& app) {
       ->type_name("LIST")
       ->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "Untimed runs before each configuration")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0, "runs"))
       ->capture_default_str();
   cmd->add_option("--runs", o->min_runs, "At least this many timed runs per configuration")
-      ->check(CLI::PositiveNumber)
+      ->check(at_least(1, "runs"))
       ->capture_default_str();
   cmd->add_option("--min-time", o->min_time, "...and at least this many seconds of device time")
       ->check(CLI::Range(0.0, 10.0))
