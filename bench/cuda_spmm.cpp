@@ -24,7 +24,7 @@ namespace {
 
 using cuda::CusparseSpmmAlg;
 
-// device_b, make_c and download_column_major: bench/cuda_support.hpp.
+// device_b, make_c and staged_view: bench/cuda_support.hpp.
 
 // "cusparse_spmm_csr_alg1" → "CUSPARSE_SPMM_CSR_ALG1", the enumerator's name.
 std::string upper(std::string text) {
@@ -58,7 +58,7 @@ std::unique_ptr<Instance> cusparse_spmm(const Problem& p, CusparseSpmmAlg alg, L
   }
   CudaInstanceParts parts;
   parts.launch = [op, A, B, C] { op->run(); };
-  parts.download = [C] { return download_column_major(*C); };
+  parts.view = [C] { return staged_view(*C); };
   parts.output = C->data.data();
   parts.output_bytes = C->bytes();
   parts.working_set = matrix_bytes + B->bytes() + C->bytes();

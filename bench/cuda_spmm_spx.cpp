@@ -87,7 +87,7 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which) {
       parts.params.push_back({"cols_per_pass", int64_t{config.cols_per_pass}});
     }
   }
-  parts.download = [C] { return download_column_major(*C); };
+  parts.view = [C] { return staged_view(*C); };
   parts.output = C->data.data();
   parts.output_bytes = C->bytes();
   parts.working_set = matrix_bytes + B->bytes() + C->bytes();

@@ -75,7 +75,11 @@ void CudaInstance::poison_output() {
   SPX_CUDA_CHECK(cudaMemsetAsync(parts_.output, 0xFF, parts_.output_bytes, bench_context().stream()));
 }
 
-std::vector<double> CudaInstance::output() { return parts_.download(); }
+OutputView CudaInstance::output() {
+  if (parts_.view) return parts_.view();
+  downloaded_ = parts_.download();
+  return OutputView(std::span<const double>(downloaded_));
+}
 
 std::string DeviceCache::owner_of(const Problem& p) {
   const void* A =
@@ -161,25 +165,10 @@ cuda::DeviceDense<T> make_c(const Problem& p, Layout layout) {
   return C;
 }
 
-// C on the host, column-major as the Problem lays it out, whatever the device layout.
-template <class T>
-std::vector<double> download_column_major(const cuda::DeviceDense<T>& C) {
-  const std::span<const T> h = stage_to_host(C.data.data(), C.data.size());
-  const bool col = C.layout == Layout::ColMajor;
-  std::vector<double> out(static_cast<std::size_t>(C.rows * C.cols));
-  for (int64_t j = 0; j < C.cols; ++j)
-    for (int64_t i = 0; i < C.rows; ++i)
-      out[static_cast<std::size_t>(i + j * C.rows)] =
-          h[static_cast<std::size_t>(col ? i + j * C.ld : i * C.ld + j)];
-  return out;
-}
-
 template std::shared_ptr<const cuda::DeviceDense<float>> device_b<float>(const Problem&, Layout);
 template std::shared_ptr<const cuda::DeviceDense<double>> device_b<double>(const Problem&, Layout);
 template cuda::DeviceDense<float> make_c<float>(const Problem&, Layout);
 template cuda::DeviceDense<double> make_c<double>(const Problem&, Layout);
-template std::vector<double> download_column_major<float>(const cuda::DeviceDense<float>&);
-template std::vector<double> download_column_major<double>(const cuda::DeviceDense<double>&);
 
 template <class T>
 std::span<const T> stage_to_host(const T* device, std::size_t n) {
@@ -195,6 +184,22 @@ std::span<const T> stage_to_host(const T* device, std::size_t n) {
 
 template std::span<const float> stage_to_host<float>(const float*, std::size_t);
 template std::span<const double> stage_to_host<double>(const double*, std::size_t);
+
+template <class T>
+OutputView staged_view(const cuda::DeviceBuffer<T>& vector) {
+  return OutputView(stage_to_host(vector.data(), vector.size()));
+}
+
+template <class T>
+OutputView staged_view(const cuda::DeviceDense<T>& M) {
+  const std::span<const T> h = stage_to_host(M.data.data(), M.data.size());
+  return OutputView(h.data(), M.rows, M.cols, M.ld, M.layout);
+}
+
+template OutputView staged_view<float>(const cuda::DeviceBuffer<float>&);
+template OutputView staged_view<double>(const cuda::DeviceBuffer<double>&);
+template OutputView staged_view<float>(const cuda::DeviceDense<float>&);
+template OutputView staged_view<double>(const cuda::DeviceDense<double>&);
 
 KernelEntry cuda_entry(std::string name, OpKind op, Format format, bool vendor, std::string summary) {
   KernelEntry e;

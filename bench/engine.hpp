@@ -1,10 +1,10 @@
 // The benchmark engine: matrices × ops × precisions × registered kernels → checked, timed results.
 //
 // For every matrix (loaded once as Csr<double, int32_t>) and precision, and every op, the engine
-// builds one Problem with random inputs (deterministic, never zero), computes the spx::ref output
-// once, then for each selected kernel: prepare (untimed) → poison output with NaN → run → check
-// against the reference → time repeated runs. GEMM ops are run once per benchmark on random
-// N × N matrices ("dense_N"), not per sparse matrix.
+// builds one Problem with random inputs (deterministic, never zero), then for each selected kernel:
+// prepare (untimed) → poison output with NaN → run → check against spx::ref's arithmetic
+// (bench/check.hpp, fused: no stored reference) → time repeated runs. GEMM ops are run once per benchmark on
+// random N × N matrices ("dense_N"), not per sparse matrix.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +68,7 @@ struct Result {
   bool checked = false;  // output matched spx::ref within the tolerance in this run
   double rel_error = 0;
   double check_ratio = 0;  // worst |error| / tolerance (≤ 1 passes)
+  double max_error = 0;    // worst |error| (not NaN)
   double prepare_ms = 0;   // conversion / upload / setup, untimed in ms_*
   double speedup = 0;      // baseline median / this median (0: no baseline)
   std::string baseline;    // kernel the speedup is measured against
