@@ -135,6 +135,7 @@ KernelEntry cpu_entry(std::string name, OpKind op, Format format, bool reference
   e.format = format;
   e.reference = reference;
   e.summary = std::move(summary);
+  if (op == OpKind::Spmm) e.layout = Layout::ColMajor;  // the Problem's B, and C as HostSpmm makes it
   return e;
 }
 

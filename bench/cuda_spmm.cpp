@@ -76,6 +76,7 @@ void add_cusparse_spmm(Registry& registry, CusparseSpmmAlg alg, Layout layout) {
                       is_coo(alg) ? Format::Coo : Format::Csr, true,
                       fmt::format("cuSPARSE SpMM, {}, {} B and C", upper(cuda::kernel_name(alg)),
                                   col ? "column-major" : "row-major (ld padded to 16 bytes)"));
+  e.layout = layout;
   e.prepare = [alg, layout](const Problem& p) {
     return with_precision(p, [&](auto tag) {
       using T = decltype(tag);

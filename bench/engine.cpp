@@ -87,6 +87,43 @@ Traffic traffic_of(const Problem& p) {
   return {};
 }
 
+// The parameters BenchOptions gives `kernel` (empty when none), and its variants.
+const KernelParams* params_for(const BenchOptions& options, const KernelEntry& kernel) {
+  const auto it = std::find_if(options.params.begin(), options.params.end(),
+                               [&](const KernelParams& p) { return p.kernel == kernel.name; });
+  return it == options.params.end() ? nullptr : &*it;
+}
+
+std::vector<const KernelParams*> variants_of(const BenchOptions& options, const KernelEntry& kernel) {
+  std::vector<const KernelParams*> out;
+  for (const KernelParams& v : options.variants)
+    if (v.kernel == kernel.name) out.push_back(&v);
+  return out;
+}
+
+// One run of a kernel entry: its own, or one of its variants ("spmm_csr_row#2").
+struct KernelRun {
+  const KernelEntry* kernel = nullptr;
+  std::string name;
+  Params params;
+  std::string text;
+};
+
+// The entry's own run, then its variants, each variant's parameters on top of the entry's.
+std::vector<KernelRun> runs_of(const BenchOptions& options, const KernelEntry& kernel) {
+  const KernelParams* own = params_for(options, kernel);
+  std::vector<KernelRun> runs{{&kernel, kernel.name, own ? own->params : Params{}, own ? own->text : ""}};
+  int n = 0;
+  for (const KernelParams* v : variants_of(options, kernel)) {
+    KernelRun run = runs.front();
+    run.name = fmt::format("{}#{}", kernel.name, ++n);
+    run.params.insert(run.params.end(), v->params.begin(), v->params.end());
+    run.text = run.text.empty() ? v->text : run.text + " " + v->text;
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
 // One (matrix, op, precision) with its inputs and checker, shared by all kernels.
 class ProblemRunner {
  public:
@@ -94,50 +131,73 @@ class ProblemRunner {
                 int total)
       : options_(options), report_(report), callbacks_(callbacks), done_(done), total_(total) {}
 
-  // Kernels whose skip_reason() is empty for this problem; the others become notes and count
-  // as done. Called on the problem's shape before its inputs are allocated.
-  std::vector<const KernelEntry*> runnable(const Problem& shape,
-                                           const std::vector<const KernelEntry*>& kernels) {
-    std::vector<const KernelEntry*> out;
+  // The runs of the kernels whose skip_reason() is empty for this problem; the others become notes
+  // and count as done. Called on the problem's shape before its inputs are allocated. Parameters
+  // the entry refuses fail the whole problem here, before anything of it runs: the comparison
+  // asked for cannot be made, and saying so now beats saying so after timing the others.
+  std::vector<KernelRun> runnable(const Problem& shape, const std::vector<const KernelEntry*>& kernels) {
+    std::vector<KernelRun> out;
+    bool refused = false;
     for (const KernelEntry* kernel : kernels) {
-      std::string why = kernel->skip_reason ? kernel->skip_reason(shape) : std::string();
-      if (why.empty()) {
-        out.push_back(kernel);
-      } else {
-        note(shape, *kernel, "skipped: " + why);
-        ++done_;
+      std::vector<KernelRun> runs = runs_of(options_, *kernel);
+      const std::string why = kernel->skip_reason ? kernel->skip_reason(shape) : std::string();
+      if (!why.empty()) {
+        note(shape, kernel->name, "skipped: " + why);
+        done_ += static_cast<int>(runs.size());
+        continue;
       }
+      for (KernelRun& run : runs) {
+        if (std::string bad = params_refused(shape, run); !bad.empty()) {
+          ++report_.failed_checks;
+          note(shape, run.name, fmt::format("FAILED: {}: {}", run.text, bad));
+          refused = true;
+        }
+        out.push_back(std::move(run));
+      }
+    }
+    if (refused) {
+      done_ += static_cast<int>(out.size());
+      out.clear();
     }
     return out;
   }
 
-  void run_all(const Problem& problem, const Checker& check, const std::vector<const KernelEntry*>& kernels) {
+  void run_all(const Problem& problem, const Checker& check, const std::vector<KernelRun>& runs) {
     const std::size_t first = report_.results.size();
-    for (const KernelEntry* kernel : kernels) {
+    for (const KernelRun& run : runs) {
       if (callbacks_.progress) {
-        callbacks_.progress(done_, total_, fmt::format("{} {}", problem_label(problem), kernel->name));
+        callbacks_.progress(done_, total_, fmt::format("{} {}", problem_label(problem), run.name));
       }
-      run_one(problem, check, *kernel);
+      run_one(problem, check, run);
       ++done_;
     }
     set_speedups(first);
   }
 
  private:
-  void note(const Problem& p, const KernelEntry& k, const std::string& what) {
-    report_.notes.push_back(fmt::format("{} {}: {}", problem_label(p), k.name, what));
+  void note(const Problem& p, const std::string& kernel, const std::string& what) {
+    report_.notes.push_back(fmt::format("{} {}: {}", problem_label(p), kernel, what));
   }
 
-  void run_one(const Problem& problem, const Checker& check_output, const KernelEntry& kernel) {
+  static std::string params_refused(const Problem& shape, const KernelRun& run) {
+    if (run.params.empty()) return {};
+    if (!run.kernel->check_params) return "this kernel takes no parameters";
+    return run.kernel->check_params(shape, run.params);
+  }
+
+  void run_one(const Problem& shared, const Checker& check_output, const KernelRun& run) {
+    const KernelEntry& kernel = *run.kernel;
+    Problem problem = shared;  // a copy (sizes and pointers) that carries this run's parameters
+    problem.params = run.params;
     std::unique_ptr<Instance> instance;
     const auto prepare_start = Clock::now();
     try {
       instance = kernel.prepare(problem);
     } catch (const std::bad_alloc&) {
-      note(problem, kernel, "skipped: out of memory while preparing");
+      note(problem, run.name, "skipped: out of memory while preparing");
       return;
     } catch (const std::exception& e) {
-      note(problem, kernel, std::string("skipped: ") + e.what());
+      note(problem, run.name, std::string("skipped: ") + e.what());
       return;
     }
     const double prepare_ms = 1e3 * seconds_since(prepare_start);
@@ -150,7 +210,8 @@ class ProblemRunner {
     r.op = problem.op;
     r.cols_dense = problem.cols_dense;
     r.precision = problem.precision;
-    r.kernel = kernel.name;
+    r.kernel = run.name;
+    r.override = run.text;
     r.backend = kernel.backend;
     r.format = kernel.format;
     r.vendor = kernel.vendor;
@@ -168,7 +229,7 @@ class ProblemRunner {
       r.max_error = check.max_error;
       if (!check.passed) {
         ++report_.failed_checks;
-        note(problem, kernel,
+        note(problem, run.name,
              fmt::format(
                  "CHECK FAILED: {} out of tolerance (worst error {:.3g}x the bound, relative error {:.3g})",
                  element_text(problem, check.first_bad), check.worst_ratio, check.relative_error));
@@ -178,7 +239,7 @@ class ProblemRunner {
       r.params = instance->params();
     } catch (const std::exception& e) {
       ++report_.failed_checks;
-      note(problem, kernel, std::string("FAILED: ") + e.what());
+      note(problem, run.name, std::string("FAILED: ") + e.what());
       return;
     }
     const Traffic traffic = traffic_of(problem);
@@ -311,7 +372,8 @@ int kernel_runs(const Registry& registry, const BenchOptions& options, bool gemm
   for (Precision precision : options.precisions) {
     for (const OpSpec& op : options.ops) {
       if ((op.op == OpKind::Gemm) == gemm)
-        n += static_cast<int>(select_kernels(registry, options, op.op, precision).size());
+        for (const KernelEntry* k : select_kernels(registry, options, op.op, precision))
+          n += 1 + static_cast<int>(variants_of(options, *k).size());
     }
   }
   return n;
@@ -325,6 +387,10 @@ std::vector<const KernelEntry*> select_kernels(const Registry& registry, const B
   for (const KernelEntry& k : registry.kernels()) {
     if (k.backend != options.backend || k.op != op || !k.supports(precision)) continue;
     if (k.study && !options.studies) continue;
+    if (op == OpKind::Spmm && k.layout && !options.layouts.empty() &&
+        std::find(options.layouts.begin(), options.layouts.end(), *k.layout) == options.layouts.end()) {
+      continue;
+    }
     if (!options.formats.empty() &&
         std::find(options.formats.begin(), options.formats.end(), k.format) == options.formats.end()) {
       continue;
@@ -362,6 +428,23 @@ void validate_options(const Registry& registry, const BenchOptions& options) {
       }
       throw Error(fmt::format("no {} kernel named '{}' (kernels: {})", options.backend, pattern, names));
     }
+  }
+  for (const auto* list : {&options.params, &options.variants}) {
+    for (const KernelParams& given : *list) {
+      const bool takes =
+          std::any_of(registry.kernels().begin(), registry.kernels().end(), [&](const KernelEntry& k) {
+            return k.backend == options.backend && k.name == given.kernel && k.check_params;
+          });
+      if (!takes)
+        throw Error(fmt::format("{}: no {} kernel named '{}' takes parameters", given.text, options.backend,
+                                given.kernel));
+    }
+  }
+  for (auto given = options.params.begin(); given != options.params.end(); ++given) {
+    if (std::any_of(options.params.begin(), given,
+                    [&](const KernelParams& p) { return p.kernel == given->kernel; }))
+      throw Error(fmt::format("two sets of parameters for {}'s own run (give the second as a variant)",
+                              given->kernel));
   }
   for (Precision precision : options.precisions) {
     for (const OpSpec& op : options.ops) {

@@ -22,6 +22,13 @@
 
 namespace spx::bench {
 
+// Parameters for one kernel entry that takes them (KernelEntry::check_params).
+struct KernelParams {
+  std::string kernel;  // the entry's name
+  std::string text;    // as the user gave them, quoted in notes and in the JSON (`override`)
+  Params params;
+};
+
 struct BenchOptions {
   std::vector<MatrixSource> matrices;
   std::vector<OpSpec> ops = {OpSpec{}};
@@ -30,6 +37,12 @@ struct BenchOptions {
   std::vector<std::string> kernels;  // kernel names or shell patterns ("omp_*"); empty: all
   std::vector<Format> formats;       // empty: all
   bool studies = false;              // also the study entries (KernelEntry::study)
+  std::vector<Layout> layouts;       // spmm kernels on these B/C layouts only (empty: all)
+  // `params` go to their entry's own run; each of `variants` is one more run of its entry, named
+  // "KERNEL#1", "KERNEL#2", ... in order, with the variant's parameters on top of the entry's. A
+  // run whose parameters the entry refuses fails its problem before any kernel of it runs.
+  std::vector<KernelParams> params;
+  std::vector<KernelParams> variants;
   TimingPolicy timing;
   int64_t max_nnz = -1;  // skip matrices with more nonzeros (-1: no limit)
   uint64_t seed = 1;     // for the random dense inputs
@@ -54,7 +67,8 @@ struct Result {
   OpKind op = OpKind::Spmv;
   int64_t cols_dense = 0;  // L (spmm), N (gemm), 0 (spmv)
   Precision precision = Precision::F64;
-  std::string kernel;
+  std::string kernel;    // the entry's name, "#N" added for the N-th variant
+  std::string override;  // the parameters' text when the run was given any (KernelParams::text)
   std::string backend;
   Format format = Format::Csr;
   bool vendor = false;

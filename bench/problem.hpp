@@ -42,6 +42,10 @@ struct Problem {
   int64_t cols = 0;                    // columns of A
   int64_t nnz = 0;                     // nonzeros of A (rows * cols for gemm)
   const MatrixStats* stats = nullptr;  // of A (null for gemm)
+  // The parameters given to this run of the kernel (BenchOptions::params, then a variant's on top;
+  // a later key replaces an earlier one); empty: the kernel's own choice. Only entries with
+  // KernelEntry::check_params are given any, and only ones it accepted.
+  Params params;
 
   TypedInput<float> f32;
   TypedInput<double> f64;

@@ -172,6 +172,7 @@ nlohmann::ordered_json to_json(const BenchReport& report) {
     e["backend"] = r.backend;
     e["format"] = to_string(r.format);
     e["reference"] = r.reference;
+    if (!r.override.empty()) e["override"] = r.override;  // the parameters this run was given
     if (r.op == OpKind::Gemm) {
       e["m"] = r.rows;
       e["n"] = r.cols_dense;

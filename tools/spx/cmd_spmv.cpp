@@ -6,7 +6,6 @@
 
 #include <memory>
 #include <string>
-#include <variant>
 
 #include "bench/engine.hpp"
 #include "bench/host_device.hpp"
@@ -45,26 +44,6 @@ std::string preferred_kernel(const bench::Registry& registry, const bench::Bench
   return best->name;
 }
 
-std::string params_text(const bench::Params& params) {
-  std::string text;
-  for (const auto& p : params) {
-    std::string value = std::visit(
-        [](const auto& v) -> std::string {
-          using V = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<V, std::string>) {
-            return v;
-          } else if constexpr (std::is_same_v<V, bool>) {
-            return v ? "true" : "false";
-          } else {
-            return fmt::format("{}", v);
-          }
-        },
-        p.value);
-    text += fmt::format(", {}={}", p.key, value);
-  }
-  return text;
-}
-
 void print_result(std::ostream& out, const bench::BenchReport& report, const bench::Result& r) {
   const bench::MatrixInfo& m = report.matrices.front();
   fmt::print(out, "{:<11}{}  {} x {}, {} nonzeros", "matrix", m.name, m.rows, m.cols, m.nnz);
@@ -72,7 +51,8 @@ void print_result(std::ostream& out, const bench::BenchReport& report, const ben
     fmt::print(out, " (row length {}/{:.1f}/{} min/avg/max)", m.stats->min_row, m.stats->avg_row,
                m.stats->max_row);
   fmt::print(out, "\n{:<11}{}  ({}, {}, {}{}{})\n", "kernel", r.kernel, r.backend, bench::to_string(r.format),
-             bench::to_string(r.precision), r.reference ? ", reference kernel" : "", params_text(r.params));
+             bench::to_string(r.precision), r.reference ? ", reference kernel" : "",
+             r.params.empty() ? "" : ", " + bench::to_string(r.params));
   fmt::print(out,
              "{:<11}{:.4f} ms median, {:.4f} min, {:.4f} max over {} runs (setup {:.1f} ms, not timed)\n",
              "time", r.timing.median_ms, r.timing.min_ms, r.timing.max_ms, r.timing.runs, r.prepare_ms);
