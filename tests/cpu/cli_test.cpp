@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -451,15 +452,31 @@ TEST_F(Cli, SpmmCsrConfigsAreTimedBesideTheRule) {
           path("c.json"));
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = read_json(path("c.json"));
-  ASSERT_GE(j["results"].size(), 3u);
-  EXPECT_EQ(j["results"][0]["kernel"], "spx_spmm_csr");
-  EXPECT_EQ(j["results"][1]["kernel"], "spx_spmm_csr#1");
-  EXPECT_NE(j["results"][1]["params"].get<std::string>().find("G=8 "), std::string::npos) << j.dump();
-  EXPECT_NE(j["results"][1]["params"].get<std::string>().find("V=4"), std::string::npos) << j.dump();
-  EXPECT_EQ(j["results"][2]["kernel"], "spx_spmm_csr#2");
-  EXPECT_NE(j["results"][2]["params"].get<std::string>().find("BS=64"), std::string::npos) << j.dump();
-  EXPECT_NE(j["results"][2]["params"].get<std::string>().find("tiles=64"), std::string::npos) << j.dump();
-  for (const auto& res : j["results"]) EXPECT_TRUE(res["checked"].get<bool>()) << res.dump();
+  expect_bench_schema(j);  // spx bench's JSON, every result checked
+  // The CSR kernel (row-major: spmm_csr_row), each --csr-config as a variant of it, and cuSPARSE.
+  std::map<std::string, nlohmann::json> by_kernel;
+  for (const auto& res : j["results"]) by_kernel[res["kernel"].get<std::string>()] = res;
+  ASSERT_GE(j["results"].size(), 4u) << j.dump();
+  ASSERT_TRUE(by_kernel.count("spmm_csr_row")) << j.dump();
+  ASSERT_TRUE(by_kernel.count("spmm_csr_row#1")) << j.dump();
+  ASSERT_TRUE(by_kernel.count("spmm_csr_row#2")) << j.dump();
+  const auto& first = by_kernel["spmm_csr_row#1"];
+  EXPECT_NE(first["params"]["config"].get<std::string>().find("G=8 "), std::string::npos) << first.dump();
+  EXPECT_NE(first["params"]["config"].get<std::string>().find("V=4"), std::string::npos) << first.dump();
+  EXPECT_EQ(first["params"]["threads_per_row"], 8);
+  EXPECT_EQ(first["params"]["cols_per_lane"], 4);
+  EXPECT_EQ(first["override"], "--csr-config 'G=8,V=4'");
+  const auto& second = by_kernel["spmm_csr_row#2"];
+  EXPECT_NE(second["params"]["config"].get<std::string>().find("BS=64"), std::string::npos) << second.dump();
+  EXPECT_NE(second["params"]["config"].get<std::string>().find("tiles=64"), std::string::npos)
+      << second.dump();
+  for (const auto& res : j["results"]) {
+    EXPECT_EQ(res["cols_dense"], 32);
+    EXPECT_EQ(res["params"]["layout"], "row") << res.dump();
+    // The speedup of every run is over cuSPARSE's best CSR algorithm on the same B.
+    EXPECT_EQ(res["baseline"].get<std::string>().rfind("cusparse_spmm_csr_alg", 0), 0u) << res.dump();
+  }
+  EXPECT_NE(r.out.find("speedup over cuSPARSE's best"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, SpmmHostResidentCompareOnTheGpu) {
@@ -469,17 +486,25 @@ TEST_F(Cli, SpmmHostResidentCompareOnTheGpu) {
       path("h.json"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("acceleration factor"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FastSpMM*"), std::string::npos) << r.out;
   const auto j = read_json(path("h.json"));
+  expect_bench_schema(j);  // spx bench's JSON, every result checked
   ASSERT_EQ(j["results"].size(), 2u);
-  EXPECT_EQ(j["results"][0]["mode"], "fastspmm_star");
-  EXPECT_EQ(j["results"][1]["mode"], "fastspmm");
+  // The entry's own run (--streams 2) and --compare's variant (--streams 1 at the same L_GPU).
+  EXPECT_EQ(j["results"][0]["kernel"], "spmm_host_row");
+  EXPECT_EQ(j["results"][0]["params"]["mode"], "fastspmm");
+  EXPECT_EQ(j["results"][1]["kernel"], "spmm_host_row#1");
+  EXPECT_EQ(j["results"][1]["params"]["mode"], "fastspmm_star");
   for (const auto& res : j["results"]) {
     EXPECT_TRUE(res["checked"].get<bool>()) << res.dump();
-    EXPECT_EQ(res["chunks"], 3);
-    for (const char* key :
-         {"processing_ms", "communication_ms", "percent_communication", "runtime_ms", "pcie_bound_ms"}) {
-      EXPECT_TRUE(res.contains(key)) << key;
+    EXPECT_EQ(res["runs"], 2);
+    EXPECT_EQ(res["params"]["chunks"], 3);
+    EXPECT_EQ(res["params"]["chunk_cols"], 2);
+    for (const char* key : {"processing_ms", "communication_ms", "percent_communication", "pcie_bound_ms",
+                            "pcie_fraction", "streams", "transfer", "host_memory"}) {
+      EXPECT_TRUE(res["params"].contains(key)) << key;
     }
+    EXPECT_GT(res["ms_median"].get<double>(), 0);  // the median runtime (the paper's Runt)
   }
   EXPECT_GT(j["acceleration_factor"].get<double>(), 0);
   r = spx("spmm stencil27:n=8 --cols 8 --precision f32 --layout col --repeat 3");
