@@ -299,7 +299,8 @@ void register_gemm(Registry& registry) {
 }  // namespace
 
 void register_cpu_kernels(Registry& registry) {
-  registry.add_backend({"cpu", [] { return std::string(); }, [] { return describe_host(); }});
+  // No free_memory: the host's memory is checked for every backend (bench/footprint.hpp).
+  registry.add_backend({"cpu", [] { return std::string(); }, [] { return describe_host(); }, {}});
   register_spmv(registry);
   register_spmm(registry);
   register_gemm(registry);

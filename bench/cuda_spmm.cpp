@@ -4,10 +4,10 @@
 // Layout is part of the kernel name (`cusparse_spmm_csr_alg2_row`), not only a parameter: the
 // engine runs each registry entry once per problem, and the two layouts are different products
 // whose times people compare side by side (cuSPARSE tunes ALG1 for column-major and ALG2/ALG3 for
-// row-major). `params.layout` says it too. The engine's B is column-major; the row-major kernels
-// get a row-major copy whose leading dimension is padded to a multiple of 16 bytes — CSR ALG3
-// faults on rows that start off a 16-byte boundary (docs/cuda-runtime.md) — and every row-major
-// kernel gets that same B, so they stay comparable.
+// row-major). `params.layout` says it too. The row-major kernels get a B whose leading dimension
+// is padded to a multiple of 16 bytes — CSR ALG3 faults on rows that start off a 16-byte boundary
+// (docs/cuda-runtime.md) — and every kernel of a layout gets that same B (device_b), so they stay
+// comparable.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -109,13 +109,10 @@ class HostResidentSpmm final : public Instance {
     const Dense<T>& B = *p.input<T>().B;
     rows_ = A.rows;
     cols_ = A.cols;
-    // The Problem's B is column-major; a row-major run gets its own copy (untimed, as the caller's).
-    if (layout == Layout::RowMajor) {
-      own_b_ = Dense<T>(B.rows, B.cols, Layout::RowMajor);
-      for (int64_t i = 0; i < B.rows; ++i)
-        for (int64_t j = 0; j < B.cols; ++j) own_b_(i, j) = B(i, j);
-    }
-    b_ = layout == Layout::RowMajor ? &own_b_ : &B;
+    // The Problem's B where it has the layout (spx spmm asks the engine for it), else a copy
+    // (untimed, as the caller's own B would be).
+    if (B.layout != layout) own_b_ = copy_in_layout(B, layout, layout == Layout::RowMajor ? B.cols : B.rows);
+    b_ = B.layout == layout ? &B : &own_b_;
     c_ = Dense<T>(A.rows, B.cols, layout);
     // The format for the chunk width the product will run at: resolve_chunk_cols needs A's device
     // size, so the auto L_GPU of a streamed run is estimated here as it would resolve it (about
@@ -258,6 +255,7 @@ void add_host(Registry& registry, const char* name, Layout layout, const char* s
   auto e = cuda_entry(name, OpKind::Spmm, Format::Csr, false, summary);
   e.study = true;
   e.layout = layout;
+  e.host_resident = true;
   e.check_params = [layout](const Problem&, const Params& params) -> std::string {
     try {
       host_options(params, layout);

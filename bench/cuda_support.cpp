@@ -126,20 +126,25 @@ int64_t aligned_ld(int64_t n) {
   return std::max<int64_t>(per16, (n + per16 - 1) / per16 * per16);
 }
 
+}  // namespace
+
 template <class T>
-Dense<T> row_major_copy(const Dense<T>& B) {
+Dense<T> copy_in_layout(const Dense<T>& M, Layout layout, int64_t ld) {
   Dense<T> R;
-  R.rows = B.rows;
-  R.cols = B.cols;
-  R.ld = aligned_ld<T>(B.cols);
-  R.layout = Layout::RowMajor;
-  R.data.assign(static_cast<std::size_t>(B.rows * R.ld), T{0});
-  for (int64_t i = 0; i < B.rows; ++i)
-    for (int64_t j = 0; j < B.cols; ++j) R(i, j) = B(i, j);
+  R.rows = M.rows;
+  R.cols = M.cols;
+  R.ld = ld;
+  R.layout = layout;
+  R.data.assign(static_cast<std::size_t>(ld * (layout == Layout::ColMajor ? M.cols : M.rows)), T{0});
+  const int64_t rows = M.rows;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < M.cols; ++j) R(i, j) = M(i, j);
   return R;
 }
 
-}  // namespace
+template Dense<float> copy_in_layout<float>(const Dense<float>&, Layout, int64_t);
+template Dense<double> copy_in_layout<double>(const Dense<double>&, Layout, int64_t);
 
 template <class T>
 std::shared_ptr<const cuda::DeviceDense<T>> device_b(const Problem& p, Layout layout) {
@@ -147,8 +152,10 @@ std::shared_ptr<const cuda::DeviceDense<T>> device_b(const Problem& p, Layout la
   return device_cache().get<cuda::DeviceDense<T>>(
       p, fmt::format("B:{}:{}", col ? "col" : "row", p.cols_dense), [&] {
         const Dense<T>& B = *p.input<T>().B;
-        if (col) return cuda::upload(bench_context(), B);  // (no host copy of B on this path)
-        return cuda::upload(bench_context(), row_major_copy(B));
+        const int64_t ld = col ? B.rows : aligned_ld<T>(B.cols);
+        // The Problem's B as it is where it has the layout and ld already (no host copy of B).
+        if (B.layout == layout && B.ld == ld) return cuda::upload(bench_context(), B);
+        return cuda::upload(bench_context(), copy_in_layout(B, layout, ld));
       });
 }
 
@@ -225,6 +232,12 @@ void register_cuda_backend(Registry& registry) {
     d.copy_gbs = cuda::measure_copy_bandwidth(ctx).gbs;
     d.kind = "cuda";
     return d;
+  };
+  backend.free_memory = [] {
+    device_cache().clear();
+    std::size_t free_bytes = 0, total_bytes = 0;
+    SPX_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return static_cast<uint64_t>(free_bytes);
   };
   registry.add_backend(std::move(backend));
 }

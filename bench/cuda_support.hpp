@@ -82,6 +82,11 @@ class DeviceCache {
     if (!slot) slot = std::shared_ptr<const V>(std::make_shared<V>(make()));
     return std::static_pointer_cast<const V>(slot);
   }
+  // Drops every item (an instance still holding one keeps it alive until it goes).
+  void clear() {
+    items_.clear();
+    owner_.clear();
+  }
 
  private:
   static std::string owner_of(const Problem& p);
@@ -101,14 +106,19 @@ template <class T>
 std::shared_ptr<const cuda::DeviceBuffer<T>> device_x(const Problem& p);
 
 // The SpMM dense operands, shared by the cuSPARSE entries (cuda_spmm.cpp) and spx's own
-// (cuda_spmm_spx.cpp) so they run on the same B. The engine's B is column-major; the row-major
-// copy's leading dimension is padded to a multiple of 16 bytes (CSR ALG3 faults on rows that start
-// off a 16-byte boundary, docs/cuda-runtime.md). B is cached per problem; C is made per kernel
-// (tight column-major, or row-major with the padded leading dimension).
+// (cuda_spmm_spx.cpp) so they run on the same B. The engine's B is column-major unless the options
+// name one layout (Problem::b_layout); a row-major operand's leading dimension is padded to a
+// multiple of 16 bytes (CSR ALG3 faults on rows that start off a 16-byte boundary,
+// docs/cuda-runtime.md), so B is uploaded as it is only where it has the layout and that ld already,
+// else from a host copy. B is cached per problem; C is made per kernel (tight column-major, or
+// row-major with the padded leading dimension).
 template <class T>
 std::shared_ptr<const cuda::DeviceDense<T>> device_b(const Problem& p, Layout layout);
 template <class T>
 cuda::DeviceDense<T> make_c(const Problem& p, Layout layout);
+// M's elements in `layout` with leading dimension `ld` (padding zero), copied by all threads.
+template <class T>
+Dense<T> copy_in_layout(const Dense<T>& M, Layout layout, int64_t ld);
 
 // Copies n elements of device memory into a pinned host buffer that every download reuses, and
 // returns them (valid until the next call). Outputs of the large suite reach 1 GB (16.8M rows x 8

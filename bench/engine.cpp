@@ -11,6 +11,7 @@
 #include <span>
 
 #include "bench/check.hpp"
+#include "bench/footprint.hpp"
 #include "bench/provenance.hpp"
 #include "bench/traffic.hpp"
 #include "spx/convert.hpp"
@@ -46,11 +47,27 @@ void fill_inputs(std::span<T> out, uint64_t seed) {
     out[static_cast<std::size_t>(e)] = static_cast<T>(input_value(seed, static_cast<uint64_t>(e)));
 }
 
+// Element (i, j) is the stream's element i + j * rows whatever the layout, so a row-major B holds
+// the same values as the column-major one.
 template <class T>
-Dense<T> random_dense(int64_t rows, int64_t cols, uint64_t seed) {
-  Dense<T> d(rows, cols, Layout::ColMajor);
-  fill_inputs(std::span<T>(d.data), seed);
+Dense<T> random_dense(int64_t rows, int64_t cols, uint64_t seed, Layout layout = Layout::ColMajor) {
+  Dense<T> d(rows, cols, layout);
+  if (layout == Layout::ColMajor) {
+    fill_inputs(std::span<T>(d.data), seed);
+    return d;
+  }
+  const int64_t n = rows * cols;
+#pragma omp parallel for schedule(static)
+  for (int64_t e = 0; e < n; ++e)
+    d(e % rows, e / rows) = static_cast<T>(input_value(seed, static_cast<uint64_t>(e)));
   return d;
+}
+
+// SpMM's B is column-major, or in the one layout the options ask for (spx spmm --layout row): a
+// kernel on that layout then reads it as it is, and a host-resident product of gigabytes needs no
+// second copy of B.
+Layout b_layout(const BenchOptions& options) {
+  return options.layouts.size() == 1 ? options.layouts.front() : Layout::ColMajor;
 }
 
 bool matches_any(const std::vector<std::string>& patterns, const std::string& name) {
@@ -127,32 +144,41 @@ std::vector<KernelRun> runs_of(const BenchOptions& options, const KernelEntry& k
 // One (matrix, op, precision) with its inputs and checker, shared by all kernels.
 class ProblemRunner {
  public:
-  ProblemRunner(const BenchOptions& options, BenchReport& report, const BenchCallbacks& callbacks, int& done,
-                int total)
-      : options_(options), report_(report), callbacks_(callbacks), done_(done), total_(total) {}
+  ProblemRunner(const BenchOptions& options, const Registry& registry, BenchReport& report,
+                const BenchCallbacks& callbacks, int& done, int total)
+      : options_(options),
+        registry_(registry),
+        report_(report),
+        callbacks_(callbacks),
+        done_(done),
+        total_(total) {}
 
-  // The runs of the kernels whose skip_reason() is empty for this problem; the others become notes
-  // and count as done. Called on the problem's shape before its inputs are allocated. Parameters
-  // the entry refuses fail the whole problem here, before anything of it runs: the comparison
-  // asked for cannot be made, and saying so now beats saying so after timing the others.
+  // The runs of the kernels that can run this problem; the others become notes and count as done.
+  // Called on the problem's shape before its inputs are allocated. A kernel is skipped when its
+  // skip_reason() says so, or when the problem's inputs with what the kernel adds would not fit in
+  // the memory free now (a note naming the numbers, bench/footprint.hpp). Parameters an entry
+  // refuses fail the whole problem here, before anything of it runs: the comparison asked for
+  // cannot be made, and saying so now beats saying so after timing the others.
   std::vector<KernelRun> runnable(const Problem& shape, const std::vector<const KernelEntry*>& kernels) {
+    const MemoryAvailable available = memory_available(registry_, options_.backend);
     std::vector<KernelRun> out;
-    bool refused = false;
     for (const KernelEntry* kernel : kernels) {
+      std::string why = kernel->skip_reason ? kernel->skip_reason(shape) : std::string();
+      if (why.empty()) why = memory_refusal(problem_footprint(shape, {kernel}), available);
       std::vector<KernelRun> runs = runs_of(options_, *kernel);
-      const std::string why = kernel->skip_reason ? kernel->skip_reason(shape) : std::string();
       if (!why.empty()) {
         note(shape, kernel->name, "skipped: " + why);
         done_ += static_cast<int>(runs.size());
         continue;
       }
-      for (KernelRun& run : runs) {
-        if (std::string bad = params_refused(shape, run); !bad.empty()) {
-          ++report_.failed_checks;
-          note(shape, run.name, fmt::format("FAILED: {}: {}", run.text, bad));
-          refused = true;
-        }
-        out.push_back(std::move(run));
+      for (KernelRun& run : runs) out.push_back(std::move(run));
+    }
+    bool refused = false;
+    for (const KernelRun& run : out) {
+      if (std::string bad = params_refused(shape, run); !bad.empty()) {
+        ++report_.failed_checks;
+        note(shape, run.name, fmt::format("FAILED: {}: {}", run.text, bad));
+        refused = true;
       }
     }
     if (refused) {
@@ -279,6 +305,7 @@ class ProblemRunner {
   }
 
   const BenchOptions& options_;
+  const Registry& registry_;
   BenchReport& report_;
   const BenchCallbacks& callbacks_;
   int& done_;
@@ -301,6 +328,7 @@ void run_sparse_ops(const BenchOptions& options, const Registry& registry, const
     p.cols = A.cols;
     p.nnz = A.nnz();
     p.stats = info.stats ? &*info.stats : nullptr;
+    p.b_layout = b_layout(options);
     auto kernels = runner.runnable(p, select_kernels(registry, options, op.op, precision));
     if (kernels.empty()) continue;
     TypedInput<T> input;
@@ -311,7 +339,7 @@ void run_sparse_ops(const BenchOptions& options, const Registry& registry, const
       input.x = x;
       check = [&A, &x](const OutputView& y) { return check_spmv<T>(A, x, y); };
     } else {
-      B = random_dense<T>(A.cols, op.size, options.seed + 1);
+      B = random_dense<T>(A.cols, op.size, options.seed + 1, p.b_layout);
       input.B = &B;
       check = [&A, &B](const OutputView& C) { return check_spmm<T>(A, B, C); };
     }
@@ -364,6 +392,46 @@ std::string unique_name(const BenchReport& report, const std::string& name) {
   std::string candidate = name;
   for (int i = 2; taken(candidate); ++i) candidate = fmt::format("{}#{}", name, i);
   return candidate;
+}
+
+// Before loading a matrix: why no kernel of any of its problems would fit in the memory free now
+// (its shape estimated from the generator spec or the file header), or "" when one would or nothing
+// is known. The first refusal is the message: `spx spmm stencil27:n=300 --cols 512` says so at once
+// instead of generating 730M nonzeros first.
+std::string refuse_before_loading(const BenchOptions& options, const Registry& registry,
+                                  const MatrixSource& source) {
+  const std::optional<ShapeEstimate> shape = estimate_shape(source);
+  if (!shape) return {};
+  const bool f32 = std::find(options.precisions.begin(), options.precisions.end(), Precision::F32) !=
+                   options.precisions.end();
+  const Footprint load = load_footprint(source, *shape, f32);
+  const MemoryAvailable available = memory_available(registry, options.backend);
+  std::string first;
+  for (Precision precision : options.precisions) {
+    for (const OpSpec& op : options.ops) {
+      const auto kernels = op.op == OpKind::Gemm ? std::vector<const KernelEntry*>{}
+                                                 : select_kernels(registry, options, op.op, precision);
+      if (kernels.empty()) continue;
+      Problem p;
+      p.matrix = source.name;
+      p.op = op.op;
+      p.precision = precision;
+      p.cols_dense = op.size;
+      p.rows = shape->rows;
+      p.cols = shape->cols;
+      p.nnz = shape->nnz;
+      p.b_layout = b_layout(options);
+      for (const KernelEntry* kernel : kernels) {
+        Footprint need = load;
+        need += problem_footprint(p, {kernel});
+        const std::string why = memory_refusal(need, available);
+        if (why.empty()) return {};
+        if (first.empty())
+          first = fmt::format("{} {} {}: {}", op.label(), to_string(precision), kernel->name, why);
+      }
+    }
+  }
+  return first;
 }
 
 // Kernel runs per matrix (sparse ops) or per benchmark (gemm ops), for the progress count.
@@ -470,7 +538,7 @@ BenchReport run_bench(const BenchOptions& options, const Registry& registry,
   const int total =
       static_cast<int>(options.matrices.size()) * steps_per_matrix + kernel_runs(registry, options, true);
   int done = 0;
-  ProblemRunner runner(options, report, callbacks, done, total);
+  ProblemRunner runner(options, registry, report, callbacks, done, total);
 
   for (const MatrixSource& source : options.matrices) {
     const int done_after_matrix = done + steps_per_matrix;
@@ -480,6 +548,10 @@ BenchReport run_bench(const BenchOptions& options, const Registry& registry,
     };
     if (options.max_nnz >= 0 && source.approx_nnz > options.max_nnz) {
       skip(fmt::format("about {} nonzeros > --max-nnz {}", source.approx_nnz, options.max_nnz));
+      continue;
+    }
+    if (std::string why = refuse_before_loading(options, registry, source); !why.empty()) {
+      skip(why);
       continue;
     }
     if (callbacks.progress) callbacks.progress(done, total, fmt::format("{}: loading", source.name));

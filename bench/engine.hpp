@@ -1,10 +1,11 @@
 // The benchmark engine: matrices × ops × precisions × registered kernels → checked, timed results.
 //
-// For every matrix (loaded once as Csr<double, int32_t>) and precision, and every op, the engine
-// builds one Problem with random inputs (deterministic, never zero), then for each selected kernel:
-// prepare (untimed) → poison output with NaN → run → check against spx::ref's arithmetic
-// (bench/check.hpp, fused: no stored reference) → time repeated runs. GEMM ops are run once per benchmark on
-// random N × N matrices ("dense_N"), not per sparse matrix.
+// For every matrix (loaded once as Csr<double, int32_t>, unless bench/footprint.hpp says nothing
+// of it could fit) and precision, and every op, the engine builds one Problem with random inputs
+// (deterministic, never zero), then for each selected kernel (and each variant of it): memory and
+// parameter checks → prepare (untimed) → poison output with NaN → run → check against spx::ref's
+// arithmetic (bench/check.hpp, fused: no stored reference) → time repeated runs. GEMM ops are run
+// once per benchmark on random N × N matrices ("dense_N"), not per sparse matrix.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +38,8 @@ struct BenchOptions {
   std::vector<std::string> kernels;  // kernel names or shell patterns ("omp_*"); empty: all
   std::vector<Format> formats;       // empty: all
   bool studies = false;              // also the study entries (KernelEntry::study)
-  std::vector<Layout> layouts;       // spmm kernels on these B/C layouts only (empty: all)
+  // spmm kernels on these B/C layouts only (empty: all); exactly one also makes B in that layout.
+  std::vector<Layout> layouts;
   // `params` go to their entry's own run; each of `variants` is one more run of its entry, named
   // "KERNEL#1", "KERNEL#2", ... in order, with the variant's parameters on top of the entry's. A
   // run whose parameters the entry refuses fails its problem before any kernel of it runs.

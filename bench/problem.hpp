@@ -22,7 +22,7 @@ namespace spx::bench {
 
 // The inputs of one precision. Which members are set depends on the op:
 //   spmv: A, x (cols(A) entries)            → output y, rows(A) entries
-//   spmm: A, B (cols(A) × L, column-major)  → output C, rows(A) × L
+//   spmm: A, B (cols(A) × L, Problem::b_layout, tight) → output C, rows(A) × L
 //   gemm: A_dense, B (N × N, column-major)  → output C, N × N
 // Every product is computed with alpha = 1, beta = 0, so outputs are never read by a kernel.
 template <class T>
@@ -42,6 +42,9 @@ struct Problem {
   int64_t cols = 0;                    // columns of A
   int64_t nnz = 0;                     // nonzeros of A (rows * cols for gemm)
   const MatrixStats* stats = nullptr;  // of A (null for gemm)
+  // spmm: B's layout, column-major unless BenchOptions::layouts names exactly one (an entry on the
+  // other layout makes its own copy).
+  Layout b_layout = Layout::ColMajor;
   // The parameters given to this run of the kernel (BenchOptions::params, then a variant's on top;
   // a later key replaces an earlier one); empty: the kernel's own choice. Only entries with
   // KernelEntry::check_params are given any, and only ones it accepted.

@@ -28,7 +28,9 @@ class ScaledSpmm final : public Instance {
   void run() override { ref::spmm(A_, B_, C_, scale_, 0.0); }
   void poison_output() override { std::fill(C_.data.begin(), C_.data.end(), std::nan("")); }
   OutputView output() override { return OutputView(C_); }
-  Params params() const override { return {{"scale", scale_}}; }
+  Params params() const override {
+    return {{"scale", scale_}, {"b_layout", B_.layout == Layout::RowMajor ? "row" : "col"}};
+  }
 
  private:
   const Csr<double, int32_t>& A_;
@@ -100,6 +102,7 @@ TEST(BenchEngine, ParamsAndVariantsAreRunsOfTheirEntry) {
   EXPECT_EQ(report.results[0].kernel, "scaled_row");
   EXPECT_EQ(report.results[0].override, "--own scale=1");
   EXPECT_TRUE(report.results[0].checked);
+  EXPECT_EQ(param_text(report.results[0].params, "b_layout"), "row");  // B made in the one layout asked
   // The variant's parameter replaces the entry's: a wrong product, caught by the check.
   EXPECT_EQ(report.results[1].kernel, "scaled_row#1");
   EXPECT_EQ(report.results[1].override, "--own scale=1 --scale 2");

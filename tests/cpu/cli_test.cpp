@@ -379,6 +379,9 @@ TEST_F(Cli, GemmChecksItsArgumentsAndRunsWhereThereIsAGpu) {
     expect_clean_error("gemm 16");
     return;
   }
+  // 3 x 320 GB on the device: refused before anything is allocated, with the numbers.
+  expect_clean_error("gemm 200000");
+  EXPECT_NE(spx("gemm 200000").err.find("of device memory (A "), std::string::npos);
   expect_clean_error("gemm 8 --precision f32 --kernel v2");  // v2 is f64 only
   // Ragged, transposed, padded, beta != 0: every kernel checked against the projection.
   CliRun r = spx("gemm 33 17 9 --op-a T --op-b T --alpha -0.5 --beta 1.5 --ld-pad 3 --repeat 2 --json " +
@@ -389,6 +392,17 @@ TEST_F(Cli, GemmChecksItsArgumentsAndRunsWhereThereIsAGpu) {
   EXPECT_EQ(j["k"], 9);
   ASSERT_GE(j["results"].size(), 5u);  // spx_gemm, v1, v2, v3, cuBLAS
   for (const auto& res : j["results"]) EXPECT_TRUE(res["checked"].get<bool>()) << res.dump();
+}
+
+// A matrix whose products cannot fit is a note, not a crash (nor a failure): B alone would be 32 TB.
+TEST_F(Cli, BenchSkipsWhatCannotFitInMemory) {
+  const CliRun r = spx(
+      "bench stencil27:n=2000 stencil2d:n=8 --backend cpu --ops spmm:512 --kernels omp_csr --repeat 1 -q");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("stencil27:n=2000: skipped: spmm:512 f64 omp_csr: needs about"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("GiB available"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("== stencil2d:n=8"), std::string::npos) << r.out;  // the next matrix still runs
 }
 
 TEST_F(Cli, BenchReportsBadMatrixAndFailsAtTheEnd) {
@@ -435,6 +449,9 @@ TEST_F(Cli, SpmmBadInputsGiveOneErrorLine) {
   } else {
     // A budget below one column of B and C.
     expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --device-memory-limit 1000");
+    // B and C of 32 TB: refused before the matrix is generated, with the numbers.
+    expect_clean_error("spmm stencil27:n=2000 --cols 512");
+    EXPECT_NE(spx("spmm stencil27:n=2000 --cols 512").err.find("GiB of host memory"), std::string::npos);
     // Well-formed, but a merged configuration is not one the kernel runs: refused before any run.
     CliRun bad = spx("spmm stencil2d:n=8 --cols 4 --csr-config G=8 --csr-config G=3");
     EXPECT_NE(bad.status, 0);

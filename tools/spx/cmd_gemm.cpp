@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/check.hpp"
+#include "bench/footprint.hpp"
 #include "bench/provenance.hpp"
 #include "bench/report.hpp"
 #include "cli_common.hpp"
@@ -122,10 +123,9 @@ Dense<T> random_matrix(int64_t rows, int64_t cols, int64_t pad, std::mt19937_64&
   return d;
 }
 
-// op(M) as a tight column-major matrix (a copy only when op = T).
+// M^T as a tight column-major matrix: op(M) for the reference when op = T.
 template <class T>
-Dense<T> apply_op(const Dense<T>& M, Op op) {
-  if (op == Op::N) return M;
+Dense<T> transpose_of(const Dense<T>& M) {
   Dense<T> t(M.cols, M.rows, Layout::ColMajor);
   for (int64_t j = 0; j < M.cols; ++j)
     for (int64_t i = 0; i < M.rows; ++i) t(j, i) = M(i, j);
@@ -177,6 +177,14 @@ void run_gemm_command(const GemmOptions& o) {
   const int64_t k = o.dims.size() > 2 ? o.dims[2] : n;
   const Op op_a = o.op_a == "T" ? Op::T : Op::N, op_b = o.op_b == "T" ? Op::T : Op::N;
   const std::vector<GemmKernel> kernels = select_kernels<T>(o.kernels);
+  // Refused before anything is allocated when A, B, C and their copies cannot fit (spx gemm 60000
+  // in f64 needs 86 GB on the device): one line with the numbers instead of the OOM killer.
+  const bench::Footprint need =
+      bench::gemm_command_footprint(m, n, k, o.ld_pad, sizeof(T), op_a == Op::T, op_b == Op::T);
+  if (const std::string why =
+          bench::memory_refusal(need, bench::memory_available(bench::default_registry(), "cuda"));
+      !why.empty())
+    throw Error(fmt::format("gemm {} x {} x {} ({}): {}", m, n, k, o.precision, why));
 
   // Stored shapes: op(A) is m × k, so A is m × k (N) or k × m (T); likewise B.
   std::mt19937_64 rng(o.seed);
@@ -185,8 +193,14 @@ void run_gemm_command(const GemmOptions& o) {
   const Dense<T> B =
       op_b == Op::N ? random_matrix<T>(k, n, o.ld_pad, rng) : random_matrix<T>(n, k, o.ld_pad, rng);
   const Dense<T> C0 = random_matrix<T>(m, n, o.ld_pad, rng);
-  const bench::Projection reference =
-      gemm_check_reference(apply_op(A, op_a), apply_op(B, op_b), C0, o.alpha, o.beta, o.seed + 1);
+  const bench::Projection reference = [&] {
+    // op(A) and op(B) as the projection reads them: copies only where transposed, freed after.
+    Dense<T> a_t, b_t;
+    if (op_a == Op::T) a_t = transpose_of(A);
+    if (op_b == Op::T) b_t = transpose_of(B);
+    return gemm_check_reference(op_a == Op::T ? a_t : A, op_b == Op::T ? b_t : B, C0, o.alpha, o.beta,
+                                o.seed + 1);
+  }();
 
   cuda::Context ctx;
   cuda::DeviceBuffer<T> dA = cuda::to_device(ctx, A.data, "A");
