@@ -51,7 +51,7 @@ class HostSpmv final : public Instance {
 
   void run() override { kernel_(matrix_, x_, std::span<T>(y_)); }
   void poison_output() override { fill_nan(std::span<T>(y_)); }
-  std::vector<double> output() override { return {y_.begin(), y_.end()}; }
+  OutputView output() override { return OutputView(std::span<const T>(y_)); }
   Params params() const override { return params_; }
 
  private:
@@ -75,16 +75,8 @@ class HostSpmm final : public Instance {
 
   void run() override { kernel_(matrix_, B_, C_); }
   void poison_output() override { fill_nan(std::span<T>(C_.data)); }
-  std::vector<double> output() override { return column_major(C_); }
+  OutputView output() override { return OutputView(C_); }
   Params params() const override { return params_; }
-
-  static std::vector<double> column_major(const Dense<T>& C) {
-    std::vector<double> out(static_cast<std::size_t>(C.rows * C.cols));
-    for (int64_t j = 0; j < C.cols; ++j) {
-      for (int64_t i = 0; i < C.rows; ++i) out[static_cast<std::size_t>(i + j * C.rows)] = C(i, j);
-    }
-    return out;
-  }
 
  private:
   Matrix matrix_;
@@ -104,7 +96,7 @@ class HostGemm final : public Instance {
               T{0}, C_.data.data(), C_.ld);
   }
   void poison_output() override { fill_nan(std::span<T>(C_.data)); }
-  std::vector<double> output() override { return {C_.data.begin(), C_.data.end()}; }
+  OutputView output() override { return OutputView(C_); }
   Params params() const override { return {{"threads", int64_t{1}}, {"op_a", "N"}, {"op_b", "N"}}; }
 
  private:
@@ -143,6 +135,7 @@ KernelEntry cpu_entry(std::string name, OpKind op, Format format, bool reference
   e.format = format;
   e.reference = reference;
   e.summary = std::move(summary);
+  if (op == OpKind::Spmm) e.layout = Layout::ColMajor;  // the Problem's B, and C as HostSpmm makes it
   return e;
 }
 
@@ -306,7 +299,8 @@ void register_gemm(Registry& registry) {
 }  // namespace
 
 void register_cpu_kernels(Registry& registry) {
-  registry.add_backend({"cpu", [] { return std::string(); }, [] { return describe_host(); }});
+  // No free_memory: the host's memory is checked for every backend (bench/footprint.hpp).
+  registry.add_backend({"cpu", [] { return std::string(); }, [] { return describe_host(); }, {}});
   register_spmv(registry);
   register_spmm(registry);
   register_gemm(registry);

@@ -21,10 +21,7 @@ std::unique_ptr<Instance> cublas_gemm(const Problem& p) {
   auto op = std::make_shared<cuda::CublasGemm<T>>(ctx, *A, *B, *C);
   CudaInstanceParts parts;
   parts.launch = [op, A, B, C] { op->run(); };
-  parts.download = [C] {  // column-major with ld = rows: the Problem's layout already
-    const std::span<const T> h = stage_to_host(C->data.data(), C->data.size());
-    return std::vector<double>(h.begin(), h.end());
-  };
+  parts.view = [C] { return staged_view(*C); };
   parts.output = C->data.data();
   parts.output_bytes = C->bytes();
   parts.working_set = A->bytes() + B->bytes() + C->bytes();

@@ -46,10 +46,7 @@ std::unique_ptr<Instance> spx_gemm(const Problem& p, cuda::GemmVersion version) 
     cuda::gemm<T>(*ctx, op_of(*A), op_of(*B), C->rows, C->cols, A->cols, T{1}, A->data.data(), A->ld,
                   B->data.data(), B->ld, T{0}, C->data.data(), C->ld, cuda::GemmParams{version});
   };
-  parts.download = [C] {  // column-major with ld = rows: the Problem's layout already
-    const std::span<const T> h = stage_to_host(C->data.data(), C->data.size());
-    return std::vector<double>(h.begin(), h.end());
-  };
+  parts.view = [C] { return staged_view(*C); };
   parts.output = C->data.data();
   parts.output_bytes = C->bytes();
   parts.working_set = A->bytes() + B->bytes() + C->bytes();

@@ -4,10 +4,10 @@
 // Layout is part of the kernel name (`cusparse_spmm_csr_alg2_row`), not only a parameter: the
 // engine runs each registry entry once per problem, and the two layouts are different products
 // whose times people compare side by side (cuSPARSE tunes ALG1 for column-major and ALG2/ALG3 for
-// row-major). `params.layout` says it too. The engine's B is column-major; the row-major kernels
-// get a row-major copy whose leading dimension is padded to a multiple of 16 bytes — CSR ALG3
-// faults on rows that start off a 16-byte boundary (docs/cuda-runtime.md) — and every row-major
-// kernel gets that same B, so they stay comparable.
+// row-major). `params.layout` says it too. The row-major kernels get a B whose leading dimension
+// is padded to a multiple of 16 bytes — CSR ALG3 faults on rows that start off a 16-byte boundary
+// (docs/cuda-runtime.md) — and every kernel of a layout gets that same B (device_b), so they stay
+// comparable.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,7 +24,7 @@ namespace {
 
 using cuda::CusparseSpmmAlg;
 
-// device_b, make_c and download_column_major: bench/cuda_support.hpp.
+// device_b, make_c and staged_view: bench/cuda_support.hpp.
 
 // "cusparse_spmm_csr_alg1" → "CUSPARSE_SPMM_CSR_ALG1", the enumerator's name.
 std::string upper(std::string text) {
@@ -58,7 +58,7 @@ std::unique_ptr<Instance> cusparse_spmm(const Problem& p, CusparseSpmmAlg alg, L
   }
   CudaInstanceParts parts;
   parts.launch = [op, A, B, C] { op->run(); };
-  parts.download = [C] { return download_column_major(*C); };
+  parts.view = [C] { return staged_view(*C); };
   parts.output = C->data.data();
   parts.output_bytes = C->bytes();
   parts.working_set = matrix_bytes + B->bytes() + C->bytes();
@@ -76,6 +76,7 @@ void add_cusparse_spmm(Registry& registry, CusparseSpmmAlg alg, Layout layout) {
                       is_coo(alg) ? Format::Coo : Format::Csr, true,
                       fmt::format("cuSPARSE SpMM, {}, {} B and C", upper(cuda::kernel_name(alg)),
                                   col ? "column-major" : "row-major (ld padded to 16 bytes)"));
+  e.layout = layout;
   e.prepare = [alg, layout](const Problem& p) {
     return with_precision(p, [&](auto tag) {
       using T = decltype(tag);

@@ -6,17 +6,27 @@
 //   spmm_csr_split_row  the same, row-split mode forced (a group per row, the long-row list)
 //   spmm_csr_tiled_row  the same, balanced mode forced (spmm_csr_tile_items)
 //   spmm_set_spmvs_col  L ELLR-T SpMVs (ellr_t_rule), column-major B and C: the paper's baseline
+//   spx_spmm_col, spmm_ellr_t_col, spmm_csr_col   the first three on column-major B and C
 // The ELLR entries are skipped where the slab would exceed kMaxEllrPaddingRatio slots per nonzero.
+//
+// The CSR entries (and spx_spmm_*, which then runs the CSR kernel whatever the format rule says)
+// take parameters: fields of the CSR configuration by their JSON names (threads_per_row,
+// cols_per_lane, block_size, cols_per_pass, tile_items, long_row_nnz) replacing the rule's
+// (`spx spmm --csr-config`). A merged configuration the kernel refuses is refused before any run.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
 #include <memory>
 #include <string>
+#include <variant>
 
 #include "bench/cuda_support.hpp"
 #include "bench/registry.hpp"
 #include "spx/cuda/convert.hpp"
 #include "spx/cuda/spmm.hpp"
 #include "spx/cuda/spmv_formats.hpp"
+#include "spx/error.hpp"
 
 namespace spx::bench {
 namespace {
@@ -40,12 +50,58 @@ std::shared_ptr<const cuda::DeviceEllR<T, int32_t>> device_ellr(const Problem& p
 
 enum class Which { Rule, Ellr, Csr, CsrSplit, CsrTiled, SetSpmvs };
 
+bool is_csr(Which which) {
+  return which == Which::Csr || which == Which::CsrSplit || which == Which::CsrTiled;
+}
+
+// The CSR configuration's fields by the names its `params` carry in the JSON.
+struct CsrField {
+  const char* key;
+  int cuda::SpmmCsrConfig::*field;
+};
+constexpr CsrField kCsrFields[] = {{"threads_per_row", &cuda::SpmmCsrConfig::threads_per_row},
+                                   {"cols_per_lane", &cuda::SpmmCsrConfig::cols_per_lane},
+                                   {"block_size", &cuda::SpmmCsrConfig::block_size},
+                                   {"cols_per_pass", &cuda::SpmmCsrConfig::cols_per_pass},
+                                   {"tile_items", &cuda::SpmmCsrConfig::tile_items},
+                                   {"long_row_nnz", &cuda::SpmmCsrConfig::long_row_nnz}};
+
+// The entry's CSR configuration for the problem: spmm_csr_rule's, the entry's forced mode, then
+// the given parameters in order. Throws spx::Error naming what is wrong.
+cuda::SpmmCsrConfig csr_config(const Problem& p, Which which, const Params& params) {
+  const cuda::DeviceProps& device = bench_context().props();
+  cuda::SpmmCsrConfig c =
+      cuda::spmm_csr_rule(*p.stats, p.cols_dense, device, static_cast<int>(value_bytes(p.precision)));
+  if (which == Which::CsrSplit) c.tile_items = 0;
+  if (which == Which::CsrTiled) c.tile_items = cuda::spmm_csr_tile_items(*p.stats, device);
+  for (const Param& given : params) {
+    const auto* known = std::find_if(std::begin(kCsrFields), std::end(kCsrFields),
+                                     [&](const CsrField& f) { return given.key == f.key; });
+    if (known == std::end(kCsrFields)) {
+      std::string keys;
+      for (const CsrField& f : kCsrFields) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", f.key);
+      throw Error(fmt::format("the CSR SpMM has no parameter '{}' (it takes {})", given.key, keys));
+    }
+    const int64_t* value = std::get_if<int64_t>(&given.value);
+    if (value == nullptr || *value < 0 || *value > INT_MAX)
+      throw Error(fmt::format("{} = {} is not a non-negative integer", given.key, to_string(given.value)));
+    c.*(known->field) = static_cast<int>(*value);
+  }
+  try {
+    cuda::check_spmm_csr_config(c);
+  } catch (const Error& e) {
+    throw Error(fmt::format("gives {}: {}", cuda::to_string(c), e.what()));
+  }
+  return c;
+}
+
 template <class T>
-std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which) {
+std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which, Layout layout) {
   cuda::Context& ctx = bench_context();
-  const Layout layout = which == Which::SetSpmvs ? Layout::ColMajor : Layout::RowMajor;
+  // Parameters configure the CSR kernel: spx_spmm_* given any runs it, as spx spmm --csr-config.
   if (which == Which::Rule)
-    which = cuda::spmm_format_rule(*p.stats, p.cols_dense, ctx.props()) == cuda::SpmmFormat::Csr
+    which = !p.params.empty() ||
+                    cuda::spmm_format_rule(*p.stats, p.cols_dense, ctx.props()) == cuda::SpmmFormat::Csr
                 ? Which::Csr
                 : Which::Ellr;
   auto B = device_b<T>(p, layout);
@@ -55,21 +111,14 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which) {
   CudaInstanceParts parts;
   std::size_t matrix_bytes = 0;
   parts.params = {{"layout", layout == Layout::ColMajor ? "col" : "row"}, {"ld_b", B->ld}, {"ld_c", C->ld}};
-  if (which == Which::Csr || which == Which::CsrSplit || which == Which::CsrTiled) {
+  if (is_csr(which)) {
     auto A = device_csr<T>(p);
-    cuda::SpmmCsrConfig config =
-        cuda::spmm_csr_rule(*p.stats, p.cols_dense, ctx.props(), static_cast<int>(sizeof(T)));
-    if (which == Which::CsrSplit) config.tile_items = 0;
-    if (which == Which::CsrTiled) config.tile_items = cuda::spmm_csr_tile_items(*p.stats, ctx.props());
+    const cuda::SpmmCsrConfig config = csr_config(p, which, p.params);
     parts.launch = [A, B, C, b, c, config] { cuda::spmm_csr(bench_context(), *A, b, c, config); };
     matrix_bytes = A->bytes();
     parts.params.push_back({"format", "csr"});
-    parts.params.push_back({"threads_per_row", int64_t{config.threads_per_row}});
-    parts.params.push_back({"block_size", int64_t{config.block_size}});
-    parts.params.push_back({"cols_per_pass", int64_t{config.cols_per_pass}});
-    parts.params.push_back({"long_row_nnz", int64_t{config.long_row_nnz}});
-    parts.params.push_back({"tile_items", int64_t{config.tile_items}});
-    parts.params.push_back({"cols_per_lane", int64_t{config.cols_per_lane}});
+    parts.params.push_back({"config", cuda::to_string(config)});
+    for (const CsrField& f : kCsrFields) parts.params.push_back({f.key, int64_t{config.*(f.field)}});
   } else {
     auto A = device_ellr<T>(p);
     matrix_bytes = A->bytes();
@@ -82,25 +131,41 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which) {
     } else {
       const cuda::SpmmEllrConfig config = cuda::spmm_ellr_rule(*p.stats, p.cols_dense, ctx.props());
       parts.launch = [A, B, C, b, c, config] { cuda::spmm_ellr_t(bench_context(), *A, b, c, config); };
+      parts.params.push_back({"config", cuda::to_string(config)});
       parts.params.push_back({"threads_per_row", int64_t{config.threads_per_row}});
       parts.params.push_back({"block_size", int64_t{config.block_size}});
       parts.params.push_back({"cols_per_pass", int64_t{config.cols_per_pass}});
     }
   }
-  parts.download = [C] { return download_column_major(*C); };
+  parts.view = [C] { return staged_view(*C); };
   parts.output = C->data.data();
   parts.output_bytes = C->bytes();
   parts.working_set = matrix_bytes + B->bytes() + C->bytes();
   return std::make_unique<CudaInstance>(std::move(parts));
 }
 
-void add(Registry& registry, const char* name, Which which, Format format, const char* summary) {
-  auto e = cuda_entry(name, OpKind::Spmm, format, false, summary);
-  // Forced modes of the CSR kernel and the paper's SetSpMVs baseline: studies, not choices.
-  e.study = which == Which::CsrSplit || which == Which::CsrTiled || which == Which::SetSpmvs;
+// `study`: forced modes of the CSR kernel, the paper's SetSpMVs baseline, and the column-major
+// copies of the user-facing entries (spx's kernels are measured and tuned on row-major B and C, the
+// layout the docs recommend; `spx spmm --layout col` runs these).
+void add(Registry& registry, const char* name, Which which, Layout layout, bool study, const char* summary) {
+  auto e = cuda_entry(name, OpKind::Spmm,
+                      which == Which::Ellr || which == Which::SetSpmvs ? Format::EllR : Format::Csr, false,
+                      summary);
+  e.study = study;
+  e.layout = layout;
   if (which == Which::Ellr || which == Which::SetSpmvs) e.skip_reason = ellr_skip;
-  e.prepare = [which](const Problem& p) {
-    return with_precision(p, [&](auto tag) { return spx_spmm<decltype(tag)>(p, which); });
+  if (which == Which::Rule || is_csr(which)) {
+    e.check_params = [which](const Problem& p, const Params& params) -> std::string {
+      try {
+        csr_config(p, which == Which::Rule ? Which::Csr : which, params);
+        return {};
+      } catch (const Error& error) {
+        return error.what();
+      }
+    };
+  }
+  e.prepare = [which, layout](const Problem& p) {
+    return with_precision(p, [&](auto tag) { return spx_spmm<decltype(tag)>(p, which, layout); });
   };
   registry.add(std::move(e));
 }
@@ -108,18 +173,24 @@ void add(Registry& registry, const char* name, Which which, Format format, const
 }  // namespace
 
 void register_cuda_spmm_spx(Registry& registry) {
-  add(registry, "spx_spmm_row", Which::Rule, Format::Csr,
+  constexpr Layout row = Layout::RowMajor, col = Layout::ColMajor;
+  add(registry, "spx_spmm_row", Which::Rule, row, false,
       "spx SpMM as a user gets it: spmm_format_rule picks ELLR-T or CSR, the rules the config; row-major B, "
       "C");
-  add(registry, "spmm_ellr_t_row", Which::Ellr, Format::EllR,
+  add(registry, "spmm_ellr_t_row", Which::Ellr, row, false,
       "spx SSFastSpMM (ELLR-T SpMM, spmm_ellr_rule), GPU-converted ELLR; row-major B, C");
-  add(registry, "spmm_csr_row", Which::Csr, Format::Csr, "spx CSR SpMM (spmm_csr_rule); row-major B, C");
-  add(registry, "spmm_csr_split_row", Which::CsrSplit, Format::Csr,
+  add(registry, "spmm_csr_row", Which::Csr, row, false, "spx CSR SpMM (spmm_csr_rule); row-major B, C");
+  add(registry, "spmm_csr_split_row", Which::CsrSplit, row, true,
       "spx CSR SpMM, row-split mode forced (spmm_csr_rule otherwise); row-major B, C");
-  add(registry, "spmm_csr_tiled_row", Which::CsrTiled, Format::Csr,
+  add(registry, "spmm_csr_tiled_row", Which::CsrTiled, row, true,
       "spx CSR SpMM, balanced tiles forced (spmm_csr_tile_items; spmm_csr_rule otherwise); row-major B, C");
-  add(registry, "spmm_set_spmvs_col", Which::SetSpmvs, Format::EllR,
+  add(registry, "spmm_set_spmvs_col", Which::SetSpmvs, col, true,
       "SetSpMVs: L ELLR-T SpMVs (ellr_t_rule), the FastSpMM paper's baseline; column-major B, C");
+  add(registry, "spx_spmm_col", Which::Rule, col, true,
+      "spx SpMM as a user gets it (spmm_format_rule, the rules' configs); column-major B, C");
+  add(registry, "spmm_ellr_t_col", Which::Ellr, col, true,
+      "spx SSFastSpMM (ELLR-T SpMM, spmm_ellr_rule), GPU-converted ELLR; column-major B, C");
+  add(registry, "spmm_csr_col", Which::Csr, col, true, "spx CSR SpMM (spmm_csr_rule); column-major B, C");
 }
 
 }  // namespace spx::bench

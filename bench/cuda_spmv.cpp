@@ -31,10 +31,7 @@ std::unique_ptr<Instance> spmv_instance(const Problem& p, std::size_t matrix_byt
   auto y = std::make_shared<cuda::DeviceBuffer<T>>(static_cast<std::size_t>(p.rows), "y");
   CudaInstanceParts parts;
   parts.launch = [launch = make_launch(x->span(), y->span(), params), x, y] { launch(); };
-  parts.download = [y] {
-    const std::span<const T> h = stage_to_host(y->data(), y->size());
-    return std::vector<double>(h.begin(), h.end());
-  };
+  parts.view = [y] { return staged_view(*y); };
   parts.output = y->data();
   parts.output_bytes = y->bytes();
   parts.working_set = matrix_bytes + x->bytes() + y->bytes();

@@ -16,15 +16,11 @@ namespace {
 template <class T, class Launch>
 std::unique_ptr<Instance> csr_instance(const Problem& p, std::shared_ptr<const cuda::DeviceCsr<T, int32_t>> A,
                                        Params params, Launch launch) {
-  cuda::Context& ctx = bench_context();
   auto x = device_x<T>(p);
   auto y = std::make_shared<cuda::DeviceBuffer<T>>(static_cast<std::size_t>(p.rows), "y");
   CudaInstanceParts parts;
   parts.launch = [A, x, y, launch] { launch(*A, std::span<const T>(x->span()), y->span()); };
-  parts.download = [&ctx, y] {
-    const std::vector<T> h = cuda::to_host(ctx, *y);
-    return std::vector<double>(h.begin(), h.end());
-  };
+  parts.view = [y] { return staged_view(*y); };
   parts.output = y->data();
   parts.output_bytes = y->bytes();
   parts.working_set = A->bytes() + x->bytes() + y->bytes();

@@ -121,10 +121,7 @@ std::unique_ptr<Instance> format_instance(const Problem& p, std::shared_ptr<cons
   auto y = std::make_shared<cuda::DeviceBuffer<T>>(static_cast<std::size_t>(p.rows), "y");
   CudaInstanceParts parts;
   parts.launch = [A, x, y, launch] { launch(*A, std::span<const T>(x->span()), y->span()); };
-  parts.download = [y] {
-    const std::span<const T> h = stage_to_host(y->data(), y->size());
-    return std::vector<double>(h.begin(), h.end());
-  };
+  parts.view = [y] { return staged_view(*y); };
   parts.output = y->data();
   parts.output_bytes = y->bytes();
   parts.working_set = A->bytes() + x->bytes() + y->bytes();

@@ -75,7 +75,11 @@ void CudaInstance::poison_output() {
   SPX_CUDA_CHECK(cudaMemsetAsync(parts_.output, 0xFF, parts_.output_bytes, bench_context().stream()));
 }
 
-std::vector<double> CudaInstance::output() { return parts_.download(); }
+OutputView CudaInstance::output() {
+  if (parts_.view) return parts_.view();
+  downloaded_ = parts_.download();
+  return OutputView(std::span<const double>(downloaded_));
+}
 
 std::string DeviceCache::owner_of(const Problem& p) {
   const void* A =
@@ -122,20 +126,25 @@ int64_t aligned_ld(int64_t n) {
   return std::max<int64_t>(per16, (n + per16 - 1) / per16 * per16);
 }
 
+}  // namespace
+
 template <class T>
-Dense<T> row_major_copy(const Dense<T>& B) {
+Dense<T> copy_in_layout(const Dense<T>& M, Layout layout, int64_t ld) {
   Dense<T> R;
-  R.rows = B.rows;
-  R.cols = B.cols;
-  R.ld = aligned_ld<T>(B.cols);
-  R.layout = Layout::RowMajor;
-  R.data.assign(static_cast<std::size_t>(B.rows * R.ld), T{0});
-  for (int64_t i = 0; i < B.rows; ++i)
-    for (int64_t j = 0; j < B.cols; ++j) R(i, j) = B(i, j);
+  R.rows = M.rows;
+  R.cols = M.cols;
+  R.ld = ld;
+  R.layout = layout;
+  R.data.assign(static_cast<std::size_t>(ld * (layout == Layout::ColMajor ? M.cols : M.rows)), T{0});
+  const int64_t rows = M.rows;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < M.cols; ++j) R(i, j) = M(i, j);
   return R;
 }
 
-}  // namespace
+template Dense<float> copy_in_layout<float>(const Dense<float>&, Layout, int64_t);
+template Dense<double> copy_in_layout<double>(const Dense<double>&, Layout, int64_t);
 
 template <class T>
 std::shared_ptr<const cuda::DeviceDense<T>> device_b(const Problem& p, Layout layout) {
@@ -143,8 +152,10 @@ std::shared_ptr<const cuda::DeviceDense<T>> device_b(const Problem& p, Layout la
   return device_cache().get<cuda::DeviceDense<T>>(
       p, fmt::format("B:{}:{}", col ? "col" : "row", p.cols_dense), [&] {
         const Dense<T>& B = *p.input<T>().B;
-        if (col) return cuda::upload(bench_context(), B);  // (no host copy of B on this path)
-        return cuda::upload(bench_context(), row_major_copy(B));
+        const int64_t ld = col ? B.rows : aligned_ld<T>(B.cols);
+        // The Problem's B as it is where it has the layout and ld already (no host copy of B).
+        if (B.layout == layout && B.ld == ld) return cuda::upload(bench_context(), B);
+        return cuda::upload(bench_context(), copy_in_layout(B, layout, ld));
       });
 }
 
@@ -161,25 +172,10 @@ cuda::DeviceDense<T> make_c(const Problem& p, Layout layout) {
   return C;
 }
 
-// C on the host, column-major as the Problem lays it out, whatever the device layout.
-template <class T>
-std::vector<double> download_column_major(const cuda::DeviceDense<T>& C) {
-  const std::span<const T> h = stage_to_host(C.data.data(), C.data.size());
-  const bool col = C.layout == Layout::ColMajor;
-  std::vector<double> out(static_cast<std::size_t>(C.rows * C.cols));
-  for (int64_t j = 0; j < C.cols; ++j)
-    for (int64_t i = 0; i < C.rows; ++i)
-      out[static_cast<std::size_t>(i + j * C.rows)] =
-          h[static_cast<std::size_t>(col ? i + j * C.ld : i * C.ld + j)];
-  return out;
-}
-
 template std::shared_ptr<const cuda::DeviceDense<float>> device_b<float>(const Problem&, Layout);
 template std::shared_ptr<const cuda::DeviceDense<double>> device_b<double>(const Problem&, Layout);
 template cuda::DeviceDense<float> make_c<float>(const Problem&, Layout);
 template cuda::DeviceDense<double> make_c<double>(const Problem&, Layout);
-template std::vector<double> download_column_major<float>(const cuda::DeviceDense<float>&);
-template std::vector<double> download_column_major<double>(const cuda::DeviceDense<double>&);
 
 template <class T>
 std::span<const T> stage_to_host(const T* device, std::size_t n) {
@@ -195,6 +191,22 @@ std::span<const T> stage_to_host(const T* device, std::size_t n) {
 
 template std::span<const float> stage_to_host<float>(const float*, std::size_t);
 template std::span<const double> stage_to_host<double>(const double*, std::size_t);
+
+template <class T>
+OutputView staged_view(const cuda::DeviceBuffer<T>& vector) {
+  return OutputView(stage_to_host(vector.data(), vector.size()));
+}
+
+template <class T>
+OutputView staged_view(const cuda::DeviceDense<T>& M) {
+  const std::span<const T> h = stage_to_host(M.data.data(), M.data.size());
+  return OutputView(h.data(), M.rows, M.cols, M.ld, M.layout);
+}
+
+template OutputView staged_view<float>(const cuda::DeviceBuffer<float>&);
+template OutputView staged_view<double>(const cuda::DeviceBuffer<double>&);
+template OutputView staged_view<float>(const cuda::DeviceDense<float>&);
+template OutputView staged_view<double>(const cuda::DeviceDense<double>&);
 
 KernelEntry cuda_entry(std::string name, OpKind op, Format format, bool vendor, std::string summary) {
   KernelEntry e;
@@ -220,6 +232,12 @@ void register_cuda_backend(Registry& registry) {
     d.copy_gbs = cuda::measure_copy_bandwidth(ctx).gbs;
     d.kind = "cuda";
     return d;
+  };
+  backend.free_memory = [] {
+    device_cache().clear();
+    std::size_t free_bytes = 0, total_bytes = 0;
+    SPX_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return static_cast<uint64_t>(free_bytes);
   };
   registry.add_backend(std::move(backend));
 }

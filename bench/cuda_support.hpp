@@ -3,8 +3,8 @@
 // cache of device copies shared by the kernels of one matrix and precision.
 //
 // Entries (cuda_spmv.cpp, cuda_spmm.cpp, cuda_gemm.cpp) build a CudaInstance from parts: a launch
-// that only enqueues the product on the context's stream, a download that returns the output in
-// the Problem's layout, the output's device bytes and the working set. Everything else — timing
+// that only enqueues the product on the context's stream, a view of the output staged to the host
+// (staged_view), the output's device bytes and the working set. Everything else — timing
 // included — is common, so our kernels and the vendor baselines are measured the same way.
 #pragma once
 
@@ -31,11 +31,15 @@ namespace spx::bench {
 cuda::Context& bench_context();
 
 struct CudaInstanceParts {
-  std::function<void()> launch;                   // enqueues one product on bench_context()'s stream
-  std::function<std::vector<double>()> download;  // the output as the Problem lays it out
-  void* output = nullptr;                         // device output, poisoned byte-wise
-  std::size_t output_bytes = 0;                   // including leading-dimension padding
-  std::size_t working_set = 0;                    // device bytes one product touches
+  std::function<void()> launch;  // enqueues one product on bench_context()'s stream
+  // The output for the check: `view` (staged_view: the output in its own precision and layout,
+  // staged once into the shared pinned buffer), or the simpler `download` of a vector output (SpMV)
+  // copied back as doubles. One of the two.
+  std::function<OutputView()> view;
+  std::function<std::vector<double>()> download;
+  void* output = nullptr;        // device output, poisoned byte-wise
+  std::size_t output_bytes = 0;  // including leading-dimension padding
+  std::size_t working_set = 0;   // device bytes one product touches
   Params params;
 };
 
@@ -51,13 +55,14 @@ class CudaInstance final : public Instance {
   bool measure_cold(const TimingPolicy& policy, Timing& out) override;
   // All-ones bytes are a NaN in both f32 and f64, so one memset poisons any output.
   void poison_output() override;
-  std::vector<double> output() override;
+  OutputView output() override;
   Params params() const override { return parts_.params; }
 
  private:
   Timing time(const TimingPolicy& policy, bool cold);
 
   CudaInstanceParts parts_;
+  std::vector<double> downloaded_;  // what `download` returned, viewed by output()
 };
 
 // Device copies of one matrix's data (A in CSR or COO, x, B in a layout), shared by every kernel
@@ -76,6 +81,11 @@ class DeviceCache {
     auto& slot = items_[item];
     if (!slot) slot = std::shared_ptr<const V>(std::make_shared<V>(make()));
     return std::static_pointer_cast<const V>(slot);
+  }
+  // Drops every item (an instance still holding one keeps it alive until it goes).
+  void clear() {
+    items_.clear();
+    owner_.clear();
   }
 
  private:
@@ -96,17 +106,19 @@ template <class T>
 std::shared_ptr<const cuda::DeviceBuffer<T>> device_x(const Problem& p);
 
 // The SpMM dense operands, shared by the cuSPARSE entries (cuda_spmm.cpp) and spx's own
-// (cuda_spmm_spx.cpp) so they run on the same B. The engine's B is column-major; the row-major
-// copy's leading dimension is padded to a multiple of 16 bytes (CSR ALG3 faults on rows that start
-// off a 16-byte boundary, docs/cuda-runtime.md). B is cached per problem; C is made per kernel
-// (tight column-major, or row-major with the padded leading dimension); C's download returns it
-// column-major, as the Problem lays it out.
+// (cuda_spmm_spx.cpp) so they run on the same B. The engine's B is column-major unless the options
+// name one layout (Problem::b_layout); a row-major operand's leading dimension is padded to a
+// multiple of 16 bytes (CSR ALG3 faults on rows that start off a 16-byte boundary,
+// docs/cuda-runtime.md), so B is uploaded as it is only where it has the layout and that ld already,
+// else from a host copy. B is cached per problem; C is made per kernel (tight column-major, or
+// row-major with the padded leading dimension).
 template <class T>
 std::shared_ptr<const cuda::DeviceDense<T>> device_b(const Problem& p, Layout layout);
 template <class T>
 cuda::DeviceDense<T> make_c(const Problem& p, Layout layout);
+// M's elements in `layout` with leading dimension `ld` (padding zero), copied by all threads.
 template <class T>
-std::vector<double> download_column_major(const cuda::DeviceDense<T>& C);
+Dense<T> copy_in_layout(const Dense<T>& M, Layout layout, int64_t ld);
 
 // Copies n elements of device memory into a pinned host buffer that every download reuses, and
 // returns them (valid until the next call). Outputs of the large suite reach 1 GB (16.8M rows x 8
@@ -114,6 +126,13 @@ std::vector<double> download_column_major(const cuda::DeviceDense<T>& C);
 // pinned memory copies at full PCIe speed.
 template <class T>
 std::span<const T> stage_to_host(const T* device, std::size_t n);
+
+// A device output staged to the host (stage_to_host) and viewed as the checker reads it: a vector of
+// n elements, or a dense matrix in its layout and leading dimension.
+template <class T>
+OutputView staged_view(const cuda::DeviceBuffer<T>& vector);
+template <class T>
+OutputView staged_view(const cuda::DeviceDense<T>& M);
 
 // Calls make(T{}) with T = float or double as the Problem asks.
 template <class Make>

@@ -8,12 +8,15 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <span>
 
 #include "bench/check.hpp"
+#include "bench/footprint.hpp"
 #include "bench/provenance.hpp"
 #include "bench/traffic.hpp"
 #include "spx/convert.hpp"
 #include "spx/error.hpp"
+#include "src/common/splitmix64.hpp"
 
 namespace spx::bench {
 
@@ -26,26 +29,45 @@ double seconds_since(Clock::time_point start) {
 }
 
 // Inputs are uniform in [-1, 1): splitmix64, so they are the same on every platform and never
-// all zero (a zero x would let a kernel that skips work look correct and fast).
-std::vector<double> random_values(std::size_t n, uint64_t seed) {
-  std::vector<double> v(n);
-  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (auto& e : v) {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    e = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
-  }
-  return v;
+// all zero (a zero x would let a kernel that skips work look correct and fast). Element e of the
+// stream `seed` is the generator's output number e + 1 from the state seed * gamma + 1, computed
+// from e directly, so all threads fill at once and the values are those of the sequential stream
+// the committed results were measured with.
+double input_value(uint64_t seed, uint64_t e) {
+  using detail::kSplitmix64Gamma;
+  const uint64_t z = detail::splitmix64(seed * kSplitmix64Gamma + 1 + e * kSplitmix64Gamma);
+  return static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
 }
 
 template <class T>
-Dense<T> random_dense(int64_t rows, int64_t cols, uint64_t seed) {
-  Dense<T> d(rows, cols, Layout::ColMajor);
-  auto values = random_values(d.data.size(), seed);
-  std::transform(values.begin(), values.end(), d.data.begin(), [](double v) { return static_cast<T>(v); });
+void fill_inputs(std::span<T> out, uint64_t seed) {
+  const int64_t n = static_cast<int64_t>(out.size());
+#pragma omp parallel for schedule(static)
+  for (int64_t e = 0; e < n; ++e)
+    out[static_cast<std::size_t>(e)] = static_cast<T>(input_value(seed, static_cast<uint64_t>(e)));
+}
+
+// Element (i, j) is the stream's element i + j * rows whatever the layout, so a row-major B holds
+// the same values as the column-major one.
+template <class T>
+Dense<T> random_dense(int64_t rows, int64_t cols, uint64_t seed, Layout layout = Layout::ColMajor) {
+  Dense<T> d(rows, cols, layout);
+  if (layout == Layout::ColMajor) {
+    fill_inputs(std::span<T>(d.data), seed);
+    return d;
+  }
+  const int64_t n = rows * cols;
+#pragma omp parallel for schedule(static)
+  for (int64_t e = 0; e < n; ++e)
+    d(e % rows, e / rows) = static_cast<T>(input_value(seed, static_cast<uint64_t>(e)));
   return d;
+}
+
+// SpMM's B is column-major, or in the one layout the options ask for (spx spmm --layout row): a
+// kernel on that layout then reads it as it is, and a host-resident product of gigabytes needs no
+// second copy of B.
+Layout b_layout(const BenchOptions& options) {
+  return options.layouts.size() == 1 ? options.layouts.front() : Layout::ColMajor;
 }
 
 bool matches_any(const std::vector<std::string>& patterns, const std::string& name) {
@@ -57,6 +79,15 @@ bool matches_any(const std::vector<std::string>& patterns, const std::string& na
 std::string problem_label(const Problem& p) {
   return fmt::format("{} {} {}", p.matrix, op_spec_of(p.op, p.rows, p.cols, p.cols_dense).label(),
                      to_string(p.precision));
+}
+
+// "element 17" of a vector, "element (3, 1)" of a matrix (the checker counts column-major), "the
+// output's shape" when the checker could not compare at all.
+std::string element_text(const Problem& p, int64_t first_bad) {
+  if (first_bad < 0) return "the output's shape";
+  if (p.op == OpKind::Spmv || p.op == OpKind::Gemm || p.rows == 0)
+    return fmt::format("element {}", first_bad);
+  return fmt::format("element ({}, {})", first_bad % p.rows, first_bad / p.rows);
 }
 
 Traffic traffic_of(const Problem& p) {
@@ -73,58 +104,126 @@ Traffic traffic_of(const Problem& p) {
   return {};
 }
 
-// One (matrix, op, precision) with its inputs and reference, shared by all kernels.
+// The parameters BenchOptions gives `kernel` (empty when none), and its variants.
+const KernelParams* params_for(const BenchOptions& options, const KernelEntry& kernel) {
+  const auto it = std::find_if(options.params.begin(), options.params.end(),
+                               [&](const KernelParams& p) { return p.kernel == kernel.name; });
+  return it == options.params.end() ? nullptr : &*it;
+}
+
+std::vector<const KernelParams*> variants_of(const BenchOptions& options, const KernelEntry& kernel) {
+  std::vector<const KernelParams*> out;
+  for (const KernelParams& v : options.variants)
+    if (v.kernel == kernel.name) out.push_back(&v);
+  return out;
+}
+
+// One run of a kernel entry: its own, or one of its variants ("spmm_csr_row#2").
+struct KernelRun {
+  const KernelEntry* kernel = nullptr;
+  std::string name;
+  Params params;
+  std::string text;
+};
+
+// The entry's own run, then its variants, each variant's parameters on top of the entry's.
+std::vector<KernelRun> runs_of(const BenchOptions& options, const KernelEntry& kernel) {
+  const KernelParams* own = params_for(options, kernel);
+  std::vector<KernelRun> runs{{&kernel, kernel.name, own ? own->params : Params{}, own ? own->text : ""}};
+  int n = 0;
+  for (const KernelParams* v : variants_of(options, kernel)) {
+    KernelRun run = runs.front();
+    run.name = fmt::format("{}#{}", kernel.name, ++n);
+    run.params.insert(run.params.end(), v->params.begin(), v->params.end());
+    run.text = run.text.empty() ? v->text : run.text + " " + v->text;
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+// One (matrix, op, precision) with its inputs and checker, shared by all kernels.
 class ProblemRunner {
  public:
-  ProblemRunner(const BenchOptions& options, BenchReport& report, const BenchCallbacks& callbacks, int& done,
-                int total)
-      : options_(options), report_(report), callbacks_(callbacks), done_(done), total_(total) {}
+  ProblemRunner(const BenchOptions& options, const Registry& registry, BenchReport& report,
+                const BenchCallbacks& callbacks, int& done, int total)
+      : options_(options),
+        registry_(registry),
+        report_(report),
+        callbacks_(callbacks),
+        done_(done),
+        total_(total) {}
 
-  // Kernels whose skip_reason() is empty for this problem; the others become notes and count
-  // as done. Called on the problem's shape before its inputs are allocated.
-  std::vector<const KernelEntry*> runnable(const Problem& shape,
-                                           const std::vector<const KernelEntry*>& kernels) {
-    std::vector<const KernelEntry*> out;
+  // The runs of the kernels that can run this problem; the others become notes and count as done.
+  // Called on the problem's shape before its inputs are allocated. A kernel is skipped when its
+  // skip_reason() says so, or when the problem's inputs with what the kernel adds would not fit in
+  // the memory free now (a note naming the numbers, bench/footprint.hpp). Parameters an entry
+  // refuses fail the whole problem here, before anything of it runs: the comparison asked for
+  // cannot be made, and saying so now beats saying so after timing the others.
+  std::vector<KernelRun> runnable(const Problem& shape, const std::vector<const KernelEntry*>& kernels) {
+    const MemoryAvailable available = memory_available(registry_, options_.backend);
+    std::vector<KernelRun> out;
     for (const KernelEntry* kernel : kernels) {
       std::string why = kernel->skip_reason ? kernel->skip_reason(shape) : std::string();
-      if (why.empty()) {
-        out.push_back(kernel);
-      } else {
-        note(shape, *kernel, "skipped: " + why);
-        ++done_;
+      if (why.empty()) why = memory_refusal(problem_footprint(shape, {kernel}), available);
+      std::vector<KernelRun> runs = runs_of(options_, *kernel);
+      if (!why.empty()) {
+        note(shape, kernel->name, "skipped: " + why);
+        done_ += static_cast<int>(runs.size());
+        continue;
       }
+      for (KernelRun& run : runs) out.push_back(std::move(run));
+    }
+    bool refused = false;
+    for (const KernelRun& run : out) {
+      if (std::string bad = params_refused(shape, run); !bad.empty()) {
+        ++report_.failed_checks;
+        note(shape, run.name, fmt::format("FAILED: {}: {}", run.text, bad));
+        refused = true;
+      }
+    }
+    if (refused) {
+      done_ += static_cast<int>(out.size());
+      out.clear();
     }
     return out;
   }
 
-  void run_all(const Problem& problem, const Reference& reference,
-               const std::vector<const KernelEntry*>& kernels) {
+  void run_all(const Problem& problem, const Checker& check, const std::vector<KernelRun>& runs) {
     const std::size_t first = report_.results.size();
-    for (const KernelEntry* kernel : kernels) {
+    for (const KernelRun& run : runs) {
       if (callbacks_.progress) {
-        callbacks_.progress(done_, total_, fmt::format("{} {}", problem_label(problem), kernel->name));
+        callbacks_.progress(done_, total_, fmt::format("{} {}", problem_label(problem), run.name));
       }
-      run_one(problem, reference, *kernel);
+      run_one(problem, check, run);
       ++done_;
     }
     set_speedups(first);
   }
 
  private:
-  void note(const Problem& p, const KernelEntry& k, const std::string& what) {
-    report_.notes.push_back(fmt::format("{} {}: {}", problem_label(p), k.name, what));
+  void note(const Problem& p, const std::string& kernel, const std::string& what) {
+    report_.notes.push_back(fmt::format("{} {}: {}", problem_label(p), kernel, what));
   }
 
-  void run_one(const Problem& problem, const Reference& reference, const KernelEntry& kernel) {
+  static std::string params_refused(const Problem& shape, const KernelRun& run) {
+    if (run.params.empty()) return {};
+    if (!run.kernel->check_params) return "this kernel takes no parameters";
+    return run.kernel->check_params(shape, run.params);
+  }
+
+  void run_one(const Problem& shared, const Checker& check_output, const KernelRun& run) {
+    const KernelEntry& kernel = *run.kernel;
+    Problem problem = shared;  // a copy (sizes and pointers) that carries this run's parameters
+    problem.params = run.params;
     std::unique_ptr<Instance> instance;
     const auto prepare_start = Clock::now();
     try {
       instance = kernel.prepare(problem);
     } catch (const std::bad_alloc&) {
-      note(problem, kernel, "skipped: out of memory while preparing");
+      note(problem, run.name, "skipped: out of memory while preparing");
       return;
     } catch (const std::exception& e) {
-      note(problem, kernel, std::string("skipped: ") + e.what());
+      note(problem, run.name, std::string("skipped: ") + e.what());
       return;
     }
     const double prepare_ms = 1e3 * seconds_since(prepare_start);
@@ -137,7 +236,8 @@ class ProblemRunner {
     r.op = problem.op;
     r.cols_dense = problem.cols_dense;
     r.precision = problem.precision;
-    r.kernel = kernel.name;
+    r.kernel = run.name;
+    r.override = run.text;
     r.backend = kernel.backend;
     r.format = kernel.format;
     r.vendor = kernel.vendor;
@@ -148,23 +248,24 @@ class ProblemRunner {
       // The checked run is also the warm-up run.
       instance->poison_output();
       instance->run();
-      CheckResult check = check_output(instance->output(), reference);
+      const CheckResult check = check_output(instance->output());
       r.checked = check.passed;
       r.rel_error = check.relative_error;
       r.check_ratio = check.worst_ratio;
+      r.max_error = check.max_error;
       if (!check.passed) {
         ++report_.failed_checks;
-        note(problem, kernel,
-             fmt::format("CHECK FAILED: element {} out of tolerance (worst error {:.3g}x the bound, "
-                         "relative error {:.3g})",
-                         check.first_bad, check.worst_ratio, check.relative_error));
+        note(problem, run.name,
+             fmt::format(
+                 "CHECK FAILED: {} out of tolerance (worst error {:.3g}x the bound, relative error {:.3g})",
+                 element_text(problem, check.first_bad), check.worst_ratio, check.relative_error));
       }
       r.timing = measure(*instance, options_.timing);
       if (Timing cold; instance->measure_cold(options_.timing, cold)) r.cold = cold;
       r.params = instance->params();
     } catch (const std::exception& e) {
       ++report_.failed_checks;
-      note(problem, kernel, std::string("FAILED: ") + e.what());
+      note(problem, run.name, std::string("FAILED: ") + e.what());
       return;
     }
     const Traffic traffic = traffic_of(problem);
@@ -204,6 +305,7 @@ class ProblemRunner {
   }
 
   const BenchOptions& options_;
+  const Registry& registry_;
   BenchReport& report_;
   const BenchCallbacks& callbacks_;
   int& done_;
@@ -213,10 +315,8 @@ class ProblemRunner {
 template <class T>
 void run_sparse_ops(const BenchOptions& options, const Registry& registry, const MatrixInfo& info,
                     const Csr<T, int32_t>& A, Precision precision, ProblemRunner& runner) {
-  const auto x = [&] {
-    auto values = random_values(static_cast<std::size_t>(A.cols), options.seed);
-    return std::vector<T>(values.begin(), values.end());
-  }();
+  std::vector<T> x(static_cast<std::size_t>(A.cols));
+  fill_inputs(std::span<T>(x), options.seed);
   for (const OpSpec& op : options.ops) {
     if (op.op == OpKind::Gemm) continue;
     Problem p;
@@ -228,26 +328,27 @@ void run_sparse_ops(const BenchOptions& options, const Registry& registry, const
     p.cols = A.cols;
     p.nnz = A.nnz();
     p.stats = info.stats ? &*info.stats : nullptr;
+    p.b_layout = b_layout(options);
     auto kernels = runner.runnable(p, select_kernels(registry, options, op.op, precision));
     if (kernels.empty()) continue;
     TypedInput<T> input;
     input.A = &A;
     Dense<T> B;
-    Reference reference;
+    Checker check;
     if (op.op == OpKind::Spmv) {
       input.x = x;
-      reference = spmv_reference<T>(A, input.x);
+      check = [&A, &x](const OutputView& y) { return check_spmv<T>(A, x, y); };
     } else {
-      B = random_dense<T>(A.cols, op.size, options.seed + 1);
+      B = random_dense<T>(A.cols, op.size, options.seed + 1, p.b_layout);
       input.B = &B;
-      reference = spmm_reference<T>(A, B);
+      check = [&A, &B](const OutputView& C) { return check_spmm<T>(A, B, C); };
     }
     if constexpr (sizeof(T) == 4) {
       p.f32 = input;
     } else {
       p.f64 = input;
     }
-    runner.run_all(p, reference, kernels);
+    runner.run_all(p, check, kernels);
   }
 }
 
@@ -276,7 +377,9 @@ void run_gemm(const BenchOptions& options, const Registry& registry, const OpSpe
   } else {
     p.f64 = input;
   }
-  runner.run_all(p, gemm_reference<T>(A, B, options.seed + 4), kernels);
+  const Projection projection = gemm_projection<T>(A, B, options.seed + 4);
+  runner.run_all(
+      p, [&](const OutputView& C) { return check_projection(C, projection); }, kernels);
 }
 
 // Tables and JSON group results by matrix name: a second "cage11" (the same file given twice, or
@@ -291,13 +394,54 @@ std::string unique_name(const BenchReport& report, const std::string& name) {
   return candidate;
 }
 
+// Before loading a matrix: why no kernel of any of its problems would fit in the memory free now
+// (its shape estimated from the generator spec or the file header), or "" when one would or nothing
+// is known. The first refusal is the message: `spx spmm stencil27:n=300 --cols 512` says so at once
+// instead of generating 730M nonzeros first.
+std::string refuse_before_loading(const BenchOptions& options, const Registry& registry,
+                                  const MatrixSource& source) {
+  const std::optional<ShapeEstimate> shape = estimate_shape(source);
+  if (!shape) return {};
+  const bool f32 = std::find(options.precisions.begin(), options.precisions.end(), Precision::F32) !=
+                   options.precisions.end();
+  const Footprint load = load_footprint(source, *shape, f32);
+  const MemoryAvailable available = memory_available(registry, options.backend);
+  std::string first;
+  for (Precision precision : options.precisions) {
+    for (const OpSpec& op : options.ops) {
+      const auto kernels = op.op == OpKind::Gemm ? std::vector<const KernelEntry*>{}
+                                                 : select_kernels(registry, options, op.op, precision);
+      if (kernels.empty()) continue;
+      Problem p;
+      p.matrix = source.name;
+      p.op = op.op;
+      p.precision = precision;
+      p.cols_dense = op.size;
+      p.rows = shape->rows;
+      p.cols = shape->cols;
+      p.nnz = shape->nnz;
+      p.b_layout = b_layout(options);
+      for (const KernelEntry* kernel : kernels) {
+        Footprint need = load;
+        need += problem_footprint(p, {kernel});
+        const std::string why = memory_refusal(need, available);
+        if (why.empty()) return {};
+        if (first.empty())
+          first = fmt::format("{} {} {}: {}", op.label(), to_string(precision), kernel->name, why);
+      }
+    }
+  }
+  return first;
+}
+
 // Kernel runs per matrix (sparse ops) or per benchmark (gemm ops), for the progress count.
 int kernel_runs(const Registry& registry, const BenchOptions& options, bool gemm) {
   int n = 0;
   for (Precision precision : options.precisions) {
     for (const OpSpec& op : options.ops) {
       if ((op.op == OpKind::Gemm) == gemm)
-        n += static_cast<int>(select_kernels(registry, options, op.op, precision).size());
+        for (const KernelEntry* k : select_kernels(registry, options, op.op, precision))
+          n += 1 + static_cast<int>(variants_of(options, *k).size());
     }
   }
   return n;
@@ -311,6 +455,10 @@ std::vector<const KernelEntry*> select_kernels(const Registry& registry, const B
   for (const KernelEntry& k : registry.kernels()) {
     if (k.backend != options.backend || k.op != op || !k.supports(precision)) continue;
     if (k.study && !options.studies) continue;
+    if (op == OpKind::Spmm && k.layout && !options.layouts.empty() &&
+        std::find(options.layouts.begin(), options.layouts.end(), *k.layout) == options.layouts.end()) {
+      continue;
+    }
     if (!options.formats.empty() &&
         std::find(options.formats.begin(), options.formats.end(), k.format) == options.formats.end()) {
       continue;
@@ -349,6 +497,23 @@ void validate_options(const Registry& registry, const BenchOptions& options) {
       throw Error(fmt::format("no {} kernel named '{}' (kernels: {})", options.backend, pattern, names));
     }
   }
+  for (const auto* list : {&options.params, &options.variants}) {
+    for (const KernelParams& given : *list) {
+      const bool takes =
+          std::any_of(registry.kernels().begin(), registry.kernels().end(), [&](const KernelEntry& k) {
+            return k.backend == options.backend && k.name == given.kernel && k.check_params;
+          });
+      if (!takes)
+        throw Error(fmt::format("{}: no {} kernel named '{}' takes parameters", given.text, options.backend,
+                                given.kernel));
+    }
+  }
+  for (auto given = options.params.begin(); given != options.params.end(); ++given) {
+    if (std::any_of(options.params.begin(), given,
+                    [&](const KernelParams& p) { return p.kernel == given->kernel; }))
+      throw Error(fmt::format("two sets of parameters for {}'s own run (give the second as a variant)",
+                              given->kernel));
+  }
   for (Precision precision : options.precisions) {
     for (const OpSpec& op : options.ops) {
       if (!select_kernels(registry, options, op.op, precision).empty()) return;
@@ -373,7 +538,7 @@ BenchReport run_bench(const BenchOptions& options, const Registry& registry,
   const int total =
       static_cast<int>(options.matrices.size()) * steps_per_matrix + kernel_runs(registry, options, true);
   int done = 0;
-  ProblemRunner runner(options, report, callbacks, done, total);
+  ProblemRunner runner(options, registry, report, callbacks, done, total);
 
   for (const MatrixSource& source : options.matrices) {
     const int done_after_matrix = done + steps_per_matrix;
@@ -383,6 +548,10 @@ BenchReport run_bench(const BenchOptions& options, const Registry& registry,
     };
     if (options.max_nnz >= 0 && source.approx_nnz > options.max_nnz) {
       skip(fmt::format("about {} nonzeros > --max-nnz {}", source.approx_nnz, options.max_nnz));
+      continue;
+    }
+    if (std::string why = refuse_before_loading(options, registry, source); !why.empty()) {
+      skip(why);
       continue;
     }
     if (callbacks.progress) callbacks.progress(done, total, fmt::format("{}: loading", source.name));
@@ -428,7 +597,7 @@ BenchReport run_bench(const BenchOptions& options, const Registry& registry,
       } catch (const std::bad_alloc&) {
         report.notes.push_back(fmt::format("{} {}: skipped: out of memory", info.name, to_string(precision)));
       } catch (const std::exception& e) {
-        // e.g. the reference kernel rejecting the input: nothing of this precision can be checked.
+        // e.g. the inputs of this precision failing to build: nothing of it can run.
         ++report.failed_checks;
         report.notes.push_back(fmt::format("{} {}: FAILED: {}", info.name, to_string(precision), e.what()));
       }

@@ -1,10 +1,11 @@
 // The benchmark engine: matrices × ops × precisions × registered kernels → checked, timed results.
 //
-// For every matrix (loaded once as Csr<double, int32_t>) and precision, and every op, the engine
-// builds one Problem with random inputs (deterministic, never zero), computes the spx::ref output
-// once, then for each selected kernel: prepare (untimed) → poison output with NaN → run → check
-// against the reference → time repeated runs. GEMM ops are run once per benchmark on random
-// N × N matrices ("dense_N"), not per sparse matrix.
+// For every matrix (loaded once as Csr<double, int32_t>, unless bench/footprint.hpp says nothing
+// of it could fit) and precision, and every op, the engine builds one Problem with random inputs
+// (deterministic, never zero), then for each selected kernel (and each variant of it): memory and
+// parameter checks → prepare (untimed) → poison output with NaN → run → check against spx::ref's
+// arithmetic (bench/check.hpp, fused: no stored reference) → time repeated runs. GEMM ops are run
+// once per benchmark on random N × N matrices ("dense_N"), not per sparse matrix.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,13 @@
 
 namespace spx::bench {
 
+// Parameters for one kernel entry that takes them (KernelEntry::check_params).
+struct KernelParams {
+  std::string kernel;  // the entry's name
+  std::string text;    // as the user gave them, quoted in notes and in the JSON (`override`)
+  Params params;
+};
+
 struct BenchOptions {
   std::vector<MatrixSource> matrices;
   std::vector<OpSpec> ops = {OpSpec{}};
@@ -30,6 +38,13 @@ struct BenchOptions {
   std::vector<std::string> kernels;  // kernel names or shell patterns ("omp_*"); empty: all
   std::vector<Format> formats;       // empty: all
   bool studies = false;              // also the study entries (KernelEntry::study)
+  // spmm kernels on these B/C layouts only (empty: all); exactly one also makes B in that layout.
+  std::vector<Layout> layouts;
+  // `params` go to their entry's own run; each of `variants` is one more run of its entry, named
+  // "KERNEL#1", "KERNEL#2", ... in order, with the variant's parameters on top of the entry's. A
+  // run whose parameters the entry refuses fails its problem before any kernel of it runs.
+  std::vector<KernelParams> params;
+  std::vector<KernelParams> variants;
   TimingPolicy timing;
   int64_t max_nnz = -1;  // skip matrices with more nonzeros (-1: no limit)
   uint64_t seed = 1;     // for the random dense inputs
@@ -54,7 +69,8 @@ struct Result {
   OpKind op = OpKind::Spmv;
   int64_t cols_dense = 0;  // L (spmm), N (gemm), 0 (spmv)
   Precision precision = Precision::F64;
-  std::string kernel;
+  std::string kernel;    // the entry's name, "#N" added for the N-th variant
+  std::string override;  // the parameters' text when the run was given any (KernelParams::text)
   std::string backend;
   Format format = Format::Csr;
   bool vendor = false;
@@ -68,6 +84,7 @@ struct Result {
   bool checked = false;  // output matched spx::ref within the tolerance in this run
   double rel_error = 0;
   double check_ratio = 0;  // worst |error| / tolerance (≤ 1 passes)
+  double max_error = 0;    // worst |error| (not NaN)
   double prepare_ms = 0;   // conversion / upload / setup, untimed in ms_*
   double speedup = 0;      // baseline median / this median (0: no baseline)
   std::string baseline;    // kernel the speedup is measured against

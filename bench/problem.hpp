@@ -3,8 +3,8 @@
 // The engine builds one Problem per (matrix, op, precision): the host matrix, the dense inputs
 // (random, never zero) and the sizes. A kernel entry's `prepare` turns it into an Instance: it
 // converts formats, uploads to the device, allocates the output and workspaces — all untimed.
-// The engine then poisons the output, runs once, checks the output against spx::ref, and times
-// repeated runs through Instance::timed_run_ms().
+// The engine then poisons the output, runs once, checks the output against spx::ref (bench/check.hpp,
+// reading it through output()), and times repeated runs through Instance::timed_run_ms().
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/check.hpp"
 #include "bench/timing.hpp"
 #include "bench/types.hpp"
 #include "spx/matrix.hpp"
@@ -21,7 +22,7 @@ namespace spx::bench {
 
 // The inputs of one precision. Which members are set depends on the op:
 //   spmv: A, x (cols(A) entries)            → output y, rows(A) entries
-//   spmm: A, B (cols(A) × L, column-major)  → output C, rows(A) × L
+//   spmm: A, B (cols(A) × L, Problem::b_layout, tight) → output C, rows(A) × L
 //   gemm: A_dense, B (N × N, column-major)  → output C, N × N
 // Every product is computed with alpha = 1, beta = 0, so outputs are never read by a kernel.
 template <class T>
@@ -41,6 +42,13 @@ struct Problem {
   int64_t cols = 0;                    // columns of A
   int64_t nnz = 0;                     // nonzeros of A (rows * cols for gemm)
   const MatrixStats* stats = nullptr;  // of A (null for gemm)
+  // spmm: B's layout, column-major unless BenchOptions::layouts names exactly one (an entry on the
+  // other layout makes its own copy).
+  Layout b_layout = Layout::ColMajor;
+  // The parameters given to this run of the kernel (BenchOptions::params, then a variant's on top;
+  // a later key replaces an earlier one); empty: the kernel's own choice. Only entries with
+  // KernelEntry::check_params are given any, and only ones it accepted.
+  Params params;
 
   TypedInput<float> f32;
   TypedInput<double> f64;
@@ -76,9 +84,10 @@ class Instance {
   // writes makes the check fail.
   virtual void poison_output() = 0;
 
-  // The output as double, in the layout Problem describes (column-major for spmm and gemm),
-  // copied back from the device when needed.
-  virtual std::vector<double> output() = 0;
+  // The output in host memory as the checker reads it: rows × L (1 for spmv) in the kernel's own
+  // precision, layout and leading dimension, copied back from the device when needed (into a
+  // staging buffer, not a copy per kernel). Valid until the next run() or poison_output().
+  virtual OutputView output() = 0;
 
   // Optional: time the runs with the device's own harness (e.g. spx::cuda::time_kernel, which
   // brackets each launch with CUDA events) following `policy`, and return true. The default

@@ -13,8 +13,10 @@
 // register_cuda_kernels() as a no-op (chosen by CMake, not by #ifdef).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,11 +40,22 @@ struct KernelEntry {
   // what a user can pick, and the studies behind the docs can still be re-run.
   bool study = false;
   std::string summary;  // one line for `spx bench --list`
+  // spmm: the layout of B and C the kernel multiplies (BenchOptions::layouts selects by it; where
+  // the Problem's B has another layout, the kernel makes its own copy). Unset for other ops.
+  std::optional<Layout> layout;
+  // B and C stay in host memory (the host-resident SpMM entries): the device holds A and chunks,
+  // the host the output (bench/footprint.hpp counts memory by it).
+  bool host_resident = false;
 
   // Optional: non-empty when this kernel should not run on this problem, saying why (printed as a
   // note, e.g. "N = 4096 > 1024: the reference GEMM is O(N^3)"). It sees the Problem's sizes and
   // stats only: it is asked before the inputs are allocated, so the data pointers are null.
   std::function<std::string(const Problem&)> skip_reason;
+  // Optional: the kernel takes parameters (BenchOptions::params and ::variants, handed to prepare
+  // as Problem::params). Empty when it runs `params` on this problem, else why not, in one line
+  // (an unknown key, a value out of range, a merged configuration the kernel refuses). Like
+  // skip_reason it sees sizes and stats only. Absent: the kernel takes no parameters.
+  std::function<std::string(const Problem&, const Params&)> check_params;
   // Build the ready-to-run instance (format conversion, upload, allocation: untimed). May throw
   // spx::Error (e.g. ELL padding too large), which the engine reports as a skip.
   std::function<std::unique_ptr<Instance>(const Problem&)> prepare;
@@ -66,6 +79,9 @@ struct BackendEntry {
   std::function<std::string()> unavailable_reason;
   // Describe the device, measuring its copy bandwidth (called once per benchmark run).
   std::function<DeviceInfo()> describe;
+  // Optional: device memory free for the next problem, in bytes (the memory check before each
+  // matrix and problem, bench/footprint.hpp); copies cached for the last problem are dropped first.
+  std::function<uint64_t()> free_memory;
 };
 
 class Registry {

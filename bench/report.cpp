@@ -172,6 +172,7 @@ nlohmann::ordered_json to_json(const BenchReport& report) {
     e["backend"] = r.backend;
     e["format"] = to_string(r.format);
     e["reference"] = r.reference;
+    if (!r.override.empty()) e["override"] = r.override;  // the parameters this run was given
     if (r.op == OpKind::Gemm) {
       e["m"] = r.rows;
       e["n"] = r.cols_dense;
@@ -182,6 +183,7 @@ nlohmann::ordered_json to_json(const BenchReport& report) {
     e["pct_copy"] = pct_copy(r, report);
     e["rel_error"] = number(r.rel_error);
     e["check_ratio"] = number(r.check_ratio);
+    e["max_error"] = number(r.max_error);
     e["prepare_ms"] = r.prepare_ms;
     e["speedup"] = r.speedup > 0 ? nlohmann::ordered_json(r.speedup) : nlohmann::ordered_json(nullptr);
     e["baseline"] = r.baseline.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.baseline);

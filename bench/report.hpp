@@ -5,8 +5,8 @@
 //   commit, date (ISO 8601 UTC), backend, spx_version, notes [..]
 //   results [{matrix, rows, cols, nnz, op, cols_dense, precision, kernel, vendor, params,
 //             ms_median, ms_min, ms_max, gbs, gflops, checked,   ← the fixed schema (issue 3)
-//             backend, format, reference, runs, gbs_min, pct_copy, rel_error, check_ratio,
-//             prepare_ms, speedup, baseline, [ms_cold_*], stats {…}}]
+//             backend, format, reference, [override], runs, gbs_min, pct_copy, rel_error,
+//             check_ratio, max_error, prepare_ms, speedup, baseline, [ms_cold_*], stats {…}}]
 #pragma once
 
 #include <iosfwd>

@@ -51,9 +51,36 @@ def run_one(args, matrix):
     return json.loads(p.stdout), p.returncode
 
 
-def row(doc):
-    star = next(r for r in doc["results"] if r["mode"] == "fastspmm_star")
-    fast = next(r for r in doc["results"] if r["mode"] == "fastspmm")
+def runs_of(doc):
+    """(header, FastSpMM*, FastSpMM) of one `spx spmm --compare --json` document, or None without a
+    FastSpMM* run. spx spmm writes spx bench's JSON (the run report in each result's params, the
+    median runtime in ms_median); runs written before it moved onto the engine (mode and report at the
+    top of each result, the shape at the top of the document) are read too, to re-tabulate them."""
+    results = doc.get("results", [])
+    if results and "mode" in results[0]:  # spx spmm before the benchmark engine
+        star = next((r for r in results if r["mode"] == "fastspmm_star"), None)
+        fast = next((r for r in results if r["mode"] == "fastspmm"), None)
+        return (doc, star, fast) if star and fast else None
+
+    def flat(r):
+        run = dict(r["params"])
+        run.update(runtime_ms=r["ms_median"], checked=r["checked"])
+        return run
+
+    by_mode = {r["params"].get("mode"): r for r in results if isinstance(r.get("params"), dict)}
+    if "fastspmm_star" not in by_mode or "fastspmm" not in by_mode:
+        return None
+    f = by_mode["fastspmm"]
+    header = {"matrix": f["matrix"], "precision": f["precision"], "layout": f["params"]["layout"],
+              "cols_dense": f["cols_dense"], "rows": f["rows"], "nnz": f["nnz"],
+              "avg_row": f["stats"]["avg_row"], "max_row": f["stats"]["max_row"],
+              "pcie": {k: f["params"]["pcie_" + k] for k in
+                       ("h2d_gbs", "d2h_gbs", "h2d_concurrent_gbs", "d2h_concurrent_gbs")}}
+    return header, flat(by_mode["fastspmm_star"]), flat(f)
+
+
+def row(runs):
+    doc, star, fast = runs
     s = lambda ms: ms / 1000.0  # noqa: E731  (the paper reports seconds)
     return {
         "matrix": doc["matrix"], "precision": doc["precision"], "layout": doc["layout"], "L": doc["cols_dense"],
@@ -123,9 +150,10 @@ def main():
             failed |= rc != 0
             if doc is not None:
                 docs.append(doc)
-    rows = [row(d) for d in docs if any(r.get("mode") == "fastspmm_star" for r in d.get("results", []))]
+    runs = [r for r in (runs_of(d) for d in docs) if r is not None]
+    rows = [row(r) for r in runs]
     failed |= any(not r["checked"] for r in rows)
-    pcie = docs[0].get("pcie") if docs else None
+    pcie = runs[0][0].get("pcie") if runs else None
     with open(args.out + ".json", "w") as f:
         json.dump({"device": docs[0]["device"] if docs else None, "pcie": pcie, "runs": docs, "table": rows}, f,
                   indent=1)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <type_traits>
 
 #include "spx/error.hpp"
 
@@ -85,6 +86,48 @@ int64_t parse_size(std::string_view op, std::string_view text) {
 }
 
 }  // namespace
+
+const ParamValue* find_param(const Params& params, std::string_view key) {
+  const auto last =
+      std::find_if(params.rbegin(), params.rend(), [&](const Param& p) { return p.key == key; });
+  return last == params.rend() ? nullptr : &last->value;
+}
+
+double param_number(const Params& params, std::string_view key, double fallback) {
+  const ParamValue* v = find_param(params, key);
+  if (v == nullptr) return fallback;
+  if (const auto* i = std::get_if<int64_t>(v)) return static_cast<double>(*i);
+  if (const auto* d = std::get_if<double>(v)) return *d;
+  if (const auto* b = std::get_if<bool>(v)) return *b ? 1 : 0;
+  return fallback;
+}
+
+std::string param_text(const Params& params, std::string_view key, const std::string& fallback) {
+  const ParamValue* v = find_param(params, key);
+  return v == nullptr ? fallback : to_string(*v);
+}
+
+std::string to_string(const ParamValue& value) {
+  return std::visit(
+      [](const auto& x) -> std::string {
+        using V = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<V, std::string>) {
+          return x;
+        } else if constexpr (std::is_same_v<V, bool>) {
+          return x ? "true" : "false";
+        } else {
+          return fmt::format("{}", x);
+        }
+      },
+      value);
+}
+
+std::string to_string(const Params& params) {
+  std::string text;
+  for (const Param& p : params)
+    text += fmt::format("{}{}={}", text.empty() ? "" : ", ", p.key, to_string(p.value));
+  return text;
+}
 
 std::vector<Precision> parse_precisions(std::string_view list) {
   std::vector<Precision> out;

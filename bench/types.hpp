@@ -58,6 +58,15 @@ struct Param {
 };
 using Params = std::vector<Param>;
 
+// "8", "0.5", "csr", "true"; and "key=value, key=value" for a list.
+std::string to_string(const ParamValue& value);
+std::string to_string(const Params& params);
+// The value of `key` (the last one given: a later entry replaces an earlier one), or null.
+const ParamValue* find_param(const Params& params, std::string_view key);
+// The value of `key` as a number (int64 or double) or a string, `fallback` when absent.
+double param_number(const Params& params, std::string_view key, double fallback = 0);
+std::string param_text(const Params& params, std::string_view key, const std::string& fallback = "");
+
 // Bytes of one element of the given precision.
 inline int64_t value_bytes(Precision p) { return p == Precision::F32 ? 4 : 8; }
 

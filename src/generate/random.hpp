@@ -10,16 +10,13 @@
 
 #include <cstdint>
 
+#include "common/splitmix64.hpp"
+
 namespace spx::gen::detail {
 
-// splitmix64's output function (Steele, Lea, Flood 2014): a bijective 64-bit mixer.
-constexpr uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-inline constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+// splitmix64's output function, a bijective 64-bit mixer, and its increment (src/common).
+using spx::detail::splitmix64_mix;
+inline constexpr uint64_t kGolden = spx::detail::kSplitmix64Gamma;
 
 // Salts keep the streams of different purposes (row lengths, columns, values, ...) independent
 // even when they are keyed by the same seed and index.
@@ -33,14 +30,15 @@ enum class Salt : uint64_t {
 
 // Key for one purpose of one generator call.
 constexpr uint64_t stream_key(uint64_t seed, Salt salt) {
-  return mix64(mix64(seed + kGolden) ^ (static_cast<uint64_t>(salt) * 0xd1b54a32d192ed03ULL));
+  return splitmix64_mix(splitmix64_mix(seed + kGolden) ^
+                        (static_cast<uint64_t>(salt) * 0xd1b54a32d192ed03ULL));
 }
 
 // Stateless hash of an index, and of an (i, j) pair: pattern and value decisions that must be
 // the same whichever row computes them (symmetric patterns, symmetric values).
-constexpr uint64_t hash_index(uint64_t key, uint64_t i) { return mix64(key + (i + 1) * kGolden); }
+constexpr uint64_t hash_index(uint64_t key, uint64_t i) { return splitmix64_mix(key + (i + 1) * kGolden); }
 constexpr uint64_t hash_pair(uint64_t key, uint64_t i, uint64_t j) {
-  return mix64(hash_index(key, i) + (j + 1) * 0xd1b54a32d192ed03ULL);
+  return splitmix64_mix(hash_index(key, i) + (j + 1) * 0xd1b54a32d192ed03ULL);
 }
 
 // Multiply-high of two 64-bit numbers, portable (no __int128 needed).
@@ -57,11 +55,8 @@ class Rng {
  public:
   // Stream `index` of the purpose `key` (see stream_key).
   constexpr Rng(uint64_t key, uint64_t index) {
-    uint64_t x = key ^ mix64(index + kGolden);
-    for (auto& word : s_) {
-      x += kGolden;
-      word = mix64(x);
-    }
+    uint64_t x = key ^ spx::detail::splitmix64(index);
+    for (auto& word : s_) word = spx::detail::splitmix64_next(x);
   }
 
   constexpr uint64_t next() {

@@ -12,28 +12,24 @@
 #include <utility>
 #include <vector>
 
+#include "common/splitmix64.hpp"
+
 namespace spx {
 namespace {
 
-// splitmix64's finalizer (Steele, Lea & Flood 2014): a bijection on 64 bits with full avalanche.
-uint64_t mix64(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+using spx::detail::splitmix64;  // src/common/splitmix64.hpp: a bijection with full avalanche
 
-// Chained as h = mix64(h ^ value). Because mix64 is a bijection, two sequences of equal length
+// Chained as h = splitmix64(h ^ value). Because splitmix64 is a bijection, two sequences of equal length
 // that differ in exactly one value always hash differently (one changed column always changes the
 // fingerprint); other collisions are as unlikely as for a random 64-bit function.
 class Fingerprint {
  public:
-  void add(uint64_t value) { state_ = mix64(state_ ^ value); }
+  void add(uint64_t value) { state_ = splitmix64(state_ ^ value); }
   uint64_t value() const { return state_; }
 
  private:
   // Version tag: change it whenever the hashed sequence changes, so stale tuning caches miss.
-  uint64_t state_ = mix64(0x7370782d66707631ULL);  // "spx-fpv1"
+  uint64_t state_ = splitmix64(0x7370782d66707631ULL);  // "spx-fpv1"
 };
 
 // Every value is widened to 64 bits first, so int32 and int64 copies of a pattern agree.

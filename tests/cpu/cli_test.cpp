@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -213,6 +214,39 @@ TEST_F(Cli, SpmvCpuWritesBenchJson) {
   EXPECT_NE(r.err.find("ref_hyb"), std::string::npos);
 }
 
+// spx spmv picks its backend as spx bench does: the GPU when one is usable, else the CPU.
+TEST_F(Cli, SpmvDefaultsToTheAutoBackend) {
+  const CliRun r = spx("spmv stencil27:n=8 --repeat 2 --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["backend"], spx::cuda::device_count() > 0 ? "cuda" : "cpu");
+  EXPECT_NE(spx("spmv --help").out.find("auto"), std::string::npos);
+}
+
+// Lower bounds of numeric options are said in words, not as CLI11's 309-digit range.
+TEST_F(Cli, CountOptionsSayWhatToGive) {
+  for (const char* args :
+       {"spmv stencil2d:n=8 --repeat 0", "spmv stencil2d:n=8 --threads 0",
+        "spmm stencil2d:n=8 --cols 4 --repeat 0", "bench stencil2d:n=8 --repeat 0",
+        "bench stencil2d:n=8 --threads 0", "gemm 8 --repeat 0", "tune stencil2d:n=8 --runs 0"}) {
+    SCOPED_TRACE(args);
+    expect_clean_error(args);
+    const CliRun r = spx(args);
+    EXPECT_NE(r.err.find(": give at least 1"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("1797"), std::string::npos) << r.err;
+  }
+  const CliRun r = spx("spmv stencil2d:n=8 --repeat 0");
+  EXPECT_NE(r.err.find("--repeat: 0 runs: give at least 1 (or leave it out for adaptive timing)"),
+            std::string::npos)
+      << r.err;
+  for (const char* args : {"gemm 8 --min-time -1", "tune stencil2d:n=8 --warmup -1"}) {
+    SCOPED_TRACE(args);
+    expect_clean_error(args);
+    EXPECT_NE(spx(args).err.find(": give at least 0"), std::string::npos);
+  }
+  expect_clean_error("spmv stencil2d:n=8 --repeat lots");
+}
+
 TEST_F(Cli, AutoBackendUsesTheGpuWhenThereIsOne) {
   if (spx::cuda::device_count() == 0) GTEST_SKIP() << "no GPU: auto is the CPU (tested above)";
   CliRun r = spx("spmv stencil27:n=8 --backend auto --repeat 3 --json " + path("gpu.json"));
@@ -345,6 +379,9 @@ TEST_F(Cli, GemmChecksItsArgumentsAndRunsWhereThereIsAGpu) {
     expect_clean_error("gemm 16");
     return;
   }
+  // 3 x 320 GB on the device: refused before anything is allocated, with the numbers.
+  expect_clean_error("gemm 200000");
+  EXPECT_NE(spx("gemm 200000").err.find("of device memory (A "), std::string::npos);
   expect_clean_error("gemm 8 --precision f32 --kernel v2");  // v2 is f64 only
   // Ragged, transposed, padded, beta != 0: every kernel checked against the projection.
   CliRun r = spx("gemm 33 17 9 --op-a T --op-b T --alpha -0.5 --beta 1.5 --ld-pad 3 --repeat 2 --json " +
@@ -355,6 +392,17 @@ TEST_F(Cli, GemmChecksItsArgumentsAndRunsWhereThereIsAGpu) {
   EXPECT_EQ(j["k"], 9);
   ASSERT_GE(j["results"].size(), 5u);  // spx_gemm, v1, v2, v3, cuBLAS
   for (const auto& res : j["results"]) EXPECT_TRUE(res["checked"].get<bool>()) << res.dump();
+}
+
+// A matrix whose products cannot fit is a note, not a crash (nor a failure): B alone would be 32 TB.
+TEST_F(Cli, BenchSkipsWhatCannotFitInMemory) {
+  const CliRun r = spx(
+      "bench stencil27:n=2000 stencil2d:n=8 --backend cpu --ops spmm:512 --kernels omp_csr --repeat 1 -q");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("stencil27:n=2000: skipped: spmm:512 f64 omp_csr: needs about"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("GiB available"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("== stencil2d:n=8"), std::string::npos) << r.out;  // the next matrix still runs
 }
 
 TEST_F(Cli, BenchReportsBadMatrixAndFailsAtTheEnd) {
@@ -401,6 +449,9 @@ TEST_F(Cli, SpmmBadInputsGiveOneErrorLine) {
   } else {
     // A budget below one column of B and C.
     expect_clean_error("spmm stencil2d:n=8 --cols 4 --host-resident --device-memory-limit 1000");
+    // B and C of 32 TB: refused before the matrix is generated, with the numbers.
+    expect_clean_error("spmm stencil27:n=2000 --cols 512");
+    EXPECT_NE(spx("spmm stencil27:n=2000 --cols 512").err.find("GiB of host memory"), std::string::npos);
     // Well-formed, but a merged configuration is not one the kernel runs: refused before any run.
     CliRun bad = spx("spmm stencil2d:n=8 --cols 4 --csr-config G=8 --csr-config G=3");
     EXPECT_NE(bad.status, 0);
@@ -418,15 +469,31 @@ TEST_F(Cli, SpmmCsrConfigsAreTimedBesideTheRule) {
           path("c.json"));
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = read_json(path("c.json"));
-  ASSERT_GE(j["results"].size(), 3u);
-  EXPECT_EQ(j["results"][0]["kernel"], "spx_spmm_csr");
-  EXPECT_EQ(j["results"][1]["kernel"], "spx_spmm_csr#1");
-  EXPECT_NE(j["results"][1]["params"].get<std::string>().find("G=8 "), std::string::npos) << j.dump();
-  EXPECT_NE(j["results"][1]["params"].get<std::string>().find("V=4"), std::string::npos) << j.dump();
-  EXPECT_EQ(j["results"][2]["kernel"], "spx_spmm_csr#2");
-  EXPECT_NE(j["results"][2]["params"].get<std::string>().find("BS=64"), std::string::npos) << j.dump();
-  EXPECT_NE(j["results"][2]["params"].get<std::string>().find("tiles=64"), std::string::npos) << j.dump();
-  for (const auto& res : j["results"]) EXPECT_TRUE(res["checked"].get<bool>()) << res.dump();
+  expect_bench_schema(j);  // spx bench's JSON, every result checked
+  // The CSR kernel (row-major: spmm_csr_row), each --csr-config as a variant of it, and cuSPARSE.
+  std::map<std::string, nlohmann::json> by_kernel;
+  for (const auto& res : j["results"]) by_kernel[res["kernel"].get<std::string>()] = res;
+  ASSERT_GE(j["results"].size(), 4u) << j.dump();
+  ASSERT_TRUE(by_kernel.count("spmm_csr_row")) << j.dump();
+  ASSERT_TRUE(by_kernel.count("spmm_csr_row#1")) << j.dump();
+  ASSERT_TRUE(by_kernel.count("spmm_csr_row#2")) << j.dump();
+  const auto& first = by_kernel["spmm_csr_row#1"];
+  EXPECT_NE(first["params"]["config"].get<std::string>().find("G=8 "), std::string::npos) << first.dump();
+  EXPECT_NE(first["params"]["config"].get<std::string>().find("V=4"), std::string::npos) << first.dump();
+  EXPECT_EQ(first["params"]["threads_per_row"], 8);
+  EXPECT_EQ(first["params"]["cols_per_lane"], 4);
+  EXPECT_EQ(first["override"], "--csr-config 'G=8,V=4'");
+  const auto& second = by_kernel["spmm_csr_row#2"];
+  EXPECT_NE(second["params"]["config"].get<std::string>().find("BS=64"), std::string::npos) << second.dump();
+  EXPECT_NE(second["params"]["config"].get<std::string>().find("tiles=64"), std::string::npos)
+      << second.dump();
+  for (const auto& res : j["results"]) {
+    EXPECT_EQ(res["cols_dense"], 32);
+    EXPECT_EQ(res["params"]["layout"], "row") << res.dump();
+    // The speedup of every run is over cuSPARSE's best CSR algorithm on the same B.
+    EXPECT_EQ(res["baseline"].get<std::string>().rfind("cusparse_spmm_csr_alg", 0), 0u) << res.dump();
+  }
+  EXPECT_NE(r.out.find("speedup over cuSPARSE's best"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, SpmmHostResidentCompareOnTheGpu) {
@@ -436,17 +503,25 @@ TEST_F(Cli, SpmmHostResidentCompareOnTheGpu) {
       path("h.json"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("acceleration factor"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FastSpMM*"), std::string::npos) << r.out;
   const auto j = read_json(path("h.json"));
+  expect_bench_schema(j);  // spx bench's JSON, every result checked
   ASSERT_EQ(j["results"].size(), 2u);
-  EXPECT_EQ(j["results"][0]["mode"], "fastspmm_star");
-  EXPECT_EQ(j["results"][1]["mode"], "fastspmm");
+  // The entry's own run (--streams 2) and --compare's variant (--streams 1 at the same L_GPU).
+  EXPECT_EQ(j["results"][0]["kernel"], "spmm_host_row");
+  EXPECT_EQ(j["results"][0]["params"]["mode"], "fastspmm");
+  EXPECT_EQ(j["results"][1]["kernel"], "spmm_host_row#1");
+  EXPECT_EQ(j["results"][1]["params"]["mode"], "fastspmm_star");
   for (const auto& res : j["results"]) {
     EXPECT_TRUE(res["checked"].get<bool>()) << res.dump();
-    EXPECT_EQ(res["chunks"], 3);
-    for (const char* key :
-         {"processing_ms", "communication_ms", "percent_communication", "runtime_ms", "pcie_bound_ms"}) {
-      EXPECT_TRUE(res.contains(key)) << key;
+    EXPECT_EQ(res["runs"], 2);
+    EXPECT_EQ(res["params"]["chunks"], 3);
+    EXPECT_EQ(res["params"]["chunk_cols"], 2);
+    for (const char* key : {"processing_ms", "communication_ms", "percent_communication", "pcie_bound_ms",
+                            "pcie_fraction", "streams", "transfer", "host_memory"}) {
+      EXPECT_TRUE(res["params"].contains(key)) << key;
     }
+    EXPECT_GT(res["ms_median"].get<double>(), 0);  // the median runtime (the paper's Runt)
   }
   EXPECT_GT(j["acceleration_factor"].get<double>(), 0);
   r = spx("spmm stencil27:n=8 --cols 8 --precision f32 --layout col --repeat 3");

@@ -31,14 +31,24 @@ void print_error(const std::string& message) {
   std::cerr << "spx: error: " << line << std::endl;
 }
 
-int64_t parse_count(const std::string& text, const std::string& option) {
-  std::size_t used = 0;
-  double value = 0;
+namespace {
+
+// The number at the start of `text` (std::stod); `used` = its characters, 0 when there is none.
+double leading_number(const std::string& text, std::size_t& used) {
+  used = 0;
   try {
-    value = std::stod(text, &used);
+    return std::stod(text, &used);
   } catch (const std::exception&) {
     used = 0;
+    return 0;
   }
+}
+
+}  // namespace
+
+int64_t parse_count(const std::string& text, const std::string& option) {
+  std::size_t used = 0;
+  const double value = leading_number(text, used);
   std::string suffix = text.substr(used);
   double scale = 1;
   if (suffix == "k" || suffix == "K") scale = 1e3;
@@ -49,6 +59,19 @@ int64_t parse_count(const std::string& text, const std::string& option) {
     throw Error(fmt::format("{}: '{}' is not a count (e.g. 300000, 2e6, 1.5M)", option, text));
   }
   return static_cast<int64_t>(std::llround(value * scale));
+}
+
+CLI::Validator at_least(double least, const std::string& unit, const std::string& otherwise) {
+  auto check = [=](std::string& text) -> std::string {
+    std::size_t used = 0;
+    const double value = leading_number(text, used);
+    if (used == 0 || used != text.size() || !std::isfinite(value))
+      return fmt::format("'{}' is not a number of {}", text, unit);
+    if (value >= least) return {};
+    return fmt::format("{} {}: give at least {}{}", text, unit, least,
+                       otherwise.empty() ? "" : fmt::format(" (or {})", otherwise));
+  };
+  return CLI::Validator(check, fmt::format(">= {}", least));
 }
 
 }  // namespace spx::cli

@@ -220,13 +220,13 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--formats", o->formats, "Only kernels on these formats (csr,coo,ell,ellr,hyb,sell,dense)")
       ->type_name("LIST");
   cmd->add_option("--repeat", o->repeat, "Exactly N timed runs per kernel (default: adaptive)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1, "runs", "leave it out for adaptive timing"));
   cmd->add_option("--min-time", o->min_time, "Adaptive timing: at least this many seconds per kernel")
       ->check(CLI::Range(0.0, 60.0))
       ->capture_default_str();
   cmd->add_option("--max-nnz", o->max_nnz, "Skip matrices with more nonzeros (e.g. 2e6)")->type_name("N");
   cmd->add_option("--threads", o->threads, "OpenMP threads of the CPU kernels (default: all)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1, "threads", "leave it out for all cores"));
   cmd->add_option("--json", o->json, "Write all results as JSON to FILE ('-': stdout, tables go to stderr)")
       ->type_name("FILE|-");
   cmd->add_flag("--list", o->list, "List backends, kernels and suites, then exit");

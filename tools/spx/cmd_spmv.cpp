@@ -6,7 +6,6 @@
 
 #include <memory>
 #include <string>
-#include <variant>
 
 #include "bench/engine.hpp"
 #include "bench/host_device.hpp"
@@ -20,8 +19,8 @@ namespace {
 
 struct SpmvOptions {
   std::string input;
-  std::string backend = "cpu";
-  std::string format;  // empty: csr, or any format when --kernel is given
+  std::string backend = "auto";  // as spx bench: the GPU when one is usable
+  std::string format;            // empty: csr, or any format when --kernel is given
   std::string precision = "f64";
   int repeat = 0;
   int threads = 0;
@@ -45,26 +44,6 @@ std::string preferred_kernel(const bench::Registry& registry, const bench::Bench
   return best->name;
 }
 
-std::string params_text(const bench::Params& params) {
-  std::string text;
-  for (const auto& p : params) {
-    std::string value = std::visit(
-        [](const auto& v) -> std::string {
-          using V = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<V, std::string>) {
-            return v;
-          } else if constexpr (std::is_same_v<V, bool>) {
-            return v ? "true" : "false";
-          } else {
-            return fmt::format("{}", v);
-          }
-        },
-        p.value);
-    text += fmt::format(", {}={}", p.key, value);
-  }
-  return text;
-}
-
 void print_result(std::ostream& out, const bench::BenchReport& report, const bench::Result& r) {
   const bench::MatrixInfo& m = report.matrices.front();
   fmt::print(out, "{:<11}{}  {} x {}, {} nonzeros", "matrix", m.name, m.rows, m.cols, m.nnz);
@@ -72,7 +51,8 @@ void print_result(std::ostream& out, const bench::BenchReport& report, const ben
     fmt::print(out, " (row length {}/{:.1f}/{} min/avg/max)", m.stats->min_row, m.stats->avg_row,
                m.stats->max_row);
   fmt::print(out, "\n{:<11}{}  ({}, {}, {}{}{})\n", "kernel", r.kernel, r.backend, bench::to_string(r.format),
-             bench::to_string(r.precision), r.reference ? ", reference kernel" : "", params_text(r.params));
+             bench::to_string(r.precision), r.reference ? ", reference kernel" : "",
+             r.params.empty() ? "" : ", " + bench::to_string(r.params));
   fmt::print(out,
              "{:<11}{:.4f} ms median, {:.4f} min, {:.4f} max over {} runs (setup {:.1f} ms, not timed)\n",
              "time", r.timing.median_ms, r.timing.min_ms, r.timing.max_ms, r.timing.runs, r.prepare_ms);
@@ -139,19 +119,21 @@ void add_spmv_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--repeat", options->repeat,
                   "Timed runs (default: adaptive, at least 10 runs and 0.2 s, after one checked warm-up run)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1, "runs", "leave it out for adaptive timing"));
   cmd->add_option("--threads", options->threads, "OpenMP threads of the CPU kernels (default: all)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1, "threads", "leave it out for all cores"));
   cmd->add_option("--kernel", options->kernel, "Run this registered kernel (see spx bench --list)");
   cmd->add_option("--json", options->json, "Also write the result as bench JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");
-  cmd->footer(R"(On the CPU, csr runs the OpenMP kernel (omp_csr); the other formats run the single-thread
-reference kernels (ref_coo, ref_ell, ...), named so in the output. Format conversion is not timed.
+  cmd->footer(R"(--backend auto (the default) runs on the GPU when one is usable, else on the CPU. Without
+--kernel, spx's own kernel for the format runs (a vendor one where spx has none). On the CPU, csr runs
+the OpenMP kernel (omp_csr); the other formats run the single-thread reference kernels (ref_coo,
+ref_ell, ...), named so in the output. Format conversion is not timed.
 
 Examples:
   spx spmv cage11.mtx.gz
   spx spmv stencil27:n=64 --format ellr --precision f32 --repeat 50
-  spx spmv G3_circuit.mtx.gz --threads 1 --json -)");
+  spx spmv G3_circuit.mtx.gz --backend cpu --threads 1 --json -)");
   cmd->callback([options] { run_spmv(*options); });
 }
 

@@ -1,0 +1,276 @@
+#include "bench/footprint.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "spx/io.hpp"
+
+namespace spx::bench {
+
+namespace {
+
+// "kind:key=value,...": the kind and the numeric values (2e6 accepted); a value that is no number
+// makes the whole spec unreadable here (generate() then says what is wrong with it).
+struct SpecArgs {
+  std::string kind;
+  std::map<std::string, double, std::less<>> values;
+  double get(std::string_view key, double fallback) const {
+    const auto it = values.find(key);
+    return it == values.end() ? fallback : it->second;
+  }
+};
+
+std::optional<SpecArgs> parse_spec(const std::string& spec) {
+  SpecArgs args;
+  const std::size_t colon = spec.find(':');
+  args.kind = spec.substr(0, colon);
+  std::string body = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  std::stringstream items(body);
+  for (std::string item; std::getline(items, item, ',');) {
+    const std::size_t eq = item.find('=');
+    if (item.empty()) continue;
+    if (eq == std::string::npos) return std::nullopt;
+    try {
+      std::size_t used = 0;
+      const std::string text = item.substr(eq + 1);
+      const double value = std::stod(text, &used);
+      if (used != text.size()) return std::nullopt;
+      args.values[item.substr(0, eq)] = value;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return args;
+}
+
+// The generators' sizes (include/spx/generate.hpp; defaults as in src/generate/spec.cpp's table).
+std::optional<ShapeEstimate> spec_shape(const SpecArgs& a) {
+  const std::string& kind = a.kind;
+  auto shape = [](double rows, double cols, double nnz) {
+    return ShapeEstimate{static_cast<int64_t>(rows), static_cast<int64_t>(cols),
+                         static_cast<int64_t>(std::min(nnz, rows * cols))};
+  };
+  if (kind == "stencil2d") {
+    const double n = a.get("n", 64), x = a.get("nx", n), y = a.get("ny", n);
+    return shape(x * y, x * y, 5 * x * y - 2 * x - 2 * y);
+  }
+  if (kind == "stencil7" || kind == "stencil27") {
+    const double n = a.get("n", 16), x = a.get("nx", n), y = a.get("ny", n), z = a.get("nz", n);
+    const double nnz = kind == "stencil7" ? 7 * x * y * z - 2 * (y * z + x * z + x * y)
+                                          : (3 * x - 2) * (3 * y - 2) * (3 * z - 2);
+    return shape(x * y * z, x * y * z, nnz);
+  }
+  const double rows = a.get("rows", a.get("n", kind == "fem"          ? 20000
+                                               : kind == "longrows"   ? 100000
+                                               : kind == "dense"      ? 256
+                                               : kind == "rmat"       ? 0
+                                               : kind == "blockdense" ? 4096
+                                                                      : 10000));
+  const double cols = a.get("cols", rows);
+  if (kind == "fem") return shape(rows, rows, rows * a.get("len", 27));
+  if (kind == "banded") return shape(rows, rows, rows * (1 + 2 * a.get("bw", 8) * a.get("density", 0.5)));
+  if (kind == "powerlaw") return shape(rows, rows, rows * a.get("avg", 8));
+  if (kind == "rmat") {
+    const double n = std::ldexp(1.0, static_cast<int>(a.get("scale", 14)));
+    return shape(n, n, n * a.get("ef", 16));  // before duplicates are merged
+  }
+  if (kind == "blockdense") return shape(rows, rows, rows * a.get("block", 16) * a.get("per_row", 4));
+  if (kind == "longrows") {
+    const double long_rows = a.get("long", 3);
+    return shape(
+        rows, cols,
+        long_rows * a.get("len", 10000) + (rows - long_rows) * (1 - a.get("empty", 0.5)) * a.get("short", 4));
+  }
+  if (kind == "dense") return shape(rows, cols, rows * cols);
+  if (kind == "random") return shape(rows, cols, rows * a.get("len", 16));
+  return std::nullopt;
+}
+
+constexpr uint64_t kIndex = sizeof(int32_t);
+
+uint64_t csr_bytes(uint64_t rows, uint64_t nnz, uint64_t value) {
+  return nnz * (value + kIndex) + (rows + 1) * kIndex;
+}
+
+uint64_t round_up(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
+
+uint64_t total(const std::vector<Footprint::Item>& items) {
+  uint64_t sum = 0;
+  for (const auto& i : items) sum += i.bytes;
+  return sum;
+}
+
+std::string bytes_text(uint64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (bytes >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", b / double(uint64_t{1} << 30));
+  return fmt::format("{:.0f} MiB", b / double(uint64_t{1} << 20));
+}
+
+// "B 103.0 GiB, C 103.0 GiB, ...": the largest items first (equal ones in the order given).
+std::string items_text(std::vector<Footprint::Item> items) {
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
+  std::string text;
+  for (std::size_t i = 0; i < items.size() && i < 4; ++i)
+    text += fmt::format("{}{} {}", i == 0 ? "" : ", ", items[i].what, bytes_text(items[i].bytes));
+  if (items.size() > 4) text += ", ...";
+  return text;
+}
+
+}  // namespace
+
+uint64_t Footprint::host_bytes() const { return total(host); }
+uint64_t Footprint::device_bytes() const { return total(device); }
+
+Footprint& Footprint::operator+=(const Footprint& other) {
+  host.insert(host.end(), other.host.begin(), other.host.end());
+  device.insert(device.end(), other.device.begin(), other.device.end());
+  return *this;
+}
+
+std::optional<ShapeEstimate> estimate_shape(const MatrixSource& source) {
+  if (source.kind == MatrixSource::Kind::Spec) {
+    const std::optional<SpecArgs> args = parse_spec(source.location);
+    return args ? spec_shape(*args) : std::nullopt;
+  }
+  try {
+    const MatrixMarketHeader h = read_matrix_market_header(source.location);
+    const bool general = h.symmetry == MatrixMarketHeader::Symmetry::General;
+    return ShapeEstimate{h.rows, h.cols, general ? h.entries : 2 * h.entries};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+Footprint load_footprint(const MatrixSource& source, const ShapeEstimate& shape, bool f32) {
+  const uint64_t rows = static_cast<uint64_t>(shape.rows), nnz = static_cast<uint64_t>(shape.nnz);
+  Footprint f;
+  f.host.push_back({"the matrix", csr_bytes(rows, nnz, sizeof(double))});
+  // A file's text is read whole and parsed into entry lists before the CSR is assembled (about 30
+  // characters and 16 bytes per entry); the generators build the CSR in place with O(rows) beside.
+  if (source.kind == MatrixSource::Kind::File)
+    f.host.push_back({"reading the file", nnz * 46});
+  else
+    f.host.push_back({"generating it", rows * sizeof(int64_t)});
+  if (f32) f.host.push_back({"its f32 copy", csr_bytes(rows, nnz, sizeof(float))});
+  return f;
+}
+
+Footprint problem_footprint(const Problem& p, const std::vector<const KernelEntry*>& kernels) {
+  const uint64_t T = static_cast<uint64_t>(value_bytes(p.precision));
+  const uint64_t rows = static_cast<uint64_t>(p.rows), cols = static_cast<uint64_t>(p.cols);
+  const uint64_t nnz = static_cast<uint64_t>(p.nnz);
+  Footprint f;
+  // The kernel that adds the most on each side (kernels run one at a time).
+  Footprint::Item host_most, device_most;
+  auto largest = [&](const KernelEntry& k, uint64_t host, uint64_t device) {
+    if (host > host_most.bytes) host_most = {fmt::format("{}'s output and copies", k.name), host};
+    if (device > device_most.bytes) device_most = {fmt::format("{}'s own arrays", k.name), device};
+  };
+  if (p.op == OpKind::Gemm) {  // C (rows x cols_dense) = A (rows x cols) B (cols x cols_dense)
+    const uint64_t m = rows, k = cols, n = static_cast<uint64_t>(p.cols_dense);
+    f.host = {{"A", m * k * T}, {"B", k * n * T}};
+    for (const KernelEntry* kernel : kernels)
+      largest(*kernel, m * n * T, kernel->backend == "cpu" ? 0 : (m * k + k * n + m * n) * T);
+  } else {
+    const uint64_t L = p.op == OpKind::Spmv ? 1 : static_cast<uint64_t>(p.cols_dense);
+    const uint64_t out = rows * L * T;
+    // A row-major operand's leading dimension is padded to 16 bytes (bench/cuda_support.hpp).
+    const uint64_t row_ld = p.op == OpKind::Spmv ? 1 : round_up(L * T, 16) / T;
+    // ELL slots: rows (padded to 32) times the longest row; unknown before loading (as if unpadded).
+    const uint64_t ell_slots =
+        p.stats != nullptr ? round_up(rows, 32) * static_cast<uint64_t>(p.stats->max_row) : nnz;
+    f.host.push_back({p.op == OpKind::Spmv ? "x" : "B", cols * L * T});
+    std::map<std::string, uint64_t> shared_device, shared_host;  // copies the CUDA entries share
+    for (const KernelEntry* kernel : kernels) {
+      const bool row = kernel->layout == Layout::RowMajor;
+      const uint64_t format_copy = kernel->format == Format::Coo ? nnz * (T + 2 * kIndex)
+                                   : kernel->format == Format::Ell || kernel->format == Format::EllR
+                                       ? ell_slots * (T + kIndex) + rows * kIndex
+                                   : kernel->format == Format::Hyb ? nnz * (T + 2 * kIndex)
+                                   : kernel->format == Format::Sell
+                                       ? std::min(ell_slots, 4 * nnz) * (T + kIndex)
+                                       : 0;
+      const bool b_as_is = kernel->layout == p.b_layout;  // else the kernel copies B into its layout
+      if (kernel->backend == "cpu") {
+        largest(*kernel, out + format_copy, 0);
+      } else if (kernel->host_resident) {
+        // B and C stay on the host; the device holds A and chunks sized to what is free.
+        largest(*kernel, out + (b_as_is ? 0 : cols * L * T), 0);
+        shared_device["A (CSR)"] = csr_bytes(rows, nnz, T);
+      } else {
+        const uint64_t output = rows * (row ? row_ld : L) * T;  // on the device, and staged back
+        largest(*kernel, output, output);
+        shared_device["A (CSR)"] = csr_bytes(rows, nnz, T);
+        if (format_copy > 0) shared_device[fmt::format("A ({})", to_string(kernel->format))] = format_copy;
+        if (p.op == OpKind::Spmv) {
+          shared_device["x"] = cols * T;
+        } else {
+          const uint64_t b = cols * (row ? row_ld : L) * T;
+          shared_device[row ? "B (row-major)" : "B"] = b;
+          // Uploaded from a host copy unless the Problem's B has the layout and ld already.
+          if (!b_as_is || (row && row_ld != L)) shared_host[row ? "B's row-major copy" : "B's copy"] = b;
+        }
+      }
+    }
+    for (const auto& [what, bytes] : shared_host) f.host.push_back({what, bytes});
+    for (const auto& [what, bytes] : shared_device) f.device.push_back({what, bytes});
+  }
+  if (host_most.bytes > 0) f.host.push_back(host_most);
+  if (device_most.bytes > 0) f.device.push_back(device_most);
+  return f;
+}
+
+Footprint gemm_command_footprint(int64_t m, int64_t n, int64_t k, int64_t ld_pad, int64_t value_bytes,
+                                 bool transpose_a, bool transpose_b) {
+  const uint64_t T = static_cast<uint64_t>(value_bytes), pad = static_cast<uint64_t>(ld_pad);
+  const uint64_t um = static_cast<uint64_t>(m), un = static_cast<uint64_t>(n), uk = static_cast<uint64_t>(k);
+  // Stored shapes: A is m x k (k x m when transposed), B k x n (n x k), C m x n; ld = rows + pad.
+  const uint64_t a = (transpose_a ? (uk + pad) * um : (um + pad) * uk) * T;
+  const uint64_t b = (transpose_b ? (un + pad) * uk : (uk + pad) * un) * T;
+  const uint64_t c = (um + pad) * un * T;
+  Footprint f;
+  f.host = {{"A", a}, {"B", b}, {"C0", c}, {"C read back", c}};
+  if (transpose_a) f.host.push_back({"op(A) for the reference", um * uk * T});
+  if (transpose_b) f.host.push_back({"op(B) for the reference", uk * un * T});
+  f.device = {{"A", a}, {"B", b}, {"C", c}};
+  return f;
+}
+
+uint64_t host_memory_available() {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);) {
+    if (line.rfind("MemAvailable:", 0) != 0) continue;
+    std::istringstream fields(line.substr(13));
+    uint64_t kib = 0;
+    if (fields >> kib) return kib * 1024;
+  }
+  return 0;
+}
+
+MemoryAvailable memory_available(const Registry& registry, std::string_view backend) {
+  MemoryAvailable a;
+  a.host = host_memory_available();
+  if (const BackendEntry* b = registry.backend(backend); b != nullptr && b->free_memory)
+    a.device = b->free_memory();
+  return a;
+}
+
+std::string memory_refusal(const Footprint& need, const MemoryAvailable& available) {
+  std::string why;
+  if (available.host > 0 && need.host_bytes() > available.host)
+    why = fmt::format("needs about {} of host memory ({}), {} available", bytes_text(need.host_bytes()),
+                      items_text(need.host), bytes_text(available.host));
+  if (available.device > 0 && need.device_bytes() > available.device)
+    why +=
+        fmt::format("{}needs about {} of device memory ({}), {} free on the GPU", why.empty() ? "" : "; and ",
+                    bytes_text(need.device_bytes()), items_text(need.device), bytes_text(available.device));
+  return why;
+}
+
+}  // namespace spx::bench

@@ -1,0 +1,80 @@
+// Memory a benchmark step needs, estimated from sizes before anything is allocated, and what this
+// machine has free: so that a product too large for the host or the GPU is refused with one line
+// naming the numbers, instead of being killed by the OOM killer halfway through (`spx spmm
+// stencil27:n=300 --cols 512` asks for 220 GB of host memory for B and C alone).
+//
+// The one place these estimates live: the engine asks before loading a matrix (its shape from the
+// generator spec or the file header) and before each problem's inputs; spx gemm asks before its
+// operands exist. Estimates count the large arrays (the matrix, its format copies, B, C, staging,
+// device copies), not allocator slack or cuSPARSE workspaces: they refuse what cannot fit, and
+// leave the rest to the allocation's own error.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/inputs.hpp"
+#include "bench/problem.hpp"
+#include "bench/registry.hpp"
+
+namespace spx::bench {
+
+// A matrix's size before it is loaded.
+struct ShapeEstimate {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t nnz = 0;  // an upper estimate where the generator merges duplicates (R-MAT)
+};
+
+// From a generator spec's parameters (the generators' own formulas; defaults as gen::generators()
+// lists them) or a Matrix Market header (symmetric files count twice). Empty when the spec or the
+// header cannot be read: the loader then reports the problem itself.
+std::optional<ShapeEstimate> estimate_shape(const MatrixSource& source);
+
+// Bytes by what they hold, on the host and on the device.
+struct Footprint {
+  struct Item {
+    std::string what;
+    uint64_t bytes = 0;
+  };
+  std::vector<Item> host;
+  std::vector<Item> device;
+
+  uint64_t host_bytes() const;
+  uint64_t device_bytes() const;
+  Footprint& operator+=(const Footprint& other);
+};
+
+// Loading the matrix as Csr<double, int32_t> (plus the reader's text and entry lists for a file),
+// and its f32 copy when f32 runs.
+Footprint load_footprint(const MatrixSource& source, const ShapeEstimate& shape, bool f32);
+
+// One problem (its sizes and, when known, stats) with the kernels that will run on it: the shared
+// inputs (x or B; GEMM's A and B), the device copies the CUDA entries share (CSR, COO, ELL(R), x, B
+// per layout), and the largest one kernel adds on its own (its output, format conversions, the
+// staging of its output; a host-resident kernel's C and B in host memory). Kernels run one at a
+// time; the engine asks kernel by kernel, so one too large is skipped and the others run.
+Footprint problem_footprint(const Problem& shape, const std::vector<const KernelEntry*>& kernels);
+
+// spx gemm M N K: A, B and C0 with padded leading dimensions, op(A)/op(B) copies for the
+// reference when transposed, C read back; A, B, C on the device.
+Footprint gemm_command_footprint(int64_t m, int64_t n, int64_t k, int64_t ld_pad, int64_t value_bytes,
+                                 bool transpose_a, bool transpose_b);
+
+// Free memory now; 0 = unknown (not checked).
+struct MemoryAvailable {
+  uint64_t host = 0;    // /proc/meminfo MemAvailable
+  uint64_t device = 0;  // the backend's free device memory (cudaMemGetInfo), 0 for the CPU backend
+};
+uint64_t host_memory_available();
+// For `backend`: the host's, and the device's from BackendEntry::free_memory when it has one.
+MemoryAvailable memory_available(const Registry& registry, std::string_view backend);
+
+// Empty when `need` fits `available`; otherwise one line naming the numbers, e.g. "needs about
+// 221.5 GiB of host memory (B 103.0 GiB, C 103.0 GiB, ...), 120.3 GiB available".
+std::string memory_refusal(const Footprint& need, const MemoryAvailable& available);
+
+}  // namespace spx::bench
