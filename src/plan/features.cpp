@@ -1,12 +1,13 @@
-// Matrix features on the host: one parallel pass over 32-row windows (row lengths, sectors, the
-// window bitmaps, the column bitset), then the column bitset's counts and the HYB split. The device
-// pass (src/cuda/plan/features.cu) follows the same rules (features_detail.hpp) and finishes its
-// counts with the functions defined here, so the two agree exactly.
+// Matrix features on the host: one parallel pass over 32-row windows (row lengths, SELL-32 slots,
+// sectors, the window bitmaps, the column bitset), then the column bitset's counts and the HYB
+// split. The device pass (src/cuda/plan/features.cu) follows the same rules (features_detail.hpp)
+// and finishes its counts with the functions defined here, so the two agree exactly.
 #include "spx/features.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -68,15 +69,18 @@ namespace {
 
 namespace rules = detail::feature_rules;
 
+constexpr int kGranularities = MatrixFeatures::kGranularities;
+
 // One thread's share of the pass, merged at the end.
 struct Partial {
   int64_t min_row = std::numeric_limits<int64_t>::max();
   int64_t max_row = 0;
   int64_t empty_rows = 0;
   uint64_t sum_sq_row = 0;
+  int64_t sell_slots = 0;
   std::array<RowLengthBucket, MatrixFeatures::kBuckets> buckets{};
-  std::array<int64_t, 2> row_sectors{};
-  std::array<int64_t, 2> window_sectors{};
+  std::array<int64_t, kGranularities> row_sectors{};
+  std::array<int64_t, kGranularities> window_sectors{};
   std::vector<int64_t> hist;  // HYB row-length histogram (hyb_top_bin + 1 bins; empty below 4096 rows)
 };
 
@@ -112,13 +116,16 @@ void window_pass(const Csr<T, I>& A, int64_t top_bin, std::vector<uint64_t>& col
   {
     Partial part;
     part.hist.assign(total.hist.size(), 0);
-    uint64_t bitmap[2][kBitmapWords] = {};
+    uint64_t bitmap[kGranularities][kBitmapWords] = {};
     // Windows differ in nonzeros (power-law rows): hand them out in small dynamic chunks.
 #pragma omp for schedule(dynamic, 16) nowait
     for (int64_t w = 0; w < windows; ++w) {
       const int64_t first = w * kWindowRows, last = std::min(first + kWindowRows, rows);
+      int64_t longest = 0;                              // the window is also a SELL-32 slice
+      int64_t window_row_sectors[kGranularities] = {};  // caps the window's estimate
       for (int64_t r = first; r < last; ++r) {
         const int64_t begin = A.row_ptr[r], end = A.row_ptr[r + 1], len = end - begin;
+        longest = std::max(longest, len);
         part.min_row = std::min(part.min_row, len);
         part.max_row = std::max(part.max_row, len);
         if (len == 0) ++part.empty_rows;
@@ -130,29 +137,32 @@ void window_pass(const Csr<T, I>& A, int64_t top_bin, std::vector<uint64_t>& col
         if (top_bin >= 0) ++part.hist[static_cast<std::size_t>(std::min(len, top_bin))];
         // Columns are sorted, so a row's distinct sectors are its sector changes. A sector seen
         // again in the same row is already in the window's bitmap: only changes set bits.
-        uint64_t previous[2] = {~uint64_t{0}, ~uint64_t{0}};  // no sector: col >> 2 < 2^62
+        uint64_t previous[kGranularities];
+        std::fill_n(previous, kGranularities, ~uint64_t{0});  // no sector: a column is below 2^63
         for (int64_t p = begin; p < end; ++p) {
           const auto col = static_cast<uint64_t>(A.col_idx[p]);
           mark_column(col_bits, col);
-          for (int k = 0; k < 2; ++k) {
+          for (int k = 0; k < kGranularities; ++k) {
             const uint64_t sector = col >> rules::sector_shift(k);
             if (sector == previous[k]) continue;
             previous[k] = sector;
-            ++part.row_sectors[static_cast<std::size_t>(k)];
+            ++window_row_sectors[k];
             const unsigned bit = rules::window_bitmap_bit(sector);
             bitmap[k][bit >> 6] |= uint64_t{1} << (bit & 63);
           }
         }
       }
-      const int64_t window_nnz = A.row_ptr[last] - A.row_ptr[first];
-      for (int k = 0; k < 2; ++k) {
+      part.sell_slots += kWindowRows * longest;
+      for (int k = 0; k < kGranularities; ++k) {
         int64_t z = 0;
         for (uint64_t& word : bitmap[k]) {
           z += rules::popcount64(word);
           word = 0;
         }
-        part.window_sectors[static_cast<std::size_t>(k)] +=
-            std::min(window_nnz, estimate[static_cast<std::size_t>(z)]);
+        const auto g = static_cast<std::size_t>(k);
+        part.row_sectors[g] += window_row_sectors[k];
+        part.window_sectors[g] +=
+            rules::window_estimate(window_row_sectors[k], estimate[static_cast<std::size_t>(z)]);
       }
     }
 #pragma omp critical(spx_features_merge)
@@ -161,11 +171,12 @@ void window_pass(const Csr<T, I>& A, int64_t top_bin, std::vector<uint64_t>& col
       total.max_row = std::max(total.max_row, part.max_row);
       total.empty_rows += part.empty_rows;
       total.sum_sq_row += part.sum_sq_row;
+      total.sell_slots += part.sell_slots;
       for (std::size_t b = 0; b < total.buckets.size(); ++b) {
         total.buckets[b].rows += part.buckets[b].rows;
         total.buckets[b].nnz += part.buckets[b].nnz;
       }
-      for (std::size_t k = 0; k < 2; ++k) {
+      for (std::size_t k = 0; k < total.row_sectors.size(); ++k) {
         total.row_sectors[k] += part.row_sectors[k];
         total.window_sectors[k] += part.window_sectors[k];
       }
@@ -214,17 +225,21 @@ MatrixFeatures features(const Csr<T, I>& A) {
   const rules::HybSplit hyb = rules::hyb_split(f.rows, total.hist);
   f.hyb_width = hyb.width;
   f.hyb_ell_nnz = hyb.ell_nnz;
+  f.sell_slots = total.sell_slots;
   const auto words = static_cast<int64_t>(col_bits.size());
-  int64_t nonempty = 0, f32 = 0, f64 = 0;
-#pragma omp parallel for reduction(+ : nonempty, f32, f64) schedule(static)
+  // x_sectors[kColumn] counts the same bits as nonempty_cols, but through touched_sectors like the
+  // other granularities: the tests' identity x_sectors[kColumn] == nonempty_cols checks that rule.
+  int64_t nonempty = 0, f32 = 0, f64 = 0, columns = 0;
+#pragma omp parallel for reduction(+ : nonempty, f32, f64, columns) schedule(static)
   for (int64_t j = 0; j < words; ++j) {
     const uint64_t word = col_bits[static_cast<std::size_t>(j)];
     nonempty += rules::popcount64(word);
-    f32 += rules::nonzero_bytes(word);
-    f64 += rules::nonzero_nibbles(word);
+    f32 += rules::touched_sectors(word, MatrixFeatures::kF32);
+    f64 += rules::touched_sectors(word, MatrixFeatures::kF64);
+    columns += rules::touched_sectors(word, MatrixFeatures::kColumn);
   }
   f.nonempty_cols = nonempty;
-  f.x_sectors = {f32, f64};
+  f.x_sectors = {f32, f64, columns};
   return f;
 }
 
@@ -252,14 +267,16 @@ std::string to_string(const MatrixFeatures& f) {
       {"sum_sq_row", fmt::format("{}", f.sum_sq_row)},
       {"hyb_width", fmt::format("{}", f.hyb_width)},
       {"hyb_ell_nnz", fmt::format("{}", f.hyb_ell_nnz)},
+      {"sell_slots", fmt::format("{}", f.sell_slots)},
       {"nonempty_cols", fmt::format("{}", f.nonempty_cols)},
-      {"x_sectors_f32", fmt::format("{}", f.x_sectors[0])},
-      {"x_sectors_f64", fmt::format("{}", f.x_sectors[1])},
-      {"row_sectors_f32", fmt::format("{}", f.row_sectors[0])},
-      {"row_sectors_f64", fmt::format("{}", f.row_sectors[1])},
-      {"window_sectors_f32", fmt::format("{}", f.window_sectors[0])},
-      {"window_sectors_f64", fmt::format("{}", f.window_sectors[1])},
   };
+  constexpr std::array<std::string_view, kGranularities> suffix = {"f32", "f64", "col"};
+  static_assert(MatrixFeatures::kF32 == 0 && MatrixFeatures::kF64 == 1 && MatrixFeatures::kColumn == 2);
+  for (const auto& [name, values] :
+       {std::pair{"x_sectors", &f.x_sectors}, std::pair{"row_sectors", &f.row_sectors},
+        std::pair{"window_sectors", &f.window_sectors}})
+    for (std::size_t k = 0; k < suffix.size(); ++k)
+      lines.emplace_back(fmt::format("{}_{}", name, suffix[k]), fmt::format("{}", (*values)[k]));
   for (int b = 0; b < MatrixFeatures::kBuckets; ++b) {
     const RowLengthBucket& bucket = f.length_buckets[static_cast<std::size_t>(b)];
     if (bucket.rows > 0)

@@ -19,8 +19,11 @@
 
 namespace spx::detail::feature_rules {
 
-// log2 of the x values in one 32-byte sector: 8 floats (p = kF32), 4 doubles (p = kF64).
-SPX_HOST_DEVICE constexpr int sector_shift(int p) { return p == MatrixFeatures::kF32 ? 3 : 2; }
+// log2 of the columns in one sector of granularity g: 8 floats per 32 bytes (kF32), 4 doubles
+// (kF64), one column (kColumn).
+SPX_HOST_DEVICE constexpr int sector_shift(int g) {
+  return g == MatrixFeatures::kF32 ? 3 : g == MatrixFeatures::kF64 ? 2 : 0;
+}
 
 // Bit of a window's linear-counting bitmap that an x sector sets.
 SPX_HOST_DEVICE constexpr unsigned window_bitmap_bit(uint64_t sector) {
@@ -48,8 +51,9 @@ SPX_HOST_DEVICE inline int popcount64(uint64_t w) {
 }
 
 // Column bitset words (bit b of word j = column 64j + b, or 32j + b for 32-bit words widened to 64):
-// the f32 sectors are its bytes (8 columns), the f64 sectors its nibbles (4 columns); a sector is
-// touched when any of its bits is set. Folding each byte (nibble) onto its lowest bit counts them.
+// the f32 sectors are its bytes (8 columns), the f64 sectors its nibbles (4 columns), the column
+// "sectors" its bits; a sector is touched when any of its bits is set. Folding each byte (nibble)
+// onto its lowest bit counts them.
 SPX_HOST_DEVICE inline int nonzero_bytes(uint64_t w) {
   w |= w >> 4;
   w |= w >> 2;
@@ -61,12 +65,25 @@ SPX_HOST_DEVICE inline int nonzero_nibbles(uint64_t w) {
   w |= w >> 1;
   return popcount64(w & 0x1111111111111111ULL);
 }
+// Sectors of granularity g (sector_shift(g)) with a column in the bitset word w.
+SPX_HOST_DEVICE inline int touched_sectors(uint64_t w, int g) {
+  return g == MatrixFeatures::kF32   ? nonzero_bytes(w)
+         : g == MatrixFeatures::kF64 ? nonzero_nibbles(w)
+                                     : popcount64(w);
+}
+
+// A window's estimate from its table entry (linear_counting_table()[z]) and its row sectors s (the
+// sum over its rows of their distinct sectors, counted exactly): s bounds the window's distinct
+// sectors from above, so it caps the estimate, and it is the estimate when the bitmap is full.
+SPX_HOST_DEVICE constexpr int64_t window_estimate(int64_t row_sectors, int64_t table_entry) {
+  return row_sectors < table_entry ? row_sectors : table_entry;
+}
 
 // --- Host functions (features.cpp), used by both passes ---
 
 // Linear counting's estimate for z bits set out of 4096, z = 0..4096: round(-4096 ln(1 - z/4096));
-// entry 4096 (a full bitmap, no estimate) is INT64_MAX, so min(window nnz, entry) is the window's nnz.
-// A window's estimate is min(window nnz, table[z]) on both sides.
+// entry 4096 (a full bitmap, no estimate) is INT64_MAX, so window_estimate gives the row sectors.
+// Both sides look the entry up here (the device gets a copy), so no log rounds differently.
 const std::vector<int64_t>& linear_counting_table();
 
 // Bell & Garland's width needs the row-length histogram only up to top = 3*nnz/rows + 1 (no width

@@ -1,5 +1,6 @@
 // The device features (spx/cuda/features.hpp) equal the host features (spx/features.hpp) field by
-// field, every count exactly (the per-window estimate sums too), f32 and f64, on the random shapes,
+// field, every count exactly (the per-window estimate sums too, at all three granularities, and
+// SELL-32's slots, which also equal upload_sell's), f32 and f64 matrices, on the random shapes,
 // edge shapes (no rows, no nonzeros, one row of 10^6, long windows cut into tiles at and inside row
 // boundaries, a HYB histogram too large for shared memory), generated and shared matrices; the call
 // reports its cost.
@@ -38,16 +39,20 @@ void expect_same(const MatrixFeatures& got, const MatrixFeatures& want) {
   }
   EXPECT_EQ(got.hyb_width, want.hyb_width);
   EXPECT_EQ(got.hyb_ell_nnz, want.hyb_ell_nnz);
+  EXPECT_EQ(got.sell_slots, want.sell_slots);
   EXPECT_EQ(got.nonempty_cols, want.nonempty_cols);
-  for (std::size_t k = 0; k < 2; ++k) {
-    const char* precision = k == 0 ? "f32 sectors" : "f64 sectors";
-    EXPECT_EQ(got.x_sectors[k], want.x_sectors[k]) << precision;
-    EXPECT_EQ(got.row_sectors[k], want.row_sectors[k]) << precision;
-    EXPECT_EQ(got.window_sectors[k], want.window_sectors[k]) << precision;
+  for (std::size_t k = 0; k < MatrixFeatures::kGranularities; ++k) {
+    const char* granularity = k == 0 ? "f32 sectors" : k == 1 ? "f64 sectors" : "columns";
+    EXPECT_EQ(got.x_sectors[k], want.x_sectors[k]) << granularity;
+    EXPECT_EQ(got.row_sectors[k], want.row_sectors[k]) << granularity;
+    EXPECT_EQ(got.window_sectors[k], want.window_sectors[k]) << granularity;
   }
   EXPECT_EQ(got.avg_row(), want.avg_row());
   EXPECT_EQ(got.stddev_row(), want.stddev_row());
 }
+
+// SELL-32 slots of at most this many (4 M: 48 MB of f64 SELL) are checked against upload_sell.
+constexpr int64_t kMaxSellSlotsChecked = int64_t{1} << 22;
 
 template <class T>
 void check_features(const std::string& name, const Csr<T, I>& A) {
@@ -55,10 +60,14 @@ void check_features(const std::string& name, const Csr<T, I>& A) {
   const auto dA = cuda::upload(gpu(), A);
   double ms = -1;
   const MatrixFeatures got = cuda::features(gpu(), dA, &ms);
-  expect_same(got, features(A));
+  const MatrixFeatures want = features(A);
+  expect_same(got, want);
   EXPECT_GT(ms, 0.0) << "the cost is reported";
   // Without gpu_ms: the same numbers (integer sums do not depend on the order of the atomics).
   EXPECT_TRUE(cuda::features(gpu(), dA) == got);
+  // sell_slots is what the SELL-32 upload stores (what bench/cuda_spmv.cpp's sell_slots counts).
+  if (A.nnz() > 0 && want.sell_slots <= kMaxSellSlotsChecked)
+    EXPECT_EQ(static_cast<int64_t>(cuda::upload_sell(gpu(), A, I{32}).values_size), want.sell_slots);
 }
 
 // One row of `len` nonzeros in 2*len + 3 columns (column 2k or 2k + 1), built directly.

@@ -2,16 +2,18 @@
 //
 // Window pass: a warp per 32-row window (grid-stride). Lane l reads row l's two row_ptr entries
 // (row-length moments, log2 buckets and the HYB histogram, aggregated per warp with match_any into
-// block-local shared counters), then the warp reads the window's contiguous nonzeros 32 at a time,
-// coalesced: each nonzero's column bit goes into a global column bitset, and for f32 and f64 the
-// nonzeros that open a new sector of their row are counted (row_sectors) and set their sector's bit
-// in the warp's 4096-bit window bitmap in shared memory; popcounts give z per window, and
-// min(window nnz, table[z]) with the host's table is added up as an integer, so the sums equal the
+// block-local shared counters; the window's longest row, a SELL-32 slice's width), then the warp
+// reads the window's contiguous nonzeros 32 at a time, coalesced: each nonzero's column bit goes
+// into a global column bitset, and per granularity (f32 sector, f64 sector, column) the nonzeros
+// that open a new sector of their row are counted (the window's row sectors s) and set their
+// sector's bit in the warp's 4096-bit window bitmap in shared memory; popcounts give z per window,
+// and min(s, table[z]) with the host's table is added up as an integer, so the sums equal the
 // host's exactly. Windows of more than kLongWindowNnz nonzeros (long rows) are only listed by the
 // window pass; the host cuts them into tiles of kTileNnz nonzeros that the tile pass spreads over
-// all warps, OR-ing each tile's bitmap into its window's bitmap in global memory, so a row of 10^6
-// nonzeros costs what 250 ordinary windows do instead of serialising on one warp. A last pass
-// counts the column bitset (columns, bytes = f32 sectors, nibbles = f64 sectors).
+// all warps, OR-ing each tile's bitmap into its window's bitmap and adding its row sectors to its
+// window's in global memory, so a row of 10^6 nonzeros costs what 250 ordinary windows do instead of
+// serialising on one warp. A last pass counts the column bitset (bits = columns, bytes = f32
+// sectors, nibbles = f64 sectors).
 #include <algorithm>
 #include <climits>
 #include <cstddef>
@@ -36,7 +38,8 @@ namespace rules = ::spx::detail::feature_rules;
 
 constexpr int kBlock = 256;
 constexpr int kWarps = kBlock / 32;
-// The window bitmap as 32-bit words (shared-memory atomicOr), per precision, and per lane.
+constexpr int kGranularities = MatrixFeatures::kGranularities;
+// The window bitmap as 32-bit words (shared-memory atomicOr), per granularity, and per lane.
 constexpr int kBitmapWords = static_cast<int>(MatrixFeatures::kWindowBitmapBits / 32);
 constexpr int kWordsPerLane = kBitmapWords / 32;
 constexpr int kBuckets = MatrixFeatures::kBuckets;
@@ -44,8 +47,9 @@ constexpr int kBuckets = MatrixFeatures::kBuckets;
 // long on one tile as on an ordinary window of 128 rows of 32.
 constexpr int64_t kLongWindowNnz = 4096;
 constexpr int64_t kTileNnz = 4096;
-// HYB histogram bins kept in shared memory (32 KB; with the block's 8 KB of window bitmaps, under
-// the default 48 KB). A larger histogram (average row above ~2700) is counted in global memory.
+// HYB histogram bins kept in shared memory (32 KB; with the block's 12 KB of window bitmaps and its
+// 0.5 KB of bucket counters, under the default 48 KB). A larger histogram (average row above ~2700)
+// is counted in global memory.
 constexpr int64_t kSharedHistogramBins = 8192;
 // Blocks per SM the grid-stride kernels are sized for.
 constexpr int kBlocksPerSm = 8;
@@ -56,10 +60,11 @@ struct Totals {
   long long max_row;
   unsigned long long empty_rows;
   unsigned long long sum_sq_row;
-  unsigned long long row_sectors[2];
-  unsigned long long window_sectors[2];
+  unsigned long long sell_slots;
+  unsigned long long row_sectors[kGranularities];
+  unsigned long long window_sectors[kGranularities];
   unsigned long long nonempty_cols;
-  unsigned long long x_sectors[2];
+  unsigned long long x_sectors[kGranularities];
   unsigned long long long_windows;  // entries written to the long-window list
   unsigned long long bucket_rows[kBuckets];
   unsigned long long bucket_nnz[kBuckets];
@@ -87,12 +92,13 @@ struct MinOp {
 // length of the window's row l; `carry` is the column of nonzero begin - 1 when begin is not a row
 // start (a tile that starts inside a row). Per nonzero: its column's bit in the global bitset (one
 // atomic per distinct 32-column word of the step, skipped when the bits are already there), and per
-// precision whether it opens a new sector of its row (a row start, or another sector than the
-// nonzero before it: columns are sorted) — counted, and its sector's bit set in the warp's window
-// bitmap. A sector that recurs within a row set its bit when it opened, in this window's bitmap.
+// granularity whether it opens a new sector of its row (a row start, or another sector than the
+// nonzero before it: columns are sorted) — counted in the lane's `opened` (32-bit: a scan covers at
+// most 4096 nonzeros), and its sector's bit set in the warp's window bitmap. A sector that recurs
+// within a row set its bit when it opened, in this window's bitmap.
 __device__ void scan_nonzeros(const int* __restrict__ col_idx, int cols, long long begin, long long end,
                               int carry, int row_start, int row_len, unsigned* __restrict__ col_bits,
-                              unsigned* bitmap, unsigned long long (&row_sectors)[2]) {
+                              unsigned* bitmap, unsigned (&opened)[kGranularities]) {
   const int lane = lane_id();
   for (long long base = begin; base < end; base += 32) {
     const long long p = base + lane;
@@ -121,11 +127,11 @@ __device__ void scan_nonzeros(const int* __restrict__ col_idx, int cols, long lo
     }
 
 #pragma unroll
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < kGranularities; ++k) {
       const int shift = rules::sector_shift(k);
       const bool opens_sector = in && (opens_row || (col >> shift) != (previous >> shift));
       if (opens_sector) {
-        ++row_sectors[k];
+        ++opened[k];
         const unsigned bit = rules::window_bitmap_bit(static_cast<uint64_t>(col >> shift));
         atomicOr(bitmap + k * kBitmapWords + (bit >> 5), 1u << (bit & 31));
       }
@@ -133,12 +139,12 @@ __device__ void scan_nonzeros(const int* __restrict__ col_idx, int cols, long lo
   }
 }
 
-// Bits set in the warp's two window bitmaps (f32, f64), which it clears for its next window.
-__device__ void count_and_clear(unsigned* bitmap, unsigned (&z)[2]) {
+// Bits set in the warp's window bitmaps (one per granularity), which it clears for its next window.
+__device__ void count_and_clear(unsigned* bitmap, unsigned (&z)[kGranularities]) {
   __syncwarp();  // every lane's atomicOr is visible
   const int lane = lane_id();
 #pragma unroll
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < kGranularities; ++k) {
     unsigned set = 0;
 #pragma unroll
     for (int i = 0; i < kWordsPerLane; ++i) {
@@ -151,14 +157,15 @@ __device__ void count_and_clear(unsigned* bitmap, unsigned (&z)[2]) {
   __syncwarp();  // cleared before the next window's atomics
 }
 
-__device__ __forceinline__ unsigned long long window_estimate(long long window_nnz, unsigned z,
+// The window's estimate from its row sectors s and bits set z: min(s, table[z]), as on the host.
+__device__ __forceinline__ unsigned long long window_estimate(unsigned long long row_sectors, unsigned z,
                                                               const int64_t* __restrict__ estimate) {
-  const long long e = static_cast<long long>(estimate[z]);
-  return static_cast<unsigned long long>(window_nnz < e ? window_nnz : e);
+  return static_cast<unsigned long long>(
+      rules::window_estimate(static_cast<int64_t>(row_sectors), estimate[z]));
 }
 
 __device__ void zero_warp_bitmap(unsigned* bitmap) {
-  for (int i = lane_id(); i < 2 * kBitmapWords; i += 32) bitmap[i] = 0;
+  for (int i = lane_id(); i < kGranularities * kBitmapWords; i += 32) bitmap[i] = 0;
   __syncwarp();
 }
 
@@ -168,7 +175,7 @@ __global__ void __launch_bounds__(kBlock)
                   bool hist_in_shared, unsigned* __restrict__ col_bits, Totals* __restrict__ totals,
                   LongWindow* __restrict__ long_windows) {
   extern __shared__ unsigned shared_hist[];
-  __shared__ unsigned bitmaps[kWarps][2 * kBitmapWords];
+  __shared__ unsigned bitmaps[kWarps][kGranularities * kBitmapWords];
   __shared__ unsigned long long bucket_rows[kBuckets], bucket_nnz[kBuckets];
   const int warp = static_cast<int>(threadIdx.x / 32), lane = lane_id();
   unsigned* bitmap = bitmaps[warp];
@@ -180,7 +187,9 @@ __global__ void __launch_bounds__(kBlock)
   __syncthreads();
 
   long long min_row = LLONG_MAX, max_row = 0;
-  unsigned long long empty_rows = 0, sum_sq = 0, row_sectors[2] = {0, 0}, window_sectors[2] = {0, 0};
+  unsigned long long empty_rows = 0, sum_sq = 0;
+  // Per-window sums, warp-uniform, added to the totals by lane 0 at the end.
+  unsigned long long sell_slots = 0, row_sectors[kGranularities] = {}, window_sectors[kGranularities] = {};
   const long long windows = (static_cast<long long>(rows) + 31) / 32;
   for (long long w = static_cast<long long>(blockIdx.x) * kWarps + warp; w < windows;
        w += static_cast<long long>(gridDim.x) * kWarps) {
@@ -211,6 +220,9 @@ __global__ void __launch_bounds__(kBlock)
         atomicAdd(counts + bin, static_cast<unsigned>(__popc(same_bin)));
     }
 
+    // The window is also a SELL-32 slice: 32 slots per entry of its longest row, padding included.
+    sell_slots += 32ULL * __reduce_max_sync(kFullWarpMask, static_cast<unsigned>(len));
+
     const int window_begin = __shfl_sync(kFullWarpMask, start, 0);  // lane 0's row always exists
     const int window_end = row_ptr[min(w * 32 + 32, static_cast<long long>(rows))];
     const long long window_nnz = static_cast<long long>(window_end) - window_begin;
@@ -223,26 +235,31 @@ __global__ void __launch_bounds__(kBlock)
       continue;
     }
     // The window's first nonzero opens its first non-empty row, so no carry is needed.
-    scan_nonzeros(col_idx, cols, window_begin, window_end, -1, start, len, col_bits, bitmap, row_sectors);
-    unsigned z[2];
+    unsigned opened[kGranularities] = {};
+    scan_nonzeros(col_idx, cols, window_begin, window_end, -1, start, len, col_bits, bitmap, opened);
+    unsigned z[kGranularities];
     count_and_clear(bitmap, z);
-    if (lane == 0)
-      for (int k = 0; k < 2; ++k) window_sectors[k] += window_estimate(window_nnz, z[k], estimate);
+#pragma unroll
+    for (int k = 0; k < kGranularities; ++k) {
+      const unsigned window_row_sectors = __reduce_add_sync(kFullWarpMask, opened[k]);
+      row_sectors[k] += window_row_sectors;
+      window_sectors[k] += window_estimate(window_row_sectors, z[k], estimate);
+    }
   }
 
   min_row = warp_reduce<32>(min_row, MinOp{});
   max_row = warp_reduce<32>(max_row, Max{});
   empty_rows = warp_reduce_sum(empty_rows);
   sum_sq = warp_reduce_sum(sum_sq);
-  for (int k = 0; k < 2; ++k) row_sectors[k] = warp_reduce_sum(row_sectors[k]);
   if (lane == 0) {
     atomicMin(&totals->min_row, min_row);
     atomicMax(&totals->max_row, max_row);
     atomicAdd(&totals->empty_rows, empty_rows);
     atomicAdd(&totals->sum_sq_row, sum_sq);
-    for (int k = 0; k < 2; ++k) {
+    atomicAdd(&totals->sell_slots, sell_slots);
+    for (int k = 0; k < kGranularities; ++k) {
       atomicAdd(&totals->row_sectors[k], row_sectors[k]);
-      atomicAdd(&totals->window_sectors[k], window_sectors[k]);  // lane 0 held the window sums
+      atomicAdd(&totals->window_sectors[k], window_sectors[k]);
     }
   }
   __syncthreads();
@@ -258,17 +275,17 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // A warp per tile of a long window: the window pass's nonzero scan on the tile, then the tile's
-// bitmap OR-ed into its window's bitmap in global memory (2 × 128 words per long window).
+// bitmap OR-ed into its window's bitmap (3 × 128 words per long window) and the tile's row sectors
+// added to its window's (3 counters per long window) in global memory.
 __global__ void __launch_bounds__(kBlock)
     tile_kernel(int rows, int cols, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
                 const LongWindow* __restrict__ long_windows, const Tile* __restrict__ tiles,
-                long long tile_count, unsigned* __restrict__ window_bitmaps, unsigned* __restrict__ col_bits,
-                Totals* __restrict__ totals) {
-  __shared__ unsigned bitmaps[kWarps][2 * kBitmapWords];
+                long long tile_count, unsigned* __restrict__ window_bitmaps,
+                unsigned long long* __restrict__ window_row_sectors, unsigned* __restrict__ col_bits) {
+  __shared__ unsigned bitmaps[kWarps][kGranularities * kBitmapWords];
   const int warp = static_cast<int>(threadIdx.x / 32), lane = lane_id();
   unsigned* bitmap = bitmaps[warp];
   zero_warp_bitmap(bitmap);
-  unsigned long long row_sectors[2] = {0, 0};
   for (long long t = static_cast<long long>(blockIdx.x) * kWarps + warp; t < tile_count;
        t += static_cast<long long>(gridDim.x) * kWarps) {
     const Tile tile = tiles[t];
@@ -280,10 +297,18 @@ __global__ void __launch_bounds__(kBlock)
       len = row_ptr[r + 1] - start;
     }
     const int carry = tile.begin > window.begin ? col_idx[tile.begin - 1] : -1;
-    scan_nonzeros(col_idx, cols, tile.begin, tile.end, carry, start, len, col_bits, bitmap, row_sectors);
+    unsigned opened[kGranularities] = {};
+    scan_nonzeros(col_idx, cols, tile.begin, tile.end, carry, start, len, col_bits, bitmap, opened);
+#pragma unroll
+    for (int k = 0; k < kGranularities; ++k) {
+      const unsigned tile_row_sectors = __reduce_add_sync(kFullWarpMask, opened[k]);
+      if (lane == 0)
+        atomicAdd(window_row_sectors + static_cast<long long>(tile.entry) * kGranularities + k,
+                  static_cast<unsigned long long>(tile_row_sectors));
+    }
     __syncwarp();
-    unsigned* target = window_bitmaps + static_cast<long long>(tile.entry) * 2 * kBitmapWords;
-    for (int i = lane; i < 2 * kBitmapWords; i += 32) {
+    unsigned* target = window_bitmaps + static_cast<long long>(tile.entry) * kGranularities * kBitmapWords;
+    for (int i = lane; i < kGranularities * kBitmapWords; i += 32) {
       if (bitmap[i] != 0) {
         atomicOr(target + i, bitmap[i]);
         bitmap[i] = 0;
@@ -291,53 +316,50 @@ __global__ void __launch_bounds__(kBlock)
     }
     __syncwarp();
   }
-  for (int k = 0; k < 2; ++k) row_sectors[k] = warp_reduce_sum(row_sectors[k]);
-  if (lane == 0)
-    for (int k = 0; k < 2; ++k) atomicAdd(&totals->row_sectors[k], row_sectors[k]);
 }
 
-// A warp per long window: its estimate from the merged bitmap.
+// A warp per long window: its row sectors and its estimate from the merged bitmap and counters.
 __global__ void __launch_bounds__(kBlock)
-    long_window_estimate_kernel(const LongWindow* __restrict__ long_windows, long long count,
-                                const unsigned* __restrict__ window_bitmaps,
+    long_window_estimate_kernel(long long count, const unsigned* __restrict__ window_bitmaps,
+                                const unsigned long long* __restrict__ window_row_sectors,
                                 const int64_t* __restrict__ estimate, Totals* __restrict__ totals) {
   const int warp = static_cast<int>(threadIdx.x / 32), lane = lane_id();
   for (long long e = static_cast<long long>(blockIdx.x) * kWarps + warp; e < count;
        e += static_cast<long long>(gridDim.x) * kWarps) {
-    const unsigned* bitmap = window_bitmaps + e * 2 * kBitmapWords;
-    unsigned z[2];
-    for (int k = 0; k < 2; ++k) {
+    const unsigned* bitmap = window_bitmaps + e * kGranularities * kBitmapWords;
+    for (int k = 0; k < kGranularities; ++k) {
       unsigned set = 0;
       for (int i = 0; i < kWordsPerLane; ++i)
         set += static_cast<unsigned>(__popc(bitmap[k * kBitmapWords + lane + 32 * i]));
-      z[k] = warp_reduce_sum(set);
-    }
-    if (lane == 0) {
-      const long long window_nnz = static_cast<long long>(long_windows[e].end) - long_windows[e].begin;
-      for (int k = 0; k < 2; ++k)
-        atomicAdd(&totals->window_sectors[k], window_estimate(window_nnz, z[k], estimate));
+      const unsigned z = warp_reduce_sum(set);
+      if (lane == 0) {
+        const unsigned long long s = window_row_sectors[e * kGranularities + k];
+        atomicAdd(&totals->row_sectors[k], s);
+        atomicAdd(&totals->window_sectors[k], window_estimate(s, z, estimate));
+      }
     }
   }
 }
 
-// Columns with a bit set, and the f32 (byte) and f64 (nibble) sectors with one.
+// Columns with a bit set, and per granularity the sectors with one (as on the host: x_sectors of
+// kColumn counts the bits again, through the same rule as the other granularities).
 __global__ void __launch_bounds__(kBlock)
     column_count_kernel(long long words, const unsigned* __restrict__ col_bits, Totals* __restrict__ totals) {
-  unsigned long long nonempty = 0, f32 = 0, f64 = 0;
+  unsigned long long nonempty = 0, sectors[kGranularities] = {};
   for (long long j = static_cast<long long>(blockIdx.x) * kBlock + threadIdx.x; j < words;
        j += static_cast<long long>(gridDim.x) * kBlock) {
     const uint64_t word = col_bits[j];
     nonempty += static_cast<unsigned long long>(rules::popcount64(word));
-    f32 += static_cast<unsigned long long>(rules::nonzero_bytes(word));
-    f64 += static_cast<unsigned long long>(rules::nonzero_nibbles(word));
+#pragma unroll
+    for (int k = 0; k < kGranularities; ++k)
+      sectors[k] += static_cast<unsigned long long>(rules::touched_sectors(word, k));
   }
   nonempty = warp_reduce_sum(nonempty);
-  f32 = warp_reduce_sum(f32);
-  f64 = warp_reduce_sum(f64);
+#pragma unroll
+  for (int k = 0; k < kGranularities; ++k) sectors[k] = warp_reduce_sum(sectors[k]);
   if (lane_id() == 0) {
     atomicAdd(&totals->nonempty_cols, nonempty);
-    atomicAdd(&totals->x_sectors[0], f32);
-    atomicAdd(&totals->x_sectors[1], f64);
+    for (int k = 0; k < kGranularities; ++k) atomicAdd(&totals->x_sectors[k], sectors[k]);
   }
 }
 
@@ -400,6 +422,7 @@ MatrixFeatures features(Context& ctx, const DeviceCsr<T, int32_t>& dA, double* g
   // Long windows: the host cuts them into tiles (a few entries: at most nnz / 4097).
   DeviceBuffer<Tile> tiles;
   DeviceBuffer<unsigned> window_bitmaps;
+  DeviceBuffer<unsigned long long> window_row_sectors;
   if (!long_windows.empty()) {
     unsigned long long count = 0;
     copy_to_host_sync(ctx, &count,
@@ -414,16 +437,20 @@ MatrixFeatures features(Context& ctx, const DeviceCsr<T, int32_t>& dA, double* g
           host_tiles.push_back(Tile{static_cast<int>(e), static_cast<int>(b),
                                     static_cast<int>(std::min<int64_t>(b + kTileNnz, list[e].end))});
       tiles = to_device(ctx, host_tiles, "features long-window tiles");
-      window_bitmaps = DeviceBuffer<unsigned>(list.size() * 2 * kBitmapWords, "features long-window bitmaps");
+      window_bitmaps =
+          DeviceBuffer<unsigned>(list.size() * kGranularities * kBitmapWords, "features long-window bitmaps");
       SPX_CUDA_CHECK(cudaMemsetAsync(window_bitmaps.data(), 0, window_bitmaps.bytes(), ctx.stream()));
+      window_row_sectors =
+          DeviceBuffer<unsigned long long>(list.size() * kGranularities, "features long-window row sectors");
+      SPX_CUDA_CHECK(cudaMemsetAsync(window_row_sectors.data(), 0, window_row_sectors.bytes(), ctx.stream()));
       const auto tile_count = static_cast<int64_t>(host_tiles.size());
       tile_kernel<<<grid_for_resident(ctx, tile_count * 32, kBlock, kBlocksPerSm), kBlock, 0, ctx.stream()>>>(
           dA.rows, dA.cols, dA.row_ptr.data(), dA.col_idx.data(), long_windows.data(), tiles.data(),
-          tile_count, window_bitmaps.data(), col_bits.data(), totals.data());
+          tile_count, window_bitmaps.data(), window_row_sectors.data(), col_bits.data());
       SPX_CHECK_LAUNCH("features tile_kernel", ctx.stream());
       const auto entries = static_cast<int64_t>(list.size());
       long_window_estimate_kernel<<<grid_for_resident(ctx, entries * 32, kBlock, kBlocksPerSm), kBlock, 0,
-                                    ctx.stream()>>>(long_windows.data(), entries, window_bitmaps.data(),
+                                    ctx.stream()>>>(entries, window_bitmaps.data(), window_row_sectors.data(),
                                                     estimate.data(), totals.data());
       SPX_CHECK_LAUNCH("features long_window_estimate_kernel", ctx.stream());
     }
@@ -462,8 +489,9 @@ MatrixFeatures features(Context& ctx, const DeviceCsr<T, int32_t>& dA, double* g
   const rules::HybSplit hyb = rules::hyb_split(rows, histogram);
   f.hyb_width = hyb.width;
   f.hyb_ell_nnz = hyb.ell_nnz;
+  f.sell_slots = static_cast<int64_t>(t.sell_slots);
   f.nonempty_cols = static_cast<int64_t>(t.nonempty_cols);
-  for (std::size_t k = 0; k < 2; ++k) {
+  for (std::size_t k = 0; k < kGranularities; ++k) {
     f.x_sectors[k] = static_cast<int64_t>(t.x_sectors[k]);
     f.row_sectors[k] = static_cast<int64_t>(t.row_sectors[k]);
     f.window_sectors[k] = static_cast<int64_t>(t.window_sectors[k]);
