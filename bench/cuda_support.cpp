@@ -7,7 +7,7 @@
 #include "spx/convert.hpp"
 #include "spx/cuda/device.hpp"
 #include "spx/cuda/timing.hpp"
-#include "src/cuda/common/check.hpp"
+#include "cuda/common/check.hpp"
 
 namespace spx::bench {
 

@@ -16,7 +16,7 @@
 #include "bench/traffic.hpp"
 #include "spx/convert.hpp"
 #include "spx/error.hpp"
-#include "src/common/splitmix64.hpp"
+#include "common/splitmix64.hpp"
 
 namespace spx::bench {
 

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "common/mix64.hpp"
+#include "common/splitmix64.hpp"
 #include "cuda/common/host_device.hpp"
 #include "spx/features.hpp"
 
@@ -27,7 +27,7 @@ SPX_HOST_DEVICE constexpr int sector_shift(int g) {
 
 // Bit of a window's linear-counting bitmap that an x sector sets.
 SPX_HOST_DEVICE constexpr unsigned window_bitmap_bit(uint64_t sector) {
-  return static_cast<unsigned>(mix64(sector) & (MatrixFeatures::kWindowBitmapBits - 1));
+  return static_cast<unsigned>(splitmix64_mix(sector) & (MatrixFeatures::kWindowBitmapBits - 1));
 }
 
 // Bucket of a row of `len` nonzeros: 0 for an empty row, else bit_width(len) = b for len in

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "common/mix64.hpp"
+#include "common/splitmix64.hpp"
 #include "generate/random.hpp"
 #include "plan/features_detail.hpp"
 #include "spx/convert.hpp"
@@ -28,19 +28,6 @@
 
 namespace spx {
 namespace {
-
-// The device-callable mixer is the generators' splitmix64, bit for bit.
-static_assert(detail::mix64(0) == gen::detail::mix64(0));
-static_assert(detail::mix64(1) == gen::detail::mix64(1));
-static_assert(detail::mix64(0xffffffffffffffffULL) == gen::detail::mix64(0xffffffffffffffffULL));
-
-TEST(FeaturesMix64, IsTheGeneratorsSplitmix64) {
-  std::mt19937_64 rng(12345);
-  for (int i = 0; i < 10000; ++i) {
-    const uint64_t v = i < 5000 ? static_cast<uint64_t>(i) : rng();
-    ASSERT_EQ(detail::mix64(v), gen::detail::mix64(v)) << v;
-  }
-}
 
 constexpr int64_t kWindowRows = MatrixFeatures::kWindowRows;
 constexpr int64_t kBits = MatrixFeatures::kWindowBitmapBits;
@@ -102,7 +89,7 @@ BruteForce brute_force(const Csr<T, I>& A) {
         w.row_sectors += static_cast<int64_t>(row.size());
       }
       std::bitset<kBits> bits;
-      for (uint64_t s : window) bits.set(static_cast<std::size_t>(gen::detail::mix64(s) % kBits));
+      for (uint64_t s : window) bits.set(static_cast<std::size_t>(detail::splitmix64_mix(s) % kBits));
       w.distinct = static_cast<int64_t>(window.size());
       w.bits = static_cast<int64_t>(bits.count());
       w.nnz = A.row_ptr[last] - A.row_ptr[first];
@@ -438,7 +425,7 @@ TEST(FeaturesWindowEstimate, FullBitmapGivesTheRowSectors) {
       if (distinct.empty() || distinct.back() != col >> shift) distinct.push_back(col >> shift);
     std::bitset<kBits> bits;
     for (const int64_t sector : distinct)
-      bits.set(static_cast<std::size_t>(gen::detail::mix64(static_cast<uint64_t>(sector)) % kBits));
+      bits.set(static_cast<std::size_t>(detail::splitmix64_mix(static_cast<uint64_t>(sector)) % kBits));
     EXPECT_EQ(bits.count(), static_cast<std::size_t>(kBits));
     const auto g = static_cast<std::size_t>(k);
     EXPECT_EQ(f.window_sectors[g], static_cast<int64_t>(distinct.size()));
