@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
+#include "cuda/common/check.hpp"
 #include "spx/convert.hpp"
 #include "spx/cuda/device.hpp"
 #include "spx/cuda/timing.hpp"
-#include "cuda/common/check.hpp"
 
 namespace spx::bench {
 

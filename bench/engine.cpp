@@ -14,9 +14,9 @@
 #include "bench/footprint.hpp"
 #include "bench/provenance.hpp"
 #include "bench/traffic.hpp"
+#include "common/splitmix64.hpp"
 #include "spx/convert.hpp"
 #include "spx/error.hpp"
-#include "common/splitmix64.hpp"
 
 namespace spx::bench {
 
