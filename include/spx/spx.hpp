@@ -5,6 +5,7 @@
 #include "spx/cpu.hpp"
 #include "spx/cuda/device.hpp"
 #include "spx/error.hpp"
+#include "spx/features.hpp"
 #include "spx/generate.hpp"
 #include "spx/io.hpp"
 #include "spx/matrix.hpp"

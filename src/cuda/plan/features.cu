@@ -1,0 +1,477 @@
+// Matrix features on the device, equal to spx::features on the host (docs/features.md).
+//
+// Window pass: a warp per 32-row window (grid-stride). Lane l reads row l's two row_ptr entries
+// (row-length moments, log2 buckets and the HYB histogram, aggregated per warp with match_any into
+// block-local shared counters), then the warp reads the window's contiguous nonzeros 32 at a time,
+// coalesced: each nonzero's column bit goes into a global column bitset, and for f32 and f64 the
+// nonzeros that open a new sector of their row are counted (row_sectors) and set their sector's bit
+// in the warp's 4096-bit window bitmap in shared memory; popcounts give z per window, and
+// min(window nnz, table[z]) with the host's table is added up as an integer, so the sums equal the
+// host's exactly. Windows of more than kLongWindowNnz nonzeros (long rows) are only listed by the
+// window pass; the host cuts them into tiles of kTileNnz nonzeros that the tile pass spreads over
+// all warps, OR-ing each tile's bitmap into its window's bitmap in global memory, so a row of 10^6
+// nonzeros costs what 250 ordinary windows do instead of serialising on one warp. A last pass
+// counts the column bitset (columns, bytes = f32 sectors, nibbles = f64 sectors).
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cuda/common/check.hpp"
+#include "cuda/common/launch.hpp"
+#include "cuda/common/warp.cuh"
+#include "plan/features_detail.hpp"
+#include "spx/cuda/buffer.hpp"
+#include "spx/cuda/features.hpp"
+#include "spx/cuda/timing.hpp"
+#include "spx/error.hpp"
+
+namespace spx::cuda {
+namespace {
+
+namespace rules = ::spx::detail::feature_rules;
+
+constexpr int kBlock = 256;
+constexpr int kWarps = kBlock / 32;
+// The window bitmap as 32-bit words (shared-memory atomicOr), per precision, and per lane.
+constexpr int kBitmapWords = static_cast<int>(MatrixFeatures::kWindowBitmapBits / 32);
+constexpr int kWordsPerLane = kBitmapWords / 32;
+constexpr int kBuckets = MatrixFeatures::kBuckets;
+// A window with more nonzeros goes to the tile pass in tiles of kTileNnz: a warp spends about as
+// long on one tile as on an ordinary window of 128 rows of 32.
+constexpr int64_t kLongWindowNnz = 4096;
+constexpr int64_t kTileNnz = 4096;
+// HYB histogram bins kept in shared memory (32 KB; with the block's 8 KB of window bitmaps, under
+// the default 48 KB). A larger histogram (average row above ~2700) is counted in global memory.
+constexpr int64_t kSharedHistogramBins = 8192;
+// Blocks per SM the grid-stride kernels are sized for.
+constexpr int kBlocksPerSm = 8;
+
+// The counters every pass adds to, copied back once at the end.
+struct Totals {
+  long long min_row;
+  long long max_row;
+  unsigned long long empty_rows;
+  unsigned long long sum_sq_row;
+  unsigned long long row_sectors[2];
+  unsigned long long window_sectors[2];
+  unsigned long long nonempty_cols;
+  unsigned long long x_sectors[2];
+  unsigned long long long_windows;  // entries written to the long-window list
+  unsigned long long bucket_rows[kBuckets];
+  unsigned long long bucket_nnz[kBuckets];
+};
+
+struct LongWindow {  // a window past kLongWindowNnz: its index and its nonzeros [begin, end)
+  int window;
+  int begin;
+  int end;
+};
+struct Tile {  // nonzeros [begin, end) of long-window list entry `entry`
+  int entry;
+  int begin;
+  int end;
+};
+
+struct MinOp {
+  template <class V>
+  __device__ __forceinline__ V operator()(V a, V b) const {
+    return b < a ? b : a;
+  }
+};
+
+// The nonzeros [begin, end) of one window, 32 per step, coalesced. Lane l holds the start and
+// length of the window's row l; `carry` is the column of nonzero begin - 1 when begin is not a row
+// start (a tile that starts inside a row). Per nonzero: its column's bit in the global bitset (one
+// atomic per distinct 32-column word of the step, skipped when the bits are already there), and per
+// precision whether it opens a new sector of its row (a row start, or another sector than the
+// nonzero before it: columns are sorted) — counted, and its sector's bit set in the warp's window
+// bitmap. A sector that recurs within a row set its bit when it opened, in this window's bitmap.
+__device__ void scan_nonzeros(const int* __restrict__ col_idx, int cols, long long begin, long long end,
+                              int carry, int row_start, int row_len, unsigned* __restrict__ col_bits,
+                              unsigned* bitmap, unsigned long long (&row_sectors)[2]) {
+  const int lane = lane_id();
+  for (long long base = begin; base < end; base += 32) {
+    const long long p = base + lane;
+    const bool in = p < end;
+    const int col = in ? col_idx[p] : 0;
+    // Which lanes of this step hold the first nonzero of a row: each lane marks its row's start.
+    const long long offset = static_cast<long long>(row_start) - base;
+    const unsigned start_bit = row_len > 0 && offset >= 0 && offset < 32 ? 1u << offset : 0u;
+    const unsigned starts = __reduce_or_sync(kFullWarpMask, start_bit);
+    const bool opens_row = (starts >> lane) & 1u;
+    int previous = __shfl_up_sync(kFullWarpMask, col, 1);
+    if (lane == 0) previous = carry;
+    carry = __shfl_sync(kFullWarpMask, col, 31);  // a next step exists only when this one was full
+
+    // Column bitset: a canonical CSR has only columns in [0, cols); the guard keeps a bad one out of
+    // memory it does not own.
+    const bool valid = in && col >= 0 && col < cols;
+    const int word = valid ? col >> 5 : -1;
+    const unsigned same_word = __match_any_sync(kFullWarpMask, word);
+    const unsigned bits = __reduce_or_sync(same_word, valid ? 1u << (col & 31) : 0u);
+    if (valid && lane == __ffs(static_cast<int>(same_word)) - 1) {
+      unsigned* target = col_bits + word;
+      // Hub columns recur in many windows: read the word from L2 first and skip the atomic when
+      // the bits are set (a stale read only costs a redundant atomic).
+      if ((__ldcg(target) & bits) != bits) atomicOr(target, bits);
+    }
+
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const int shift = rules::sector_shift(k);
+      const bool opens_sector = in && (opens_row || (col >> shift) != (previous >> shift));
+      if (opens_sector) {
+        ++row_sectors[k];
+        const unsigned bit = rules::window_bitmap_bit(static_cast<uint64_t>(col >> shift));
+        atomicOr(bitmap + k * kBitmapWords + (bit >> 5), 1u << (bit & 31));
+      }
+    }
+  }
+}
+
+// Bits set in the warp's two window bitmaps (f32, f64), which it clears for its next window.
+__device__ void count_and_clear(unsigned* bitmap, unsigned (&z)[2]) {
+  __syncwarp();  // every lane's atomicOr is visible
+  const int lane = lane_id();
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    unsigned set = 0;
+#pragma unroll
+    for (int i = 0; i < kWordsPerLane; ++i) {
+      unsigned& word = bitmap[k * kBitmapWords + lane + 32 * i];
+      set += static_cast<unsigned>(__popc(word));
+      word = 0;
+    }
+    z[k] = warp_reduce_sum(set);
+  }
+  __syncwarp();  // cleared before the next window's atomics
+}
+
+__device__ __forceinline__ unsigned long long window_estimate(long long window_nnz, unsigned z,
+                                                              const int64_t* __restrict__ estimate) {
+  const long long e = static_cast<long long>(estimate[z]);
+  return static_cast<unsigned long long>(window_nnz < e ? window_nnz : e);
+}
+
+__device__ void zero_warp_bitmap(unsigned* bitmap) {
+  for (int i = lane_id(); i < 2 * kBitmapWords; i += 32) bitmap[i] = 0;
+  __syncwarp();
+}
+
+__global__ void __launch_bounds__(kBlock)
+    window_kernel(int rows, int cols, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
+                  const int64_t* __restrict__ estimate, long long top_bin, unsigned* __restrict__ hist,
+                  bool hist_in_shared, unsigned* __restrict__ col_bits, Totals* __restrict__ totals,
+                  LongWindow* __restrict__ long_windows) {
+  extern __shared__ unsigned shared_hist[];
+  __shared__ unsigned bitmaps[kWarps][2 * kBitmapWords];
+  __shared__ unsigned long long bucket_rows[kBuckets], bucket_nnz[kBuckets];
+  const int warp = static_cast<int>(threadIdx.x / 32), lane = lane_id();
+  unsigned* bitmap = bitmaps[warp];
+  unsigned* counts = hist_in_shared ? shared_hist : hist;
+  zero_warp_bitmap(bitmap);
+  for (int b = static_cast<int>(threadIdx.x); b < kBuckets; b += kBlock) bucket_rows[b] = bucket_nnz[b] = 0;
+  if (hist_in_shared)
+    for (long long b = threadIdx.x; b <= top_bin; b += kBlock) shared_hist[b] = 0;
+  __syncthreads();
+
+  long long min_row = LLONG_MAX, max_row = 0;
+  unsigned long long empty_rows = 0, sum_sq = 0, row_sectors[2] = {0, 0}, window_sectors[2] = {0, 0};
+  const long long windows = (static_cast<long long>(rows) + 31) / 32;
+  for (long long w = static_cast<long long>(blockIdx.x) * kWarps + warp; w < windows;
+       w += static_cast<long long>(gridDim.x) * kWarps) {
+    const long long r = w * 32 + lane;
+    const bool valid = r < rows;
+    int start = 0, len = 0;
+    if (valid) {
+      start = row_ptr[r];
+      len = row_ptr[r + 1] - start;
+      min_row = min(min_row, static_cast<long long>(len));
+      max_row = max(max_row, static_cast<long long>(len));
+      empty_rows += len == 0 ? 1 : 0;
+      sum_sq += static_cast<unsigned long long>(len) * static_cast<unsigned long long>(len);
+    }
+    // Rows of a matrix share a few lengths: the lanes of one bucket (one bin) add once, together.
+    // A bucket's lengths sum to at most nnz < 2^31, so the 32-bit reduction cannot overflow.
+    const int bucket = valid ? rules::length_bucket(static_cast<uint64_t>(len)) : -1;
+    const unsigned same_bucket = __match_any_sync(kFullWarpMask, bucket);
+    const unsigned bucket_len = __reduce_add_sync(same_bucket, static_cast<unsigned>(len));
+    if (bucket >= 0 && lane == __ffs(static_cast<int>(same_bucket)) - 1) {
+      atomicAdd(&bucket_rows[bucket], static_cast<unsigned long long>(__popc(same_bucket)));
+      atomicAdd(&bucket_nnz[bucket], static_cast<unsigned long long>(bucket_len));
+    }
+    if (top_bin >= 0) {
+      const long long bin = valid ? min(static_cast<long long>(len), top_bin) : -1;
+      const unsigned same_bin = __match_any_sync(kFullWarpMask, bin);
+      if (bin >= 0 && lane == __ffs(static_cast<int>(same_bin)) - 1)
+        atomicAdd(counts + bin, static_cast<unsigned>(__popc(same_bin)));
+    }
+
+    const int window_begin = __shfl_sync(kFullWarpMask, start, 0);  // lane 0's row always exists
+    const int window_end = row_ptr[min(w * 32 + 32, static_cast<long long>(rows))];
+    const long long window_nnz = static_cast<long long>(window_end) - window_begin;
+    if (window_nnz == 0) continue;
+    if (window_nnz > kLongWindowNnz) {
+      if (lane == 0) {
+        const unsigned long long slot = atomicAdd(&totals->long_windows, 1ULL);
+        long_windows[slot] = LongWindow{static_cast<int>(w), window_begin, window_end};
+      }
+      continue;
+    }
+    // The window's first nonzero opens its first non-empty row, so no carry is needed.
+    scan_nonzeros(col_idx, cols, window_begin, window_end, -1, start, len, col_bits, bitmap, row_sectors);
+    unsigned z[2];
+    count_and_clear(bitmap, z);
+    if (lane == 0)
+      for (int k = 0; k < 2; ++k) window_sectors[k] += window_estimate(window_nnz, z[k], estimate);
+  }
+
+  min_row = warp_reduce<32>(min_row, MinOp{});
+  max_row = warp_reduce<32>(max_row, Max{});
+  empty_rows = warp_reduce_sum(empty_rows);
+  sum_sq = warp_reduce_sum(sum_sq);
+  for (int k = 0; k < 2; ++k) row_sectors[k] = warp_reduce_sum(row_sectors[k]);
+  if (lane == 0) {
+    atomicMin(&totals->min_row, min_row);
+    atomicMax(&totals->max_row, max_row);
+    atomicAdd(&totals->empty_rows, empty_rows);
+    atomicAdd(&totals->sum_sq_row, sum_sq);
+    for (int k = 0; k < 2; ++k) {
+      atomicAdd(&totals->row_sectors[k], row_sectors[k]);
+      atomicAdd(&totals->window_sectors[k], window_sectors[k]);  // lane 0 held the window sums
+    }
+  }
+  __syncthreads();
+  for (int b = static_cast<int>(threadIdx.x); b < kBuckets; b += kBlock) {
+    if (bucket_rows[b] != 0) {
+      atomicAdd(&totals->bucket_rows[b], bucket_rows[b]);
+      atomicAdd(&totals->bucket_nnz[b], bucket_nnz[b]);
+    }
+  }
+  if (hist_in_shared)
+    for (long long b = threadIdx.x; b <= top_bin; b += kBlock)
+      if (shared_hist[b] != 0) atomicAdd(hist + b, shared_hist[b]);
+}
+
+// A warp per tile of a long window: the window pass's nonzero scan on the tile, then the tile's
+// bitmap OR-ed into its window's bitmap in global memory (2 × 128 words per long window).
+__global__ void __launch_bounds__(kBlock)
+    tile_kernel(int rows, int cols, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
+                const LongWindow* __restrict__ long_windows, const Tile* __restrict__ tiles,
+                long long tile_count, unsigned* __restrict__ window_bitmaps, unsigned* __restrict__ col_bits,
+                Totals* __restrict__ totals) {
+  __shared__ unsigned bitmaps[kWarps][2 * kBitmapWords];
+  const int warp = static_cast<int>(threadIdx.x / 32), lane = lane_id();
+  unsigned* bitmap = bitmaps[warp];
+  zero_warp_bitmap(bitmap);
+  unsigned long long row_sectors[2] = {0, 0};
+  for (long long t = static_cast<long long>(blockIdx.x) * kWarps + warp; t < tile_count;
+       t += static_cast<long long>(gridDim.x) * kWarps) {
+    const Tile tile = tiles[t];
+    const LongWindow window = long_windows[tile.entry];
+    const long long r = static_cast<long long>(window.window) * 32 + lane;
+    int start = 0, len = 0;
+    if (r < rows) {
+      start = row_ptr[r];
+      len = row_ptr[r + 1] - start;
+    }
+    const int carry = tile.begin > window.begin ? col_idx[tile.begin - 1] : -1;
+    scan_nonzeros(col_idx, cols, tile.begin, tile.end, carry, start, len, col_bits, bitmap, row_sectors);
+    __syncwarp();
+    unsigned* target = window_bitmaps + static_cast<long long>(tile.entry) * 2 * kBitmapWords;
+    for (int i = lane; i < 2 * kBitmapWords; i += 32) {
+      if (bitmap[i] != 0) {
+        atomicOr(target + i, bitmap[i]);
+        bitmap[i] = 0;
+      }
+    }
+    __syncwarp();
+  }
+  for (int k = 0; k < 2; ++k) row_sectors[k] = warp_reduce_sum(row_sectors[k]);
+  if (lane == 0)
+    for (int k = 0; k < 2; ++k) atomicAdd(&totals->row_sectors[k], row_sectors[k]);
+}
+
+// A warp per long window: its estimate from the merged bitmap.
+__global__ void __launch_bounds__(kBlock)
+    long_window_estimate_kernel(const LongWindow* __restrict__ long_windows, long long count,
+                                const unsigned* __restrict__ window_bitmaps,
+                                const int64_t* __restrict__ estimate, Totals* __restrict__ totals) {
+  const int warp = static_cast<int>(threadIdx.x / 32), lane = lane_id();
+  for (long long e = static_cast<long long>(blockIdx.x) * kWarps + warp; e < count;
+       e += static_cast<long long>(gridDim.x) * kWarps) {
+    const unsigned* bitmap = window_bitmaps + e * 2 * kBitmapWords;
+    unsigned z[2];
+    for (int k = 0; k < 2; ++k) {
+      unsigned set = 0;
+      for (int i = 0; i < kWordsPerLane; ++i)
+        set += static_cast<unsigned>(__popc(bitmap[k * kBitmapWords + lane + 32 * i]));
+      z[k] = warp_reduce_sum(set);
+    }
+    if (lane == 0) {
+      const long long window_nnz = static_cast<long long>(long_windows[e].end) - long_windows[e].begin;
+      for (int k = 0; k < 2; ++k)
+        atomicAdd(&totals->window_sectors[k], window_estimate(window_nnz, z[k], estimate));
+    }
+  }
+}
+
+// Columns with a bit set, and the f32 (byte) and f64 (nibble) sectors with one.
+__global__ void __launch_bounds__(kBlock)
+    column_count_kernel(long long words, const unsigned* __restrict__ col_bits, Totals* __restrict__ totals) {
+  unsigned long long nonempty = 0, f32 = 0, f64 = 0;
+  for (long long j = static_cast<long long>(blockIdx.x) * kBlock + threadIdx.x; j < words;
+       j += static_cast<long long>(gridDim.x) * kBlock) {
+    const uint64_t word = col_bits[j];
+    nonempty += static_cast<unsigned long long>(rules::popcount64(word));
+    f32 += static_cast<unsigned long long>(rules::nonzero_bytes(word));
+    f64 += static_cast<unsigned long long>(rules::nonzero_nibbles(word));
+  }
+  nonempty = warp_reduce_sum(nonempty);
+  f32 = warp_reduce_sum(f32);
+  f64 = warp_reduce_sum(f64);
+  if (lane_id() == 0) {
+    atomicAdd(&totals->nonempty_cols, nonempty);
+    atomicAdd(&totals->x_sectors[0], f32);
+    atomicAdd(&totals->x_sectors[1], f64);
+  }
+}
+
+[[noreturn]] void throw_short_array(const char* array, std::size_t size, int64_t needed) {
+  throw Error(std::string("cuda::features: ") + array + " holds " + std::to_string(size) +
+              " entries but the matrix's sizes need " + std::to_string(needed) +
+              "; pass a DeviceCsr made by upload()");
+}
+
+}  // namespace
+
+template <class T>
+MatrixFeatures features(Context& ctx, const DeviceCsr<T, int32_t>& dA, double* gpu_ms) {
+  const int64_t rows = dA.rows, cols = dA.cols, nnz = dA.nnz;
+  if (rows < 0 || cols < 0 || nnz < 0)
+    throw Error("cuda::features: negative size (rows " + std::to_string(rows) + ", cols " +
+                std::to_string(cols) + ", nnz " + std::to_string(nnz) + ")");
+  if (rows > 0 && dA.row_ptr.size() < static_cast<std::size_t>(rows) + 1)
+    throw_short_array("row_ptr", dA.row_ptr.size(), rows + 1);
+  if (dA.col_idx.size() < static_cast<std::size_t>(nnz)) throw_short_array("col_idx", dA.col_idx.size(), nnz);
+
+  std::optional<EventTimer> timer;
+  if (gpu_ms != nullptr) {
+    timer.emplace(ctx);
+    timer->start();
+  }
+  Totals init{};
+  init.min_row = LLONG_MAX;
+  DeviceBuffer<Totals> totals(1, "features counters");
+  // From pageable memory: staged before the call returns, so `init` may go out of scope.
+  copy_to_device_async(ctx, totals.data(), &init, sizeof init);
+
+  // Scratch, all small next to the matrix: the HYB histogram (3*nnz/rows + 2 bins, only from 4096
+  // rows on), the column bitset (cols/8 bytes), the estimate table (32 KB) and the long-window list
+  // (one entry per 4097 nonzeros at most).
+  const int64_t top_bin = rules::hyb_top_bin(rows, nnz);
+  DeviceBuffer<unsigned> hist(top_bin >= 0 ? static_cast<std::size_t>(top_bin) + 1 : 0,
+                              "features HYB row-length histogram");
+  if (!hist.empty()) SPX_CUDA_CHECK(cudaMemsetAsync(hist.data(), 0, hist.bytes(), ctx.stream()));
+  const int64_t col_words = nnz > 0 ? (cols + 31) / 32 : 0;
+  DeviceBuffer<unsigned> col_bits(static_cast<std::size_t>(col_words), "features column bitset");
+  if (!col_bits.empty()) SPX_CUDA_CHECK(cudaMemsetAsync(col_bits.data(), 0, col_bits.bytes(), ctx.stream()));
+  DeviceBuffer<int64_t> estimate;
+  if (nnz > 0) estimate = to_device(ctx, rules::linear_counting_table(), "features estimate table");
+  DeviceBuffer<LongWindow> long_windows(
+      nnz > kLongWindowNnz ? static_cast<std::size_t>(nnz / (kLongWindowNnz + 1) + 1) : 0,
+      "features long-window list");
+
+  if (rows > 0) {
+    const int64_t windows = (rows + 31) / 32;
+    const bool hist_in_shared = top_bin >= 0 && top_bin + 1 <= kSharedHistogramBins;
+    const std::size_t shared_bytes = hist_in_shared ? hist.bytes() : 0;
+    window_kernel<<<grid_for_resident(ctx, windows * 32, kBlock, kBlocksPerSm), kBlock, shared_bytes,
+                    ctx.stream()>>>(dA.rows, dA.cols, dA.row_ptr.data(), dA.col_idx.data(), estimate.data(),
+                                    top_bin, hist.data(), hist_in_shared, col_bits.data(), totals.data(),
+                                    long_windows.data());
+    SPX_CHECK_LAUNCH("features window_kernel", ctx.stream());
+  }
+
+  // Long windows: the host cuts them into tiles (a few entries: at most nnz / 4097).
+  DeviceBuffer<Tile> tiles;
+  DeviceBuffer<unsigned> window_bitmaps;
+  if (!long_windows.empty()) {
+    unsigned long long count = 0;
+    copy_to_host_sync(ctx, &count,
+                      reinterpret_cast<const std::byte*>(totals.data()) + offsetof(Totals, long_windows),
+                      sizeof count);
+    if (count > 0) {
+      std::vector<LongWindow> list(static_cast<std::size_t>(count));
+      copy_to_host_sync(ctx, list.data(), long_windows.data(), list.size() * sizeof(LongWindow));
+      std::vector<Tile> host_tiles;
+      for (std::size_t e = 0; e < list.size(); ++e)
+        for (int64_t b = list[e].begin; b < list[e].end; b += kTileNnz)
+          host_tiles.push_back(Tile{static_cast<int>(e), static_cast<int>(b),
+                                    static_cast<int>(std::min<int64_t>(b + kTileNnz, list[e].end))});
+      tiles = to_device(ctx, host_tiles, "features long-window tiles");
+      window_bitmaps = DeviceBuffer<unsigned>(list.size() * 2 * kBitmapWords, "features long-window bitmaps");
+      SPX_CUDA_CHECK(cudaMemsetAsync(window_bitmaps.data(), 0, window_bitmaps.bytes(), ctx.stream()));
+      const auto tile_count = static_cast<int64_t>(host_tiles.size());
+      tile_kernel<<<grid_for_resident(ctx, tile_count * 32, kBlock, kBlocksPerSm), kBlock, 0, ctx.stream()>>>(
+          dA.rows, dA.cols, dA.row_ptr.data(), dA.col_idx.data(), long_windows.data(), tiles.data(),
+          tile_count, window_bitmaps.data(), col_bits.data(), totals.data());
+      SPX_CHECK_LAUNCH("features tile_kernel", ctx.stream());
+      const auto entries = static_cast<int64_t>(list.size());
+      long_window_estimate_kernel<<<grid_for_resident(ctx, entries * 32, kBlock, kBlocksPerSm), kBlock, 0,
+                                    ctx.stream()>>>(long_windows.data(), entries, window_bitmaps.data(),
+                                                    estimate.data(), totals.data());
+      SPX_CHECK_LAUNCH("features long_window_estimate_kernel", ctx.stream());
+    }
+  }
+
+  if (col_words > 0) {
+    column_count_kernel<<<grid_for_resident(ctx, col_words, kBlock, kBlocksPerSm), kBlock, 0, ctx.stream()>>>(
+        col_words, col_bits.data(), totals.data());
+    SPX_CHECK_LAUNCH("features column_count_kernel", ctx.stream());
+  }
+  if (timer) timer->stop();
+
+  Totals t{};
+  copy_to_host_sync(ctx, &t, totals.data(), sizeof t);
+  std::vector<int64_t> histogram;
+  if (!hist.empty()) {
+    const std::vector<unsigned> counts = to_host(ctx, hist);
+    histogram.assign(counts.begin(), counts.end());
+  }
+  if (timer) *gpu_ms = timer->elapsed_ms();
+
+  MatrixFeatures f;
+  f.rows = rows;
+  f.cols = cols;
+  f.nnz = nnz;
+  if (rows > 0) {
+    f.min_row = t.min_row;
+    f.max_row = t.max_row;
+  }
+  f.empty_rows = static_cast<int64_t>(t.empty_rows);
+  f.sum_sq_row = t.sum_sq_row;
+  for (int b = 0; b < kBuckets; ++b) {
+    f.length_buckets[static_cast<std::size_t>(b)].rows = static_cast<int64_t>(t.bucket_rows[b]);
+    f.length_buckets[static_cast<std::size_t>(b)].nnz = static_cast<int64_t>(t.bucket_nnz[b]);
+  }
+  const rules::HybSplit hyb = rules::hyb_split(rows, histogram);
+  f.hyb_width = hyb.width;
+  f.hyb_ell_nnz = hyb.ell_nnz;
+  f.nonempty_cols = static_cast<int64_t>(t.nonempty_cols);
+  for (std::size_t k = 0; k < 2; ++k) {
+    f.x_sectors[k] = static_cast<int64_t>(t.x_sectors[k]);
+    f.row_sectors[k] = static_cast<int64_t>(t.row_sectors[k]);
+    f.window_sectors[k] = static_cast<int64_t>(t.window_sectors[k]);
+  }
+  return f;
+}
+
+template MatrixFeatures features(Context&, const DeviceCsr<float, int32_t>&, double*);
+template MatrixFeatures features(Context&, const DeviceCsr<double, int32_t>&, double*);
+
+}  // namespace spx::cuda
