@@ -585,6 +585,7 @@ BenchReport run_bench(const BenchOptions& options, const Registry& registry,
     info.cols = A.cols;
     info.nnz = A.nnz();
     info.stats = spx::stats(A);
+    if (options.features) info.features = spx::features(A);
     report.matrices.push_back(info);
     for (Precision precision : options.precisions) {
       try {

@@ -19,6 +19,7 @@
 #include "bench/registry.hpp"
 #include "bench/timing.hpp"
 #include "bench/types.hpp"
+#include "spx/features.hpp"
 #include "spx/stats.hpp"
 
 namespace spx::bench {
@@ -48,6 +49,9 @@ struct BenchOptions {
   TimingPolicy timing;
   int64_t max_nnz = -1;  // skip matrices with more nonzeros (-1: no limit)
   uint64_t seed = 1;     // for the random dense inputs
+  // Each matrix's MatrixFeatures (spx::features, one host pass) in the report and the JSON: the
+  // performance model's training and validation data.
+  bool features = true;
 };
 
 struct MatrixInfo {
@@ -57,8 +61,9 @@ struct MatrixInfo {
   int64_t rows = 0;
   int64_t cols = 0;
   int64_t nnz = 0;
-  std::optional<MatrixStats> stats;  // absent for GEMM's dense inputs
-  double load_seconds = 0;           // read or generate
+  std::optional<MatrixStats> stats;        // absent for GEMM's dense inputs
+  std::optional<MatrixFeatures> features;  // with BenchOptions::features (sparse matrices only)
+  double load_seconds = 0;                 // read or generate
 };
 
 struct Result {

@@ -71,6 +71,11 @@ struct DeviceInfo {
   int64_t l2_bytes = 0;
   double copy_gbs = 0;  // measured: bytes read + bytes written per second, 1e9 bytes per GB
   std::string kind;     // "cpu" or "cuda"
+  // GPUs only (0 elsewhere): the same copy with both buffers resident in the L2 (the performance
+  // model's L2 rate) and the occupancy limits of one SM.
+  double l2_gbs = 0;
+  int64_t threads_per_sm = 0;
+  int64_t blocks_per_sm = 0;
 };
 
 struct BackendEntry {

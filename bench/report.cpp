@@ -9,6 +9,7 @@
 #include <iostream>
 #include <variant>
 
+#include "bench/features_json.hpp"
 #include "spx/error.hpp"
 #include "spx/version.hpp"
 
@@ -144,6 +145,11 @@ nlohmann::ordered_json to_json(const BenchReport& report) {
                  {"l2_bytes", report.device.l2_bytes},
                  {"copy_gbs", report.device.copy_gbs},
                  {"kind", report.device.kind}};
+  if (report.device.l2_gbs > 0) {
+    j["device"]["l2_gbs"] = report.device.l2_gbs;
+    j["device"]["threads_per_sm"] = report.device.threads_per_sm;
+    j["device"]["blocks_per_sm"] = report.device.blocks_per_sm;
+  }
   j["commit"] = report.commit;
   j["date"] = report.date;
   j["backend"] = report.backend;
@@ -196,6 +202,13 @@ nlohmann::ordered_json to_json(const BenchReport& report) {
     results.push_back(std::move(e));
   }
   j["results"] = std::move(results);
+  // The sparse matrices with their features (the performance model's inputs).
+  nlohmann::ordered_json matrices = nlohmann::ordered_json::array();
+  for (const MatrixInfo& m : report.matrices) {
+    if (!m.features) continue;
+    matrices.push_back({{"name", m.name}, {"source", m.source}, {"features", to_json(*m.features)}});
+  }
+  j["matrices"] = std::move(matrices);
   j["notes"] = report.notes;
   return j;
 }

@@ -52,7 +52,70 @@ const std::vector<SuiteMatrix>& standard_suite() {
   return suite;
 }
 
-std::vector<std::string> suite_names() { return {"small", "standard", "shared"}; }
+// Guo & Wang generate their benchmark matrices with uniform rows, varying the number of strips
+// (rows) and the nonzeros per row. Hopper adds the x gather (scattered against banded columns),
+// the L2 (working sets from a few MB to several hundred), irregular rows and long rows.
+const std::vector<SuiteMatrix>& calibration_suite() {
+  static const std::vector<SuiteMatrix> suite = {
+      {"cal_random_4k_8", "random:rows=4096,len=8,seed=101", 32'768, "uniform rows of 8, scattered, 4K rows"},
+      {"cal_random_64k_8", "random:rows=65536,len=8,seed=102", 524'288, "uniform rows of 8, scattered"},
+      {"cal_random_256k_32", "random:rows=262144,len=32,seed=103", 8'388'608,
+       "uniform rows of 32, scattered"},
+      {"cal_random_1m_4", "random:rows=1048576,len=4,seed=104", 4'194'304, "uniform rows of 4, scattered"},
+      {"cal_random_1m_16", "random:rows=1048576,len=16,seed=105", 16'777'216,
+       "uniform rows of 16, scattered"},
+      {"cal_random_1m_64", "random:rows=1048576,len=64,seed=106", 67'108'864,
+       "uniform rows of 64, scattered"},
+      {"cal_random_4m_8", "random:rows=4194304,len=8,seed=107", 33'554'432,
+       "uniform rows of 8, scattered, 4M rows"},
+      {"cal_random_wide_x", "random:rows=524288,cols=8388608,len=8,seed=108", 4'194'304,
+       "uniform rows of 8 over 8M columns: x (64 MB in f64) outside the L2"},
+      {"cal_banded_16k_4", "banded:n=16384,bw=4,density=1,seed=109", 147'436, "band of 9, dense"},
+      {"cal_banded_128k_16", "banded:n=131072,bw=16,density=0.5,seed=110", 2'228'692,
+       "band of 33, half full"},
+      {"cal_banded_1m_4", "banded:n=1048576,bw=4,density=1,seed=111", 9'437'164, "band of 9, dense, 1M rows"},
+      {"cal_banded_2m_32", "banded:n=2097152,bw=32,density=0.5,seed=112", 69'201'516,
+       "band of 65, half full"},
+      {"cal_banded_4m_8", "banded:n=4194304,bw=8,density=0.8,seed=113", 57'882'708, "band of 17, 4M rows"},
+      {"cal_powerlaw_32k", "powerlaw:n=32768,avg=8,exp=2,seed=114", 267'657, "Zipf rows, mean 8"},
+      {"cal_powerlaw_256k", "powerlaw:n=262144,avg=16,exp=2.5,seed=115", 4'171'327, "Zipf rows, mean 16"},
+      {"cal_powerlaw_2m", "powerlaw:n=2097152,avg=8,exp=2,seed=116", 17'096'306,
+       "Zipf rows, mean 8, 2M rows"},
+      {"cal_longrows_128k", "longrows:rows=131072,cols=131072,long=2,len=32768,empty=0.3,short=8,seed=117",
+       799'528, "2 rows of 32K among short ones, 30% empty"},
+      {"cal_longrows_1m", "longrows:rows=1048576,cols=1048576,long=4,len=262144,empty=0.5,short=4,seed=118",
+       3'145'720, "4 rows of 256K, half the rows empty"},
+  };
+  return suite;
+}
+
+// Never fitted on: other generators, and other seeds of the calibration's generators.
+const std::vector<SuiteMatrix>& validation_suite() {
+  static const std::vector<SuiteMatrix> suite = {
+      {"val_stencil2d_2k", "stencil2d:n=2048", 20'963'328, "2D 5-point, 2048^2 grid"},
+      {"val_stencil7_128", "stencil7:n=128", 14'581'760, "3D 7-point, 128^3 grid"},
+      {"val_stencil27_64", "stencil27:n=64", 6'859'000, "3D 27-point, 64^3 grid"},
+      {"val_stencil27_128", "stencil27:n=128", 55'742'968, "3D 27-point, 128^3 grid"},
+      {"val_fem_200k_27", "fem:rows=200000,len=27,seed=7", 5'369'758, "FEM-like rows of ~27"},
+      {"val_fem_1m_80", "fem:rows=1000000,len=80,seed=7", 79'240'300, "FEM-like rows of ~80"},
+      {"val_rmat_16", "rmat:scale=16,ef=8,seed=7", 494'382, "R-MAT, 65K vertices"},
+      {"val_rmat_20", "rmat:scale=20,ef=16,seed=7", 16'084'958, "R-MAT, 1M vertices"},
+      {"val_blockdense_64k", "blockdense:n=65536,block=16,per_row=4,seed=7", 4'194'304, "dense 16x16 tiles"},
+      {"val_blockdense_256k", "blockdense:n=262144,block=32,per_row=4,seed=7", 33'554'432,
+       "dense 32x32 tiles"},
+      {"val_dense_2048", "dense:rows=2048,cols=2048,seed=7", 4'194'304, "dense 2048x2048 as CSR"},
+      {"val_powerlaw_1m", "powerlaw:n=1000000,avg=6,exp=1.8,seed=7", 6'111'599, "Zipf rows, exponent 1.8"},
+      {"val_random_512k_24", "random:rows=524288,len=24,seed=7", 12'582'912, "uniform rows of 24"},
+      {"val_banded_500k_64", "banded:n=500000,bw=64,density=0.3,seed=7", 19'695'584, "band of 129, 30% full"},
+      {"val_longrows_2m", "longrows:rows=2000000,cols=2000000,long=3,len=500000,empty=0.2,short=10,seed=7",
+       17'499'980, "3 rows of 500K among rows of 10"},
+  };
+  return suite;
+}
+
+std::vector<std::string> suite_names() {
+  return {"small", "standard", "shared", "calibration", "validation"};
+}
 
 std::string shared_matrices_folder() {
   if (const char* env = std::getenv("SPX_SHARED_MATRICES"); env != nullptr && *env != '\0') return env;
@@ -75,6 +138,8 @@ std::vector<MatrixSource> suite_sources(std::string_view name) {
   };
   if (name == "small") return generated(small_suite());
   if (name == "standard") return generated(standard_suite());
+  if (name == "calibration") return generated(calibration_suite());
+  if (name == "validation") return generated(validation_suite());
   if (name == "shared") {
     const std::string folder = shared_matrices_folder();
     std::error_code ec;
@@ -83,7 +148,8 @@ std::vector<MatrixSource> suite_sources(std::string_view name) {
     }
     return matrices_in_folder(folder);
   }
-  throw Error(fmt::format("unknown suite '{}' (use small, standard or shared)", name));
+  throw Error(
+      fmt::format("unknown suite '{}' (use small, standard, shared, calibration or validation)", name));
 }
 
 }  // namespace spx::bench

@@ -11,6 +11,11 @@
 //             (needs ~1.5 GB host memory for the largest); a CPU benchmark of it is slow.
 //   shared    every matrix in the shared real-matrix folder (SuiteSparse; SPX_SHARED_MATRICES
 //             overrides the folder compiled in).
+//   calibration  the performance model's generated benchmark matrices (Guo & Wang's method, spx
+//             model calibrate): uniform rows with scattered or banded columns, power-law rows and
+//             long rows, from 4K to 4M rows, L2-resident to DRAM-bound, x inside and outside the L2.
+//   validation   matrices the model was never fitted on: other structures (stencils, FEM, R-MAT,
+//             block-dense, dense) and other seeds of the calibration's generators.
 #pragma once
 
 #include <cstdint>
@@ -33,8 +38,11 @@ struct SuiteMatrix {
 
 const std::vector<SuiteMatrix>& small_suite();
 const std::vector<SuiteMatrix>& standard_suite();
+const std::vector<SuiteMatrix>& calibration_suite();
+const std::vector<SuiteMatrix>& validation_suite();
 
-std::vector<std::string> suite_names();  // "small", "standard", "shared"
+// "small", "standard", "shared", "calibration", "validation"
+std::vector<std::string> suite_names();
 
 // The sources of a suite; throws spx::Error for an unknown name or a missing shared folder.
 std::vector<MatrixSource> suite_sources(std::string_view name);

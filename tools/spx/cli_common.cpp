@@ -74,4 +74,28 @@ CLI::Validator at_least(double least, const std::string& unit, const std::string
   return CLI::Validator(check, fmt::format(">= {}", least));
 }
 
+void ProgressLine::show(int done, int total, const std::string& what) {
+  constexpr std::chrono::seconds kLogInterval{10};
+  if (!enabled_) return;
+  if (what.empty()) return clear();
+  const int width = static_cast<int>(std::to_string(total).size());
+  std::string line = fmt::format("[{:>{}}/{}] {}", done, width, total, what);
+  if (line.size() > 100) line.resize(100);
+  if (terminal_) {
+    std::cerr << "\r\033[K" << line << std::flush;
+    shown_ = true;
+    return;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (logged_ && now - last_log_ < kLogInterval) return;
+  std::cerr << line << std::endl;
+  logged_ = true;
+  last_log_ = now;
+}
+
+void ProgressLine::clear() {
+  if (enabled_ && terminal_ && shown_) std::cerr << "\r\033[K" << std::flush;
+  shown_ = false;
+}
+
 }  // namespace spx::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -40,5 +41,26 @@ int64_t parse_count(const std::string& text, const std::string& option);
 // bounds as 309-digit doubles. `spx spmv --repeat 0` with at_least(1, "runs", "leave it out for
 // adaptive timing") gives "--repeat: 0 runs: give at least 1 (or leave it out for adaptive timing)".
 CLI::Validator at_least(double least, const std::string& unit, const std::string& otherwise = "");
+
+// "[ 3/40] stencil27_40 f64 spmv omp_csr" on stderr, for the commands that run the benchmark
+// engine. On a terminal one line, rewritten at every step. Elsewhere (a log, as on a GPU machine's
+// batch run) a plain line at most every 10 s, so a long suite's log still shows where it is
+// without one line per kernel.
+class ProgressLine {
+ public:
+  ProgressLine(bool enabled, bool terminal) : enabled_(enabled), terminal_(terminal) {}
+  ~ProgressLine() { clear(); }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+  void show(int done, int total, const std::string& what);
+  void clear();
+
+ private:
+  bool enabled_;
+  bool terminal_;
+  bool shown_ = false;
+  bool logged_ = false;
+  std::chrono::steady_clock::time_point last_log_;
+};
 
 }  // namespace spx::cli

@@ -73,6 +73,8 @@ void print_list(const bench::Registry& registry, bool studies) {
   };
   print_suite("small", bench::small_suite());
   print_suite("standard", bench::standard_suite());
+  print_suite("calibration", bench::calibration_suite());
+  print_suite("validation", bench::validation_suite());
   fmt::print("\nsuite shared:\n  every .mtx/.mtx.gz in {} (SPX_SHARED_MATRICES overrides)\n",
              bench::shared_matrices_folder());
 }
@@ -90,44 +92,6 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   }
   return out;
 }
-
-// "[ 3/40] stencil27_40 f64 spmv omp_csr" on stderr. On a terminal one line, rewritten at every
-// step. Elsewhere (a log, as on a GPU machine's batch run) a plain line at most every
-// `kLogInterval`, so a long suite's log still shows where it is without one line per kernel.
-class ProgressLine {
- public:
-  ProgressLine(bool enabled, bool terminal) : enabled_(enabled), terminal_(terminal) {}
-  ~ProgressLine() { clear(); }
-  void show(int done, int total, const std::string& what) {
-    if (!enabled_) return;
-    if (what.empty()) return clear();
-    const int width = static_cast<int>(std::to_string(total).size());
-    std::string line = fmt::format("[{:>{}}/{}] {}", done, width, total, what);
-    if (line.size() > 100) line.resize(100);
-    if (terminal_) {
-      std::cerr << "\r\033[K" << line << std::flush;
-      shown_ = true;
-      return;
-    }
-    const auto now = std::chrono::steady_clock::now();
-    if (logged_ && now - last_log_ < kLogInterval) return;
-    std::cerr << line << std::endl;
-    logged_ = true;
-    last_log_ = now;
-  }
-  void clear() {
-    if (enabled_ && terminal_ && shown_) std::cerr << "\r\033[K" << std::flush;
-    shown_ = false;
-  }
-
- private:
-  static constexpr std::chrono::seconds kLogInterval{10};
-  bool enabled_;
-  bool terminal_;
-  bool shown_ = false;
-  bool logged_ = false;
-  std::chrono::steady_clock::time_point last_log_;
-};
 
 void run_bench_command(const BenchCliOptions& cli) {
   const bench::Registry& registry = bench::default_registry();
@@ -204,7 +168,8 @@ void add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("bench", "Benchmark every registered kernel on matrices, with checks");
   cmd->add_option("matrices", o->inputs, "Matrix Market files, folders of them, or generator specs")
       ->type_name("FILE|DIR|SPEC");
-  cmd->add_option("--suite", o->suites, "Named matrix set: small, standard or shared (repeatable)")
+  cmd->add_option("--suite", o->suites,
+                  "Named matrix set: small, standard, shared, calibration or validation (repeatable)")
       ->type_name("NAME");
   cmd->add_option("--ops", o->ops, "Operations: spmv, spmm:L (L dense columns), gemm:N")
       ->type_name("LIST")

@@ -14,6 +14,7 @@ namespace spx::cli {
 void add_tune_command(CLI::App& app);  // cmd_tune.cpp
 void add_spmm_command(CLI::App& app);  // cmd_spmm.cpp
 void add_gemm_command(CLI::App& app);  // cmd_gemm.cpp
+void add_model_command(CLI::App& app);  // cmd_model.cpp
 }  // namespace spx::cli
 
 namespace {
@@ -49,6 +50,7 @@ int run(int argc, char** argv) {
   spx::cli::add_tune_command(app);
   spx::cli::add_spmm_command(app);
   spx::cli::add_gemm_command(app);
+  spx::cli::add_model_command(app);
 
   if (argc <= 1) {
     std::cout << app.help();

@@ -1,0 +1,103 @@
+#include "bench/model_data.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+
+#include "bench/features_json.hpp"
+#include "io/text_file.hpp"
+#include "spx/error.hpp"
+
+namespace spx::bench {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr const char* kCusparseSpmmPrefix = "cusparse_spmm_";
+constexpr const char* kCusparseSpmmBest = "cusparse_spmm_best";
+
+}  // namespace
+
+std::vector<model::Sample> ModelData::samples() const {
+  std::vector<model::Sample> out;
+  for (const ModelMeasurement& m : measurements) {
+    const auto f = features.find(m.matrix);
+    if (f == features.end()) continue;
+    out.push_back({m.matrix, f->second, m.key, m.us});
+  }
+  return out;
+}
+
+ModelData model_data(const json& doc, const std::string& source) {
+  try {
+    ModelData data;
+    const json& d = doc.at("device");
+    data.device.name = d.at("name").get<std::string>();
+    data.device.sm_count = d.at("sm_count").get<int>();
+    data.device.l2_bytes = d.at("l2_bytes").get<int64_t>();
+    data.device.copy_gbs = d.at("copy_gbs").get<double>();
+    // Bench JSON from before the model has no L2 rate: the model then falls back to its default.
+    data.device.l2_gbs = d.value("l2_gbs", data.device.l2_gbs);
+    data.device.threads_per_sm =
+        static_cast<int>(d.value("threads_per_sm", int64_t{data.device.threads_per_sm}));
+    data.device.blocks_per_sm =
+        static_cast<int>(d.value("blocks_per_sm", int64_t{data.device.blocks_per_sm}));
+    if (!doc.contains("matrices"))
+      throw Error("no \"matrices\" with their features: a bench JSON of an older spx (run it again)");
+    for (const json& m : doc.at("matrices"))
+      data.features[m.at("name").get<std::string>()] = features_from_json(m.at("features"));
+    // cuSPARSE SpMM: the best of its entries per (matrix, precision, L).
+    std::map<std::tuple<std::string, int, int64_t>, double> best;
+    for (const json& r : doc.at("results")) {
+      if (!r.value("checked", false)) continue;
+      const std::string kernel = r.at("kernel").get<std::string>();
+      if (kernel.find('#') != std::string::npos) continue;  // a variant, not the entry as planned
+      const std::string op = r.at("op").get<std::string>();
+      const int bytes = r.at("precision").get<std::string>() == "f32" ? 4 : 8;
+      const int64_t L = op == "spmm" ? r.at("cols_dense").get<int64_t>() : 0;
+      const double us = 1e3 * r.at("ms_median").get<double>();
+      const std::string matrix = r.at("matrix").get<std::string>();
+      if (op == "spmm" && kernel.rfind(kCusparseSpmmPrefix, 0) == 0) {
+        auto [it, inserted] = best.try_emplace({matrix, bytes, L}, us);
+        if (!inserted) it->second = std::min(it->second, us);
+        continue;
+      }
+      if ((op == "spmv" || op == "spmm") && model::modelled(kernel))
+        data.measurements.push_back({matrix, {kernel, bytes, L}, us});
+    }
+    for (const auto& [k, us] : best)
+      data.measurements.push_back({std::get<0>(k), {kCusparseSpmmBest, std::get<1>(k), std::get<2>(k)}, us});
+    return data;
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", source, e.what()));
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("{}: not a bench JSON the model can read: {}", source, e.what()));
+  }
+}
+
+ModelData load_model_data(const std::string& path) {
+  const auto text = io::read_text_file(path);
+  json doc;
+  try {
+    doc = json::parse(text.view());
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("{}: not JSON: {}", path, e.what()));
+  }
+  return model_data(doc, path);
+}
+
+std::vector<std::string> model_kernel_patterns() {
+  std::vector<std::string> k = model::spmv_kernels();
+  k.push_back("spmm_csr_row");
+  k.push_back("spmm_ellr_t_row");
+  // The cuSPARSE SpMM entries that were ever fastest on the H100 suites (bench/results/h100/spmm):
+  // their best is the model's "cusparse_spmm_best".
+  for (const char* c : {"cusparse_spmm_csr_alg2_row", "cusparse_spmm_csr_alg3_row",
+                        "cusparse_spmm_coo_alg4_row", "cusparse_spmm_coo_alg3_col"})
+    k.emplace_back(c);
+  return k;
+}
+
+}  // namespace spx::bench

@@ -1,0 +1,127 @@
+// Fitting and using the performance model (spx/model.hpp): per-kernel non-negative least squares
+// on relative error, predictions, and Guo & Wang's cross-architecture step.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "plan/nnls.hpp"
+#include "spx/error.hpp"
+#include "spx/model.hpp"
+
+namespace spx::model {
+
+const std::array<const char*, kTerms> kTermNames = {"launch",        "dram",   "l2",   "row_gather",
+                                                    "window_gather", "serial", "waves"};
+
+std::string KernelKey::label() const {
+  std::string s = fmt::format("{} {}", kernel, value_bytes == 4 ? "f32" : "f64");
+  if (cols_dense > 0) s += fmt::format(" L={}", cols_dense);
+  return s;
+}
+
+const KernelFit* Profile::find(const KernelKey& key) const {
+  for (const KernelFit& f : fits)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+const std::vector<std::string>& spmv_kernels() {
+  static const std::vector<std::string> k = {"csr_param",
+                                             "csr_vector",
+                                             "ell",
+                                             "ellr_t",
+                                             "coo",
+                                             "hyb",
+                                             "spmv_segsum",
+                                             "cusparse_csr_alg1",
+                                             "cusparse_csr_alg2",
+                                             "cusparse_coo_alg1",
+                                             "cusparse_sell_alg1"};
+  return k;
+}
+
+const std::vector<std::string>& spmm_kernels() {
+  static const std::vector<std::string> k = {"spmm_csr_row", "spmm_ellr_t_row", "cusparse_spmm_best"};
+  return k;
+}
+
+bool modelled(const std::string& kernel) {
+  const auto has = [&](const std::vector<std::string>& v) {
+    return std::find(v.begin(), v.end(), kernel) != v.end();
+  };
+  return has(spmv_kernels()) || has(spmm_kernels());
+}
+
+namespace {
+
+double dot(const std::array<double, kTerms>& c, const Terms& t) {
+  double s = 0;
+  for (int i = 0; i < kTerms; ++i) s += c[i] * t.x[i];
+  return s;
+}
+
+}  // namespace
+
+std::optional<double> predict_us(const Profile& profile, const KernelKey& key, const MatrixFeatures& f) {
+  const KernelFit* fit = profile.find(key);
+  if (fit == nullptr) return std::nullopt;
+  return dot(fit->coef, terms(key, f, profile.device));
+}
+
+std::optional<double> predict_cross_us(const Profile& ref, double measured_ref_us, const Profile& tar,
+                                       const KernelKey& key, const MatrixFeatures& f) {
+  const KernelFit* fr = ref.find(key);
+  const KernelFit* ft = tar.find(key);
+  if (fr == nullptr || ft == nullptr) return std::nullopt;
+  const double launch_ref = fr->coef[0], launch_tar = ft->coef[0];
+  const double above_ref = dot(fr->coef, terms(key, f, ref.device)) - launch_ref;
+  const double above_tar = dot(ft->coef, terms(key, f, tar.device)) - launch_tar;
+  if (!(above_ref > 0)) return launch_tar + std::max(0.0, measured_ref_us - launch_ref);
+  return launch_tar + std::max(0.0, measured_ref_us - launch_ref) * (above_tar / above_ref);
+}
+
+Profile fit(const DeviceBasics& device, const std::vector<Sample>& samples) {
+  Profile profile;
+  profile.device = device;
+  std::vector<KernelKey> keys;
+  for (const Sample& s : samples)
+    if (s.us > 0 && std::find(keys.begin(), keys.end(), s.key) == keys.end()) keys.push_back(s.key);
+  for (const KernelKey& key : keys) {
+    std::vector<const Sample*> mine;
+    for (const Sample& s : samples)
+      if (s.key == key && s.us > 0) mine.push_back(&s);
+    if (static_cast<int>(mine.size()) < kTerms) continue;
+    // Rows scaled by 1/t: least squares on relative error, what the goals are stated in.
+    const int rows = static_cast<int>(mine.size());
+    std::vector<double> A(static_cast<std::size_t>(rows) * kTerms), b(static_cast<std::size_t>(rows), 1.0);
+    std::vector<Terms> t(static_cast<std::size_t>(rows));
+    for (int i = 0; i < rows; ++i) {
+      t[static_cast<std::size_t>(i)] = terms(key, mine[static_cast<std::size_t>(i)]->features, device);
+      for (int j = 0; j < kTerms; ++j)
+        A[static_cast<std::size_t>(i) * kTerms + j] =
+            t[static_cast<std::size_t>(i)].x[j] / mine[static_cast<std::size_t>(i)]->us;
+    }
+    const std::vector<double> c = nnls(A, b, rows, kTerms);
+    KernelFit kf;
+    kf.key = key;
+    std::copy(c.begin(), c.end(), kf.coef.begin());
+    kf.samples = rows;
+    double sum = 0;
+    for (int i = 0; i < rows; ++i) {
+      const double e =
+          std::abs(dot(kf.coef, t[static_cast<std::size_t>(i)]) - mine[static_cast<std::size_t>(i)]->us) /
+          mine[static_cast<std::size_t>(i)]->us;
+      sum += e;
+      kf.max_abs_error = std::max(kf.max_abs_error, e);
+    }
+    kf.mean_abs_error = sum / rows;
+    profile.fits.push_back(kf);
+  }
+  return profile;
+}
+
+}  // namespace spx::model

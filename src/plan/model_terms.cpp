@@ -1,0 +1,187 @@
+// The model's terms per kernel (spx/model.hpp): what each kernel streams, gathers and walks, from
+// the matrix features and the parameters the kernel's fixed rule gives it (rules.hpp), so the
+// model sees the configuration that actually runs.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "spx/cuda/rules.hpp"
+#include "spx/error.hpp"
+#include "spx/model.hpp"
+
+namespace spx::model {
+namespace {
+
+constexpr double kIndexBytes = 4;
+constexpr double kSectorBytes = 32;
+constexpr double kUsPerSerialSlot = 0.1;  // LaunchShapeTable::ns_per_serial_slot
+// Kernel limits the model mirrors (bench/cuda_spmv*.cpp): the SpMV COO chunk, the HYB COO chunk,
+// SELL's slice.
+constexpr double kCooNnzPerWarp = 256;
+
+cuda::DeviceProps props_of(const DeviceBasics& d) {
+  cuda::DeviceProps p;
+  p.name = d.name;
+  p.sm_count = d.sm_count;
+  p.max_threads_per_sm = d.threads_per_sm;
+  p.max_blocks_per_sm = d.blocks_per_sm;
+  p.max_threads_per_block = 1024;
+  p.l2_bytes = static_cast<std::size_t>(d.l2_bytes);
+  return p;
+}
+
+// What the rules read of a matrix: the statistics the features carry.
+MatrixStats stats_of(const MatrixFeatures& f) {
+  MatrixStats s;
+  s.rows = f.rows;
+  s.cols = f.cols;
+  s.nnz = f.nnz;
+  s.min_row = f.min_row;
+  s.max_row = f.max_row;
+  s.avg_row = f.avg_row();
+  s.stddev_row = f.stddev_row();
+  s.empty_rows = f.empty_rows;
+  s.ell_padding_ratio =
+      f.nnz > 0 ? static_cast<double>(f.rows) * static_cast<double>(f.max_row) / static_cast<double>(f.nnz)
+                : 0.0;
+  return s;
+}
+
+double ceil_div(double a, double b) { return b > 0 ? std::ceil(a / b) : 0.0; }
+
+// The shape of one kernel's work, before the device's rates turn it into times.
+struct Work {
+  double matrix_bytes = 0;    // the kernel's copy of A it reads (per pass)
+  double passes = 1;          // reads of A (SpMM: column passes)
+  double dense_in_bytes = 0;  // x or B read once (first touch of each sector)
+  double out_bytes = 0;       // y or C written
+  double row_gather = 0;      // bytes of x (B) fetched row by row through L2
+  double window_gather = 0;   // bytes fetched by 32-row windows through L2
+  double serial_slots = 0;    // the longest serial walk of one thread group
+  double units = 0;           // threads of the grid (for the waves term)
+};
+
+Work work_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DeviceProps& props) {
+  const double v = key.value_bytes;
+  const int p = key.value_bytes == 4 ? MatrixFeatures::kF32 : MatrixFeatures::kF64;
+  const double rows = static_cast<double>(f.rows), nnz = static_cast<double>(f.nnz);
+  const double rows_padded = std::ceil(rows / 32) * 32;
+  const MatrixStats s = stats_of(f);
+  const std::string& k = key.kernel;
+  Work w;
+  const double csr_bytes = nnz * (v + kIndexBytes) + (rows + 1) * kIndexBytes;
+  if (key.cols_dense == 0) {
+    w.dense_in_bytes = static_cast<double>(f.x_sectors[p]) * kSectorBytes;
+    w.out_bytes = rows * v;
+    w.row_gather = static_cast<double>(f.row_sectors[p]) * kSectorBytes;
+    w.window_gather = static_cast<double>(f.window_sectors[p]) * kSectorBytes;
+    if (k == "csr_param") {
+      const cuda::CsrSpmvParams c = cuda::csr_fixed_rule(s, props);
+      const int64_t threshold = cuda::csr_long_row_threshold(f.nnz, c, props);
+      w.matrix_bytes = csr_bytes;
+      w.serial_slots = static_cast<double>(std::min(f.max_row, threshold)) / c.coop;
+      w.units = rows * c.coop;
+    } else if (k == "csr_vector" || k == "cusparse_csr_alg1") {
+      w.matrix_bytes = csr_bytes;
+      w.serial_slots = static_cast<double>(f.max_row) / 32;
+      w.units = rows * 32;
+    } else if (k == "csr_scalar") {
+      w.matrix_bytes = csr_bytes;
+      w.serial_slots = static_cast<double>(f.max_row);
+      w.units = rows;
+    } else if (k == "cusparse_csr_alg2" || k == "spmv_segsum") {
+      w.matrix_bytes = csr_bytes;
+      w.units = nnz / 16;  // nonzero-balanced: a lane per ~16 nonzeros
+    } else if (k == "coo" || k == "cusparse_coo_alg1") {
+      w.matrix_bytes = nnz * (v + 2 * kIndexBytes);
+      w.units = ceil_div(nnz, kCooNnzPerWarp) * 32;
+    } else if (k == "ell") {
+      w.matrix_bytes = rows_padded * static_cast<double>(f.max_row) * (v + kIndexBytes);
+      w.serial_slots = static_cast<double>(f.max_row);
+      w.units = rows;
+    } else if (k == "ellr_t") {
+      const cuda::EllrTConfig c = cuda::ellr_t_rule(s, props);
+      w.matrix_bytes = nnz * (v + kIndexBytes) + rows * kIndexBytes;
+      w.serial_slots = static_cast<double>(f.max_row) / c.threads_per_row;
+      w.units = rows * c.threads_per_row;
+    } else if (k == "hyb") {
+      const double width = static_cast<double>(f.hyb_width);
+      const double tail = nnz - static_cast<double>(f.hyb_ell_nnz);
+      w.matrix_bytes = rows_padded * width * (v + kIndexBytes) + tail * (v + 2 * kIndexBytes);
+      w.serial_slots = width;
+      w.units = rows + ceil_div(tail, kCooNnzPerWarp) * 32;
+    } else if (k == "cusparse_sell_alg1") {
+      w.matrix_bytes = static_cast<double>(f.sell_slots) * (v + kIndexBytes);
+      w.serial_slots = static_cast<double>(f.max_row);
+      w.units = rows;
+    } else {
+      throw Error(fmt::format("model: no SpMV model for kernel '{}'", k));
+    }
+    return w;
+  }
+  // SpMM with L columns (row-major B and C).
+  const double L = static_cast<double>(key.cols_dense);
+  w.dense_in_bytes = static_cast<double>(f.nonempty_cols) * L * v;
+  w.out_bytes = rows * L * v;
+  w.row_gather = nnz * L * v;  // every nonzero's row segment of B
+  w.window_gather = static_cast<double>(f.window_sectors[MatrixFeatures::kColumn]) * L * v;
+  if (k == "spmm_csr_row") {
+    const cuda::SpmmCsrConfig c = cuda::spmm_csr_rule(s, key.cols_dense, props, key.value_bytes);
+    w.matrix_bytes = csr_bytes;
+    w.passes = ceil_div(L, c.cols_per_pass);
+    // V columns per lane, L_c / V column lanes, the group's other lanes split the row's nonzeros.
+    const int per_lane =
+        c.cols_per_lane > 0 ? c.cols_per_lane : std::max(1, c.cols_per_pass / c.threads_per_row);
+    const double splitting = std::max(1, c.threads_per_row / std::max(1, c.cols_per_pass / per_lane));
+    const double longest = c.tile_items > 0
+                               ? static_cast<double>(c.tile_items)
+                               : static_cast<double>(std::min<int64_t>(f.max_row, c.long_row_nnz));
+    w.serial_slots = longest / splitting;
+    w.units = rows * c.threads_per_row * w.passes;
+  } else if (k == "spmm_ellr_t_row") {
+    const cuda::SpmmEllrConfig c = cuda::spmm_ellr_rule(s, key.cols_dense, props);
+    w.matrix_bytes = nnz * (v + kIndexBytes) + rows * kIndexBytes;
+    w.passes = ceil_div(L, c.cols_per_pass);
+    w.serial_slots = static_cast<double>(f.max_row) / c.threads_per_row;
+    w.units = rows * c.threads_per_row * w.passes;
+  } else if (k == "cusparse_spmm_best") {
+    w.matrix_bytes = csr_bytes;
+    w.serial_slots = static_cast<double>(f.max_row) / 32;
+    w.units = rows * 32;
+  } else {
+    throw Error(fmt::format("model: no SpMM model for kernel '{}'", k));
+  }
+  return w;
+}
+
+}  // namespace
+
+Terms terms(const KernelKey& key, const MatrixFeatures& f, const DeviceBasics& device) {
+  if (key.value_bytes != 4 && key.value_bytes != 8)
+    throw Error(fmt::format("model: value_bytes must be 4 or 8, got {}", key.value_bytes));
+  const cuda::DeviceProps props = props_of(device);
+  const Work w = work_of(key, f, props);
+  Terms t;
+  const double stream = w.matrix_bytes * w.passes + w.dense_in_bytes + w.out_bytes;
+  // The working set's L2-resident share: all of it below 3/4 of the L2 (warm runs then stream A
+  // from L2), none above 1.5 L2 (LRU-like replacement thrashes), linear in between.
+  const double working_set = w.matrix_bytes + w.dense_in_bytes + w.out_bytes;
+  const double l2 = static_cast<double>(device.l2_bytes);
+  const double resident = std::clamp((1.5 * l2 - working_set) / (0.75 * l2), 0.0, 1.0);
+  const double us_per_byte_dram = 1.0 / (device.copy_gbs * 1e3);
+  const double us_per_byte_l2 = 1.0 / (device.l2_gbs * 1e3);
+  t.x[0] = 1.0;
+  t.x[1] = stream * (1 - resident) * us_per_byte_dram;
+  t.x[2] = stream * resident * us_per_byte_l2;
+  t.x[3] = w.row_gather * us_per_byte_l2;
+  t.x[4] = w.window_gather * us_per_byte_l2;
+  t.x[5] = w.serial_slots * kUsPerSerialSlot;
+  const double resident_threads = static_cast<double>(device.sm_count) * device.threads_per_sm;
+  t.x[6] = ceil_div(w.units, resident_threads);
+  return t;
+}
+
+}  // namespace spx::model
