@@ -44,6 +44,8 @@ ModelData model_data(const json& doc, const std::string& source) {
         static_cast<int>(d.value("threads_per_sm", int64_t{data.device.threads_per_sm}));
     data.device.blocks_per_sm =
         static_cast<int>(d.value("blocks_per_sm", int64_t{data.device.blocks_per_sm}));
+    data.commit = doc.value("commit", "");
+    data.date = doc.value("date", "");
     if (!doc.contains("matrices"))
       throw Error("no \"matrices\" with their features: a bench JSON of an older spx (run it again)");
     for (const json& m : doc.at("matrices"))

@@ -23,6 +23,7 @@ struct ModelMeasurement {
 
 struct ModelData {
   model::DeviceBasics device;
+  std::string commit, date;                        // of the run
   std::map<std::string, MatrixFeatures> features;  // by matrix name
   std::vector<ModelMeasurement> measurements;      // checked results of modelled kernels only
   // The samples of the matrices that have features.

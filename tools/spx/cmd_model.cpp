@@ -120,6 +120,25 @@ bool l2_resident(const MatrixFeatures& f, int64_t l2_bytes) {
 
 // --- calibrate ---------------------------------------------------------------------------------
 
+// The fit's table (on stdout, or stderr when the profile goes to stdout) and the profile itself.
+void write_profile(const model::Profile& profile, const std::string& path, double seconds) {
+  std::ostream& out = human_output(path.empty() ? "-" : path);
+  fmt::print(out, "{}: copy {:.0f} GB/s, L2 {:.0f} GB/s, {} SMs, {:.0f} MiB L2{}\n", profile.device.name,
+             profile.device.copy_gbs, profile.device.l2_gbs, profile.device.sm_count,
+             static_cast<double>(profile.device.l2_bytes) / (1 << 20),
+             seconds > 0 ? fmt::format("; calibrated in {:.0f} s", seconds) : std::string());
+  fmt::print(out, "{:<34}{:>8}{:>10}{:>10}\n", "kernel (fit on its samples)", "samples", "mean err", "worst");
+  for (const model::KernelFit& f : profile.fits)
+    fmt::print(out, "{:<34}{:>8}{:>9.1f}%{:>9.1f}%\n", f.key.label(), f.samples, 100 * f.mean_abs_error,
+               100 * f.max_abs_error);
+  if (profile.fits.empty()) throw Error("no kernel had enough timed samples to fit");
+  const std::string text = model::to_json(profile);
+  if (path.empty() || path == "-")
+    fmt::print("{}", text);
+  else
+    bench::write_json(path, json::parse(text));
+}
+
 struct CalibrateOptions {
   std::string profile_path;
   std::string bench_json;
@@ -146,24 +165,38 @@ void run_calibrate(const CalibrateOptions& c) {
   profile.date = report.date;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
+  write_profile(profile, c.profile_path, seconds);
   std::ostream& out = human_output(c.profile_path);
-  fmt::print(out, "{}: copy {:.0f} GB/s, L2 {:.0f} GB/s, {} SMs, {:.0f} MiB L2; calibrated in {:.0f} s\n",
-             profile.device.name, profile.device.copy_gbs, profile.device.l2_gbs, profile.device.sm_count,
-             static_cast<double>(profile.device.l2_bytes) / (1 << 20), seconds);
-  fmt::print(out, "{:<34}{:>8}{:>10}{:>10}\n", "kernel (fit on the calibration suite)", "samples", "mean err",
-             "worst");
-  for (const model::KernelFit& f : profile.fits)
-    fmt::print(out, "{:<34}{:>8}{:>9.1f}%{:>9.1f}%\n", f.key.label(), f.samples, 100 * f.mean_abs_error,
-               100 * f.max_abs_error);
   for (const std::string& note : report.notes) fmt::print(out, "note: {}\n", note);
-  if (profile.fits.empty()) throw Error("no kernel had enough timed samples to fit");
-  const std::string text = model::to_json(profile);
-  if (c.profile_path.empty() || c.profile_path == "-")
-    fmt::print("{}", text);
-  else
-    bench::write_json(c.profile_path, json::parse(text));
   if (report.failed_checks > 0)
     throw Error(fmt::format("{} kernel run(s) failed their check (see the notes)", report.failed_checks));
+}
+
+// --- fit ---------------------------------------------------------------------------------------
+
+struct FitOptions {
+  std::vector<std::string> bench_files;
+  std::string profile_path;
+};
+
+// The fit alone, from committed calibration measurements (spx model calibrate --bench-json): the
+// script-free way to refit a profile after the model's terms change.
+void run_fit(const FitOptions& f) {
+  std::vector<model::Sample> samples;
+  std::optional<bench::ModelData> first;
+  for (const std::string& file : f.bench_files) {
+    bench::ModelData d = bench::load_model_data(file);
+    if (first && d.device.name != first->device.name)
+      throw Error(fmt::format("{} was measured on {}, {} on {}: fit one GPU at a time", file, d.device.name,
+                              f.bench_files.front(), first->device.name));
+    const std::vector<model::Sample> s = d.samples();
+    samples.insert(samples.end(), s.begin(), s.end());
+    if (!first) first = std::move(d);
+  }
+  model::Profile profile = model::fit(first->device, samples);
+  profile.commit = first->commit;
+  profile.date = first->date;
+  write_profile(profile, f.profile_path, 0);
 }
 
 // --- validate ----------------------------------------------------------------------------------
@@ -310,8 +343,9 @@ void print_device_features(std::ostream& out, const Csr<double, int32_t>& A, con
   const MatrixFeatures device = cuda::features(ctx, dA, &ms);
   const auto spmv = measured_us.find(model::KernelKey{"csr_param", 8, 0}.label());
   fmt::print(out, "features on the GPU in {:.1f} us{}: {} the host's\n", 1e3 * ms,
-             spmv == measured_us.end() ? std::string()
-                                       : fmt::format(" = {:.2f} csr_param f64 SpMVs", 1e3 * ms / spmv->second),
+             spmv == measured_us.end()
+                 ? std::string()
+                 : fmt::format(" = {:.2f} csr_param f64 SpMVs", 1e3 * ms / spmv->second),
              device == host ? "equal to" : "DIFFERENT FROM");
   if (!(device == host)) throw Error("the GPU's features differ from the host's: a bug, please report it");
 #else
@@ -409,7 +443,7 @@ void run_predict(const PredictOptions& p) {
 }  // namespace
 
 void add_model_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("model", "The performance model: calibrate, predict, validate");
+  CLI::App* cmd = app.add_subcommand("model", "The performance model: calibrate, fit, predict, validate");
   cmd->require_subcommand(1);
 
   auto c = std::make_shared<CalibrateOptions>();
@@ -446,6 +480,16 @@ void add_model_command(CLI::App& app) {
   pre->add_option("--json", p->json_path, "Also write the predictions as JSON")->type_name("FILE|-");
   pre->callback([p] { run_predict(*p); });
 
+  auto fo = std::make_shared<FitOptions>();
+  CLI::App* fit =
+      cmd->add_subcommand("fit", "Fit a profile from calibration measurements (bench JSON) alone");
+  fit->add_option("bench", fo->bench_files, "Bench JSON of one GPU (spx model calibrate --bench-json)")
+      ->required()
+      ->type_name("FILE");
+  fit->add_option("--json", fo->profile_path, "Write the profile to FILE ('-' or none: stdout)")
+      ->type_name("FILE");
+  fit->callback([fo] { run_fit(*fo); });
+
   auto v = std::make_shared<ValidateOptions>();
   CLI::App* val =
       cmd->add_subcommand("validate", "Errors of the model against the times in bench JSON files");
@@ -460,6 +504,7 @@ void add_model_command(CLI::App& app) {
   val->callback([v] { run_validate(*v); });
   cmd->footer(R"(Examples:
   spx model calibrate --json data/profiles/h100.json --bench-json calibration-h100.json
+  spx model fit calibration-h100.json --json data/profiles/h100.json
   spx model predict cage11.mtx.gz
   spx model validate bench-h100.json --profile data/profiles/h100.json
   spx model validate bench-h200.json --profile h200.json --from h100.json --measured bench-h100.json)");
