@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -207,6 +208,8 @@ struct ValidateOptions {
   std::string from_profile;
   std::vector<std::string> from_bench;
   std::string json_path;
+  bool per_matrix = false;
+  std::string terms_csv;
 };
 
 using ProblemKey = std::tuple<std::string, int, int64_t>;  // matrix, value bytes, L
@@ -230,6 +233,14 @@ void run_validate(const ValidateOptions& v) {
   std::map<std::string, std::map<std::string, ErrorStats>> same;  // key label -> class -> stats
   std::map<std::string, std::map<std::string, ErrorStats>> cross, naive;
   std::map<ProblemKey, std::vector<std::pair<double, double>>> picks;  // (predicted, measured) per kernel
+  std::unique_ptr<std::ofstream> csv;
+  if (!v.terms_csv.empty()) {
+    csv = std::make_unique<std::ofstream>(v.terms_csv);
+    if (!*csv) throw Error(fmt::format("{}: cannot open for writing", v.terms_csv));
+    *csv << "matrix,kernel,value_bytes,cols_dense,measured_us";
+    for (const char* t : model::kTermNames) *csv << ',' << t;
+    *csv << '\n';
+  }
   for (const std::string& file : v.bench_files) {
     const bench::ModelData d = bench::load_model_data(file);
     for (const bench::ModelMeasurement& m : d.measurements) {
@@ -237,7 +248,16 @@ void run_validate(const ValidateOptions& v) {
       if (f == d.features.end()) continue;
       const std::string cls = l2_resident(f->second, target.device.l2_bytes) ? "l2" : "dram";
       const std::string label = m.key.label();
+      if (csv) {
+        *csv << m.matrix << ',' << m.key.kernel << ',' << m.key.value_bytes << ',' << m.key.cols_dense << ','
+             << fmt::format("{}", m.us);
+        for (double x : model::terms(m.key, f->second, target.device).x) *csv << ',' << fmt::format("{}", x);
+        *csv << '\n';
+      }
       if (const auto p = model::predict_us(target, m.key, f->second)) {
+        if (v.per_matrix)
+          fmt::print("{:<24} {:<30} {:<4} predicted {:>10.2f} us measured {:>10.2f} us {:>+7.1f}%\n",
+                     m.matrix, label, cls, *p, m.us, 100 * (*p - m.us) / m.us);
         same[label][cls].add(*p, m.us);
         same[label]["all"].add(*p, m.us);
         picks[{m.matrix, m.key.value_bytes, m.key.cols_dense}].push_back({*p, m.us});
@@ -501,6 +521,11 @@ void add_model_command(CLI::App& app) {
   val->add_option("--measured", v->from_bench, "Cross-GPU: bench JSON measured on the reference GPU")
       ->type_name("FILE");
   val->add_option("--json", v->json_path, "Also write the error tables as JSON")->type_name("FILE|-");
+  val->add_flag("--per-matrix", v->per_matrix, "Print every prediction beside its measurement");
+  val->add_option(
+         "--terms-csv", v->terms_csv,
+         "Write every measurement with the model's terms on the target device (to study the model's form)")
+      ->type_name("FILE");
   val->callback([v] { run_validate(*v); });
   cmd->footer(R"(Examples:
   spx model calibrate --json data/profiles/h100.json --bench-json calibration-h100.json
