@@ -92,6 +92,14 @@ const std::vector<SuiteMatrix>& calibration_suite() {
        799'528, "2 rows of 32K among short ones, 30% empty"},
       {"cal_longrows_1m", "longrows:rows=1048576,cols=1048576,long=4,len=262144,empty=0.5,short=4,seed=118",
        3'145'720, "4 rows of 256K, half the rows empty"},
+      // Uniform long rows (a thread-per-row kernel's serial walk) and mildly spread graph-like rows
+      // (ELLR-T still runs: padding ~10), added after the first fits never saw either.
+      {"cal_random_2k_1024", "random:rows=2048,len=1024,seed=131", 2'097'152, "uniform rows of 1024, 2K rows"},
+      {"cal_random_16k_256", "random:rows=16384,len=256,seed=132", 4'194'304, "uniform rows of 256"},
+      {"cal_spread_16k", "longrows:rows=16384,cols=16384,long=64,len=60,empty=0,short=5,seed=133", 85'440,
+       "64 rows of 60 among rows of 5 (ELL padding 11)"},
+      {"cal_spread_64k", "longrows:rows=65536,cols=65536,long=256,len=40,empty=0.1,short=6,seed=134", 362'752,
+       "256 rows of 40 among rows of 6, 10% empty (ELL padding 7)"},
   };
   return suite;
 }

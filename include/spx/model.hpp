@@ -12,6 +12,8 @@
 //     + c_window · x sectors gathered by 32-row windows / L2 bandwidth
 //     + c_serial · the longest serial walk of one thread group (slots × 0.1 µs)
 //     + c_waves  · waves of the grid over the resident threads (Guo & Wang's strips)
+//     + c_extra  · launches beyond the first this matrix makes the kernel do (HYB's COO tail, the
+//                  segmented sum's synchronizer, the CSR SpMM's long-row pass)
 //
 // The coefficients are fitted per (kernel, precision, L) by non-negative least squares on relative
 // error (model/fit) from timings of generated matrices on the GPU (`spx model calibrate`), and kept
@@ -30,7 +32,7 @@
 
 namespace spx::model {
 
-inline constexpr int kTerms = 7;
+inline constexpr int kTerms = 8;
 // Term names, in order, as the profile JSON writes them.
 extern const std::array<const char*, kTerms> kTermNames;
 

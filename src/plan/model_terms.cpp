@@ -62,6 +62,7 @@ struct Work {
   double window_gather = 0;   // bytes fetched by 32-row windows through L2
   double serial_slots = 0;    // the longest serial walk of one thread group
   double units = 0;           // threads of the grid (for the waves term)
+  double extra_launches = 0;  // launches beyond the first
 };
 
 Work work_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DeviceProps& props) {
@@ -92,9 +93,16 @@ Work work_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DevicePr
       w.matrix_bytes = csr_bytes;
       w.serial_slots = static_cast<double>(f.max_row);
       w.units = rows;
-    } else if (k == "cusparse_csr_alg2" || k == "spmv_segsum") {
+    } else if (k == "cusparse_csr_alg2") {
       w.matrix_bytes = csr_bytes;
       w.units = nnz / 16;  // nonzero-balanced: a lane per ~16 nonzeros
+    } else if (k == "spmv_segsum") {
+      w.matrix_bytes = csr_bytes;
+      const int npl = cuda::segsum_nnz_per_lane(f.nnz, props);
+      const double warps = ceil_div(nnz, 32.0 * npl);
+      w.units = warps * 32;
+      // The synchronizer's second launch where the grid is too large to complete rows.
+      w.extra_launches = cuda::segsum_completes_rows(static_cast<int64_t>(warps), props) ? 0 : 1;
     } else if (k == "coo" || k == "cusparse_coo_alg1") {
       w.matrix_bytes = nnz * (v + 2 * kIndexBytes);
       w.units = ceil_div(nnz, kCooNnzPerWarp) * 32;
@@ -113,6 +121,8 @@ Work work_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DevicePr
       w.matrix_bytes = rows_padded * width * (v + kIndexBytes) + tail * (v + 2 * kIndexBytes);
       w.serial_slots = width;
       w.units = rows + ceil_div(tail, kCooNnzPerWarp) * 32;
+      // A COO tail adds its chunk and boundary kernels to the ELL one.
+      w.extra_launches = tail > 0 ? 2 : 0;
     } else if (k == "cusparse_sell_alg1") {
       w.matrix_bytes = static_cast<double>(f.sell_slots) * (v + kIndexBytes);
       w.serial_slots = static_cast<double>(f.max_row);
@@ -141,6 +151,8 @@ Work work_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DevicePr
                                : static_cast<double>(std::min<int64_t>(f.max_row, c.long_row_nnz));
     w.serial_slots = longest / splitting;
     w.units = rows * c.threads_per_row * w.passes;
+    // The long-row pass: a memset and a second kernel.
+    w.extra_launches = c.tile_items == 0 && c.long_row_nnz != cuda::kSpmmNoLongRows ? 2 : 0;
   } else if (k == "spmm_ellr_t_row") {
     const cuda::SpmmEllrConfig c = cuda::spmm_ellr_rule(s, key.cols_dense, props);
     w.matrix_bytes = nnz * (v + kIndexBytes) + rows * kIndexBytes;
@@ -181,6 +193,7 @@ Terms terms(const KernelKey& key, const MatrixFeatures& f, const DeviceBasics& d
   t.x[5] = w.serial_slots * kUsPerSerialSlot;
   const double resident_threads = static_cast<double>(device.sm_count) * device.threads_per_sm;
   t.x[6] = ceil_div(w.units, resident_threads);
+  t.x[7] = w.extra_launches;
   return t;
 }
 

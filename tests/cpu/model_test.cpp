@@ -91,7 +91,7 @@ TEST(Model, LargerWorkingSetsLeaveTheL2) {
 // Times made from known coefficients: the fit reproduces them (its answer may differ where terms
 // are collinear on these samples, the predictions may not).
 TEST(Model, FitReproducesSynthesizedTimes) {
-  const std::array<double, model::kTerms> truth = {4.0, 1.1, 1.3, 0.2, 0.7, 0.5, 0.8};
+  const std::array<double, model::kTerms> truth = {4.0, 1.1, 1.3, 0.2, 0.7, 0.5, 0.8, 3.0};
   std::vector<model::Sample> samples;
   for (const KernelKey& key : all_keys()) {
     int i = 0;
@@ -128,7 +128,7 @@ TEST(Model, ProfileJsonRoundTrips) {
   p.date = "2026-11-25T12:00:00Z";
   model::KernelFit f;
   f.key = {"spmm_csr_row", 4, 32};
-  f.coef = {1, 2, 3, 4, 5, 6, 7};
+  f.coef = {1, 2, 3, 4, 5, 6, 7, 8};
   f.samples = 17;
   f.mean_abs_error = 0.03;
   f.max_abs_error = 0.2;
@@ -154,7 +154,7 @@ TEST(Model, CrossGpuScalesTheTimeAboveTheLaunchTerm) {
   tar.device.l2_gbs = ref.device.l2_gbs;
   model::KernelFit k;
   k.key = {"csr_param", 8, 0};
-  k.coef = {3, 1, 1, 1, 1, 1, 1};
+  k.coef = {3, 1, 1, 1, 1, 1, 1, 1};
   ref.fits.push_back(k);
   tar.fits.push_back(k);
   const auto large = spx::features(gen::generate<double>("random:rows=4000000,len=8,seed=1"));

@@ -232,7 +232,11 @@ void run_validate(const ValidateOptions& v) {
 
   std::map<std::string, std::map<std::string, ErrorStats>> same;  // key label -> class -> stats
   std::map<std::string, std::map<std::string, ErrorStats>> cross, naive;
-  std::map<ProblemKey, std::vector<std::pair<double, double>>> picks;  // (predicted, measured) per kernel
+  struct Run {
+    std::string kernel;
+    double predicted, measured;
+  };
+  std::map<ProblemKey, std::vector<Run>> picks;
   std::unique_ptr<std::ofstream> csv;
   if (!v.terms_csv.empty()) {
     csv = std::make_unique<std::ofstream>(v.terms_csv);
@@ -260,7 +264,7 @@ void run_validate(const ValidateOptions& v) {
                      m.matrix, label, cls, *p, m.us, 100 * (*p - m.us) / m.us);
         same[label][cls].add(*p, m.us);
         same[label]["all"].add(*p, m.us);
-        picks[{m.matrix, m.key.value_bytes, m.key.cols_dense}].push_back({*p, m.us});
+        picks[{m.matrix, m.key.value_bytes, m.key.cols_dense}].push_back({m.key.kernel, *p, m.us});
       }
       if (ref) {
         const auto r = ref_us.find({m.matrix, label});
@@ -302,21 +306,32 @@ void run_validate(const ValidateOptions& v) {
             .c_str(),
         cross, &naive);
   // Ranking: the kernel the model predicts fastest, as a fraction of the fastest measured.
+  struct Pick {
+    double fraction;
+    std::string problem, picked, fastest;
+  };
+  std::vector<Pick> worst;
   std::vector<double> fractions;
   for (const auto& [problem, runs] : picks) {
     if (runs.size() < 2) continue;
-    const auto pick =
-        std::min_element(runs.begin(), runs.end(), [](auto& a, auto& b) { return a.first < b.first; });
-    const double fastest = std::min_element(runs.begin(), runs.end(), [](auto& a, auto& b) {
-                             return a.second < b.second;
-                           })->second;
-    fractions.push_back(fastest / pick->second);
+    const auto pick = std::min_element(runs.begin(), runs.end(),
+                                       [](auto& a, auto& b) { return a.predicted < b.predicted; });
+    const auto best =
+        std::min_element(runs.begin(), runs.end(), [](auto& a, auto& b) { return a.measured < b.measured; });
+    fractions.push_back(best->measured / pick->measured);
+    worst.push_back({fractions.back(),
+                     fmt::format("{} {}{}", std::get<0>(problem), std::get<1>(problem) == 4 ? "f32" : "f64",
+                                 std::get<2>(problem) > 0 ? fmt::format(" L={}", std::get<2>(problem)) : ""),
+                     fmt::format("{} ({:.1f} us)", pick->kernel, pick->measured),
+                     fmt::format("{} ({:.1f} us)", best->kernel, best->measured)});
   }
-  fmt::print(out,
-             "\nthe model's pick: {:.1f}% of the fastest measured kernel (geomean over {} problems), worst "
-             "{:.1f}%\n",
-             100 * geomean(fractions), fractions.size(),
-             fractions.empty() ? 0.0 : 100 * *std::min_element(fractions.begin(), fractions.end()));
+  std::sort(worst.begin(), worst.end(), [](const Pick& a, const Pick& b) { return a.fraction < b.fraction; });
+  fmt::print(
+      out, "\nthe model's pick: {:.1f}% of the fastest measured kernel (geomean over {} problems); worst:\n",
+      100 * geomean(fractions), fractions.size());
+  for (std::size_t i = 0; i < std::min<std::size_t>(5, worst.size()); ++i)
+    fmt::print(out, "  {:>5.1f}%  {:<28} picked {:<34} fastest {}\n", 100 * worst[i].fraction,
+               worst[i].problem, worst[i].picked, worst[i].fastest);
   if (!v.json_path.empty()) {
     auto tables = [](const std::map<std::string, std::map<std::string, ErrorStats>>& t) {
       json j = json::object();
