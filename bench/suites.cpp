@@ -94,7 +94,8 @@ const std::vector<SuiteMatrix>& calibration_suite() {
        3'145'720, "4 rows of 256K, half the rows empty"},
       // Uniform long rows (a thread-per-row kernel's serial walk) and mildly spread graph-like rows
       // (ELLR-T still runs: padding ~10), added after the first fits never saw either.
-      {"cal_random_2k_1024", "random:rows=2048,len=1024,seed=131", 2'097'152, "uniform rows of 1024, 2K rows"},
+      {"cal_random_2k_1024", "random:rows=2048,len=1024,seed=131", 2'097'152,
+       "uniform rows of 1024, 2K rows"},
       {"cal_random_16k_256", "random:rows=16384,len=256,seed=132", 4'194'304, "uniform rows of 256"},
       {"cal_spread_16k", "longrows:rows=16384,cols=16384,long=64,len=60,empty=0,short=5,seed=133", 85'440,
        "64 rows of 60 among rows of 5 (ELL padding 11)"},

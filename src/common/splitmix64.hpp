@@ -2,8 +2,9 @@
 // the one copy of its constants in spx. Internal host code, constexpr; used by the structure
 // fingerprint (src/matrix/stats.cpp), the generators' random streams (src/generate/random.hpp) and
 // the benchmark's inputs (bench/engine.cpp), and on the device too by the matrix features' sector
-// hash (src/plan/features_detail.hpp), which must hash the same on both sides. Changing anything here changes every fingerprint,
-// generated matrix and benchmark input: tests/cpu/stats_test.cpp and generate_test.cpp pin them.
+// hash (src/plan/features_detail.hpp), which must hash the same on both sides. Changing anything here changes
+// every fingerprint, generated matrix and benchmark input: tests/cpu/stats_test.cpp and generate_test.cpp pin
+// them.
 #pragma once
 
 #include <cstdint>

@@ -14,8 +14,8 @@
 
 namespace spx::model {
 
-const std::array<const char*, kTerms> kTermNames = {"launch", "dram",   "l2",    "row_gather", "window_gather",
-                                                    "serial", "waves", "extra_launches"};
+const std::array<const char*, kTerms> kTermNames = {"launch",        "dram",   "l2",    "row_gather",
+                                                    "window_gather", "serial", "waves", "extra_launches"};
 
 std::string KernelKey::label() const {
   std::string s = fmt::format("{} {}", kernel, value_bytes == 4 ? "f32" : "f64");

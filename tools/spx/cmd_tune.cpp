@@ -407,7 +407,8 @@ void add_tune_command(CLI::App& app) {
       "Exhaustive search of the CSR SpMV parameters (coop, block size, repeat) against the fixed rule");
   cmd->add_option("matrices", o->inputs, "Matrix Market files, folders of them, or generator specs")
       ->type_name("FILE|DIR|SPEC");
-  cmd->add_option("--suite", o->suites, "Named matrix set: small, standard, shared, calibration or validation (repeatable)")
+  cmd->add_option("--suite", o->suites,
+                  "Named matrix set: small, standard, shared, calibration or validation (repeatable)")
       ->type_name("NAME");
   cmd->add_option("--precision", o->precisions, "Precisions: f32, f64 or f32,f64")->capture_default_str();
   cmd->add_option("--coop", o->coops, "Threads per row to try")->type_name("LIST")->capture_default_str();

@@ -11,9 +11,9 @@
 #include "spx/version.hpp"
 
 namespace spx::cli {
-void add_tune_command(CLI::App& app);  // cmd_tune.cpp
-void add_spmm_command(CLI::App& app);  // cmd_spmm.cpp
-void add_gemm_command(CLI::App& app);  // cmd_gemm.cpp
+void add_tune_command(CLI::App& app);   // cmd_tune.cpp
+void add_spmm_command(CLI::App& app);   // cmd_spmm.cpp
+void add_gemm_command(CLI::App& app);   // cmd_gemm.cpp
 void add_model_command(CLI::App& app);  // cmd_model.cpp
 }  // namespace spx::cli
 
