@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/name_value_lines.hpp"
 #include "common/splitmix64.hpp"
 
 namespace spx {
@@ -107,14 +108,7 @@ std::string to_string(const MatrixStats& s) {
       {"ell_padding_ratio", fmt::format("{:.6g}", s.ell_padding_ratio)},
       {"fingerprint", fmt::format("{:016x}", s.fingerprint)},
   };
-  std::size_t name_width = 0;
-  for (const auto& line : lines) name_width = std::max(name_width, line.first.size() + 1);
-  std::string out;
-  for (const auto& [name, value] : lines) {
-    if (!out.empty()) out += '\n';
-    out += fmt::format("{:<{}} {}", fmt::format("{}:", name), name_width, value);
-  }
-  return out;
+  return detail::name_value_lines(lines);
 }
 
 std::ostream& operator<<(std::ostream& os, const MatrixStats& s) { return os << to_string(s); }

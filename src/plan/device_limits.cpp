@@ -49,6 +49,24 @@ int64_t serial_slot_budget(const MatrixStats& stats, const DeviceProps& device, 
   return std::max(t.min_serial_slots, static_cast<int64_t>(stream_ns / t.ns_per_serial_slot));
 }
 
+int threads_per_row(const MatrixStats& stats, const DeviceProps& device, const RuleTables& tables,
+                    const std::vector<AverageRowStep>& by_avg_row, double small_min_slots_per_thread) {
+  // Step 1: T from the average row length.
+  int threads = step_for_average_row(by_avg_row, stats.avg_row);
+  // Step 2: small matrices. Fewer rows × T threads than the device keeps resident leave SMs without
+  // loads in flight; doubling T doubles the threads and halves each group's walk, while an average
+  // row still gives every thread of the group its slots.
+  const int64_t resident = resident_threads(device);
+  while (threads < 32 && stats.rows * threads < resident &&
+         small_min_slots_per_thread * threads <= stats.avg_row)
+    threads *= 2;
+  // Step 3: a few very long rows. The group of the longest row is the critical path once its serial
+  // walk outlasts streaming the matrix.
+  const int64_t budget = serial_slot_budget(stats, device, tables);
+  while (threads < 32 && (stats.max_row + threads - 1) / threads > budget) threads *= 2;
+  return threads;
+}
+
 int smallest_full_occupancy_block(const DeviceProps& device) {
   const DeviceLimits d = device_limits(device);
   return std::clamp((d.threads_per_sm / d.blocks_per_sm + 31) / 32 * 32, 32, 1024);

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/name_value_lines.hpp"
 #include "plan/features_detail.hpp"
 #include "spx/error.hpp"
 
@@ -282,14 +283,7 @@ std::string to_string(const MatrixFeatures& f) {
     if (bucket.rows > 0)
       lines.emplace_back(bucket_name(b), fmt::format("{} rows, {} nnz", bucket.rows, bucket.nnz));
   }
-  std::size_t name_width = 0;
-  for (const auto& line : lines) name_width = std::max(name_width, line.first.size() + 1);
-  std::string out;
-  for (const auto& [name, value] : lines) {
-    if (!out.empty()) out += '\n';
-    out += fmt::format("{:<{}} {}", fmt::format("{}:", name), name_width, value);
-  }
-  return out;
+  return detail::name_value_lines(lines);
 }
 
 std::ostream& operator<<(std::ostream& os, const MatrixFeatures& f) { return os << to_string(f); }

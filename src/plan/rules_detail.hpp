@@ -17,6 +17,10 @@ int step_for_average_row(const std::vector<AverageRowStep>& steps, double avg_ro
 // bandwidth, in serial slots, at least min_serial_slots.
 int64_t serial_slot_budget(const MatrixStats& stats, const DeviceProps& device,
                            const RuleTables& tables = default_rule_tables());
+// Threads per row of a row-group kernel (ELLR-T SpMV, ELLR-T SpMM): T from the average row, doubled
+// while a small matrix leaves threads idle or the longest row's walk outlasts the stream; at most 32.
+int threads_per_row(const MatrixStats& stats, const DeviceProps& device, const RuleTables& tables,
+                    const std::vector<AverageRowStep>& by_avg_row, double small_min_slots_per_thread);
 // The smallest block that still reaches full occupancy: threads per SM / blocks per SM, rounded up
 // to a warp (64 on Hopper, 192 on Fermi).
 int smallest_full_occupancy_block(const DeviceProps& device);

@@ -66,18 +66,11 @@ SpmmEllrConfig spmm_ellr_choice(const MatrixStats& stats, int64_t dense_cols, co
   SpmmEllrConfig c;
   // As many columns per pass as the registers allow: every pass re-reads A.
   c.cols_per_pass = std::min(kSpmmEllrMaxColsPerPass, next_pow2(std::max<int64_t>(1, dense_cols)));
-  int threads = step_for_average_row(t.ellr_threads_by_avg_row, stats.avg_row);
-  // Small matrices: split rows further while each thread still gets its slots of an average row.
-  const int64_t resident = resident_threads(device);
-  while (threads < 32 && stats.rows * threads < resident &&
-         t.ellr_small_min_slots_per_thread * threads <= stats.avg_row)
-    threads *= 2;
-  // A long row walked by one thread is the critical path (as for the ELLR-T SpMV rule).
-  const int64_t budget = serial_slot_budget(stats, device, tables);
-  while (threads < 32 && (stats.max_row + threads - 1) / threads > budget) threads *= 2;
-  c.threads_per_row = threads;
-  c.block_size =
-      std::min(t.ellr_max_block, spread_block(std::max<int64_t>(1, stats.rows) * threads, device, tables));
+  // Threads per row as the ELLR-T SpMV rule chooses them, from the SpMM table's steps.
+  c.threads_per_row =
+      threads_per_row(stats, device, tables, t.ellr_threads_by_avg_row, t.ellr_small_min_slots_per_thread);
+  c.block_size = std::min(t.ellr_max_block,
+                          spread_block(std::max<int64_t>(1, stats.rows) * c.threads_per_row, device, tables));
   return c;
 }
 

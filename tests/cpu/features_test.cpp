@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/splitmix64.hpp"
+#include "features_expect.hpp"
 #include "generate/random.hpp"
 #include "plan/features_detail.hpp"
 #include "spx/convert.hpp"
@@ -28,6 +29,8 @@
 
 namespace spx {
 namespace {
+
+using test::expect_same_features;
 
 constexpr int64_t kWindowRows = MatrixFeatures::kWindowRows;
 constexpr int64_t kBits = MatrixFeatures::kWindowBitmapBits;
@@ -109,32 +112,6 @@ BruteForce brute_force(const Csr<T, I>& A) {
   for (int k = 0; k < kGranularities; ++k)
     f.x_sectors[static_cast<std::size_t>(k)] = static_cast<int64_t>(sectors[k].size());
   return b;
-}
-
-void expect_same(const MatrixFeatures& got, const MatrixFeatures& want, const std::string& what) {
-  SCOPED_TRACE(what);
-  EXPECT_EQ(got.rows, want.rows);
-  EXPECT_EQ(got.cols, want.cols);
-  EXPECT_EQ(got.nnz, want.nnz);
-  EXPECT_EQ(got.min_row, want.min_row);
-  EXPECT_EQ(got.max_row, want.max_row);
-  EXPECT_EQ(got.empty_rows, want.empty_rows);
-  EXPECT_EQ(got.sum_sq_row, want.sum_sq_row);
-  for (int b = 0; b < MatrixFeatures::kBuckets; ++b) {
-    const auto i = static_cast<std::size_t>(b);
-    EXPECT_EQ(got.length_buckets[i].rows, want.length_buckets[i].rows) << "bucket " << b;
-    EXPECT_EQ(got.length_buckets[i].nnz, want.length_buckets[i].nnz) << "bucket " << b;
-  }
-  EXPECT_EQ(got.hyb_width, want.hyb_width);
-  EXPECT_EQ(got.hyb_ell_nnz, want.hyb_ell_nnz);
-  EXPECT_EQ(got.sell_slots, want.sell_slots);
-  EXPECT_EQ(got.nonempty_cols, want.nonempty_cols);
-  for (std::size_t k = 0; k < kGranularities; ++k) {
-    EXPECT_EQ(got.x_sectors[k], want.x_sectors[k]) << kGranularityNames[k];
-    EXPECT_EQ(got.row_sectors[k], want.row_sectors[k]) << kGranularityNames[k];
-    EXPECT_EQ(got.window_sectors[k], want.window_sectors[k]) << kGranularityNames[k];
-  }
-  EXPECT_TRUE(got == want);
 }
 
 // Relations between fields that hold for every canonical matrix, whatever the estimate's error: a
@@ -270,7 +247,7 @@ TEST(Features, EmptyShapes) {
     want.cols = cols;
     want.empty_rows = rows;
     want.length_buckets[0].rows = rows;
-    expect_same(f, want, "no nonzeros");
+    expect_same_features(f, want, "no nonzeros");
     EXPECT_EQ(f.avg_row(), 0.0);
     EXPECT_EQ(f.stddev_row(), 0.0);
   }
@@ -281,7 +258,7 @@ TEST(Features, RandomMatricesMatchBruteForce) {
   SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
   for (const auto& [name, A] : random_matrices(seed)) {
     const MatrixFeatures f = features(A);
-    expect_same(f, brute_force(A).f, name);
+    expect_same_features(f, brute_force(A).f, name);
     expect_identities(f, name);
   }
 }
@@ -302,7 +279,7 @@ TEST(Features, GeneratorMatricesMatchBruteForce) {
   for (const auto& spec : kGeneratorSpecs) {
     const auto A = gen::generate<double, int32_t>(spec);
     const MatrixFeatures f = features(A);
-    expect_same(f, brute_force(A).f, spec);
+    expect_same_features(f, brute_force(A).f, spec);
     expect_identities(f, spec);
   }
 }
@@ -314,9 +291,9 @@ TEST(Features, IndexAndValueTypesAgree) {
   matrices.push_back({"powerlaw", gen::generate<double, int32_t>("powerlaw:n=20000,avg=8,exp=1.8")});
   for (const auto& [name, A] : matrices) {
     const MatrixFeatures f = features(A);
-    expect_same(features(cast<double, int64_t>(A)), f, name + " f64/int64");
-    expect_same(features(cast<float, int32_t>(A)), f, name + " f32/int32");
-    expect_same(features(cast<float, int64_t>(A)), f, name + " f32/int64");
+    expect_same_features(features(cast<double, int64_t>(A)), f, name + " f64/int64");
+    expect_same_features(features(cast<float, int32_t>(A)), f, name + " f32/int32");
+    expect_same_features(features(cast<float, int64_t>(A)), f, name + " f32/int64");
   }
 }
 
@@ -444,7 +421,7 @@ TEST(Features, SharedMatricesMatchBruteForce) {
     const auto A = read_matrix_market<double, int32_t>(entry.path().string());
     const BruteForce b = brute_force(A);
     const MatrixFeatures f = features(A);
-    expect_same(f, b.f, file);
+    expect_same_features(f, b.f, file);
     expect_identities(f, file);
     check_window_estimates(b, file);
     ++count;

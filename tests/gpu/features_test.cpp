@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "features_expect.hpp"
 #include "gpu_test_support.hpp"
 #include "spx/cuda/formats.hpp"
 #include "spx/error.hpp"
@@ -24,33 +25,6 @@ namespace {
 
 using I = int32_t;
 
-void expect_same(const MatrixFeatures& got, const MatrixFeatures& want) {
-  EXPECT_EQ(got.rows, want.rows);
-  EXPECT_EQ(got.cols, want.cols);
-  EXPECT_EQ(got.nnz, want.nnz);
-  EXPECT_EQ(got.min_row, want.min_row);
-  EXPECT_EQ(got.max_row, want.max_row);
-  EXPECT_EQ(got.empty_rows, want.empty_rows);
-  EXPECT_EQ(got.sum_sq_row, want.sum_sq_row);
-  for (int b = 0; b < MatrixFeatures::kBuckets; ++b) {
-    const auto i = static_cast<std::size_t>(b);
-    EXPECT_EQ(got.length_buckets[i].rows, want.length_buckets[i].rows) << "bucket " << b;
-    EXPECT_EQ(got.length_buckets[i].nnz, want.length_buckets[i].nnz) << "bucket " << b;
-  }
-  EXPECT_EQ(got.hyb_width, want.hyb_width);
-  EXPECT_EQ(got.hyb_ell_nnz, want.hyb_ell_nnz);
-  EXPECT_EQ(got.sell_slots, want.sell_slots);
-  EXPECT_EQ(got.nonempty_cols, want.nonempty_cols);
-  for (std::size_t k = 0; k < MatrixFeatures::kGranularities; ++k) {
-    const char* granularity = k == 0 ? "f32 sectors" : k == 1 ? "f64 sectors" : "columns";
-    EXPECT_EQ(got.x_sectors[k], want.x_sectors[k]) << granularity;
-    EXPECT_EQ(got.row_sectors[k], want.row_sectors[k]) << granularity;
-    EXPECT_EQ(got.window_sectors[k], want.window_sectors[k]) << granularity;
-  }
-  EXPECT_EQ(got.avg_row(), want.avg_row());
-  EXPECT_EQ(got.stddev_row(), want.stddev_row());
-}
-
 // SELL-32 slots of at most this many (4 M: 48 MB of f64 SELL) are checked against upload_sell.
 constexpr int64_t kMaxSellSlotsChecked = int64_t{1} << 22;
 
@@ -61,7 +35,7 @@ void check_features(const std::string& name, const Csr<T, I>& A) {
   double ms = -1;
   const MatrixFeatures got = cuda::features(gpu(), dA, &ms);
   const MatrixFeatures want = features(A);
-  expect_same(got, want);
+  expect_same_features(got, want, name);
   EXPECT_GT(ms, 0.0) << "the cost is reported";
   // Without gpu_ms: the same numbers (integer sums do not depend on the order of the atomics).
   EXPECT_TRUE(cuda::features(gpu(), dA) == got);
