@@ -17,10 +17,10 @@ namespace {
 
 constexpr double kIndexBytes = 4;
 constexpr double kSectorBytes = 32;
-constexpr double kUsPerSerialSlot = 0.1;  // LaunchShapeTable::ns_per_serial_slot
-// Kernel limits the model mirrors (bench/cuda_spmv*.cpp): the SpMV COO chunk, the HYB COO chunk,
-// SELL's slice.
-constexpr double kCooNnzPerWarp = 256;
+// The serial walk's time per slot, as the launch-shape rules assume it (µs).
+const double kUsPerSerialSlot = cuda::default_rule_tables().launch.ns_per_serial_slot / 1e3;
+// The COO chunk per warp of the COO SpMV and of HYB's COO tail: both run the default CooConfig.
+constexpr double kCooNnzPerWarp = cuda::CooConfig{}.nnz_per_warp;
 
 cuda::DeviceProps props_of(const DeviceBasics& d) {
   cuda::DeviceProps p;
@@ -191,8 +191,7 @@ Terms terms(const KernelKey& key, const MatrixFeatures& f, const DeviceBasics& d
   t.x[3] = w.row_gather * us_per_byte_l2;
   t.x[4] = w.window_gather * us_per_byte_l2;
   t.x[5] = w.serial_slots * kUsPerSerialSlot;
-  const double resident_threads = static_cast<double>(device.sm_count) * device.threads_per_sm;
-  t.x[6] = ceil_div(w.units, resident_threads);
+  t.x[6] = ceil_div(w.units, static_cast<double>(cuda::resident_threads(props)));
   t.x[7] = w.extra_launches;
   return t;
 }
