@@ -3,11 +3,11 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
+#include "io/text_file.hpp"
 #include "spx/error.hpp"
 #include "spx/model.hpp"
 
@@ -107,11 +107,9 @@ Profile profile_from_json(const std::string& text, const std::string& source) {
 }
 
 Profile load_profile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open the model profile", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return profile_from_json(ss.str(), path);
+  // The library's one file reader: its errors name the path and the cause; a .gz profile works too.
+  const io::TextBuffer text = io::read_text_file(path);
+  return profile_from_json(std::string(text.view()), path);
 }
 
 std::optional<std::string> find_profile(const std::string& device_name) {
