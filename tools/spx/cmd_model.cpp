@@ -65,11 +65,13 @@ std::string gpu_needed(const bench::Registry& registry, const char* what) {
   return fmt::format("spx model {} times kernels on a GPU: {}", what, cuda::gpu_unavailable_reason());
 }
 
-// Runs the benchmark engine on the cuda backend over `matrices` for the model's kernels.
+// Runs the benchmark engine on the cuda backend over `matrices` for the model's kernels; with
+// `features`, the report carries each matrix's features (what a fit needs).
 bench::BenchReport run_model_bench(const bench::Registry& registry, std::vector<bench::MatrixSource> matrices,
                                    const std::string& ops, const std::string& precisions, double min_time,
-                                   int64_t max_nnz, bool quiet) {
+                                   int64_t max_nnz, bool quiet, bool features) {
   bench::BenchOptions o;
+  o.features = features;
   o.backend = "cuda";
   o.matrices = std::move(matrices);
   o.ops = bench::parse_ops(ops);
@@ -157,7 +159,8 @@ void run_calibrate(const CalibrateOptions& c) {
   const auto start = std::chrono::steady_clock::now();
   const bench::BenchReport report =
       run_model_bench(registry, bench::suite_sources(c.suite), c.ops, c.precisions, c.min_time,
-                      c.max_nnz.empty() ? -1 : parse_count(c.max_nnz, "--max-nnz"), c.quiet);
+                      c.max_nnz.empty() ? -1 : parse_count(c.max_nnz, "--max-nnz"), c.quiet,
+                      /*features=*/true);
   const json doc = bench::to_json(report);
   if (!c.bench_json.empty()) bench::write_json(c.bench_json, doc);
   const bench::ModelData data = bench::model_data(doc, "the calibration run");
@@ -429,7 +432,8 @@ void run_predict(const PredictOptions& p) {
   std::string device_name;
   std::optional<bench::BenchReport> measured;
   if (gpu && p.measure) {
-    measured = run_model_bench(registry, {source}, p.ops, p.precisions, 0.05, -1, true);
+    // The features are already computed above: the engine need not compute them again.
+    measured = run_model_bench(registry, {source}, p.ops, p.precisions, 0.05, -1, true, /*features=*/false);
     device_name = measured->device.name;
   }
   if (profile_path.empty()) {
