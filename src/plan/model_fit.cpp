@@ -96,29 +96,25 @@ Profile fit(const DeviceBasics& device, const std::vector<Sample>& samples) {
       if (s.key == key && s.us > 0) mine.push_back(&s);
     if (static_cast<int>(mine.size()) < kTerms) continue;
     // Rows scaled by 1/t: least squares on relative error, what the goals are stated in.
-    const int rows = static_cast<int>(mine.size());
-    std::vector<double> A(static_cast<std::size_t>(rows) * kTerms), b(static_cast<std::size_t>(rows), 1.0);
-    std::vector<Terms> t(static_cast<std::size_t>(rows));
-    for (int i = 0; i < rows; ++i) {
-      t[static_cast<std::size_t>(i)] = terms(key, mine[static_cast<std::size_t>(i)]->features, device);
-      for (int j = 0; j < kTerms; ++j)
-        A[static_cast<std::size_t>(i) * kTerms + j] =
-            t[static_cast<std::size_t>(i)].x[j] / mine[static_cast<std::size_t>(i)]->us;
+    const std::size_t rows = mine.size();
+    std::vector<double> A(rows * kTerms), b(rows, 1.0);
+    std::vector<Terms> t(rows);
+    for (std::size_t i = 0; i < rows; ++i) {
+      t[i] = terms(key, mine[i]->features, device);
+      for (std::size_t j = 0; j < kTerms; ++j) A[i * kTerms + j] = t[i].x[j] / mine[i]->us;
     }
-    const std::vector<double> c = nnls(A, b, rows, kTerms);
+    const std::vector<double> c = nnls(A, b, static_cast<int>(rows), kTerms);
     KernelFit kf;
     kf.key = key;
     std::copy(c.begin(), c.end(), kf.coef.begin());
-    kf.samples = rows;
+    kf.samples = static_cast<int>(rows);
     double sum = 0;
-    for (int i = 0; i < rows; ++i) {
-      const double e =
-          std::abs(dot(kf.coef, t[static_cast<std::size_t>(i)]) - mine[static_cast<std::size_t>(i)]->us) /
-          mine[static_cast<std::size_t>(i)]->us;
+    for (std::size_t i = 0; i < rows; ++i) {
+      const double e = std::abs(dot(kf.coef, t[i]) - mine[i]->us) / mine[i]->us;
       sum += e;
       kf.max_abs_error = std::max(kf.max_abs_error, e);
     }
-    kf.mean_abs_error = sum / rows;
+    kf.mean_abs_error = sum / static_cast<double>(rows);
     profile.fits.push_back(kf);
   }
   return profile;
