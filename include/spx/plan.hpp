@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spx/features.hpp"
@@ -69,6 +71,9 @@ struct Candidate {
   bool eligible = true;
   std::string why_not;         // when not eligible
   std::string params;          // the configuration it runs with, when known ("coop=8 block=256")
+  // Knobs the tuner set (replacing the kernel's rule), by name: csr_param's coop, block_size,
+  // repeat; ELLR-T's threads_per_row, block_size; the CSR SpMM's threads_per_row, cols_per_pass.
+  std::vector<std::pair<std::string, int64_t>> knobs;
   std::size_t extra_bytes = 0;  // device memory beyond the CSR (estimate, then measured when built)
   double setup_us = 0;          // conversion + preprocessing: estimate, then measured when built
   double rule_rank = 0;         // Mode::Rule: lower is better
@@ -107,6 +112,47 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
 // prediction, candidates it has no fit for after those it has). Sets score, predicted_us.
 // `profile` may be null: Model then ranks as Rule.
 void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, const model::Profile* profile);
+
+// --- Tuning cache -------------------------------------------------------------------------------
+
+// What a plan is for: equal keys may share a plan.
+struct CacheKey {
+  uint64_t fingerprint = 0;
+  std::string device;
+  int value_bytes = 8;
+  Operation op = Operation::Spmv;
+  int64_t cols_dense = 0;
+  DenseLayout layout = DenseLayout::RowMajor;
+  std::string str() const;  // "spmv f64 L=0 row NVIDIA H100 80GB HBM3 0123456789abcdef"
+};
+
+struct CacheEntry {
+  std::string kernel;
+  std::vector<std::pair<std::string, int64_t>> knobs;
+  double us = 0;           // measured per call
+  std::string decided_by;  // "measured", "tuned"
+  std::string date;
+};
+
+// A JSON file of plans (an object keyed by CacheKey::str()). Loading a missing file gives an empty
+// cache; a malformed one is an spx::Error naming the file. save() writes a temporary file and
+// renames it, so a reader never sees half a file.
+class TuningCache {
+ public:
+  explicit TuningCache(std::string path);
+  const std::string& path() const { return path_; }
+  std::optional<CacheEntry> find(const CacheKey& key) const;
+  void put(const CacheKey& key, CacheEntry entry);
+  void save() const;
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  std::string path_;
+  std::map<std::string, CacheEntry> entries_;
+};
+
+// The cache file Options name: tuning_cache, else $SPX_TUNING_CACHE; "" when none ("-" is none).
+std::string cache_path(const Options& o);
 
 // Glob match of a kernel name against Options::kernels ("*" any run, "?" one character).
 bool allowed(const std::string& kernel, const std::vector<std::string>& patterns);
