@@ -177,6 +177,8 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
   if (p.op == Operation::Spmm && p.cols_dense < 1)
     throw Error(fmt::format("an SpMM plan needs L >= 1 dense columns, got {}", p.cols_dense));
   if (o.expected_calls < 1) throw Error(fmt::format("expected_calls must be >= 1, got {}", o.expected_calls));
+  if (o.measure_top < 1) throw Error(fmt::format("measure_top must be >= 1, got {}", o.measure_top));
+  if (o.tune_calls < 1) throw Error(fmt::format("tune_calls must be >= 1, got {}", o.tune_calls));
   const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
   const cuda::DeviceProps props = props_of(device);
   const int64_t long_rows =

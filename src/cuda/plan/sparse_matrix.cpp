@@ -231,7 +231,7 @@ struct SparseMatrix<T>::Impl {
     if (o.mode == plan::Mode::Tune) {
       auto ladders = plan::tuning_ladders(cands[0].kernel);
       if (!ladders.empty()) {
-        st.tuner.emplace(chosen->knobs(), std::move(ladders));
+        st.tuner.emplace(chosen->knobs(), std::move(ladders), std::max(1, o.tune_calls));
         r.frozen = false;
       }
     }
