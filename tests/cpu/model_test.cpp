@@ -188,6 +188,21 @@ TEST(Model, FindsTheCommittedProfileByDeviceName) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Model, CommittedProfilesOfBothGpusLoad) {
+  for (const char* name : {"NVIDIA H100 80GB HBM3", "NVIDIA H200"}) {
+    const auto path = model::find_profile(name);
+    ASSERT_TRUE(path.has_value()) << name;
+    const model::Profile p = model::load_profile(*path);
+    EXPECT_EQ(p.device.name, name);
+    EXPECT_EQ(p.fits.size(), 34u);  // 11 SpMV kernels and 3 SpMM ones at L = 8 and 32, f32 and f64
+    // Its own profile on both sides of the cross-GPU step gives the measurement back.
+    const auto tiny = spx::features(gen::generate<double>("random:rows=1000,len=8,seed=3"));
+    const auto t = model::predict_cross_us(p, 10.0, p, {"csr_param", 8, 0}, tiny);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_NEAR(*t, 10.0, 1e-9);
+  }
+}
+
 TEST(ModelData, ReadsBenchJsonWithCusparseSpmmAsItsBest) {
   const MatrixFeatures f = sample_features()[0];
   nlohmann::ordered_json doc = {
