@@ -203,7 +203,14 @@ struct SparseMatrix<T>::Impl {
         if (!cands[i].eligible) continue;
         built[i] = build(p, cands[i], {});
         if (!built[i]) continue;
-        cands[i].measured_us = time_us(p, *built[i]);
+        try {
+          cands[i].measured_us = time_us(p, *built[i]);
+        } catch (const Error& err) {  // refused on these operands (e.g. cuSPARSE's alignment rules)
+          cands[i].eligible = false;
+          cands[i].why_not = err.what();
+          built[i].reset();
+          continue;
+        }
         ++timed;
       }
       std::vector<std::pair<std::string, std::unique_ptr<detail::Executor<T>>>> keep;
