@@ -237,8 +237,13 @@ void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, con
     c.predicted_us = std::numeric_limits<double>::quiet_NaN();
     if (o.mode != Mode::Rule && profile != nullptr && p.features) {
       if (auto us = model::predict_us(*profile, model_key(c, p), *p.features)) {
-        // cuSPARSE's SpMM algorithms share one prediction (its best); the rule order breaks the tie.
-        c.predicted_us = *us * (1.0 + 1e-3 * c.rule_rank);
+        // cuSPARSE's SpMM algorithms share one prediction (its best): each is scaled by how far it
+        // typically is from that best; the rule order breaks remaining ties.
+        double scale = 1.0;
+        if (p.op == Operation::Spmm && c.owner == "cuSPARSE")
+          for (const auto& r : t.vendor_spmm_over_best)
+            if (r.kernel == c.kernel) scale = p.cols_dense <= 16 ? r.at_l8 : r.at_l32;
+        c.predicted_us = *us * scale * (1.0 + 1e-3 * c.rule_rank);
       }
     }
     const double per_call = std::isnan(c.measured_us) ? c.predicted_us : c.measured_us;
