@@ -542,3 +542,29 @@ TEST_F(Cli, SpmmHostResidentCompareOnTheGpu) {
 }
 
 }  // namespace
+
+namespace {
+
+// spx plan: the planner without a GPU — a plan from host features and a committed profile, and the
+// rule/model modes replayed on the committed validation measurements.
+TEST_F(Cli, PlanShowAndValidateWithoutAGpu) {
+  CliRun r = spx("plan show stencil27:n=16 --op spmm:8 --mode model");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("chosen: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cusparse_spmm_csr_alg3_row"), std::string::npos) << r.out;
+  r = spx("plan show powerlaw:n=20000,avg=8,exp=1.8 --mode rule --profile 'NVIDIA H200'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("not eligible: ELL padding"), std::string::npos) << r.out;
+  const fs::path root = fs::path(SPX_TEST_DATA).parent_path().parent_path();
+  const std::string bench = (root / "bench/results/h100/planner/planner-f76a018.json.gz").string();
+  r = spx("plan validate '" + bench + "' --mode rule --expected-calls 1000000");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("f64 spmv"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("all            n  96"), std::string::npos) << r.out;
+  expect_clean_error("plan show stencil27:n=8 --mode measure");
+  expect_clean_error("plan show stencil27:n=8 --op gemm:64");
+  expect_clean_error("plan show stencil27:n=8 --profile 'NVIDIA Z9'");
+  expect_clean_error("plan validate /nonexistent/bench.json");
+}
+
+}  // namespace
