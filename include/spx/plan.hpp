@@ -45,6 +45,7 @@ struct Options {
   // 0: no limit beyond the memory the device has free.
   std::size_t memory_budget_bytes = 0;
   std::vector<std::string> kernels;  // allowed candidates: names or patterns ("cusparse_*"); empty: all
+  std::vector<std::string> formats;  // allowed formats: csr, ell, ellr, coo, hyb, sell; empty: all
   bool vendor = true;                // include cuSPARSE's candidates
   int measure_top = 4;               // Measure / Tune: how many of the ranked candidates are timed
   // Tune: at most this many products time a configuration (the planned one included), then the
@@ -53,6 +54,10 @@ struct Options {
   // Tuning cache file: "" reads $SPX_TUNING_CACHE (none when unset), "-" none. A plan found there
   // for the same structure, device, precision, operation and L is taken without planning.
   std::string tuning_cache;
+  // Reuse the plan another matrix of the same structure made (its report): its kernel and knobs are
+  // built without planning. A report of another structure (fingerprint), device, precision,
+  // operation, L or layout is refused with an spx::Error saying which differs.
+  const struct Report* reuse = nullptr;
 };
 
 // One product to plan for.

@@ -179,6 +179,9 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
   if (o.expected_calls < 1) throw Error(fmt::format("expected_calls must be >= 1, got {}", o.expected_calls));
   if (o.measure_top < 1) throw Error(fmt::format("measure_top must be >= 1, got {}", o.measure_top));
   if (o.tune_calls < 1) throw Error(fmt::format("tune_calls must be >= 1, got {}", o.tune_calls));
+  for (const std::string& f : o.formats)
+    if (f != "csr" && f != "ell" && f != "ellr" && f != "coo" && f != "hyb" && f != "sell")
+      throw Error(fmt::format("unknown format '{}' (csr, ell, ellr, coo, hyb or sell)", f));
   const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
   const cuda::DeviceProps props = props_of(device);
   const int64_t long_rows =
@@ -199,6 +202,8 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
       c.eligible = false;
     };
     if (!allowed(c.kernel, o.kernels)) refuse("not among the allowed kernels");
+    if (!o.formats.empty() && std::find(o.formats.begin(), o.formats.end(), c.format) == o.formats.end())
+      refuse(fmt::format("format {} not among the allowed formats", c.format));
     if (!o.vendor && c.owner == "cuSPARSE") refuse("vendor candidates are off");
     if (o.deterministic_only && !c.deterministic) refuse("not deterministic");
     const double pad = padding(p.stats);

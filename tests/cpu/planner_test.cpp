@@ -92,6 +92,13 @@ TEST(Planner, SpmvCandidatesAndEligibility) {
   for (const auto& c : plan::candidates(uniform, only, {}, kPlenty))
     EXPECT_EQ(c.eligible, c.kernel.starts_with("csr_")) << c.kernel;
 
+  plan::Options fmts;
+  fmts.formats = {"ell", "sell"};
+  for (const auto& c : plan::candidates(uniform, fmts, {}, kPlenty))
+    EXPECT_EQ(c.eligible, c.format == "ell" || c.format == "sell") << c.kernel;
+  fmts.formats = {"bsr"};
+  EXPECT_THROW(plan::candidates(uniform, fmts, {}, kPlenty), Error);
+
   // A budget smaller than a converted format refuses it, naming the budget.
   plan::Options tight;
   tight.memory_budget_bytes = 1024;

@@ -241,6 +241,36 @@ TYPED_TEST(FrontDoor, TuningCacheRoundTripsAndKeysByStructure) {
   std::filesystem::remove_all(dir);
 }
 
+TYPED_TEST(FrontDoor, APlanIsReusedOnlyForTheSameStructure) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const auto A = gen::generate<T, int32_t>("fem:rows=3000,len=12");
+  cuda::SparseMatrix<T> M(ctx, A);
+  plan::Options o;
+  o.mode = plan::Mode::Measure;
+  o.tuning_cache = "-";
+  const plan::Report made = M.plan_spmv(o);
+  // The same structure, other values (a time step): the plan is taken as it is, and it is right.
+  Csr<T, int32_t> A2 = A;
+  for (auto& v : A2.values) v = v * T(-0.5) + T(1);
+  cuda::SparseMatrix<T> M2(ctx, A2);
+  plan::Options reuse;
+  reuse.reuse = &made;
+  EXPECT_EQ(M2.plan_spmv(reuse).decided_by, "reused");
+  EXPECT_EQ(M2.spmv_report()->winner().kernel, made.winner().kernel);
+  EXPECT_TRUE(check_spmv<T>("fem reused", A2, reuse, 5));
+  // Another structure: refused, saying why.
+  cuda::SparseMatrix<T> M3(ctx, gen::generate<T, int32_t>("fem:rows=3001,len=12"));
+  try {
+    M3.plan_spmv(reuse);
+    ADD_FAILURE() << "a plan of another structure was reused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("another structure"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(M.plan_spmm(8, plan::DenseLayout::RowMajor, reuse), Error);  // another operation
+}
+
 TYPED_TEST(FrontDoor, PlannedSpmvCapturesIntoAGraph) {
   SPX_REQUIRE_GPU();
   using T = TypeParam;

@@ -165,6 +165,37 @@ struct SparseMatrix<T>::Impl {
     if (profile != nullptr) r.profile = profile->device.name;
     std::vector<plan::Candidate> cands = plan::candidates(p, o, basics_of(ctx->props(), profile), free_device_bytes());
 
+    // A plan another matrix of this structure made: its kernel and knobs, checked to fit.
+    if (o.reuse != nullptr) {
+      const plan::Report& from = *o.reuse;
+      const plan::Problem& q = from.problem;
+      std::string differs;
+      if (q.stats.fingerprint != stats.fingerprint)
+        differs = fmt::format("it was made for another structure (fingerprint {:016x}, this matrix {:016x})",
+                              q.stats.fingerprint, stats.fingerprint);
+      else if (from.device.rfind(ctx->props().name, 0) != 0)
+        differs = fmt::format("it was made on {}, this is {}", from.device, ctx->props().name);
+      else if (q.value_bytes != p.value_bytes || q.op != p.op || q.cols_dense != p.cols_dense || q.layout != p.layout)
+        differs = "it was made for another precision, operation, L or layout";
+      if (!differs.empty()) throw Error("the plan to reuse does not fit: " + differs);
+      for (plan::Candidate& c : cands)
+        if (c.kernel == from.winner().kernel) {
+          auto e = build(p, c, from.winner().knobs);
+          if (!e) throw Error(fmt::format("the plan to reuse ({}) cannot run here: {}", c.kernel, c.why_not));
+          c.measured_us = from.winner().measured_us;
+          st.exec = std::move(e);
+          r.candidates = {c};
+          r.chosen = 0;
+          r.decided_by = "reused";
+          r.setup_us = c.setup_us;
+          p.features.reset();
+          r.problem = p;
+          r.planning_us = us_since(t0);
+          return st;
+        }
+      throw Error(fmt::format("the plan to reuse names an unknown candidate '{}'", from.winner().kernel));
+    }
+
     // A plan from the tuning cache: the same structure, device, precision, operation, L and layout.
     if (!st.cache_path.empty()) {
       plan::TuningCache cache(st.cache_path);
