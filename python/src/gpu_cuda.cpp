@@ -2,8 +2,8 @@
 // process (created on first use, never destroyed: tearing cuSPARSE down after the runtime has shut
 // down at exit can crash), following the caller's stream (Context::set_stream: no host wait).
 //
-// Products: SpMV is spx's parametrised CSR kernel with its fixed rule and long-row plan
-// (spmv_csr.hpp), SpMM spx's CSR SpMM with spmm_csr_rule — both chosen once per matrix (and L).
+// Products go through the front door, cuda::SparseMatrix: planned on first use (or by A.plan()),
+// over spx's kernels and cuSPARSE's.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
@@ -18,11 +18,9 @@
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/device.hpp"
 #include "spx/cuda/formats.hpp"
-#include "spx/cuda/rules.hpp"
-#include "spx/cuda/spmm.hpp"
-#include "spx/cuda/spmv_csr.hpp"
+#include "spx/cuda/sparse_matrix.hpp"
 #include "spx/error.hpp"
-#include "spx/stats.hpp"
+#include "spx/plan.hpp"
 
 namespace spx::python {
 
@@ -80,26 +78,56 @@ cuda::Context& context(int device) {
   return *ctx;
 }
 
+plan::Options options_of(const PlanRequest& r) {
+  plan::Options o;
+  o.mode = plan::mode_from_string(r.mode);
+  o.expected_calls = r.expected_calls;
+  o.deterministic_only = r.deterministic_only;
+  o.measure_top = r.measure_top;
+  o.tuning_cache = r.tuning_cache;
+  return o;
+}
+
+PlanInfo info_of(const plan::Report& r) {
+  PlanInfo info;
+  info.op = r.problem.op == plan::Operation::Spmm ? "spmm" : "spmv";
+  info.cols_dense = r.problem.cols_dense;
+  info.mode = plan::to_string(r.mode);
+  info.decided_by = r.decided_by;
+  info.planning_us = r.planning_us;
+  info.setup_us = r.setup_us;
+  info.candidates = r.candidates.size();
+  info.predicted_us = info.measured_us = std::numeric_limits<double>::quiet_NaN();
+  if (!r.candidates.empty()) {
+    const plan::Candidate& w = r.winner();
+    info.kernel = w.kernel;
+    info.owner = w.owner;
+    info.format = w.format;
+    info.params = w.params;
+    info.predicted_us = w.predicted_us;
+    info.measured_us = w.measured_us;
+  }
+  info.explain = r.explain();
+  return info;
+}
+
+// The front door (spx/cuda/sparse_matrix.hpp) on the process's context for the device: it plans
+// SpMV and each SpMM (L, layout) on first use (Mode::Model) or when asked, over spx's kernels and
+// cuSPARSE's, and runs the plans.
 template <class T>
 class CudaMatrix final : public GpuMatrix {
  public:
-  CudaMatrix(const Csr<T, int32_t>& A, int device)
-      : device_(device), ctx_(context(device)), stats_(spx::stats(A)) {
-    DeviceGuard guard(device_);
-    dA_ = cuda::upload(ctx_, A);
-    plan_ = cuda::plan_csr_spmv<T>(ctx_, dA_, A);
-    ctx_.synchronize();
-  }
+  CudaMatrix(const Csr<T, int32_t>& A, int device) : device_(device), ctx_(context(device)), A_(make(ctx_, A, device)) {}
 
   int device() const override { return device_; }
-  std::size_t device_bytes() const override { return dA_.bytes(); }
+  std::size_t device_bytes() const override { return A_.csr().bytes(); }
 
   void spmv(uintptr_t x, uintptr_t y, double alpha, double beta, uintptr_t stream) override {
     DeviceGuard guard(device_);
     ctx_.set_stream(reinterpret_cast<cudaStream_t>(stream));
-    cuda::spmv_csr<T>(ctx_, plan_, dA_, {reinterpret_cast<const T*>(x), static_cast<std::size_t>(dA_.cols)},
-                      {reinterpret_cast<T*>(y), static_cast<std::size_t>(dA_.rows)}, static_cast<T>(alpha),
-                      static_cast<T>(beta));
+    cuda::spmv<T>(ctx_, A_, {reinterpret_cast<const T*>(x), static_cast<std::size_t>(A_.cols())},
+                  {reinterpret_cast<T*>(y), static_cast<std::size_t>(A_.rows())}, static_cast<T>(alpha),
+                  static_cast<T>(beta));
   }
 
   void spmm(uintptr_t B, int64_t ldb, uintptr_t C, int64_t ldc, bool row_major, int64_t L, double alpha,
@@ -111,73 +139,61 @@ class CudaMatrix final : public GpuMatrix {
 
   void spmv_host(const void* x, void* y, double alpha, double beta) override {
     DeviceGuard guard(device_);
-    cuda::DeviceBuffer<T> dx(static_cast<std::size_t>(dA_.cols), "x (copied from the host)");
-    cuda::DeviceBuffer<T> dy(static_cast<std::size_t>(dA_.rows), "y (copied from the host)");
+    cuda::DeviceBuffer<T> dx(static_cast<std::size_t>(A_.cols()), "x (copied from the host)");
+    cuda::DeviceBuffer<T> dy(static_cast<std::size_t>(A_.rows()), "y (copied from the host)");
     cuda::copy_to_device_async(ctx_, dx.data(), x, dx.bytes());
     if (beta != 0) cuda::copy_to_device_async(ctx_, dy.data(), y, dy.bytes());
-    cuda::spmv_csr<T>(ctx_, plan_, dA_, dx.span(), dy.span(), static_cast<T>(alpha), static_cast<T>(beta));
+    cuda::spmv<T>(ctx_, A_, dx.span(), dy.span(), static_cast<T>(alpha), static_cast<T>(beta));
     cuda::copy_to_host_sync(ctx_, y, dy.data(), dy.bytes());
   }
 
   void spmm_host(const void* B, void* C, bool row_major, int64_t L, double alpha, double beta) override {
     DeviceGuard guard(device_);
-    const auto n = static_cast<std::size_t>(dA_.cols), m = static_cast<std::size_t>(dA_.rows);
+    const auto n = static_cast<std::size_t>(A_.cols()), m = static_cast<std::size_t>(A_.rows());
     const auto l = static_cast<std::size_t>(L);
     cuda::DeviceBuffer<T> dB(n * l, "B (copied from the host)");
     cuda::DeviceBuffer<T> dC(m * l, "C (copied from the host)");
     cuda::copy_to_device_async(ctx_, dB.data(), B, dB.bytes());
     if (beta != 0) cuda::copy_to_device_async(ctx_, dC.data(), C, dC.bytes());
-    run_spmm(dB.data(), row_major ? L : dA_.cols, dC.data(), row_major ? L : dA_.rows, row_major, L, alpha, beta);
+    run_spmm(dB.data(), row_major ? L : A_.cols(), dC.data(), row_major ? L : A_.rows(), row_major, L, alpha, beta);
     cuda::copy_to_host_sync(ctx_, C, dC.data(), dC.bytes());
   }
 
-  PlanInfo plan(const PlanRequest& request) override { return current_plan(request); }
+  PlanInfo plan(const PlanRequest& r) override {
+    DeviceGuard guard(device_);
+    const plan::Options o = options_of(r);
+    if (!r.spmm) return info_of(A_.plan_spmv(o));
+    return info_of(A_.plan_spmm(r.cols_dense, layout_of(r.row_major), o));
+  }
 
-  // Without the plan layer the products run spx's fixed rules; this says which.
-  PlanInfo current_plan(const PlanRequest& request) override {
-    PlanInfo info;
-    info.op = request.spmm ? "spmm" : "spmv";
-    info.cols_dense = request.spmm ? request.cols_dense : 0;
-    info.mode = "rule";
-    info.decided_by = "rule";
-    info.owner = "spx";
-    info.format = "csr";
-    info.predicted_us = info.measured_us = std::numeric_limits<double>::quiet_NaN();
-    info.candidates = 1;
-    if (request.spmm) {
-      info.kernel = "spmm_csr";
-      info.params = cuda::to_string(spmm_config(request.cols_dense));
-    } else {
-      info.kernel = "csr_param";
-      info.params = cuda::to_string(plan_.params) +
-                    (plan_.has_long_rows() ? fmt::format(" long_rows={}", plan_.long_rows.size()) : "");
-    }
-    info.explain = fmt::format("{} of a {} x {} matrix with {} nonzeros on {}: spx {} ({}), chosen by spx's fixed rule\n",
-                               info.op, dA_.rows, dA_.cols, dA_.nnz, ctx_.props().name, info.kernel, info.params);
-    return info;
+  PlanInfo current_plan(const PlanRequest& r) override {
+    const plan::Report* report = r.spmm ? A_.spmm_report(r.cols_dense, layout_of(r.row_major)) : A_.spmv_report();
+    if (report != nullptr) return info_of(*report);
+    return plan(PlanRequest{r.spmm, r.cols_dense, r.row_major, "model", 100, false, 4, ""});
   }
 
  private:
-  const cuda::SpmmCsrConfig& spmm_config(int64_t L) {
-    auto it = spmm_configs_.find(L);
-    if (it == spmm_configs_.end())
-      it = spmm_configs_.emplace(L, cuda::spmm_csr_rule(stats_, L, ctx_.props(), static_cast<int>(sizeof(T)))).first;
-    return it->second;
+  static plan::DenseLayout layout_of(bool row_major) {
+    return row_major ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
+  }
+
+  static cuda::SparseMatrix<T> make(cuda::Context& ctx, const Csr<T, int32_t>& A, int device) {
+    DeviceGuard guard(device);
+    cuda::SparseMatrix<T> M(ctx, A);
+    ctx.synchronize();
+    return M;
   }
 
   void run_spmm(const T* B, int64_t ldb, T* C, int64_t ldc, bool row_major, int64_t L, double alpha, double beta) {
     const Layout layout = row_major ? Layout::RowMajor : Layout::ColMajor;
-    cuda::DenseView<const T> b{B, dA_.cols, L, ldb, layout};
-    cuda::DenseView<T> c{C, dA_.rows, L, ldc, layout};
-    cuda::spmm_csr<T, int32_t>(ctx_, dA_, b, c, spmm_config(L), static_cast<T>(alpha), static_cast<T>(beta));
+    cuda::DenseView<const T> b{B, A_.cols(), L, ldb, layout};
+    cuda::DenseView<T> c{C, A_.rows(), L, ldc, layout};
+    cuda::spmm<T>(ctx_, A_, b, c, static_cast<T>(alpha), static_cast<T>(beta));
   }
 
   int device_;
   cuda::Context& ctx_;
-  MatrixStats stats_;
-  cuda::DeviceCsr<T, int32_t> dA_;
-  cuda::CsrSpmvPlan plan_;
-  std::map<int64_t, cuda::SpmmCsrConfig> spmm_configs_;
+  cuda::SparseMatrix<T> A_;
 };
 
 }  // namespace
