@@ -67,15 +67,29 @@ def _contiguous_strides(shape) -> Tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def current_stream(obj: Any) -> int:
-    """The caller's current CUDA stream for obj's library: CuPy's or PyTorch's; else 0 (legacy)."""
+def current_stream(obj: Any) -> Tuple[int, Any]:
+    """(cudaStream_t as int, the stream object) of the caller's current stream for obj's library:
+    CuPy's or PyTorch's; else (0, None): the legacy default stream."""
     cp = _cupy()
-    if cp is not None and (isinstance(obj, cp.ndarray) or obj is None):
-        return cp.cuda.get_current_stream().ptr
+    if cp is not None and isinstance(obj, cp.ndarray):
+        st = cp.cuda.get_current_stream()
+        return st.ptr, st
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, torch.Tensor):
-        return torch.cuda.current_stream(obj.device).cuda_stream
-    return 0
+        st = torch.cuda.current_stream(obj.device)
+        return st.cuda_stream, st
+    return 0, None
+
+
+# The stream each device's context last ran on, kept alive until the next call on that device has
+# been enqueued: the context orders a new stream after its previous one (an event recorded on it),
+# so the previous one must still exist then. Updated after the call, never before.
+_held_streams: dict = {}
+
+
+def hold_stream(device: int, stream_obj: Any) -> None:
+    if stream_obj is not None and _held_streams.get(device) is not stream_obj:
+        _held_streams[device] = stream_obj
 
 
 def device_array(obj: Any, what: str) -> DeviceArray:

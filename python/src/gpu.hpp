@@ -57,6 +57,9 @@ class GpuMatrix {
   // The same from host memory: copies in, runs on the context's current stream, copies out, waits.
   virtual void spmv_host(const void* x, void* y, double alpha, double beta) = 0;
   virtual void spmm_host(const void* B, void* C, bool row_major, int64_t L, double alpha, double beta) = 0;
+  // Host nanoseconds per call of `calls` back-to-back C++ calls of cuda::spmv (no Python between;
+  // the benchmark's baseline for the per-call overhead of A @ x). Waits for the GPU after timing.
+  virtual double spmv_call_ns(uintptr_t x, uintptr_t y, int64_t calls, uintptr_t stream) = 0;
   // Plans now (the front door's plan_spmv / plan_spmm; planning again replaces the plan).
   virtual PlanInfo plan(const PlanRequest& request) = 0;
   // The current plan of (op, L, layout), planned with default options when there is none yet.

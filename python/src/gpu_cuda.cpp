@@ -7,6 +7,8 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -157,6 +159,20 @@ class CudaMatrix final : public GpuMatrix {
     if (beta != 0) cuda::copy_to_device_async(ctx_, dC.data(), C, dC.bytes());
     run_spmm(dB.data(), row_major ? L : A_.cols(), dC.data(), row_major ? L : A_.rows(), row_major, L, alpha, beta);
     cuda::copy_to_host_sync(ctx_, C, dC.data(), dC.bytes());
+  }
+
+  double spmv_call_ns(uintptr_t x, uintptr_t y, int64_t calls, uintptr_t stream) override {
+    DeviceGuard guard(device_);
+    ctx_.set_stream(reinterpret_cast<cudaStream_t>(stream));
+    const std::span<const T> xs{reinterpret_cast<const T*>(x), static_cast<std::size_t>(A_.cols())};
+    const std::span<T> ys{reinterpret_cast<T*>(y), static_cast<std::size_t>(A_.rows())};
+    cuda::spmv<T>(ctx_, A_, xs, ys);
+    ctx_.synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < calls; ++i) cuda::spmv<T>(ctx_, A_, xs, ys);
+    const auto t1 = std::chrono::steady_clock::now();
+    ctx_.synchronize();
+    return std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(std::max<int64_t>(calls, 1));
   }
 
   PlanInfo plan(const PlanRequest& r) override {
