@@ -227,7 +227,7 @@ def test_tuning_cache_file(tmp_path, rng):
     expect_product(S, x, cp.asnumpy(B @ cp.asarray(x)), np.float64)
 
 
-@pytest.mark.parametrize("name, path", shared_matrices(max_gz_bytes=5_000_000))
+@pytest.mark.parametrize("name, path", shared_matrices(max_gz_bytes=2_000_000))
 def test_shared_matrices_on_the_gpu(name, path, rng):
     A = spx.read(path)
     S = A.to_scipy()
