@@ -17,7 +17,7 @@ python3 -m venv --system-site-packages /tmp/spx-venv
 py=/tmp/spx-venv/bin/python
 log "pip install . (timing)"
 t0=$(date +%s.%N)
-$py -m pip install --no-build-isolation --no-deps -v . -C build-dir=/tmp/spx-skb > "$out/pip_install.log" 2>&1
+timeout "${SPX_PIP_TIMEOUT:-190}" $py -m pip install --no-build-isolation --no-deps -v . -C build-dir=/tmp/spx-skb > "$out/pip_install.log" 2>&1
 rc=$?
 t1=$(date +%s.%N)
 echo "pip install rc=$rc seconds=$(python3 -c "print(round($t1 - $t0, 1))") cores=$(nproc)" | tee -a "$out/steps.log"
@@ -26,20 +26,20 @@ du -sh /tmp/spx-venv/lib/python3*/site-packages/spx >> "$out/steps.log" 2>&1
 [[ $rc == 0 ]] || exit 1
 
 log "pytest"
-( cd /tmp && SPX_SHARED_MATRICES=${SPX_SHARED_MATRICES:-} timeout "${SPX_PYTEST_TIMEOUT:-100}" $py -m pytest "$repo/tests/python" -q -rs \
+( cd /tmp && SPX_SHARED_MATRICES=${SPX_SHARED_MATRICES:-} timeout "${SPX_PYTEST_TIMEOUT:-75}" $py -m pytest "$repo/tests/python" -q -rs \
     -p no:cacheprovider ) > "$out/pytest.log" 2>&1
 echo "pytest rc=$?" | tee -a "$out/steps.log"
 tail -3 "$out/pytest.log" | tee -a "$out/steps.log"
 
+log "bench"
+( cd /tmp && timeout "${SPX_BENCH_TIMEOUT:-60}" $py "$repo/bench/python/bench_python.py" --out "$out/python_bench.json" \
+    --shared "${SPX_SHARED_MATRICES:-$repo/../shared/matrices}" --budget-s "${SPX_BENCH_BUDGET:-35}" ) > "$out/bench.log" 2>&1
+echo "bench rc=$?" | tee -a "$out/steps.log"
 log "context gtest (standalone)"
 g++ -std=c++20 -O1 -I include -I src -I tests -I /usr/local/cuda/include tests/gpu/context_test.cpp \
   -o /tmp/ctx_test /tmp/spx-skb/src/libspx.a -lgtest -lgtest_main -L/usr/local/cuda/lib64 -lcudart -lcusparse \
-  -lcublas -lfmt -lz -fopenmp -lpthread > "$out/ctx_test.log" 2>&1 && timeout 60 /tmp/ctx_test >> "$out/ctx_test.log" 2>&1
+  -lcublas -lfmt -lz -fopenmp -lpthread > "$out/ctx_test.log" 2>&1 && timeout 20 /tmp/ctx_test >> "$out/ctx_test.log" 2>&1
 echo "ctx gtest rc=$?" | tee -a "$out/steps.log"
 tail -3 "$out/ctx_test.log" | tee -a "$out/steps.log"
 
-log "bench"
-( cd /tmp && timeout "${SPX_BENCH_TIMEOUT:-120}" $py "$repo/bench/python/bench_python.py" --out "$out/python_bench.json" \
-    --shared "${SPX_SHARED_MATRICES:-$repo/../shared/matrices}" --budget-s "${SPX_BENCH_BUDGET:-80}" ) > "$out/bench.log" 2>&1
-echo "bench rc=$?" | tee -a "$out/steps.log"
 log "done"
