@@ -52,8 +52,8 @@ class GpuMatrix {
   // y = alpha*A*x + beta*y; x, y device pointers of the matrix's value type; on `stream`.
   virtual void spmv(uintptr_t x, uintptr_t y, double alpha, double beta, uintptr_t stream) = 0;
   // C = alpha*A*B + beta*C with B (cols × L) and C (rows × L) on the device; one layout for both.
-  virtual void spmm(uintptr_t B, int64_t ldb, uintptr_t C, int64_t ldc, bool row_major, int64_t L, double alpha,
-                    double beta, uintptr_t stream) = 0;
+  virtual void spmm(uintptr_t B, int64_t ldb, uintptr_t C, int64_t ldc, bool row_major, int64_t L,
+                    double alpha, double beta, uintptr_t stream) = 0;
   // The same from host memory: copies in, runs on the context's current stream, copies out, waits.
   virtual void spmv_host(const void* x, void* y, double alpha, double beta) = 0;
   virtual void spmm_host(const void* B, void* C, bool row_major, int64_t L, double alpha, double beta) = 0;
@@ -70,8 +70,8 @@ std::shared_ptr<GpuMatrix> to_gpu(const Csr<float, int32_t>& A, int device);
 std::shared_ptr<GpuMatrix> to_gpu(const Csr<double, int32_t>& A, int device);
 
 bool built_with_cuda();
-int gpu_count();                   // 0 without CUDA, a driver or a device
-std::string gpu_unavailable();     // "" when a device is usable, else why not
+int gpu_count();                // 0 without CUDA, a driver or a device
+std::string gpu_unavailable();  // "" when a device is usable, else why not
 // Device of a pointer the caller hands in: >= 0 for device or managed memory, -1 for host memory.
 int pointer_device(uintptr_t ptr);
 void synchronize(int device, uintptr_t stream);

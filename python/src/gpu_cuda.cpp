@@ -119,7 +119,8 @@ PlanInfo info_of(const plan::Report& r) {
 template <class T>
 class CudaMatrix final : public GpuMatrix {
  public:
-  CudaMatrix(const Csr<T, int32_t>& A, int device) : device_(device), ctx_(context(device)), A_(make(ctx_, A, device)) {}
+  CudaMatrix(const Csr<T, int32_t>& A, int device)
+      : device_(device), ctx_(context(device)), A_(make(ctx_, A, device)) {}
 
   int device() const override { return device_; }
   std::size_t device_bytes() const override { return A_.csr().bytes(); }
@@ -157,7 +158,8 @@ class CudaMatrix final : public GpuMatrix {
     cuda::DeviceBuffer<T> dC(m * l, "C (copied from the host)");
     cuda::copy_to_device_async(ctx_, dB.data(), B, dB.bytes());
     if (beta != 0) cuda::copy_to_device_async(ctx_, dC.data(), C, dC.bytes());
-    run_spmm(dB.data(), row_major ? L : A_.cols(), dC.data(), row_major ? L : A_.rows(), row_major, L, alpha, beta);
+    run_spmm(dB.data(), row_major ? L : A_.cols(), dC.data(), row_major ? L : A_.rows(), row_major, L, alpha,
+             beta);
     cuda::copy_to_host_sync(ctx_, C, dC.data(), dC.bytes());
   }
 
@@ -172,7 +174,8 @@ class CudaMatrix final : public GpuMatrix {
     for (int64_t i = 0; i < calls; ++i) cuda::spmv<T>(ctx_, A_, xs, ys);
     const auto t1 = std::chrono::steady_clock::now();
     ctx_.synchronize();
-    return std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(std::max<int64_t>(calls, 1));
+    return std::chrono::duration<double, std::nano>(t1 - t0).count() /
+           static_cast<double>(std::max<int64_t>(calls, 1));
   }
 
   PlanInfo plan(const PlanRequest& r) override {
@@ -183,7 +186,8 @@ class CudaMatrix final : public GpuMatrix {
   }
 
   PlanInfo current_plan(const PlanRequest& r) override {
-    const plan::Report* report = r.spmm ? A_.spmm_report(r.cols_dense, layout_of(r.row_major)) : A_.spmv_report();
+    const plan::Report* report =
+        r.spmm ? A_.spmm_report(r.cols_dense, layout_of(r.row_major)) : A_.spmv_report();
     if (report != nullptr) return info_of(*report);
     return plan(PlanRequest{r.spmm, r.cols_dense, r.row_major, "model", 100, false, 4, ""});
   }
@@ -200,7 +204,8 @@ class CudaMatrix final : public GpuMatrix {
     return M;
   }
 
-  void run_spmm(const T* B, int64_t ldb, T* C, int64_t ldc, bool row_major, int64_t L, double alpha, double beta) {
+  void run_spmm(const T* B, int64_t ldb, T* C, int64_t ldc, bool row_major, int64_t L, double alpha,
+                double beta) {
     const Layout layout = row_major ? Layout::RowMajor : Layout::ColMajor;
     cuda::DenseView<const T> b{B, A_.cols(), L, ldb, layout};
     cuda::DenseView<T> c{C, A_.rows(), L, ldc, layout};

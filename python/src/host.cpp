@@ -41,9 +41,11 @@ Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const int32_t> row_
     throw Error(fmt::format("shape ({}, {}) exceeds spx's 32-bit indices (at most {} rows and columns)", rows,
                             cols, kMax));
   if (row_ptr.size() != static_cast<std::size_t>(rows) + 1)
-    throw Error(fmt::format("indptr has {} entries, a matrix of {} rows needs {}", row_ptr.size(), rows, rows + 1));
+    throw Error(
+        fmt::format("indptr has {} entries, a matrix of {} rows needs {}", row_ptr.size(), rows, rows + 1));
   if (col_idx.size() != values.size())
-    throw Error(fmt::format("indices has {} entries and data {}: they must match", col_idx.size(), values.size()));
+    throw Error(
+        fmt::format("indices has {} entries and data {}: they must match", col_idx.size(), values.size()));
   if (row_ptr[0] != 0) throw Error(fmt::format("indptr[0] is {}, must be 0", row_ptr[0]));
   for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r)
     if (row_ptr[r + 1] < row_ptr[r])
@@ -110,7 +112,9 @@ void cpu_spmm(const Matrix& A, const T* B, int64_t ldb, bool b_row_major, T* C, 
   // product's O(nnz·L)) in their own layouts, and C back.
   Dense<T> b(n, L, b_row_major ? Layout::RowMajor : Layout::ColMajor);
   Dense<T> c(m, L, c_row_major ? Layout::RowMajor : Layout::ColMajor);
-  auto at = [](int64_t i, int64_t j, int64_t ld, bool row_major) { return row_major ? i * ld + j : i + j * ld; };
+  auto at = [](int64_t i, int64_t j, int64_t ld, bool row_major) {
+    return row_major ? i * ld + j : i + j * ld;
+  };
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < L; ++j) b(i, j) = B[at(i, j, ldb, b_row_major)];
   if (beta != T{0})
@@ -123,8 +127,8 @@ void cpu_spmm(const Matrix& A, const T* B, int64_t ldb, bool b_row_major, T* C, 
 
 template void cpu_spmv<float>(const Matrix&, std::span<const float>, std::span<float>, float, float);
 template void cpu_spmv<double>(const Matrix&, std::span<const double>, std::span<double>, double, double);
-template void cpu_spmm<float>(const Matrix&, const float*, int64_t, bool, float*, int64_t, bool, int64_t, float,
-                              float);
+template void cpu_spmm<float>(const Matrix&, const float*, int64_t, bool, float*, int64_t, bool, int64_t,
+                              float, float);
 template void cpu_spmm<double>(const Matrix&, const double*, int64_t, bool, double*, int64_t, bool, int64_t,
                                double, double);
 

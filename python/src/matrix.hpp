@@ -42,7 +42,7 @@ Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const int32_t> row_
 
 Matrix read_matrix(const std::string& path, bool f32);
 Matrix generate_matrix(const std::string& spec, bool f32);
-Matrix astype(const Matrix& A, bool f32);  // a host copy with the other value type (or the same)
+Matrix astype(const Matrix& A, bool f32);       // a host copy with the other value type (or the same)
 Matrix to_device(const Matrix& A, int device);  // shares the host copy; device < 0: the host alone
 
 // y = alpha*A*x + beta*y with spx::omp on the host copy. Sizes checked by the kernel.

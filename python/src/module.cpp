@@ -14,9 +14,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <tuple>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -58,7 +58,8 @@ nb::object to_numpy(const std::vector<T>& v) {
 }
 
 template <class T>
-Matrix from_csr(int64_t rows, int64_t cols, Vec<const int32_t> indptr, Vec<const int32_t> indices, Vec<const T> data) {
+Matrix from_csr(int64_t rows, int64_t cols, Vec<const int32_t> indptr, Vec<const int32_t> indices,
+                Vec<const T> data) {
   return user_input([&] {
     return matrix_from_csr<T>(rows, cols, {indptr.data(), indptr.size()}, {indices.data(), indices.size()},
                               {data.data(), data.size()});
@@ -74,7 +75,8 @@ void spmv_cpu(const Matrix& A, Vec<const T> x, Vec<T> y, double alpha, double be
 // Strides in elements; the Python layer passed only arrays with a unit stride in one dimension.
 template <class T>
 std::pair<int64_t, bool> leading(const Mat2<T>& a) {
-  const bool row_major = a.stride(1) == 1 && (a.shape(0) <= 1 || a.stride(0) >= static_cast<int64_t>(a.shape(1)));
+  const bool row_major =
+      a.stride(1) == 1 && (a.shape(0) <= 1 || a.stride(0) >= static_cast<int64_t>(a.shape(1)));
   return {row_major ? a.stride(0) : a.stride(1), row_major};
 }
 
@@ -113,7 +115,9 @@ nb::dict stats_dict(const Matrix& A) {
 
 nb::tuple arrays(const Matrix& A) {
   return std::visit(
-      [](const auto& csr) { return nb::make_tuple(to_numpy(csr.row_ptr), to_numpy(csr.col_idx), to_numpy(csr.values)); },
+      [](const auto& csr) {
+        return nb::make_tuple(to_numpy(csr.row_ptr), to_numpy(csr.col_idx), to_numpy(csr.values));
+      },
       *A.csr);
 }
 
@@ -164,22 +168,17 @@ NB_MODULE(_spx, m) {
       .def("spmm_cpu", &spmm_cpu<float>)
       .def("spmm_cpu", &spmm_cpu<double>)
       // Device pointers on the caller's stream: the per-call path, kept lean.
-      .def("spmv_device",
-           [](const Matrix& A, uintptr_t x, uintptr_t y, double alpha, double beta, uintptr_t stream) {
-             gpu_of(A).spmv(x, y, alpha, beta, stream);
-           })
+      .def("spmv_device", [](const Matrix& A, uintptr_t x, uintptr_t y, double alpha, double beta,
+                             uintptr_t stream) { gpu_of(A).spmv(x, y, alpha, beta, stream); })
       .def("spmm_device",
            [](const Matrix& A, uintptr_t B, int64_t ldb, uintptr_t C, int64_t ldc, bool row_major, int64_t L,
-              double alpha, double beta, uintptr_t stream) {
-             gpu_of(A).spmm(B, ldb, C, ldc, row_major, L, alpha, beta, stream);
-           })
-      .def("spmv_call_ns",
-           [](const Matrix& A, uintptr_t x, uintptr_t y, int64_t calls, uintptr_t stream) {
-             return gpu_of(A).spmv_call_ns(x, y, calls, stream);
-           })
+              double alpha, double beta,
+              uintptr_t stream) { gpu_of(A).spmm(B, ldb, C, ldc, row_major, L, alpha, beta, stream); })
+      .def("spmv_call_ns", [](const Matrix& A, uintptr_t x, uintptr_t y, int64_t calls,
+                              uintptr_t stream) { return gpu_of(A).spmv_call_ns(x, y, calls, stream); })
       .def("spmv_host_on_gpu",
-           [](const Matrix& A, nb::ndarray<nb::c_contig, nb::device::cpu> x, nb::ndarray<nb::c_contig, nb::device::cpu> y,
-              double alpha, double beta) {
+           [](const Matrix& A, nb::ndarray<nb::c_contig, nb::device::cpu> x,
+              nb::ndarray<nb::c_contig, nb::device::cpu> y, double alpha, double beta) {
              nb::gil_scoped_release release;
              gpu_of(A).spmv_host(x.data(), y.data(), alpha, beta);
            })
@@ -187,20 +186,24 @@ NB_MODULE(_spx, m) {
            [](const Matrix& A, nb::ndarray<nb::device::cpu> B, nb::ndarray<nb::device::cpu> C, bool row_major,
               double alpha, double beta) {
              nb::gil_scoped_release release;
-             gpu_of(A).spmm_host(B.data(), C.data(), row_major, static_cast<int64_t>(B.shape(1)), alpha, beta);
+             gpu_of(A).spmm_host(B.data(), C.data(), row_major, static_cast<int64_t>(B.shape(1)), alpha,
+                                 beta);
            })
-      .def("plan",
-           [](const Matrix& A, bool spmm, int64_t L, bool row_major, const std::string& mode, int64_t expected_calls,
-              bool deterministic_only, int measure_top, const std::string& tuning_cache, bool replan) {
-             PlanRequest r{spmm, L, row_major, mode, expected_calls, deterministic_only, measure_top, tuning_cache};
-             return user_input([&] { return replan ? gpu_of(A).plan(r) : gpu_of(A).current_plan(r); });
-           });
+      .def("plan", [](const Matrix& A, bool spmm, int64_t L, bool row_major, const std::string& mode,
+                      int64_t expected_calls, bool deterministic_only, int measure_top,
+                      const std::string& tuning_cache, bool replan) {
+        PlanRequest r{spmm,        L,           row_major, mode, expected_calls, deterministic_only,
+                      measure_top, tuning_cache};
+        return user_input([&] { return replan ? gpu_of(A).plan(r) : gpu_of(A).current_plan(r); });
+      });
 
   m.def("from_csr", &from_csr<float>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a);
   m.def("from_csr", &from_csr<double>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a);
-  m.def("read", [](const std::string& path, bool f32) { return user_input([&] { return read_matrix(path, f32); }); });
-  m.def("generate",
-        [](const std::string& spec, bool f32) { return user_input([&] { return generate_matrix(spec, f32); }); });
+  m.def("read",
+        [](const std::string& path, bool f32) { return user_input([&] { return read_matrix(path, f32); }); });
+  m.def("generate", [](const std::string& spec, bool f32) {
+    return user_input([&] { return generate_matrix(spec, f32); });
+  });
   m.def("generators", [] {
     std::vector<std::tuple<std::string, std::string, std::string>> out;
     for (const auto& g : spx::gen::generators()) out.emplace_back(g.kind, g.keys, g.summary);

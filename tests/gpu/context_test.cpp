@@ -12,11 +12,11 @@
 
 #include "cuda/common/check.hpp"
 #include "gpu_test_support.hpp"
+#include "spx/cpu.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/formats.hpp"
 #include "spx/cuda/spmv.hpp"
 #include "spx/cuda/stream.hpp"
-#include "spx/cpu.hpp"
 
 namespace spx::test {
 namespace {
@@ -84,7 +84,8 @@ TEST(GpuContext, ExternalStreamIsUsedAndNotOwned) {
     cuda::spmv_csr_scalar(ctx, dA, dx.span(), dy.span(), 2.0, -1.0);  // y = 2Ax - Ax = Ax
     second.synchronize();
     const auto got = cuda::to_host(ctx, dy);
-    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12 * (1 + std::abs(want[i])));
+    for (std::size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-12 * (1 + std::abs(want[i])));
     ctx.set_stream(nullptr);  // the legacy default stream is a valid external stream
     EXPECT_EQ(ctx.stream(), nullptr);
     ctx.synchronize();
