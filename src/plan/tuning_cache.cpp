@@ -37,8 +37,8 @@ TuningCache::TuningCache(std::string path) : path_(std::move(path)) {
     for (const auto& [key, v] : doc["plans"].items()) {
       CacheEntry e;
       e.kernel = v.at("kernel").get<std::string>();
-      for (const auto& [name, value] : v.value("knobs", json::object()).items())
-        e.knobs.emplace_back(name, value.get<int64_t>());
+      const json knobs = v.value("knobs", json::object());  // items() needs a living object
+      for (const auto& [name, value] : knobs.items()) e.knobs.emplace_back(name, value.get<int64_t>());
       e.us = v.value("us", 0.0);
       e.decided_by = v.value("decided_by", std::string());
       e.date = v.value("date", std::string());
