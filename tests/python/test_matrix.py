@@ -172,6 +172,7 @@ def test_read_errors(tmp_path):
         spx.read(bad)
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # scipy 1.17: mmread's spmatrix default
 @pytest.mark.parametrize("name, path", shared_matrices(max_gz_bytes=400_000))
 def test_read_shared_matrices_like_scipy(name, path):
     with gzip.open(path, "rb") as f:
