@@ -12,7 +12,11 @@
 
 #include "cuda/common/check.hpp"
 #include "gpu_test_support.hpp"
+#include "spx/cpu.hpp"
 #include "spx/cuda/buffer.hpp"
+#include "spx/cuda/formats.hpp"
+#include "spx/cuda/spmv.hpp"
+#include "spx/cuda/stream.hpp"
 
 namespace spx::test {
 namespace {
@@ -51,6 +55,44 @@ TEST(GpuContext, HandlesAreCreatedOnceAndBoundToTheStream) {
   EXPECT_EQ(s, ctx.stream());
   ASSERT_EQ(cublasGetStream(ctx.cublas(), &s), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(s, ctx.stream());
+}
+
+// A context on a caller's stream runs there, and set_stream() moves it (and its handles) to another
+// stream, ordered after the work already on the first one. The streams outlive the context and are
+// not destroyed by it (the Python package's CuPy streams).
+TEST(GpuContext, ExternalStreamIsUsedAndNotOwned) {
+  SPX_REQUIRE_GPU();
+  cuda::Stream first;
+  cuda::Stream second;
+  const auto A = random_csr<double, int32_t>(3001, 2003, 0, 40, 11);
+  const auto x = random_vector<double>(2003, 12);
+  std::vector<double> want(3001);
+  ref::spmv(A, std::span<const double>(x), std::span<double>(want));
+  {
+    cuda::Context ctx(0, first.get());
+    EXPECT_EQ(ctx.stream(), first.get());
+    EXPECT_EQ(ctx.cusparse(), ctx.cusparse());
+    const auto dA = cuda::upload(ctx, A);
+    const auto dx = cuda::to_device(ctx, x);
+    cuda::DeviceBuffer<double> dy(3001);
+    cuda::spmv_csr_scalar(ctx, dA, dx.span(), dy.span());
+    ctx.set_stream(second.get());  // the next product runs after the first without a host wait
+    EXPECT_EQ(ctx.stream(), second.get());
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cusparseGetStream(ctx.cusparse(), &s), CUSPARSE_STATUS_SUCCESS);
+    EXPECT_EQ(s, second.get());
+    cuda::spmv_csr_scalar(ctx, dA, dx.span(), dy.span(), 2.0, -1.0);  // y = 2Ax - Ax = Ax
+    second.synchronize();
+    const auto got = cuda::to_host(ctx, dy);
+    for (std::size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-12 * (1 + std::abs(want[i])));
+    ctx.set_stream(nullptr);  // the legacy default stream is a valid external stream
+    EXPECT_EQ(ctx.stream(), nullptr);
+    ctx.synchronize();
+  }
+  // Both streams are still valid after the context is gone.
+  first.synchronize();
+  second.synchronize();
 }
 
 TEST(GpuContext, WorkspaceGrowsAndNeverShrinks) {

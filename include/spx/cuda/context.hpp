@@ -3,7 +3,9 @@
 // that launch rules and the performance model read.
 //
 // Everything spx launches for a context goes onto ctx.stream(), in order; synchronize() waits for
-// it. A Context is not thread-safe; use one per host thread.
+// it. A Context is not thread-safe; use one per host thread. The stream is the context's own, or one
+// the caller owns (a framework's current stream: the Python package runs on CuPy's), given to the
+// constructor or to set_stream().
 #pragma once
 
 #include <cstddef>
@@ -61,6 +63,9 @@ class Context {
   // Selects `device` for this host thread and creates a non-blocking stream on it. Throws
   // spx::Error when no usable device exists (message from gpu_unavailable_reason()).
   explicit Context(int device = 0);
+  // The same on a stream the caller owns and keeps alive while the context uses it (nullptr: the
+  // legacy default stream). The context never destroys it.
+  Context(int device, cudaStream_t external_stream);
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -68,6 +73,11 @@ class Context {
   int device() const { return props_.device; }
   const DeviceProps& props() const { return props_; }
   cudaStream_t stream() const { return stream_; }
+  // Later work goes onto `stream` (not owned, as above), ordered after all work already enqueued on
+  // the previous stream (an event, no host wait), since the workspace, the counters and plans made
+  // with this context are reused across calls. The cuSPARSE/cuBLAS handles follow. Nothing happens
+  // when `stream` is already the context's stream.
+  void set_stream(cudaStream_t stream);
 
   // Library handles bound to stream(); created on first use. cuBLAS keeps its default math mode
   // (no TF32 for SGEMM: fp32 GEMM baselines stay true fp32).
@@ -96,6 +106,8 @@ class Context {
  private:
   DeviceProps props_;
   cudaStream_t stream_ = nullptr;
+  cudaStream_t owned_stream_ = nullptr;  // created by the context (destroyed with it), or null
+  cudaEvent_t handoff_ = nullptr;        // orders set_stream()'s new stream after the old one
   cusparseHandle_t cusparse_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   DeviceBuffer<std::byte> workspace_;

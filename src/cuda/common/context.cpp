@@ -50,18 +50,35 @@ std::string DeviceProps::summary() const {
 Context::Context(int device) : props_(query_device(device)) {
   SPX_CUDA_CHECK(cudaSetDevice(device));
   // Non-blocking: our work never waits on, or is waited on by, the legacy default stream.
-  SPX_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  SPX_CUDA_CHECK(cudaStreamCreateWithFlags(&owned_stream_, cudaStreamNonBlocking));
+  stream_ = owned_stream_;
+}
+
+Context::Context(int device, cudaStream_t external_stream) : props_(query_device(device)) {
+  SPX_CUDA_CHECK(cudaSetDevice(device));
+  stream_ = external_stream;
+}
+
+void Context::set_stream(cudaStream_t stream) {
+  if (stream == stream_) return;
+  if (handoff_ == nullptr) SPX_CUDA_CHECK(cudaEventCreateWithFlags(&handoff_, cudaEventDisableTiming));
+  SPX_CUDA_CHECK(cudaEventRecord(handoff_, stream_));
+  SPX_CUDA_CHECK(cudaStreamWaitEvent(stream, handoff_, 0));
+  if (cusparse_ != nullptr) SPX_CUSPARSE_CHECK(cusparseSetStream(cusparse_, stream));
+  if (cublas_ != nullptr) SPX_CUBLAS_CHECK(cublasSetStream(cublas_, stream));
+  stream_ = stream;
 }
 
 Context::~Context() {
   // Destructors must not throw: statuses are dropped (the first failure was already reported).
-  if (stream_ != nullptr) cudaStreamSynchronize(stream_);
+  cudaStreamSynchronize(stream_);  // the legacy default stream (nullptr) too
   if (cusparse_ != nullptr) cusparseDestroy(cusparse_);
   if (cublas_ != nullptr) cublasDestroy(cublas_);
   workspace_ = {};
   counters_ = {};
   l2_flush_ = {};
-  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  if (handoff_ != nullptr) cudaEventDestroy(handoff_);
+  if (owned_stream_ != nullptr) cudaStreamDestroy(owned_stream_);
   cudaGetLastError();
 }
 

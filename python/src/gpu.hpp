@@ -1,0 +1,79 @@
+// The device half of a Python matrix, behind an interface so the extension builds without CUDA
+// (gpu_none.cpp: every call says the package was built without it) and with it (gpu_cuda.cpp).
+//
+// Device products take raw device pointers and the caller's stream (CuPy's current stream): the
+// Python layer has checked shapes, dtypes, strides and devices, so a call is a few integer
+// conversions and one launch. One Context per device, shared by every matrix on it, follows the
+// caller's stream (Context::set_stream).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "spx/matrix.hpp"
+
+namespace spx::python {
+
+struct PlanRequest {
+  bool spmm = false;
+  int64_t cols_dense = 0;
+  bool row_major = true;
+  std::string mode = "model";  // rule, model, measure, tune
+  int64_t expected_calls = 100;
+  bool deterministic_only = false;
+  int measure_top = 4;
+  std::string tuning_cache;  // "" reads $SPX_TUNING_CACHE, "-" none
+};
+
+// What a plan chose, for Python (spx::plan::Report's main fields and its explain() text).
+struct PlanInfo {
+  std::string op;          // "spmv" or "spmm"
+  int64_t cols_dense = 0;  // L for SpMM
+  std::string mode;
+  std::string decided_by;  // rule, model, measured, tuned, cache
+  std::string kernel;
+  std::string owner;  // spx or cuSPARSE
+  std::string format;
+  std::string params;
+  double predicted_us = 0;  // NaN when not predicted
+  double measured_us = 0;   // NaN when not measured
+  double planning_us = 0;
+  double setup_us = 0;
+  std::size_t candidates = 0;
+  std::string explain;
+};
+
+class GpuMatrix {
+ public:
+  virtual ~GpuMatrix() = default;
+  virtual int device() const = 0;
+  virtual std::size_t device_bytes() const = 0;
+  // y = alpha*A*x + beta*y; x, y device pointers of the matrix's value type; on `stream`.
+  virtual void spmv(uintptr_t x, uintptr_t y, double alpha, double beta, uintptr_t stream) = 0;
+  // C = alpha*A*B + beta*C with B (cols × L) and C (rows × L) on the device; one layout for both.
+  virtual void spmm(uintptr_t B, int64_t ldb, uintptr_t C, int64_t ldc, bool row_major, int64_t L,
+                    double alpha, double beta, uintptr_t stream) = 0;
+  // The same from host memory: copies in, runs on the context's current stream, copies out, waits.
+  virtual void spmv_host(const void* x, void* y, double alpha, double beta) = 0;
+  virtual void spmm_host(const void* B, void* C, bool row_major, int64_t L, double alpha, double beta) = 0;
+  // Host nanoseconds per call of `calls` back-to-back C++ calls of cuda::spmv (no Python between;
+  // the benchmark's baseline for the per-call overhead of A @ x). Waits for the GPU after timing.
+  virtual double spmv_call_ns(uintptr_t x, uintptr_t y, int64_t calls, uintptr_t stream) = 0;
+  // Plans now (the front door's plan_spmv / plan_spmm; planning again replaces the plan).
+  virtual PlanInfo plan(const PlanRequest& request) = 0;
+  // The current plan of (op, L, layout), planned with default options when there is none yet.
+  virtual PlanInfo current_plan(const PlanRequest& request) = 0;
+};
+
+std::shared_ptr<GpuMatrix> to_gpu(const Csr<float, int32_t>& A, int device);
+std::shared_ptr<GpuMatrix> to_gpu(const Csr<double, int32_t>& A, int device);
+
+bool built_with_cuda();
+int gpu_count();                // 0 without CUDA, a driver or a device
+std::string gpu_unavailable();  // "" when a device is usable, else why not
+// Device of a pointer the caller hands in: >= 0 for device or managed memory, -1 for host memory.
+int pointer_device(uintptr_t ptr);
+void synchronize(int device, uintptr_t stream);
+
+}  // namespace spx::python

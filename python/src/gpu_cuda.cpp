@@ -1,0 +1,229 @@
+// The device half of a Python matrix on the CUDA backend. One Context per device for the whole
+// process (created on first use, never destroyed: tearing cuSPARSE down after the runtime has shut
+// down at exit can crash), following the caller's stream (Context::set_stream: no host wait).
+//
+// Products go through the front door, cuda::SparseMatrix: planned on first use (or by A.plan()),
+// over spx's kernels and cuSPARSE's.
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "gpu.hpp"
+#include "spx/cuda/buffer.hpp"
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/device.hpp"
+#include "spx/cuda/formats.hpp"
+#include "spx/cuda/sparse_matrix.hpp"
+#include "spx/error.hpp"
+#include "spx/plan.hpp"
+
+namespace spx::python {
+
+bool built_with_cuda() { return true; }
+int gpu_count() { return cuda::device_count(); }
+std::string gpu_unavailable() { return cuda::gpu_unavailable_reason(); }
+
+int pointer_device(uintptr_t ptr) {
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, reinterpret_cast<const void*>(ptr)) != cudaSuccess) {
+    cudaGetLastError();  // not a pointer the runtime knows: host memory
+    return -1;
+  }
+  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ? attr.device : -1;
+}
+
+void synchronize(int device, uintptr_t stream) {
+  (void)device;
+  if (cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)) != cudaSuccess)
+    throw Error(fmt::format("cudaStreamSynchronize failed: {}", cudaGetErrorString(cudaGetLastError())));
+}
+
+namespace {
+
+// Makes `device` current for one call and puts the previous device back (CuPy keeps its own idea
+// of the current device in the runtime's).
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) {
+    cudaGetDevice(&previous_);
+    if (previous_ != device) cudaSetDevice(device);
+  }
+  ~DeviceGuard() {
+    int now = 0;
+    cudaGetDevice(&now);
+    if (now != previous_) cudaSetDevice(previous_);
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+cuda::Context& context(int device) {
+  static std::mutex mutex;
+  static std::map<int, cuda::Context*> contexts;  // never destroyed (see above)
+  std::lock_guard lock(mutex);
+  cuda::Context*& ctx = contexts[device];
+  if (ctx == nullptr) {
+    if (cuda::device_count() == 0) throw Error("no usable CUDA device: " + cuda::gpu_unavailable_reason());
+    DeviceGuard guard(device);  // the Context selects its device; the caller's stays current
+    ctx = new cuda::Context(device, nullptr);
+  }
+  return *ctx;
+}
+
+plan::Options options_of(const PlanRequest& r) {
+  plan::Options o;
+  o.mode = plan::mode_from_string(r.mode);
+  o.expected_calls = r.expected_calls;
+  o.deterministic_only = r.deterministic_only;
+  o.measure_top = r.measure_top;
+  o.tuning_cache = r.tuning_cache;
+  return o;
+}
+
+PlanInfo info_of(const plan::Report& r) {
+  PlanInfo info;
+  info.op = r.problem.op == plan::Operation::Spmm ? "spmm" : "spmv";
+  info.cols_dense = r.problem.cols_dense;
+  info.mode = plan::to_string(r.mode);
+  info.decided_by = r.decided_by;
+  info.planning_us = r.planning_us;
+  info.setup_us = r.setup_us;
+  info.candidates = r.candidates.size();
+  info.predicted_us = info.measured_us = std::numeric_limits<double>::quiet_NaN();
+  if (!r.candidates.empty()) {
+    const plan::Candidate& w = r.winner();
+    info.kernel = w.kernel;
+    info.owner = w.owner;
+    info.format = w.format;
+    info.params = w.params;
+    info.predicted_us = w.predicted_us;
+    info.measured_us = w.measured_us;
+  }
+  info.explain = r.explain();
+  return info;
+}
+
+// The front door (spx/cuda/sparse_matrix.hpp) on the process's context for the device: it plans
+// SpMV and each SpMM (L, layout) on first use (Mode::Model) or when asked, over spx's kernels and
+// cuSPARSE's, and runs the plans.
+template <class T>
+class CudaMatrix final : public GpuMatrix {
+ public:
+  CudaMatrix(const Csr<T, int32_t>& A, int device)
+      : device_(device), ctx_(context(device)), A_(make(ctx_, A, device)) {}
+
+  int device() const override { return device_; }
+  std::size_t device_bytes() const override { return A_.csr().bytes(); }
+
+  void spmv(uintptr_t x, uintptr_t y, double alpha, double beta, uintptr_t stream) override {
+    DeviceGuard guard(device_);
+    ctx_.set_stream(reinterpret_cast<cudaStream_t>(stream));
+    cuda::spmv<T>(ctx_, A_, {reinterpret_cast<const T*>(x), static_cast<std::size_t>(A_.cols())},
+                  {reinterpret_cast<T*>(y), static_cast<std::size_t>(A_.rows())}, static_cast<T>(alpha),
+                  static_cast<T>(beta));
+  }
+
+  void spmm(uintptr_t B, int64_t ldb, uintptr_t C, int64_t ldc, bool row_major, int64_t L, double alpha,
+            double beta, uintptr_t stream) override {
+    DeviceGuard guard(device_);
+    ctx_.set_stream(reinterpret_cast<cudaStream_t>(stream));
+    run_spmm(reinterpret_cast<const T*>(B), ldb, reinterpret_cast<T*>(C), ldc, row_major, L, alpha, beta);
+  }
+
+  void spmv_host(const void* x, void* y, double alpha, double beta) override {
+    DeviceGuard guard(device_);
+    cuda::DeviceBuffer<T> dx(static_cast<std::size_t>(A_.cols()), "x (copied from the host)");
+    cuda::DeviceBuffer<T> dy(static_cast<std::size_t>(A_.rows()), "y (copied from the host)");
+    cuda::copy_to_device_async(ctx_, dx.data(), x, dx.bytes());
+    if (beta != 0) cuda::copy_to_device_async(ctx_, dy.data(), y, dy.bytes());
+    cuda::spmv<T>(ctx_, A_, dx.span(), dy.span(), static_cast<T>(alpha), static_cast<T>(beta));
+    cuda::copy_to_host_sync(ctx_, y, dy.data(), dy.bytes());
+  }
+
+  void spmm_host(const void* B, void* C, bool row_major, int64_t L, double alpha, double beta) override {
+    DeviceGuard guard(device_);
+    const auto n = static_cast<std::size_t>(A_.cols()), m = static_cast<std::size_t>(A_.rows());
+    const auto l = static_cast<std::size_t>(L);
+    cuda::DeviceBuffer<T> dB(n * l, "B (copied from the host)");
+    cuda::DeviceBuffer<T> dC(m * l, "C (copied from the host)");
+    cuda::copy_to_device_async(ctx_, dB.data(), B, dB.bytes());
+    if (beta != 0) cuda::copy_to_device_async(ctx_, dC.data(), C, dC.bytes());
+    run_spmm(dB.data(), row_major ? L : A_.cols(), dC.data(), row_major ? L : A_.rows(), row_major, L, alpha,
+             beta);
+    cuda::copy_to_host_sync(ctx_, C, dC.data(), dC.bytes());
+  }
+
+  double spmv_call_ns(uintptr_t x, uintptr_t y, int64_t calls, uintptr_t stream) override {
+    DeviceGuard guard(device_);
+    ctx_.set_stream(reinterpret_cast<cudaStream_t>(stream));
+    const std::span<const T> xs{reinterpret_cast<const T*>(x), static_cast<std::size_t>(A_.cols())};
+    const std::span<T> ys{reinterpret_cast<T*>(y), static_cast<std::size_t>(A_.rows())};
+    cuda::spmv<T>(ctx_, A_, xs, ys);
+    ctx_.synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < calls; ++i) cuda::spmv<T>(ctx_, A_, xs, ys);
+    const auto t1 = std::chrono::steady_clock::now();
+    ctx_.synchronize();
+    return std::chrono::duration<double, std::nano>(t1 - t0).count() /
+           static_cast<double>(std::max<int64_t>(calls, 1));
+  }
+
+  PlanInfo plan(const PlanRequest& r) override {
+    DeviceGuard guard(device_);
+    const plan::Options o = options_of(r);
+    if (!r.spmm) return info_of(A_.plan_spmv(o));
+    return info_of(A_.plan_spmm(r.cols_dense, layout_of(r.row_major), o));
+  }
+
+  PlanInfo current_plan(const PlanRequest& r) override {
+    const plan::Report* report =
+        r.spmm ? A_.spmm_report(r.cols_dense, layout_of(r.row_major)) : A_.spmv_report();
+    if (report != nullptr) return info_of(*report);
+    return plan(PlanRequest{r.spmm, r.cols_dense, r.row_major, "model", 100, false, 4, ""});
+  }
+
+ private:
+  static plan::DenseLayout layout_of(bool row_major) {
+    return row_major ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
+  }
+
+  static cuda::SparseMatrix<T> make(cuda::Context& ctx, const Csr<T, int32_t>& A, int device) {
+    DeviceGuard guard(device);
+    cuda::SparseMatrix<T> M(ctx, A);
+    ctx.synchronize();
+    return M;
+  }
+
+  void run_spmm(const T* B, int64_t ldb, T* C, int64_t ldc, bool row_major, int64_t L, double alpha,
+                double beta) {
+    const Layout layout = row_major ? Layout::RowMajor : Layout::ColMajor;
+    cuda::DenseView<const T> b{B, A_.cols(), L, ldb, layout};
+    cuda::DenseView<T> c{C, A_.rows(), L, ldc, layout};
+    cuda::spmm<T>(ctx_, A_, b, c, static_cast<T>(alpha), static_cast<T>(beta));
+  }
+
+  int device_;
+  cuda::Context& ctx_;
+  cuda::SparseMatrix<T> A_;
+};
+
+}  // namespace
+
+std::shared_ptr<GpuMatrix> to_gpu(const Csr<float, int32_t>& A, int device) {
+  return std::make_shared<CudaMatrix<float>>(A, device);
+}
+std::shared_ptr<GpuMatrix> to_gpu(const Csr<double, int32_t>& A, int device) {
+  return std::make_shared<CudaMatrix<double>>(A, device);
+}
+
+}  // namespace spx::python

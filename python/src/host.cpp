@@ -1,0 +1,135 @@
+// Host side of the Python matrix: construction from arrays, files and generator specs, value-type
+// casts, and the CPU products (spx::omp).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+#include "matrix.hpp"
+#include "spx/convert.hpp"
+#include "spx/cpu.hpp"
+#include "spx/error.hpp"
+#include "spx/generate.hpp"
+#include "spx/io.hpp"
+
+namespace spx::python {
+
+int64_t Matrix::rows() const {
+  return std::visit([](const auto& A) { return static_cast<int64_t>(A.rows); }, *csr);
+}
+int64_t Matrix::cols() const {
+  return std::visit([](const auto& A) { return static_cast<int64_t>(A.cols); }, *csr);
+}
+int64_t Matrix::nnz() const {
+  return std::visit([](const auto& A) { return static_cast<int64_t>(A.nnz()); }, *csr);
+}
+Matrix to_device(const Matrix& A, int device) {
+  if (device < 0) return Matrix{A.csr, nullptr};
+  if (A.gpu && A.gpu->device() == device) return A;
+  return Matrix{A.csr, std::visit([&](const auto& csr) { return to_gpu(csr, device); }, *A.csr)};
+}
+
+std::string Matrix::device() const { return gpu ? fmt::format("cuda:{}", gpu->device()) : "cpu"; }
+
+template <class T>
+Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const int32_t> row_ptr,
+                       std::span<const int32_t> col_idx, std::span<const T> values) {
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  if (rows < 0 || cols < 0) throw Error(fmt::format("shape ({}, {}) is negative", rows, cols));
+  if (rows > kMax || cols > kMax)
+    throw Error(fmt::format("shape ({}, {}) exceeds spx's 32-bit indices (at most {} rows and columns)", rows,
+                            cols, kMax));
+  if (row_ptr.size() != static_cast<std::size_t>(rows) + 1)
+    throw Error(
+        fmt::format("indptr has {} entries, a matrix of {} rows needs {}", row_ptr.size(), rows, rows + 1));
+  if (col_idx.size() != values.size())
+    throw Error(
+        fmt::format("indices has {} entries and data {}: they must match", col_idx.size(), values.size()));
+  if (row_ptr[0] != 0) throw Error(fmt::format("indptr[0] is {}, must be 0", row_ptr[0]));
+  for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r)
+    if (row_ptr[r + 1] < row_ptr[r])
+      throw Error(fmt::format("indptr decreases at row {}: {} then {}", r, row_ptr[r], row_ptr[r + 1]));
+  if (static_cast<std::size_t>(row_ptr.back()) != col_idx.size())
+    throw Error(fmt::format("indptr ends at {} but there are {} entries", row_ptr.back(), col_idx.size()));
+  for (std::size_t k = 0; k < col_idx.size(); ++k)
+    if (col_idx[k] < 0 || col_idx[k] >= cols)
+      throw Error(fmt::format("indices[{}] = {} is out of range 0..{}", k, col_idx[k], cols - 1));
+  Csr<T, int32_t> A(static_cast<int32_t>(rows), static_cast<int32_t>(cols));
+  A.row_ptr.assign(row_ptr.begin(), row_ptr.end());
+  A.col_idx.assign(col_idx.begin(), col_idx.end());
+  A.values.assign(values.begin(), values.end());
+  canonicalize(A);  // sorted columns, repeats summed
+  A.validate();
+  return Matrix{std::make_shared<const HostCsr>(std::move(A)), nullptr};
+}
+
+template Matrix matrix_from_csr<float>(int64_t, int64_t, std::span<const int32_t>, std::span<const int32_t>,
+                                       std::span<const float>);
+template Matrix matrix_from_csr<double>(int64_t, int64_t, std::span<const int32_t>, std::span<const int32_t>,
+                                        std::span<const double>);
+
+Matrix read_matrix(const std::string& path, bool f32) {
+  if (f32) return Matrix{std::make_shared<const HostCsr>(read_matrix_market<float, int32_t>(path)), nullptr};
+  return Matrix{std::make_shared<const HostCsr>(read_matrix_market<double, int32_t>(path)), nullptr};
+}
+
+Matrix generate_matrix(const std::string& spec, bool f32) {
+  if (f32) return Matrix{std::make_shared<const HostCsr>(gen::generate<float, int32_t>(spec)), nullptr};
+  return Matrix{std::make_shared<const HostCsr>(gen::generate<double, int32_t>(spec)), nullptr};
+}
+
+Matrix astype(const Matrix& A, bool f32) {
+  return std::visit(
+      [&](const auto& csr) -> Matrix {
+        if (f32) return Matrix{std::make_shared<const HostCsr>(cast<float, int32_t>(csr)), nullptr};
+        return Matrix{std::make_shared<const HostCsr>(cast<double, int32_t>(csr)), nullptr};
+      },
+      *A.csr);
+}
+
+template <class T>
+const Csr<T, int32_t>& host_csr(const Matrix& A) {
+  const auto* csr = std::get_if<Csr<T, int32_t>>(A.csr.get());
+  if (csr == nullptr)
+    throw Error(fmt::format("the matrix holds {}, the operands {}", A.dtype(),
+                            std::is_same_v<T, float> ? "float32" : "float64"));
+  return *csr;
+}
+
+template <class T>
+void cpu_spmv(const Matrix& A, std::span<const T> x, std::span<T> y, T alpha, T beta) {
+  omp::spmv(host_csr<T>(A), x, y, alpha, beta);
+}
+
+template <class T>
+void cpu_spmm(const Matrix& A, const T* B, int64_t ldb, bool b_row_major, T* C, int64_t ldc, bool c_row_major,
+              int64_t L, T alpha, T beta) {
+  const auto& csr = host_csr<T>(A);
+  const int64_t m = csr.rows;
+  const int64_t n = csr.cols;
+  // spx::Dense owns its storage: B and C are copied into tight ones (O((m + n)·L), beside the
+  // product's O(nnz·L)) in their own layouts, and C back.
+  Dense<T> b(n, L, b_row_major ? Layout::RowMajor : Layout::ColMajor);
+  Dense<T> c(m, L, c_row_major ? Layout::RowMajor : Layout::ColMajor);
+  auto at = [](int64_t i, int64_t j, int64_t ld, bool row_major) {
+    return row_major ? i * ld + j : i + j * ld;
+  };
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < L; ++j) b(i, j) = B[at(i, j, ldb, b_row_major)];
+  if (beta != T{0})
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < L; ++j) c(i, j) = C[at(i, j, ldc, c_row_major)];
+  omp::spmm(csr, b, c, alpha, beta);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < L; ++j) C[at(i, j, ldc, c_row_major)] = c(i, j);
+}
+
+template void cpu_spmv<float>(const Matrix&, std::span<const float>, std::span<float>, float, float);
+template void cpu_spmv<double>(const Matrix&, std::span<const double>, std::span<double>, double, double);
+template void cpu_spmm<float>(const Matrix&, const float*, int64_t, bool, float*, int64_t, bool, int64_t,
+                              float, float);
+template void cpu_spmm<double>(const Matrix&, const double*, int64_t, bool, double*, int64_t, bool, int64_t,
+                               double, double);
+
+}  // namespace spx::python

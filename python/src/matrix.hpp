@@ -1,0 +1,57 @@
+// The Python package's matrix: a canonical host CSR (float or double values, int32 indices) and,
+// once moved to a GPU, its device half (gpu.hpp). The host copy always stays: to_scipy(), stats and
+// the CPU products read it, and the front door builds its formats from it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <variant>
+
+#include "gpu.hpp"
+#include "spx/matrix.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::python {
+
+using CsrF32 = Csr<float, int32_t>;
+using CsrF64 = Csr<double, int32_t>;
+
+using HostCsr = std::variant<CsrF32, CsrF64>;
+
+// Immutable once made: moving to a GPU makes a new Matrix that shares the host copy.
+struct Matrix {
+  std::shared_ptr<const HostCsr> csr;
+  std::shared_ptr<GpuMatrix> gpu;  // null while the matrix lives on the host
+
+  bool is_f32() const { return std::holds_alternative<CsrF32>(*csr); }
+  int64_t rows() const;
+  int64_t cols() const;
+  int64_t nnz() const;
+  const char* dtype() const { return is_f32() ? "float32" : "float64"; }
+  std::string device() const;  // "cpu" or "cuda:N"
+};
+
+// From the three CSR arrays (copied). The structure is checked first (row_ptr from 0, monotone,
+// ending at nnz; columns in range), naming the first bad entry; then columns are sorted and
+// repeated entries summed, so any valid CSR becomes canonical. spx::Error otherwise.
+template <class T>
+Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const int32_t> row_ptr,
+                       std::span<const int32_t> col_idx, std::span<const T> values);
+
+Matrix read_matrix(const std::string& path, bool f32);
+Matrix generate_matrix(const std::string& spec, bool f32);
+Matrix astype(const Matrix& A, bool f32);       // a host copy with the other value type (or the same)
+Matrix to_device(const Matrix& A, int device);  // shares the host copy; device < 0: the host alone
+
+// y = alpha*A*x + beta*y with spx::omp on the host copy. Sizes checked by the kernel.
+template <class T>
+void cpu_spmv(const Matrix& A, std::span<const T> x, std::span<T> y, T alpha, T beta);
+// C = alpha*A*B + beta*C, B (cols × L) and C (rows × L) dense, row- or column-major with their
+// leading dimensions, in host memory the caller owns (copied in and out of spx::Dense).
+template <class T>
+void cpu_spmm(const Matrix& A, const T* B, int64_t ldb, bool b_row_major, T* C, int64_t ldc, bool c_row_major,
+              int64_t L, T alpha, T beta);
+
+}  // namespace spx::python
