@@ -270,7 +270,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 
   // Slab s covers k in [s * BK, (s + 1) * BK): stored (r0, c0) is (outer0, k0) or (k0, outer0).
   // Edge tiles take load_slab_edge on full slabs: a small grid whose edge tiles ran the general
-  // loader on every slab waited on them (1000^3 took 1.5x the time of 1024^3).
+  // loader on every slab waited on them (1000^3 took 1.3-1.7x the time of 1024^3).
   const auto load = [&](int64_t s, int slot) {
     const int64_t k0 = s * BK;
     double* const da = sa + slot * SA::kElems;
