@@ -149,6 +149,25 @@ RuleTables make_default_rule_tables() {
   // of 512 nonzeros costs its warp about that launch.
   t.segsum.completion_waves = 2;
   t.segsum.completion_limit = 512;
+
+  // --- DGEMM version 3 (gemm_rule; docs/dgemm.md "Shape classes", docs/rules.md) ---
+  // Per tile {bm, bn, blocks per SM, tensor fraction, alone fraction, store overlap, store
+  // efficiency}: fitted (random search, rounded) so that the rule's pick among the 2-4 (tile, split)
+  // variants measured per shape of the 45-shape grid is the fastest measured one (H100, runs r1/r2,
+  // bench/results/h100/gemm/grid-variants.json.gz): 128 x 128 sustains the most per SM but writes C
+  // with its tensor cores idle; 128 x 64 hides ~90% of its stores behind the second block; 64 x 64
+  // pays the paper's RB (1/64 + 1/64: 7.3 TB/s of L2 at the tensor rate) and reaches 53% of an SM
+  // alone, so it wins where it fills SMs the others leave idle.
+  t.gemm.tiles = {{GemmTile::T128x128, 128, 128, 1, 0.72, 1.0, 0.2, 0.89},
+                  {GemmTile::T128x64, 128, 64, 2, 0.685, 0.69, 0.89, 0.70},
+                  {GemmTile::T64x64, 64, 64, 3, 0.59, 0.53, 0.63, 0.75}};
+  t.gemm.tensor_tflops = 66.3;  // spx_micro, DMMA m16n8k4
+  t.gemm.l2_gbs = 5900.0;       // fitted with the fractions (no L2 micro-benchmark yet)
+  // Splits up to two waves of 64 x 64 blocks for a single output tile (64 x 64 x 1e5).
+  t.gemm.split_steps = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 132, 198, 264, 396, 528, 792};
+  t.gemm.min_split_slabs = 8;  // 128 deep: the 3-4 stage pipeline fills and drains in ~20% of it
+  t.gemm.max_workspace_bytes = std::size_t{256} << 20;
+  t.gemm.launch_us = 3.0;  // per launch as the back-to-back timings see it (1000^2 x 16: 7.8 us)
   return t;
 }
 

@@ -18,7 +18,7 @@ enum class GemmVersion {
   Auto,          // the fastest version for the type: TensorCoreV3 for double, CudaCoreV1 for float
   CudaCoreV1,    // Tan et al.'s blocking on the CUDA cores: 128x128x8 slabs, 8x8 register tiles
   TensorCoreV2,  // the same slabs multiplied by FP64 tensor cores (mma m8n8k4 f64); double only
-  TensorCoreV3,  // FP64 tensor cores (mma m16n8k4 f64) behind a 4-stage cp.async pipeline; double only
+  TensorCoreV3,  // FP64 tensor cores (mma m16n8k4 f64), cp.async pipeline, 3 tiles, split-k; double only
 };
 
 // The version Auto stands for with operands of type T (the others stand for themselves).
@@ -28,10 +28,28 @@ constexpr GemmVersion resolve_gemm_version(GemmVersion version) {
   return sizeof(T) == sizeof(double) ? GemmVersion::TensorCoreV3 : GemmVersion::CudaCoreV1;
 }
 
-// Tuning knobs are data: the version to run. The default, Auto, picks per type (above);
-// TensorCoreV2/V3 with float is an spx::Error.
+// Version 3's block tile of C (docs/dgemm.md, "Shape classes"). Auto: the plan rule's choice
+// (gemm_rule in rules.hpp, by the shape of the product and the device).
+enum class GemmTile {
+  Auto,
+  T128x128,  // 256 threads, one block per SM: large grids
+  T128x64,   // 256 threads, two blocks per SM: mid-size and short-k grids
+  T64x64,    // 128 threads, three blocks per SM: small, skinny and split-k grids
+};
+const char* gemm_tile_name(GemmTile tile);  // "auto", "128x128", "128x64", "64x64"
+
+// Tuning knobs are data: the version to run, and version 3's tile and k splits. The defaults (Auto,
+// Auto, 0) pick per type and per shape (gemm_rule, also for an explicit TensorCoreV3); tile and
+// split_k other than Auto / 0 apply to version 3 only (an spx::Error for v1/v2 or float).
+// split_k: 0 = the rule's choice, 1 = none, s > 1 = k cut into s parts of whole 16-deep slabs
+// (fewer when k has fewer slabs), each part's partial written to ctx.workspace() (s × m × n
+// doubles) and summed in a fixed order; at most kMaxGemmSplitK. TensorCoreV2/V3 with float is an
+// spx::Error.
+inline constexpr int kMaxGemmSplitK = 4096;
 struct GemmParams {
   GemmVersion version = GemmVersion::Auto;
+  GemmTile tile = GemmTile::Auto;
+  int split_k = 0;
 };
 
 // "spx_gemm_v1", "spx_gemm_v2", "spx_gemm_v3" — the kernel names `spx bench` reports — and

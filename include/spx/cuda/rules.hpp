@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "spx/cuda/context.hpp"
+#include "spx/cuda/gemm.hpp"
 #include "spx/cuda/kernel_params.hpp"
 #include "spx/stats.hpp"
 
@@ -229,6 +230,31 @@ struct PlannerRuleTable {
   double vendor_preprocess_ns_per_nnz = 0.05;    // cuSPARSE analysis, per nonzero
 };
 
+// DGEMM version 3: the tile shape and the k splits (gemm_rule). Tan et al.'s blocking model per
+// shape class: every (tile, split) candidate is timed by a roofline of its waves — the DMMA work of
+// the busiest SM at the rate its tile sustains (the tensor rate, or the L2 → SM bandwidth the tile's
+// 1/bm + 1/bn needs, the paper's RB), plus the C stores no other block hides — against the HBM bytes
+// of A, B, C and the split partials; the fastest wins. docs/dgemm.md derives each term.
+struct GemmTileEntry {
+  GemmTile tile;
+  int bm, bn;
+  int blocks_per_sm;        // resident blocks per SM (registers, shared memory)
+  double tensor_fraction;   // share of tensor_tflops an SM full of these blocks sustains
+  double alone_fraction;    // share of that rate one block alone on an SM reaches (b blocks: b × it, <= 1)
+  double store_overlap;     // share of C's store time hidden behind co-resident blocks' DMMAs
+  double store_efficiency;  // share of the streaming bandwidth the tile's C (or partial) stores reach
+};
+struct GemmRuleTable {
+  std::vector<GemmTileEntry> tiles;  // the candidates; the first is the fallback
+  double tensor_tflops = 66.3;       // FP64 tensor peak (DMMA m16n8k4, spx_micro)
+  double l2_gbs = 5500.0;            // L2 → SM bandwidth all SMs share
+  // HBM: the device's streaming bandwidth (DeviceLimits::stream_gbs).
+  std::vector<int> split_steps;  // split factors tried (1 first)
+  int64_t min_split_slabs = 8;   // a split keeps at least this many 16-deep slabs (pipeline fill)
+  std::size_t max_workspace_bytes = std::size_t{256} << 20;  // s × m × n partials at most
+  double launch_us = 3.0;  // per kernel launch (the reduction is a second one)
+};
+
 struct RuleTables {
   PlannerRuleTable planner;
   CsrRuleTable csr;
@@ -236,6 +262,7 @@ struct RuleTables {
   EllrRuleTable ellr;
   SpmmRuleTable spmm;
   SegsumRuleTable segsum;
+  GemmRuleTable gemm;
 };
 
 // The tables the rules use by default (src/plan/rule_tables.cpp).
@@ -308,5 +335,22 @@ int segsum_nnz_per_lane_for_dirty(int nnz_per_lane, int64_t dirty_tiles, int64_t
 // Whether a grid of `warps` warps completes its rows (auto mode), and the limit it uses.
 bool segsum_completes_rows(int64_t warps, const DeviceProps& device,
                            const RuleTables& tables = default_rule_tables());
+
+// --- DGEMM (version 3) ----------------------------------------------------------------------------
+
+// The rule's answer: a tile and a split factor (1: none), and the time the model predicts.
+struct GemmChoice {
+  GemmTile tile = GemmTile::T128x128;
+  int split_k = 1;
+  double predicted_us = 0;
+};
+// C (m × n) += op(A) (m × k) op(B) in f64 on `device`; reads_c: beta != 0. Constant time (the
+// candidates of the table); m, n, k >= 1. `only` other than Auto: the best split for that tile.
+GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
+                     const RuleTables& tables = default_rule_tables(), GemmTile only = GemmTile::Auto);
+// The model's time for one candidate (what gemm_rule minimises), microseconds.
+double gemm_predicted_us(const GemmTileEntry& tile, int split_k, int64_t m, int64_t n, int64_t k,
+                         bool reads_c, const DeviceProps& device,
+                         const RuleTables& tables = default_rule_tables());
 
 }  // namespace spx::cuda

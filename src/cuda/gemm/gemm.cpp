@@ -9,6 +9,7 @@
 
 #include "cuda/common/scale.hpp"
 #include "cuda/gemm/gemm_launch.hpp"
+#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cuda {
@@ -19,7 +20,39 @@ void check_ld(const char* who, const char* name, int64_t ld, int64_t stored_rows
     throw Error(fmt::format("{}: ld{} = {} is less than the {} rows it stores", who, name, ld, stored_rows));
 }
 
+// The tile's extents (Auto: none; resolved before use).
+int tile_m(GemmTile tile) { return tile == GemmTile::T64x64 ? 64 : 128; }
+int tile_n(GemmTile tile) { return tile == GemmTile::T128x128 ? 128 : 64; }
+
+// Version 3's launch: the caller's tile and split factor where given, the plan rule's otherwise.
+detail::V3Launch resolve_v3(const Context& ctx, const GemmParams& params, int64_t m, int64_t n, int64_t k,
+                            bool reads_c) {
+  detail::V3Launch launch;
+  if (params.tile == GemmTile::Auto || params.split_k == 0) {
+    const GemmChoice choice = gemm_rule(m, n, k, reads_c, ctx.props(), default_rule_tables(), params.tile);
+    launch.tile = choice.tile;
+    launch.split_k = choice.split_k;
+  }
+  if (params.tile != GemmTile::Auto) launch.tile = params.tile;
+  if (params.split_k != 0) launch.split_k = params.split_k;
+  return launch;
+}
+
 }  // namespace
+
+const char* gemm_tile_name(GemmTile tile) {
+  switch (tile) {
+    case GemmTile::Auto:
+      return "auto";
+    case GemmTile::T128x128:
+      return "128x128";
+    case GemmTile::T128x64:
+      return "128x64";
+    case GemmTile::T64x64:
+      return "64x64";
+  }
+  throw Error("spx::cuda::gemm: unknown GemmTile");
+}
 
 const char* kernel_name(GemmVersion version) {
   switch (version) {
@@ -46,23 +79,37 @@ void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alp
     throw Error(fmt::format("{}: FP64 tensor cores only; float needs GemmVersion::CudaCoreV1", who));
   if (m < 0 || n < 0 || k < 0)
     throw Error(fmt::format("{}: sizes m={} n={} k={} must be non-negative", who, m, n, k));
+  if (params.split_k < 0 || params.split_k > kMaxGemmSplitK)
+    throw Error(fmt::format("{}: split_k = {} is outside [0, {}] (0: the rule's choice)", who, params.split_k,
+                            kMaxGemmSplitK));
+  if ((params.tile != GemmTile::Auto || params.split_k != 0) && version != GemmVersion::TensorCoreV3)
+    throw Error(fmt::format("{}: tile {} and split_k {} are version 3's knobs (f64, TensorCoreV3 or Auto)",
+                            who, gemm_tile_name(params.tile), params.split_k));
   check_ld(who, "a", lda, op_a == Op::N ? m : k);
   check_ld(who, "b", ldb, op_b == Op::N ? k : n);
   check_ld(who, "c", ldc, m);
   if (m == 0 || n == 0) return;
   // BLAS convention: no product to add, so A and B are not read; beta == 0 writes zeros unread.
   if (k == 0 || alpha == T{0}) return scale_in_place(ctx, C, m, n, ldc, beta);
-  // v1/v2: a 2-D grid (n tiles in y, at most 65535); v3: a 1-D grid of all tiles (at most 2^31 - 1).
+  if constexpr (is_double) {
+    if (version == GemmVersion::TensorCoreV3) {
+      const detail::V3Launch launch = resolve_v3(ctx, params, m, n, k, beta != 0.0);
+      // A 1-D grid of all tiles (at most 2^31 - 1), splits in y.
+      const int64_t tiles_m = (m + tile_m(launch.tile) - 1) / tile_m(launch.tile);
+      const int64_t tiles_n = (n + tile_n(launch.tile) - 1) / tile_n(launch.tile);
+      if (tiles_m > int64_t{0x7fffffff} / tiles_n)
+        throw Error(fmt::format("{}: {} x {} needs more {} tiles than a grid holds", who, m, n,
+                                gemm_tile_name(launch.tile)));
+      return detail::launch_gemm_v3(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, launch);
+    }
+  }
+  // v1/v2: a 2-D grid of 128 × 128 tiles (n tiles in y, at most 65535).
   const int64_t tile = detail::kGemmTile, tiles_m = (m + tile - 1) / tile, tiles_n = (n + tile - 1) / tile;
-  const bool fits = version == GemmVersion::TensorCoreV3 ? tiles_m <= int64_t{0x7fffffff} / tiles_n
-                                                         : tiles_n <= 65535 && tiles_m <= int64_t{0x7fffffff};
-  if (!fits)
+  if (tiles_n > 65535 || tiles_m > int64_t{0x7fffffff})
     throw Error(fmt::format("{}: {} x {} needs more {}x{} tiles than a grid holds", who, m, n, tile, tile));
   if constexpr (is_double) {
     if (version == GemmVersion::TensorCoreV2)
       return detail::launch_gemm_v2(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (version == GemmVersion::TensorCoreV3)
-      return detail::launch_gemm_v3(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
   detail::launch_gemm_v1(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }

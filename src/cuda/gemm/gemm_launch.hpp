@@ -6,10 +6,12 @@
 
 #include "spx/cpu.hpp"
 #include "spx/cuda/context.hpp"
+#include "spx/cuda/gemm.hpp"
 
 namespace spx::cuda::detail {
 
-// All versions tile C in kGemmTile × kGemmTile blocks; the grid's y extent (n tiles) is at most 65535.
+// Versions 1 and 2 tile C in kGemmTile × kGemmTile blocks (a 2-D grid: at most 65535 tiles along n);
+// version 3 takes its tile from V3Launch.
 inline constexpr int kGemmTile = 128;
 
 template <class T>
@@ -21,16 +23,35 @@ void launch_gemm_v2(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_
                     const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
                     int64_t ldc);
 
-// Version 3's launch-time knobs (data, not template parameters); 0 = the library's choice
-// (gemm_v3.cu: a band of 8 tile rows; split-k only for grids of fewer tiles than SMs).
-struct V3Knobs {
-  int group_m = 0;  // tile rows (m) a band of consecutive blocks walks before moving along n
-  int split_k = 0;  // k splits (1: none); each split's partial goes to ctx.workspace()
+// Version 3's launch, resolved (gemm.cpp fills it from GemmParams and the plan rule,
+// src/plan/gemm_rule.cpp): the tile shape, the rasterization band, and the k splits.
+struct V3Launch {
+  GemmTile tile = GemmTile::T128x128;
+  int group_m = 8;  // tile rows (m) a band of consecutive blocks walks before moving along n
+  int split_k = 1;  // k splits (1: none); each split's partial goes to ctx.workspace()
 };
 
 // FP64 only: version 3, the multi-stage cp.async pipeline (gemm_v3.cuh).
 void launch_gemm_v3(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha,
                     const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
-                    int64_t ldc, const V3Knobs& knobs = {});
+                    int64_t ldc, const V3Launch& launch);
+
+// One tile shape's kernel (gemm_v3_<tile>.cu, one file each so they compile in parallel): split
+// `splits` > 1 writes raw partials to `partial` (splits × m × n) instead of C.
+struct V3Grid {
+  int group_m;
+  int splits;
+  int64_t k_split;  // k per split, a multiple of the slab depth
+  double* partial;  // null without split
+};
+void launch_v3_128x128(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha,
+                       const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
+                       int64_t ldc, const V3Grid& grid);
+void launch_v3_128x64(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha,
+                      const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
+                      int64_t ldc, const V3Grid& grid);
+void launch_v3_64x64(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha,
+                     const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
+                     int64_t ldc, const V3Grid& grid);
 
 }  // namespace spx::cuda::detail

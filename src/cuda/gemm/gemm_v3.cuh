@@ -32,6 +32,11 @@
 // - Split-k for grids below one wave (blockIdx.y = k split): each split writes its raw partial tile
 //   to a workspace, a second kernel sums the splits in a fixed order (deterministic) and applies
 //   alpha and beta.
+//
+// Third round (docs/dgemm.md, "Shape classes"): the tile shape is a template parameter (Config:
+// bm × bn, the warp grid, stages, blocks per SM), so small and skinny grids get 128 × 64 and
+// 64 × 64 tiles with several blocks per SM, and split-k takes any factor the plan rule gives it
+// (src/plan/gemm_rule.cpp) with a reduction kernel that adds the partials in a fixed order.
 #pragma once
 
 #include <cstdint>
@@ -40,33 +45,32 @@
 
 namespace spx::cuda::detail::gemm_v3 {
 
-constexpr int kBM = kGemmTile, kBN = kGemmTile;
-constexpr int kThreads = 256;
-constexpr int kWarpsM = 2, kWarpsN = 4;
-constexpr int kWM = kBM / kWarpsM, kWN = kBN / kWarpsN;  // 64 × 32 per warp
-constexpr int kFragsM = kWM / 16, kFragsN = kWN / 8;     // 4 × 4 m16n8 fragments
-static_assert(kWarpsM * kWarpsN * 32 == kThreads, "one warp per warp tile");
-
-// The compile-time shape of one kernel: slab depth, pipeline depth, MMA k (4 or 8).
-template <int BK, int Stages, int MmaK>
+// The compile-time shape of one kernel: block tile bm × bn, a WarpsM × WarpsN grid of warps, slab
+// depth, pipeline depth, MMA k (4 or 8), and the blocks per SM its registers are capped for.
+template <int BM, int BN, int WarpsM, int WarpsN, int BK, int Stages, int MmaK, int MinBlocks>
 struct Config {
-  static constexpr int kBK = BK, kStages = Stages, kMmaK = MmaK;
+  static constexpr int kBM = BM, kBN = BN, kBK = BK, kStages = Stages, kMmaK = MmaK;
+  static constexpr int kWarpsM = WarpsM, kWarpsN = WarpsN, kMinBlocks = MinBlocks;
+  static constexpr int kThreads = 32 * WarpsM * WarpsN;
+  static constexpr int kWM = BM / WarpsM, kWN = BN / WarpsN;   // the warp tile
+  static constexpr int kFragsM = kWM / 16, kFragsN = kWN / 8;  // m16n8 fragments per warp
+  static_assert(kWM % 16 == 0 && kWN % 8 == 0, "whole m16n8 fragments per warp");
   static_assert(BK % MmaK == 0 && (MmaK == 4 || MmaK == 8), "m16n8k4 or m16n8k8 steps per slab");
   static_assert(BK / MmaK >= 2 && BK / MmaK % 2 == 0,
                 "fragment double buffer: an even number of steps per slab");
   static_assert(Stages >= 2, "at least double buffering");
 };
 
-// Shared slab of one operand. kKContig: stored contiguous along k ([outer][k], pitch kBK + 4);
-// otherwise [k][outer], pitch 128 + 4. Either way element (k, o) is at k * kStrideK + o * kStrideO,
-// and 16-byte chunks along the contiguous dimension land 16-byte aligned.
-template <int BK, bool kKContig>
+// Shared slab of one operand, Outer (bm for A, bn for B) × BK. kKContig: stored contiguous along k
+// ([outer][k], pitch BK + 4); otherwise [k][outer], pitch Outer + 4. Either way element (k, o) is at
+// k * kStrideK + o * kStrideO, and 16-byte chunks along the contiguous dimension land 16-byte aligned.
+template <int BK, int Outer, bool kKContig>
 struct Slab {
-  static constexpr int kPitch = kKContig ? BK + 4 : kBM + 4;
+  static constexpr int kPitch = kKContig ? BK + 4 : Outer + 4;
   static constexpr int kStrideK = kKContig ? 1 : kPitch, kStrideO = kKContig ? kPitch : 1;
-  static constexpr int kElems = kKContig ? kBM * kPitch : BK * kPitch;
+  static constexpr int kElems = kKContig ? Outer * kPitch : BK * kPitch;
   // Stored tile shape: kRows along the contiguous dimension, kCols across it.
-  static constexpr int kRows = kKContig ? BK : kBM, kCols = kKContig ? kBM : BK;
+  static constexpr int kRows = kKContig ? BK : Outer, kCols = kKContig ? Outer : BK;
   static constexpr int kChunks = kRows / 2 * kCols;  // 16-byte chunks (2 doubles) per slab
   static_assert(kPitch % 2 == 0, "rows 16-byte aligned for cp.async");
   // Fragment loads: lanes 0..15 of a half-warp (one 64-bit wavefront) read (k, o) = (t, g) for
@@ -110,10 +114,11 @@ __device__ __forceinline__ void cp_async_wait() {
 // The general path (edge tiles, the last partial slab, odd layouts): not inlined, so its index
 // arithmetic does not hold registers in the main loop, whose accumulators and fragment buffers
 // leave almost none (a call costs little next to the rare slabs that take it).
-template <int BK, bool kKContig>
+template <int BK, int Outer, bool kKContig, int kThreads>
 __device__ __noinline__ void load_slab(const Operand& op, int64_t r0, int64_t c0, double* slab) {
-  using S = Slab<BK, kKContig>;
+  using S = Slab<BK, Outer, kKContig>;
   static_assert(S::kChunks % kThreads == 0, "whole chunks per thread");
+  static_assert(kThreads % (S::kRows / 2) == 0, "a thread's chunks share their stored row");
 #pragma unroll
   for (int l = 0; l < S::kChunks / kThreads; ++l) {
     const int v = static_cast<int>(threadIdx.x) + l * kThreads;
@@ -137,9 +142,9 @@ __device__ __noinline__ void load_slab(const Operand& op, int64_t r0, int64_t c0
 // chunk 0, and `src` (this thread's chunk 0) moves by a fixed stride per slab.
 // kVec: 16-byte copies; otherwise the same chunks as two 8-byte copies (an operand whose ld is odd
 // or whose pointer is only 8-byte aligned: twice the copy instructions, still no bounds checks).
-template <int BK, bool kKContig>
+template <int BK, int Outer, bool kKContig, int kThreads>
 __device__ __forceinline__ void load_slab_interior(const double* src, int64_t ld, double* dst, bool vec) {
-  using S = Slab<BK, kKContig>;
+  using S = Slab<BK, Outer, kKContig>;
   constexpr int kColStep = kThreads / (S::kRows / 2);
   if (vec) {  // uniform over the grid
 #pragma unroll
@@ -150,6 +155,37 @@ __device__ __forceinline__ void load_slab_interior(const double* src, int64_t ld
     for (int l = 0; l < S::kChunks / kThreads; ++l) {
       cp_async8(dst + l * kColStep * S::kPitch, src + l * kColStep * ld, 8);
       cp_async8(dst + l * kColStep * S::kPitch + 1, src + l * kColStep * ld + 1, 8);
+    }
+  }
+}
+
+// The edge path of load_slab for a full slab of a tile that crosses C's edge along the operand's
+// outer dimension (m for A, n for B): load_slab_interior's copies with a source size that zero-fills
+// what lies past the edge (cp.async reads nothing at size 0), and none of the general loader's
+// per-chunk 64-bit bounds arithmetic. `left`: outer indices from this thread's first one to the edge.
+// - kKContig ([outer][k]): chunk l's stored column (outer index) is l * kColStep past the first;
+//   it is inside while l * kColStep < left.
+// - otherwise ([k][outer]): this thread's outer pair (row, row + 1) is the same for every chunk:
+//   16 bytes (left >= 2), the first 8 (left == 1) or nothing.
+// (Clamping the sources onto the last row or column instead, reading data no output keeps, made
+// hundreds of blocks read the same lines: 100000 x 32 x 32 ran 1.6x slower.)
+template <int BK, int Outer, bool kKContig, int kThreads>
+__device__ __noinline__ void load_slab_edge(const double* src, int64_t ld, double* dst, bool vec,
+                                            int64_t left, const double* safe) {
+  using S = Slab<BK, Outer, kKContig>;
+  constexpr int kColStep = kThreads / (S::kRows / 2);
+#pragma unroll
+  for (int l = 0; l < S::kChunks / kThreads; ++l) {
+    const double* p = src + l * kColStep * ld;
+    double* d = dst + l * kColStep * S::kPitch;
+    // Elements of this chunk's pair inside the matrix: 2 or 0 along a column, 0..2 along the pair.
+    const int64_t in = kKContig ? (l * kColStep < left ? 2 : 0) : min(max(left, int64_t{0}), int64_t{2});
+    if (vec) {
+      const int bytes = static_cast<int>(in) * 8;
+      cp_async16(d, bytes ? p : safe, bytes);
+    } else {
+      cp_async8(d, in >= 1 ? p : safe, in >= 1 ? 8 : 0);
+      cp_async8(d + 1, in >= 2 ? p + 1 : safe, in >= 2 ? 8 : 0);
     }
   }
 }
@@ -193,12 +229,14 @@ __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[MmaK / 2]
 // op(A) is m × k, op(B) k × n; kAKContig: A stored contiguous along k (op_a == T); kBKContig: B
 // stored contiguous along k (op_b == N).
 template <class Cfg, bool kAKContig, bool kBKContig>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     gemm_v3_kernel(Operand a, Operand b, int64_t m, int64_t n, int64_t k, double alpha, double beta,
                    double* C, int64_t ldc, int group_m, int64_t k_split, double* partial) {
-  constexpr int BK = Cfg::kBK, S = Cfg::kStages, MK = Cfg::kMmaK;
-  using SA = Slab<BK, kAKContig>;
-  using SB = Slab<BK, kBKContig>;
+  constexpr int BK = Cfg::kBK, S = Cfg::kStages, MK = Cfg::kMmaK, kBM = Cfg::kBM, kBN = Cfg::kBN;
+  constexpr int kThreads = Cfg::kThreads, kWarpsM = Cfg::kWarpsM, kWM = Cfg::kWM, kWN = Cfg::kWN;
+  constexpr int kFragsM = Cfg::kFragsM, kFragsN = Cfg::kFragsN;
+  using SA = Slab<BK, kBM, kAKContig>;
+  using SB = Slab<BK, kBN, kBKContig>;
   extern __shared__ __align__(16) double smem[];
   double* const sa = smem;                   // S slabs of A
   double* const sb = smem + S * SA::kElems;  // S slabs of B
@@ -231,16 +269,30 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int64_t a_step = kAKContig ? BK : BK * a.ld, b_step = kBKContig ? BK : BK * b.ld;  // per slab
 
   // Slab s covers k in [s * BK, (s + 1) * BK): stored (r0, c0) is (outer0, k0) or (k0, outer0).
+  // Edge tiles take load_slab_edge on full slabs: a small grid whose edge tiles ran the general
+  // loader on every slab waited on them (1000^3 took 1.3-1.7x the time of 1024^3).
   const auto load = [&](int64_t s, int slot) {
     const int64_t k0 = s * BK;
     double* const da = sa + slot * SA::kElems;
     double* const db = sb + slot * SB::kElems;
-    if (interior && k0 + BK <= k) {
-      load_slab_interior<BK, kAKContig>(a_src + s * a_step, a.ld, da + a_c * SA::kPitch + a_r, a.vec_ok);
-      load_slab_interior<BK, kBKContig>(b_src + s * b_step, b.ld, db + b_c * SB::kPitch + b_r, b.vec_ok);
+    const bool full = k0 + BK <= k;
+    if (interior && full) {
+      load_slab_interior<BK, kBM, kAKContig, kThreads>(a_src + s * a_step, a.ld, da + a_c * SA::kPitch + a_r,
+                                                       a.vec_ok);
+      load_slab_interior<BK, kBN, kBKContig, kThreads>(b_src + s * b_step, b.ld, db + b_c * SB::kPitch + b_r,
+                                                       b.vec_ok);
+      return;
+    }
+    if (full) {
+      const int64_t a_left = (kAKContig ? a.cols - a_c : a.rows - a_r) - m0;
+      const int64_t b_left = (kBKContig ? b.cols - b_c : b.rows - b_r) - n0;
+      load_slab_edge<BK, kBM, kAKContig, kThreads>(a_src + s * a_step, a.ld, da + a_c * SA::kPitch + a_r,
+                                                   a.vec_ok, a_left, a.ptr);
+      load_slab_edge<BK, kBN, kBKContig, kThreads>(b_src + s * b_step, b.ld, db + b_c * SB::kPitch + b_r,
+                                                   b.vec_ok, b_left, b.ptr);
     } else {
-      load_slab<BK, kAKContig>(a, kAKContig ? k0 : m0, kAKContig ? m0 : k0, da);
-      load_slab<BK, kBKContig>(b, kBKContig ? k0 : n0, kBKContig ? n0 : k0, db);
+      load_slab<BK, kBM, kAKContig, kThreads>(a, kAKContig ? k0 : m0, kAKContig ? m0 : k0, da);
+      load_slab<BK, kBN, kBKContig, kThreads>(b, kBKContig ? k0 : n0, kBKContig ? n0 : k0, db);
     }
   };
 
@@ -340,7 +392,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 template <class Cfg, bool kAKContig, bool kBKContig>
 constexpr int shared_bytes() {
-  return Cfg::kStages * (Slab<Cfg::kBK, kAKContig>::kElems + Slab<Cfg::kBK, kBKContig>::kElems) *
+  return Cfg::kStages *
+         (Slab<Cfg::kBK, Cfg::kBM, kAKContig>::kElems + Slab<Cfg::kBK, Cfg::kBN, kBKContig>::kElems) *
          static_cast<int>(sizeof(double));
 }
 

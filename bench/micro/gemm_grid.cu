@@ -1,0 +1,278 @@
+// spx_gemm_grid: spx::cuda::gemm (Auto, f64) against cuBLAS DGEMM over a grid of shapes, in the same
+// process and interleaved rounds, with each shape's floor and the plan rule's prediction
+// (docs/dgemm.md, "Shape classes"; scripts/gemm-grid runs it with the issue-25 grid).
+//
+//   spx_gemm_grid [--json FILE] [--rounds R] [--min-time S] [--variants] SHAPE...
+//   SHAPE = MxNxK or MxNxK:AB with A, B in {N, T} (op(A), op(B)); alpha = 1, beta = 0.
+//
+// Per shape: A, B filled on the device with values in [-1, 1]; R rounds of (cuBLAS, spx) timed with
+// spx's time_kernel (warm, median); the ratio is the median of the per-round ratios. spx's C is
+// checked against cuBLAS's: max |diff| <= 4 (k + 3) u k (both errors' worst case for |a|, |b| <= 1).
+// Floor: max(flops at the FP64 tensor peak (66.3 TFLOP/s, spx_micro), bytes (A, B read and C written
+// once) at the copy bandwidth measured here). --variants also times every tile with the rule's split
+// for that tile and with 1, half and twice that split (the data the rule table is fitted to).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "spx/cuda/buffer.hpp"
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/gemm.hpp"
+#include "spx/cuda/rules.hpp"
+#include "spx/cuda/timing.hpp"
+#include "spx/cuda/vendor.hpp"
+
+namespace {
+
+using spx::Op;
+namespace cuda = spx::cuda;
+
+constexpr double kTensorTflops = 66.3;  // spx_micro, DMMA m16n8k4 (bench/results/h100/gemm/micro.json.gz)
+
+#define GRID_CHECK(call)                                                                                 \
+  do {                                                                                                   \
+    cudaError_t err_ = (call);                                                                           \
+    if (err_ != cudaSuccess) {                                                                           \
+      std::fprintf(stderr, "spx_gemm_grid: %s: %s (%s:%d)\n", #call, cudaGetErrorString(err_), __FILE__, \
+                   __LINE__);                                                                            \
+      std::exit(1);                                                                                      \
+    }                                                                                                    \
+  } while (0)
+
+__global__ void fill(double* x, int64_t count, uint64_t seed) {
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    uint64_t h = (static_cast<uint64_t>(i) + seed) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+    x[i] = static_cast<double>(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  }
+}
+
+// out[0] = max |a - b| (as bits: non-negative doubles order like their bit patterns).
+__global__ void max_diff(const double* a, const double* b, int64_t count, unsigned long long* out) {
+  double worst = 0;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const double d = fabs(a[i] - b[i]);
+    worst = d != d ? INFINITY : fmax(worst, d);
+  }
+  atomicMax(out, static_cast<unsigned long long>(__double_as_longlong(worst)));
+}
+
+struct Shape {
+  int64_t m, n, k;
+  Op op_a = Op::N, op_b = Op::N;
+};
+
+bool parse_shape(const char* s, Shape& out) {
+  long long m, n, k;
+  char a = 'N', b = 'N';
+  const int got = std::sscanf(s, "%lldx%lldx%lld:%c%c", &m, &n, &k, &a, &b);
+  if (got != 3 && got != 5) return false;
+  out = Shape{m, n, k, a == 'T' ? Op::T : Op::N, b == 'T' ? Op::T : Op::N};
+  return m > 0 && n > 0 && k > 0;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+double copy_bandwidth_gbs(cuda::Context& ctx) {
+  const std::size_t bytes = std::size_t{1} << 30;
+  cuda::DeviceBuffer<std::byte> a(bytes, "copy a"), b(bytes, "copy b");
+  GRID_CHECK(cudaMemsetAsync(a.data(), 1, bytes, ctx.stream()));
+  const cuda::Timing t = cuda::time_kernel(
+      ctx,
+      [&] { GRID_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, ctx.stream())); },
+      2, 10, 0.05);
+  return 2.0 * static_cast<double>(bytes) / (t.median_ms * 1e-3) / 1e9;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string json_path;
+  int rounds = 3;
+  double min_time = 0.03;
+  bool variants = false;
+  std::vector<Shape> shapes;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json" && i + 1 < argc) {
+      json_path = argv[++i];
+    } else if (a == "--rounds" && i + 1 < argc) {
+      rounds = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--min-time" && i + 1 < argc) {
+      min_time = std::atof(argv[++i]);
+    } else if (a == "--variants") {
+      variants = true;
+    } else {
+      Shape s;
+      if (!parse_shape(argv[i], s)) {
+        std::fprintf(stderr, "spx_gemm_grid: bad shape '%s' (MxNxK or MxNxK:AB)\n", argv[i]);
+        return 2;
+      }
+      shapes.push_back(s);
+    }
+  }
+  cuda::Context ctx;
+  const double copy_gbs = copy_bandwidth_gbs(ctx);
+  std::FILE* json = json_path.empty() ? nullptr : std::fopen(json_path.c_str(), "w");
+  if (json)
+    std::fprintf(json,
+                 "{\"schema\": \"spx-gemm-grid-1\", \"device\": \"%s\", \"copy_gbs\": %.1f, "
+                 "\"tensor_tflops\": %.1f, \"rounds\": %d, \"shapes\": [\n",
+                 ctx.props().name.c_str(), copy_gbs, kTensorTflops, rounds);
+  std::printf("device %s, copy bandwidth %.0f GB/s, FP64 tensor peak %.1f TFLOP/s\n",
+              ctx.props().name.c_str(), copy_gbs, kTensorTflops);
+  std::printf("%-24s %-8s %5s %9s %10s %10s %10s %7s %7s %7s %s\n", "m x n x k", "tile", "split", "pred us",
+              "spx us", "cuBLAS us", "floor us", "ratio", "spx/fl", "cub/fl", "check");
+  cuda::TimingOptions topt;
+  topt.warmup = 2;
+  topt.min_runs = 5;
+  topt.min_seconds = min_time;
+  std::vector<double> ratios;
+  int failures = 0;
+  for (std::size_t si = 0; si < shapes.size(); ++si) {
+    const Shape& s = shapes[si];
+    const int64_t a_rows = s.op_a == Op::N ? s.m : s.k, a_cols = s.op_a == Op::N ? s.k : s.m;
+    const int64_t b_rows = s.op_b == Op::N ? s.k : s.n, b_cols = s.op_b == Op::N ? s.n : s.k;
+    cuda::DeviceBuffer<double> A(static_cast<std::size_t>(a_rows * a_cols), "A");
+    cuda::DeviceBuffer<double> B(static_cast<std::size_t>(b_rows * b_cols), "B");
+    cuda::DeviceBuffer<double> C(static_cast<std::size_t>(s.m * s.n), "C");
+    cuda::DeviceBuffer<double> Cref(static_cast<std::size_t>(s.m * s.n), "Cref");
+    cuda::DeviceBuffer<unsigned long long> diff(1, "diff");
+    fill<<<1024, 256, 0, ctx.stream()>>>(A.data(), a_rows * a_cols, 1 + si);
+    fill<<<1024, 256, 0, ctx.stream()>>>(B.data(), b_rows * b_cols, 7919 + si);
+    GRID_CHECK(cudaMemsetAsync(C.data(), 0xff, C.size() * sizeof(double), ctx.stream()));  // NaN
+    cuda::CublasGemm<double> cublas(ctx, s.op_a, s.op_b, s.m, s.n, s.k, 1.0, A.data(), a_rows, B.data(),
+                                    b_rows, 0.0, Cref.data(), s.m);
+    const auto run_spx = [&](const cuda::GemmParams& p) {
+      cuda::gemm<double>(ctx, s.op_a, s.op_b, s.m, s.n, s.k, 1.0, A.data(), a_rows, B.data(), b_rows, 0.0,
+                         C.data(), s.m, p);
+    };
+    // Check: one run each from a NaN C (beta = 0 must not read it).
+    cublas.run();
+    run_spx(cuda::GemmParams{});
+    GRID_CHECK(cudaMemsetAsync(diff.data(), 0, sizeof(unsigned long long), ctx.stream()));
+    max_diff<<<1024, 256, 0, ctx.stream()>>>(C.data(), Cref.data(), s.m * s.n, diff.data());
+    unsigned long long bits = 0;
+    GRID_CHECK(cudaMemcpyAsync(&bits, diff.data(), sizeof bits, cudaMemcpyDeviceToHost, ctx.stream()));
+    ctx.synchronize();
+    double worst;
+    std::memcpy(&worst, &bits, sizeof worst);
+    const double kd = static_cast<double>(s.k);
+    const double bound = 4.0 * (kd + 3.0) * 1.1102230246251565e-16 * kd;
+    const bool ok = worst <= bound;
+    failures += ok ? 0 : 1;
+
+    std::vector<double> spx_ms, cub_ms, r;
+    for (int round = 0; round < rounds; ++round) {
+      const double c = cuda::time_kernel(
+                           ctx, [&] { cublas.run(); }, topt)
+                           .median_ms;
+      const double x = cuda::time_kernel(
+                           ctx, [&] { run_spx(cuda::GemmParams{}); }, topt)
+                           .median_ms;
+      cub_ms.push_back(c);
+      spx_ms.push_back(x);
+      r.push_back(c / x);
+    }
+    const double spx = median(spx_ms), cub = median(cub_ms), ratio = median(r);
+    ratios.push_back(ratio);
+    const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * kd;
+    const double bytes = 8.0 * static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n);
+    const double flop_us = flops / (kTensorTflops * 1e6), byte_us = bytes / (copy_gbs * 1e3);
+    const double floor_us = std::max(flop_us, byte_us);
+    const cuda::GemmChoice choice = cuda::gemm_rule(s.m, s.n, s.k, false, ctx.props());
+    char name[64];
+    std::snprintf(name, sizeof name, "%lldx%lldx%lld%s", static_cast<long long>(s.m),
+                  static_cast<long long>(s.n), static_cast<long long>(s.k),
+                  s.op_a == Op::N && s.op_b == Op::N
+                      ? ""
+                      : (s.op_a == Op::T ? (s.op_b == Op::T ? ":TT" : ":TN") : ":NT"));
+    std::printf("%-24s %-8s %5d %9.1f %10.1f %10.1f %10.1f %7.3f %7.2f %7.2f %s (%.2g)\n", name,
+                cuda::gemm_tile_name(choice.tile), choice.split_k, choice.predicted_us, spx * 1e3, cub * 1e3,
+                floor_us, ratio, floor_us / (spx * 1e3), floor_us / (cub * 1e3), ok ? "ok" : "FAILED",
+                worst / bound);
+    std::fflush(stdout);
+    if (json) {
+      std::fprintf(
+          json,
+          "%s{\"shape\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"op_a\": \"%c\", \"op_b\": \"%c\", "
+          "\"tile\": \"%s\", \"split_k\": %d, \"predicted_us\": %.2f, \"spx_us\": %.3f, "
+          "\"cublas_us\": %.3f, \"ratio\": %.4f, \"spx_us_rounds\": [",
+          si ? ",\n" : "", name, static_cast<long long>(s.m), static_cast<long long>(s.n),
+          static_cast<long long>(s.k), s.op_a == Op::N ? 'N' : 'T', s.op_b == Op::N ? 'N' : 'T',
+          cuda::gemm_tile_name(choice.tile), choice.split_k, choice.predicted_us, spx * 1e3, cub * 1e3,
+          ratio);
+      for (int i = 0; i < rounds; ++i) std::fprintf(json, "%s%.3f", i ? ", " : "", spx_ms[i] * 1e3);
+      std::fprintf(json, "], \"cublas_us_rounds\": [");
+      for (int i = 0; i < rounds; ++i) std::fprintf(json, "%s%.3f", i ? ", " : "", cub_ms[i] * 1e3);
+      std::fprintf(
+          json,
+          "], \"flop_floor_us\": %.3f, \"byte_floor_us\": %.3f, \"floor_us\": %.3f, \"checked\": %s, "
+          "\"check_ratio\": %.3g",
+          flop_us, byte_us, floor_us, ok ? "true" : "false", worst / bound);
+    }
+    if (variants) {
+      if (json) std::fprintf(json, ", \"variants\": [");
+      bool first = true;
+      for (const cuda::GemmTileEntry& e : cuda::default_rule_tables().gemm.tiles) {
+        const cuda::GemmChoice tc =
+            cuda::gemm_rule(s.m, s.n, s.k, false, ctx.props(), cuda::default_rule_tables(), e.tile);
+        std::vector<int> splits = {tc.split_k, 1};
+        if (tc.split_k > 1) splits.push_back(std::max(2, tc.split_k / 2));
+        if (tc.split_k * 2 <= cuda::kMaxGemmSplitK) splits.push_back(tc.split_k * 2);
+        std::sort(splits.begin(), splits.end());
+        splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
+        for (int split : splits) {
+          cuda::GemmParams p{cuda::GemmVersion::TensorCoreV3, e.tile, split};
+          double best = 1e30;
+          for (int round = 0; round < 2; ++round)
+            best = std::min(best, cuda::time_kernel(
+                                      ctx, [&] { run_spx(p); }, topt)
+                                      .median_ms);
+          const double pred = cuda::gemm_predicted_us(e, split, s.m, s.n, s.k, false, ctx.props());
+          std::printf("    %-8s split %4d: %10.1f us (model %9.1f)%s\n", cuda::gemm_tile_name(e.tile), split,
+                      best * 1e3, pred, split == tc.split_k ? "  <- rule for this tile" : "");
+          if (json)
+            std::fprintf(json, "%s{\"tile\": \"%s\", \"split_k\": %d, \"us\": %.3f, \"predicted_us\": %.2f}",
+                         first ? "" : ", ", cuda::gemm_tile_name(e.tile), split, best * 1e3, pred);
+          first = false;
+        }
+      }
+      if (json) std::fprintf(json, "]");
+      std::fflush(stdout);
+    }
+    if (json) {
+      std::fprintf(json, "}");
+      std::fflush(json);
+    }
+  }
+  double log_sum = 0, worst_ratio = 1e30;
+  for (double x : ratios) {
+    log_sum += std::log(x);
+    worst_ratio = std::min(worst_ratio, x);
+  }
+  const double geomean = ratios.empty() ? 0 : std::exp(log_sum / static_cast<double>(ratios.size()));
+  std::printf("shapes %zu, spx/cuBLAS speed geomean %.3f, worst %.3f, check failures %d\n", ratios.size(),
+              geomean, worst_ratio, failures);
+  if (json) {
+    std::fprintf(json, "\n], \"geomean_ratio\": %.4f, \"worst_ratio\": %.4f, \"check_failures\": %d}\n",
+                 geomean, worst_ratio, failures);
+    std::fclose(json);
+  }
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,14 @@
+// Version 3 at 64 × 64 tiles (small, skinny and split-k grids): 4 warps of 32 × 32, bk = 16,
+// 3 stages (at most 61 KB of shared memory), three blocks per SM. docs/dgemm.md, "Shape classes".
+#include "cuda/gemm/gemm_v3_launch.cuh"
+
+namespace spx::cuda::detail {
+
+void launch_v3_64x64(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha,
+                     const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
+                     int64_t ldc, const V3Grid& grid) {
+  using Cfg = gemm_v3::Config<64, 64, 2, 2, 16, 3, 4, 3>;
+  gemm_v3::launch_tile<Cfg>(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, grid);
+}
+
+}  // namespace spx::cuda::detail

@@ -1,0 +1,91 @@
+// The DGEMM plan rule (rules.hpp, GemmRuleTable): version 3's tile shape and split-k factor from the
+// shape of the product and the device, by Tan et al.'s blocking model re-derived per shape class
+// (docs/dgemm.md, "Shape classes"; the table's numbers and their measurements: docs/rules.md).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "spx/cuda/rules.hpp"
+
+namespace spx::cuda {
+namespace {
+
+constexpr int64_t kSlabK = 16;  // version 3's slab depth: splits are whole slabs
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Splits that k's slabs allow at this factor: whole slabs each, empty trailing splits dropped
+// (what launch_gemm_v3 runs).
+int64_t effective_splits(int64_t k, int64_t split) {
+  const int64_t slabs = ceil_div(k, kSlabK);
+  const int64_t per = ceil_div(slabs, std::clamp<int64_t>(split, 1, slabs));
+  return ceil_div(slabs, per);
+}
+
+}  // namespace
+
+double gemm_predicted_us(const GemmTileEntry& e, int split_k, int64_t m, int64_t n, int64_t k, bool reads_c,
+                         const DeviceProps& device, const RuleTables& tables) {
+  const GemmRuleTable& t = tables.gemm;
+  const DeviceLimits d = device_limits(device);
+  const double sms = d.sm_count, hbm = d.stream_gbs * 1e3;  // bytes per µs
+  const int64_t s = effective_splits(k, split_k);
+  const int64_t slabs_per_split = ceil_div(ceil_div(k, kSlabK), s);
+  const int64_t tiles = ceil_div(m, e.bm) * ceil_div(n, e.bn);
+  const int64_t blocks = tiles * s;
+  // Compute: blocks spread evenly; the busiest SM runs ceil(blocks / SMs) of them, blocks_per_sm at a
+  // time. A full SM runs at the smaller of the tensor rate it sustains and the rate its L2 share
+  // feeds (the paper's RB = DF · 8 B · (1/bm + 1/bn) / 2 solved for DF); b < blocks_per_sm blocks
+  // reach b × alone_fraction of it (fewer warps to hide the pipeline's waits).
+  const double tensor_per_sm = t.tensor_tflops * 1e6 * e.tensor_fraction / sms;                 // flop/µs
+  const double l2_per_sm = t.l2_gbs * 1e3 / sms * (2.0 * e.bm * e.bn) / (8.0 * (e.bm + e.bn));  // flop/µs
+  const double sm_rate = std::min(tensor_per_sm, l2_per_sm);
+  const auto rate = [&](int64_t b) {
+    return sm_rate * std::min(1.0, static_cast<double>(b) * e.alone_fraction);
+  };
+  const double block_flops = 2.0 * e.bm * e.bn * static_cast<double>(slabs_per_split * kSlabK);
+  const int64_t per_sm = ceil_div(blocks, d.sm_count), full = per_sm / e.blocks_per_sm;
+  const int64_t rest = per_sm - full * e.blocks_per_sm;
+  double compute = static_cast<double>(full * e.blocks_per_sm) * block_flops / rate(e.blocks_per_sm);
+  if (rest > 0) compute += static_cast<double>(rest) * block_flops / rate(rest);
+  // C (or the partials) written by the tiles; the share no co-resident block hides adds to compute.
+  const double mn_bytes = 8.0 * static_cast<double>(m) * static_cast<double>(n);
+  const double out_bytes = mn_bytes * static_cast<double>(s) + (s == 1 && reads_c ? mn_bytes : 0.0);
+  const double store_us = out_bytes / (hbm * e.store_efficiency);
+  const double stores = (1.0 - e.store_overlap) * store_us;
+  // HBM floor: A and B once, C or the partials once (at the rate the tile's stores reach).
+  const double ab_bytes = 8.0 * (static_cast<double>(m) + static_cast<double>(n)) * static_cast<double>(k);
+  const double main = std::max(compute + stores, ab_bytes / hbm + store_us) + t.launch_us;
+  if (s == 1) return main;
+  // The reduction: the partials read once, C read (beta != 0) and written.
+  const double sum_bytes = mn_bytes * (static_cast<double>(s) + (reads_c ? 2.0 : 1.0));
+  return main + t.launch_us + sum_bytes / hbm;
+}
+
+GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
+                     const RuleTables& tables, GemmTile only) {
+  const GemmRuleTable& t = tables.gemm;
+  GemmChoice best;
+  best.predicted_us = std::numeric_limits<double>::infinity();
+  if (t.tiles.empty() || m <= 0 || n <= 0 || k <= 0) return best;
+  best.tile = only == GemmTile::Auto ? t.tiles.front().tile : only;
+  const int64_t slabs = ceil_div(k, kSlabK);
+  const double mn_bytes = 8.0 * static_cast<double>(m) * static_cast<double>(n);
+  for (const GemmTileEntry& e : t.tiles) {
+    if (only != GemmTile::Auto && e.tile != only) continue;
+    for (int split : t.split_steps) {
+      if (split > 1) {
+        if (slabs / split < t.min_split_slabs) break;  // ascending steps: the rest are shallower
+        if (mn_bytes * split > static_cast<double>(t.max_workspace_bytes)) break;
+      }
+      // The splits launch_gemm_v3 runs for this factor (whole slabs each: maybe a few fewer).
+      const int s = static_cast<int>(effective_splits(k, split));
+      const double us = gemm_predicted_us(e, s, m, n, k, reads_c, device, tables);
+      if (us < best.predicted_us) best = GemmChoice{e.tile, s, us};
+    }
+  }
+  return best;
+}
+
+}  // namespace spx::cuda
