@@ -14,7 +14,10 @@
 //
 // Stops: Converged (‖r‖ <= max(rtol·‖b‖, atol), ‖r‖ the recurred residual), MaxIterations,
 // Breakdown (pᵀAp = δ − βγ'/α <= 0, or (r, M r) <= 0, or a non-finite value: A or M is not SPD),
-// Stagnation (no new smallest residual in `stagnation_window` iterations). None of them throws or
+// Stagnation (the step no longer changes x: ‖αp‖ <= u‖x‖, u the unit roundoff of T, in 3 iterations
+// in a row, as MATLAB's pcg; or, when stagnation_window > 0, no smaller residual in that many
+// iterations — off by default: CG's residual may rise for hundreds of iterations on ill-conditioned
+// matrices such as bcsstk13 and still converge). None of them throws or
 // returns NaN: x holds the last finite iterate. A zero right-hand side gives x = 0 at iteration 0.
 #pragma once
 
@@ -39,7 +42,7 @@ struct CgOptions {
   double atol = 0;                  // absolute
   int64_t max_iterations = 10000;
   Preconditioner preconditioner = Preconditioner::None;
-  int64_t stagnation_window = 1000; // 0: never
+  int64_t stagnation_window = 0;    // 0: no window rule
   bool history = true;              // keep ‖r‖ of every iteration
   bool zero_initial_guess = true;   // x = 0 first (else x holds the initial guess)
   // GPU only: iterations enqueued between two reads of the device status (the host never waits

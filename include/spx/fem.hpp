@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -70,6 +71,9 @@ struct Problem {
   Csr<T, int32_t> A;         // assembled (empty when not asked for)
   ElementData<T> elements;   // empty when not asked for
 };
+
+// The FemSpec of a "fem2d:..." generator spec; nullopt for another kind; spx::Error for a bad one.
+std::optional<FemSpec> parse_spec(const std::string& spec);
 
 // Builds the problem (OpenMP; deterministic whatever the thread count).
 template <class T>

@@ -60,7 +60,12 @@ std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A) {
 
 namespace {
 
+constexpr int64_t kStagnationSteps = 3;
+
 bool parallel(int64_t n) { return n >= 8192; }
+
+template <class T>
+constexpr double kUnit = sizeof(T) == 4 ? 0x1.0p-24 : 0x1.0p-53;
 
 }  // namespace
 
@@ -109,7 +114,7 @@ CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag
   if (!std::isfinite(rr)) return finish(CgStatus::Breakdown, "initial residual is not finite");
   if (res.residual <= tol) return finish(CgStatus::Converged, "initial guess already converged");
   double alpha = 0, beta = 0, best = rr;
-  int64_t best_it = 0;
+  int64_t best_it = 0, steps_without_change = 0;
   for (int64_t it = 0;; ++it) {
     // w = A·u, δ = (w, u), then the scalars of the next update.
     apply(std::span<const T>(u), std::span<T>(w));
@@ -126,9 +131,9 @@ CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag
     if (it >= options.max_iterations) return finish(CgStatus::MaxIterations, "iteration cap reached");
     // p = u + βp, s = w + βs, x += αp, r −= αs, u = M r, γ' = (r, u), ρ = (r, r).
     const T a = static_cast<T>(alpha), bt = static_cast<T>(beta);
-    double gamma_new = 0;
+    double gamma_new = 0, pp = 0, xx = 0;
     rr = 0;
-#pragma omp parallel for reduction(+ : gamma_new, rr) if (parallel(n))
+#pragma omp parallel for reduction(+ : gamma_new, rr, pp, xx) if (parallel(n))
     for (int64_t i = 0; i < n; ++i) {
       const std::size_t k = static_cast<std::size_t>(i);
       p[k] = u[k] + bt * p[k];
@@ -138,12 +143,20 @@ CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag
       u[k] = jacobi ? r[k] * inv_diag[k] : r[k];
       gamma_new += static_cast<double>(r[k]) * static_cast<double>(u[k]);
       rr += static_cast<double>(r[k]) * static_cast<double>(r[k]);
+      pp += static_cast<double>(p[k]) * static_cast<double>(p[k]);
+      xx += static_cast<double>(x[k]) * static_cast<double>(x[k]);
     }
     res.iterations = it + 1;
     res.residual = std::sqrt(rr);
     if (options.history) res.history.push_back(res.residual);
     if (!std::isfinite(rr)) return finish(CgStatus::Breakdown, "residual is not finite");
     if (res.residual <= tol) return finish(CgStatus::Converged, "");
+    // Stagnation: the step no longer changes x (|αp| <= u|x|, u the unit roundoff of T) for
+    // kStagnationSteps iterations in a row, or (when asked for) no smaller residual in a window.
+    steps_without_change = alpha * alpha * pp <= kUnit<T> * kUnit<T> * xx ? steps_without_change + 1 : 0;
+    if (steps_without_change >= kStagnationSteps)
+      return finish(CgStatus::Stagnation, fmt::format("x no longer changes: |alpha p| <= u |x| for {} iterations",
+                                                      kStagnationSteps));
     if (rr < best) {
       best = rr;
       best_it = res.iterations;

@@ -179,6 +179,18 @@ class Args {
   std::map<std::string, std::string> values_;
 };
 
+fem::FemSpec fem_spec(const Args& args) {
+  fem::FemSpec spec;
+  spec.p = args.small_int("p", 1);
+  spec.n = args.integer("n", 64);
+  if (!args.text("dofs", "").empty()) spec.n = fem::elements_for_dofs(args.integer("dofs", 0), spec.p);
+  spec.kappa_amplitude = args.real("kappa", 0.5);
+  const std::string nodes = args.text("nodes", "gll");
+  if (nodes != "gll" && nodes != "equi") args.fail(fmt::format("nodes={} must be gll or equi", nodes));
+  spec.nodes = nodes == "gll" ? fem::NodeFamily::GaussLobatto : fem::NodeFamily::Equispaced;
+  return spec;
+}
+
 template <class T, class I>
 Csr<T, I> generate_kind(const std::string_view kind, const Args& args) {
   const uint64_t seed = args.seed();
@@ -196,15 +208,7 @@ Csr<T, I> generate_kind(const std::string_view kind, const Args& args) {
     if constexpr (!std::is_same_v<I, int32_t>) {
       args.fail("fem2d builds int32 indices only");
     } else {
-      fem::FemSpec spec;
-      spec.p = args.small_int("p", 1);
-      spec.n = args.integer("n", 64);
-      if (args.text("dofs", "").size()) spec.n = fem::elements_for_dofs(args.integer("dofs", 0), spec.p);
-      spec.kappa_amplitude = args.real("kappa", 0.5);
-      const std::string nodes = args.text("nodes", "gll");
-      if (nodes != "gll" && nodes != "equi") args.fail(fmt::format("nodes={} must be gll or equi", nodes));
-      spec.nodes = nodes == "gll" ? fem::NodeFamily::GaussLobatto : fem::NodeFamily::Equispaced;
-      return fem::build<T>(spec, true, false).A;
+      return fem::build<T>(fem_spec(args), true, false).A;
     }
   }
   if (kind == "banded")
@@ -263,6 +267,30 @@ Csr<T, I> generate(const std::string& spec) {
     throw Error(fmt::format("generator spec \"{}\": {}", spec, message));  // a generator's parameter check
   }
 }
+
+}  // namespace spx::gen
+
+namespace spx::fem {
+
+std::optional<FemSpec> parse_spec(const std::string& text) {
+  const std::string_view body = gen::trim(text);
+  const std::size_t colon = body.find(':');
+  if (gen::trim(body.substr(0, colon)) != "fem2d") return std::nullopt;
+  const auto def = std::find_if(gen::kinds().begin(), gen::kinds().end(),
+                                [](const gen::KindDef& k) { return k.kind == "fem2d"; });
+  const gen::Args args(text, *def, colon == std::string_view::npos ? std::string_view{} : body.substr(colon + 1));
+  FemSpec spec = gen::fem_spec(args);
+  try {
+    check_spec(spec);
+  } catch (const Error& e) {
+    args.fail(e.what());
+  }
+  return spec;
+}
+
+}  // namespace spx::fem
+
+namespace spx::gen {
 
 template Csr<float, int32_t> generate<float, int32_t>(const std::string&);
 template Csr<float, int64_t> generate<float, int64_t>(const std::string&);

@@ -137,6 +137,13 @@ TEST(CgCpu, IterationCapAndStagnation) {
   r = cg(Af, std::span<const float>(bf), std::span<float>(xf), opt);
   EXPECT_EQ(r.status, CgStatus::Stagnation) << summary(r);
   for (float v : xf) EXPECT_TRUE(std::isfinite(v));
+  // Without the window: the step rule (x no longer changes) stops it, long before the cap.
+  opt.stagnation_window = 0;
+  r = cg(Af, std::span<const float>(bf), std::span<float>(xf), opt);
+  EXPECT_EQ(r.status, CgStatus::Stagnation) << summary(r);
+  EXPECT_NE(r.message.find("no longer changes"), std::string::npos) << r.message;
+  EXPECT_LT(r.iterations, 5000);
+  for (float v : xf) EXPECT_TRUE(std::isfinite(v));
 }
 
 TEST(CgCpu, RefusesBadShapes) {

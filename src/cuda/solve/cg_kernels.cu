@@ -69,15 +69,18 @@ __device__ void fail(CgState* st, int reason, double bad) {
 
 template <class T, bool Jacobi>
 __global__ void __launch_bounds__(kCgBlock) cg_init_kernel(int64_t n, const T* __restrict__ b, const T* __restrict__ w,
-                                                           T* __restrict__ r, T* __restrict__ u,
+                                                           T* __restrict__ r, T* u,
                                                            const T* __restrict__ inv_diag, double* partials,
                                                            unsigned* counter, CgState* st, double* history) {
   double v[3] = {0, 0, 0};
   for (int64_t i = blockIdx.x * int64_t{kCgBlock} + threadIdx.x; i < n; i += int64_t{gridDim.x} * kCgBlock) {
     const T bi = b[i], ri = bi - w[i];
-    const T ui = Jacobi ? ri * inv_diag[i] : ri;
+    T ui = ri;
     r[i] = ri;
-    u[i] = ui;
+    if constexpr (Jacobi) {  // without a preconditioner u is r itself (same buffer): nothing to store
+      ui = ri * inv_diag[i];
+      u[i] = ui;
+    }
     v[0] += static_cast<double>(bi) * static_cast<double>(bi);
     v[1] += static_cast<double>(ri) * static_cast<double>(ui);
     v[2] += static_cast<double>(ri) * static_cast<double>(ri);
@@ -91,6 +94,7 @@ __global__ void __launch_bounds__(kCgBlock) cg_init_kernel(int64_t n, const T* _
   st->it = 0;
   st->best_rr = v[2];
   st->best_it = 0;
+  st->unchanged = 0;
   st->reason = kReasonNone;
   const double bnorm = sqrt(v[0]), res = sqrt(v[2]);
   st->tol = fmax(st->rtol * bnorm, st->atol);
@@ -130,25 +134,41 @@ __global__ void __launch_bounds__(kCgBlock) cg_scalars_kernel(int64_t n, const T
 
 template <class T, bool Jacobi>
 __global__ void __launch_bounds__(kCgBlock)
-    cg_update_kernel(int64_t n, const T* __restrict__ w, T* __restrict__ u, T* __restrict__ p, T* __restrict__ s,
+    cg_update_kernel(int64_t n, const T* __restrict__ w, T* u, T* __restrict__ p, T* __restrict__ s,
                      T* __restrict__ x, T* __restrict__ r, const T* __restrict__ inv_diag, double* partials,
                      unsigned* counter, CgState* st, double* history) {
   if (st->status != kCgRunning) return;
   const T a = static_cast<T>(st->alpha), bt = static_cast<T>(st->beta);
-  double v[2] = {0, 0};
+  double v[4] = {0, 0, 0, 0};  // (r, u), (r, r), (p, p), (x, x)
   for (int64_t i = blockIdx.x * int64_t{kCgBlock} + threadIdx.x; i < n; i += int64_t{gridDim.x} * kCgBlock) {
-    const T pi = u[i] + bt * p[i], si = w[i] + bt * s[i];
-    p[i] = pi;
-    s[i] = si;
-    x[i] += a * pi;
-    const T ri = r[i] - a * si;
-    const T ui = Jacobi ? ri * inv_diag[i] : ri;
-    r[i] = ri;
-    u[i] = ui;
-    v[0] += static_cast<double>(ri) * static_cast<double>(ui);
-    v[1] += static_cast<double>(ri) * static_cast<double>(ri);
+    if constexpr (Jacobi) {
+      const T pi = u[i] + bt * p[i], si = w[i] + bt * s[i];
+      p[i] = pi;
+      s[i] = si;
+      x[i] += a * pi;
+      const T ri = r[i] - a * si;
+      const T ui = ri * inv_diag[i];
+      r[i] = ri;
+      u[i] = ui;
+      v[0] += static_cast<double>(ri) * static_cast<double>(ui);
+      v[1] += static_cast<double>(ri) * static_cast<double>(ri);
+      v[2] += static_cast<double>(pi) * static_cast<double>(pi);
+      v[3] += static_cast<double>(x[i]) * static_cast<double>(x[i]);
+    } else {  // u is r: read r once, write it once (u is not touched; it aliases r)
+      const T r_old = r[i];
+      const T pi = r_old + bt * p[i], si = w[i] + bt * s[i];
+      p[i] = pi;
+      s[i] = si;
+      x[i] += a * pi;
+      const T ri = r_old - a * si;
+      r[i] = ri;
+      v[0] += static_cast<double>(ri) * static_cast<double>(ri);
+      v[2] += static_cast<double>(pi) * static_cast<double>(pi);
+      v[3] += static_cast<double>(x[i]) * static_cast<double>(x[i]);
+    }
   }
-  if (!grid_reduce<2>(v, partials, counter) || threadIdx.x != 0) return;
+  if constexpr (!Jacobi) v[1] = v[0];
+  if (!grid_reduce<4>(v, partials, counter) || threadIdx.x != 0) return;
   const long long it = st->it + 1;
   st->it = it;
   st->gamma_prev = st->gamma;
@@ -161,11 +181,19 @@ __global__ void __launch_bounds__(kCgBlock)
     st->status = kCgConverged;
     return;
   }
+  constexpr double unit = sizeof(T) == 4 ? 0x1.0p-24 : 0x1.0p-53;
+  st->unchanged = st->alpha * st->alpha * v[2] <= unit * unit * v[3] ? st->unchanged + 1 : 0;
+  if (st->unchanged >= kCgStagnationSteps) {
+    st->status = kCgStagnation;
+    st->reason = kReasonUnchanged;
+    return;
+  }
   if (v[1] < st->best_rr) {
     st->best_rr = v[1];
     st->best_it = it;
   } else if (st->window > 0 && it - st->best_it >= st->window) {
     st->status = kCgStagnation;
+    st->reason = kReasonWindow;
     return;
   }
   if (it >= st->max_it) st->status = kCgMaxIterations;

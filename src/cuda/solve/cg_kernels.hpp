@@ -19,12 +19,15 @@ enum CgReason : int {
   kReasonGamma = 10,        // (r, M r) <= 0
   kReasonCurvature = 11,    // pᵀAp <= 0
   kReasonNotFinite = 12,    // residual not finite
+  kReasonUnchanged = 20,    // stagnation: |αp| <= u|x| for kCgStagnationSteps iterations
+  kReasonWindow = 21,       // stagnation: no smaller residual in the window
 };
+inline constexpr long long kCgStagnationSteps = 3;
 
 // Everything the iteration decides on the device; copied to the host every check_every iterations.
 struct CgState {
   double gamma, gamma_prev, alpha, beta, rr, bb, rtol, atol, tol, best_rr, bad;
-  long long it, best_it, max_it, window;
+  long long it, best_it, max_it, window, unchanged;
   int status, reason;
 };
 

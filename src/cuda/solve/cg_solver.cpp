@@ -44,20 +44,24 @@ struct CgSolver<T>::Impl {
         w(static_cast<std::size_t>(n), "cg w"),
         p(static_cast<std::size_t>(n), "cg p"),
         s(static_cast<std::size_t>(n), "cg s"),
-        partials(static_cast<std::size_t>(grid) * 3, "cg partials"),
+        partials(static_cast<std::size_t>(grid) * 4, "cg partials"),
         counter(1, "cg counter"),
         state(1, "cg state"),
         host_state(3, "cg state (host)") {
     SPX_CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned), ctx.stream()));
   }
 
+  // u = M·r; without a preconditioner u is r itself (the kernels then neither store nor read u).
+  T* u_of(const T* inv_diag) { return inv_diag ? u.data() : r.data(); }
+
   // One iteration: w = A·u, the scalars, the update.
   void iteration(const T* inv_diag, T* x) {
     const std::size_t N = static_cast<std::size_t>(n);
-    A.apply(ctx, std::span<const T>(u.data(), N), std::span<T>(w.data(), N));
-    detail::launch_cg_scalars<T>(ctx.stream(), grid, n, w.data(), u.data(), partials.data(), counter.data(),
+    T* uu = u_of(inv_diag);
+    A.apply(ctx, std::span<const T>(uu, N), std::span<T>(w.data(), N));
+    detail::launch_cg_scalars<T>(ctx.stream(), grid, n, w.data(), uu, partials.data(), counter.data(),
                                  state.data());
-    detail::launch_cg_update<T>(ctx.stream(), grid, n, w.data(), u.data(), p.data(), s.data(), x, r.data(), inv_diag,
+    detail::launch_cg_update<T>(ctx.stream(), grid, n, w.data(), uu, p.data(), s.data(), x, r.data(), inv_diag,
                                 partials.data(), counter.data(), state.data(),
                                 history.empty() ? nullptr : history.data());
   }
@@ -74,8 +78,9 @@ int64_t CgSolver<T>::size() const {
 
 template <class T>
 double CgSolver<T>::vector_bytes_per_iteration(bool jacobi) const {
-  // scalars: read w, u. update: read u, w, p, s, x, r (+ M); write p, s, x, r, u.
-  return static_cast<double>(impl_->n) * sizeof(T) * (2 + 6 + (jacobi ? 1 : 0) + 5);
+  // scalars: read w, u. update with Jacobi: read u, w, p, s, x, r, M; write p, s, x, r, u (14 words);
+  // without: u is r, so read r, w, p, s, x; write p, s, x, r (11 words).
+  return static_cast<double>(impl_->n) * sizeof(T) * (jacobi ? 2 + 7 + 5 : 2 + 5 + 4);
 }
 
 namespace {
@@ -124,7 +129,7 @@ CgResult CgSolver<T>::solve(std::span<const T> inv_diag, std::span<const T> b, s
   SPX_CUDA_CHECK(cudaMemsetAsync(m.p.data(), 0, N * sizeof(T), stream));
   SPX_CUDA_CHECK(cudaMemsetAsync(m.s.data(), 0, N * sizeof(T), stream));
   m.A.apply(m.ctx, std::span<const T>(x.data(), N), std::span<T>(m.w.data(), N));
-  detail::launch_cg_init<T>(stream, m.grid, n, b.data(), m.w.data(), m.r.data(), m.u.data(), dinv, m.partials.data(),
+  detail::launch_cg_init<T>(stream, m.grid, n, b.data(), m.w.data(), m.r.data(), m.u_of(dinv), dinv, m.partials.data(),
                             m.counter.data(), m.state.data(), hist);
   CgState* host = m.host_state.data();
   copy_to_host_async(m.ctx, &host[2], m.state.data(), sizeof(CgState));
@@ -196,7 +201,10 @@ CgResult CgSolver<T>::solve(std::span<const T> inv_diag, std::span<const T> b, s
       break;
     case detail::kCgStagnation:
       res.status = CgStatus::Stagnation;
-      res.message = fmt::format("no smaller residual in {} iterations", options.stagnation_window);
+      res.message = st.reason == detail::kReasonUnchanged
+                        ? fmt::format("x no longer changes: |alpha p| <= u |x| for {} iterations",
+                                      detail::kCgStagnationSteps)
+                        : fmt::format("no smaller residual in {} iterations", options.stagnation_window);
       break;
     case detail::kCgBreakdown:
       res.status = CgStatus::Breakdown;
