@@ -17,6 +17,7 @@ void register_cuda_gemm_spx(Registry& registry);      // cuda_gemm_spx.cpp
 void register_cuda_spmv_segsum(Registry& registry);   // cuda_spmv_segsum.cpp
 void register_cuda_spmm_spx(Registry& registry);      // cuda_spmm_spx.cpp
 void register_cuda_spmm_host(Registry& registry);     // cuda_spmm_host.cpp
+void register_cuda_spx_auto(Registry& registry);      // cuda_spx_auto.cpp
 
 void register_cuda_kernels(Registry& registry) {
   register_cuda_backend(registry);
@@ -29,6 +30,7 @@ void register_cuda_kernels(Registry& registry) {
   register_cuda_spmv_segsum(registry);  // cuda_spmv_segsum.cpp
   register_cuda_spmm_spx(registry);     // cuda_spmm_spx.cpp
   register_cuda_spmm_host(registry);    // cuda_spmm_host.cpp
+  register_cuda_spx_auto(registry);     // cuda_spx_auto.cpp: the front door
 }
 
 }  // namespace spx::bench

@@ -18,7 +18,8 @@ namespace spx::bench {
 struct ModelMeasurement {
   std::string matrix;
   model::KernelKey key;
-  double us = 0;
+  double us = 0;      // the median of the warm runs: what the model predicts
+  double us_min = 0;  // their minimum (0 when the JSON has none): us / us_min tells a disturbed run
 };
 
 struct ModelData {

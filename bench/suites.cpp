@@ -105,6 +105,35 @@ const std::vector<SuiteMatrix>& calibration_suite() {
   return suite;
 }
 
+// The planner's validation set: structures and seeds no rule, model or threshold was fitted on
+// (none of them in the standard, calibration or validation suites: rectangular stencils, FEM rows of
+// 12 and 50, skewed R-MAT, power laws of exponent 2.2 and 2.5, rows of 3 and of 48 over a 4M-wide
+// x, a narrow band, 8x8 tiles, 40 long rows among rows of 6, a tall dense block, two launch-bound
+// matrices), seed 11 throughout.
+const std::vector<SuiteMatrix>& planner_suite() {
+  static const std::vector<SuiteMatrix> suite = {
+      {"pv_stencil2d_3000x700", "stencil2d:nx=3000,ny=700,seed=11", 10'492'600, "2D 5-point, 3000 x 700 grid"},
+      {"pv_stencil27_96x80x60", "stencil27:nx=96,ny=80,nz=60,seed=11", 12'116'104, "3D 27-point, 96x80x60"},
+      {"pv_fem_30k_50", "fem:rows=30000,len=50,seed=11", 1'468'314, "FEM-like rows of ~50, L2-resident"},
+      {"pv_fem_400k_12", "fem:rows=400000,len=12,seed=11", 4'784'140, "FEM-like rows of ~12"},
+      {"pv_rmat_18_skew", "rmat:scale=18,ef=12,a=0.45,b=0.25,c=0.15,seed=11", 3'142'273, "R-MAT 256K, skewed"},
+      {"pv_rmat_12", "rmat:scale=12,ef=20,seed=11", 64'937, "R-MAT 4K vertices (launch-bound)"},
+      {"pv_powerlaw_2m_22", "powerlaw:n=2000000,avg=12,exp=2.2,seed=11", 23'657'552, "Zipf rows, exponent 2.2"},
+      {"pv_powerlaw_60k_25", "powerlaw:n=60000,avg=20,exp=2.5,seed=11", 1'204'303, "Zipf rows, exponent 2.5"},
+      {"pv_random_3m_3", "random:rows=3000000,len=3,seed=11", 9'000'000, "uniform rows of 3"},
+      {"pv_random_wide_48", "random:rows=200000,cols=4000000,len=48,seed=11", 9'600'000,
+       "rows of 48 over a 4M-wide x"},
+      {"pv_banded_3m_3", "banded:n=3000000,bw=3,density=0.9,seed=11", 19'197'474, "band of 7, 90% full"},
+      {"pv_blockdense_8", "blockdense:n=131072,block=8,per_row=6,seed=11", 6'291'456, "dense 8x8 tiles"},
+      {"pv_longrows_40", "longrows:rows=500000,cols=500000,long=40,len=20000,empty=0.05,short=6,seed=11",
+       3'649'772, "40 rows of 20000 among rows of 6"},
+      {"pv_dense_30k_96", "dense:rows=30000,cols=96,seed=11", 2'880'000, "tall dense 30000 x 96"},
+      {"pv_random_5k_7", "random:rows=5000,len=7,seed=11", 35'000, "uniform rows of 7 (launch-bound)"},
+      {"pv_stencil7_24", "stencil7:n=24,seed=11", 93'312, "3D 7-point, 24^3 (launch-bound)"},
+  };
+  return suite;
+}
+
 // Never fitted on: other generators, and other seeds of the calibration's generators.
 const std::vector<SuiteMatrix>& validation_suite() {
   static const std::vector<SuiteMatrix> suite = {
@@ -130,7 +159,7 @@ const std::vector<SuiteMatrix>& validation_suite() {
 }
 
 std::vector<std::string> suite_names() {
-  return {"small", "standard", "shared", "calibration", "validation"};
+  return {"small", "standard", "shared", "calibration", "validation", "planner"};
 }
 
 std::string shared_matrices_folder() {
@@ -156,6 +185,7 @@ std::vector<MatrixSource> suite_sources(std::string_view name) {
   if (name == "standard") return generated(standard_suite());
   if (name == "calibration") return generated(calibration_suite());
   if (name == "validation") return generated(validation_suite());
+  if (name == "planner") return generated(planner_suite());
   if (name == "shared") {
     const std::string folder = shared_matrices_folder();
     std::error_code ec;

@@ -40,8 +40,10 @@ const std::vector<SuiteMatrix>& small_suite();
 const std::vector<SuiteMatrix>& standard_suite();
 const std::vector<SuiteMatrix>& calibration_suite();
 const std::vector<SuiteMatrix>& validation_suite();
+// The planner's validation set (structures and seeds nothing was fitted on; docs/planner.md).
+const std::vector<SuiteMatrix>& planner_suite();
 
-// "small", "standard", "shared", "calibration", "validation"
+// "small", "standard", "shared", "calibration", "validation", "planner"
 std::vector<std::string> suite_names();
 
 // The sources of a suite; throws spx::Error for an unknown name or a missing shared folder.

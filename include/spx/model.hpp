@@ -17,8 +17,8 @@
 //
 // The coefficients are fitted per (kernel, precision, L) by non-negative least squares on relative
 // error (model/fit) from timings of generated matrices on the GPU (`spx model calibrate`), and kept
-// in a device profile (JSON). Cross-architecture prediction is the paper's: the measured time on a
-// reference GPU, less its launch term, scaled by the two profiles' predicted ratio (§4).
+// in a device profile (JSON). Cross-architecture prediction is the paper's (§4): the measured time
+// on a reference GPU scaled by the two profiles' predicted ratio.
 // docs/model.md has the derivation, the fits and the errors.
 #pragma once
 
@@ -85,8 +85,10 @@ Terms terms(const KernelKey& key, const MatrixFeatures& f, const DeviceBasics& d
 // Predicted microseconds; nullopt when the profile has no fit for the key.
 std::optional<double> predict_us(const Profile& profile, const KernelKey& key, const MatrixFeatures& f);
 // Guo & Wang's cross-architecture prediction: a time measured on the reference GPU (profile `ref`)
-// carried to the target (profile `tar`): t_tar = launch_tar + (t_ref − launch_ref) · P, with P the
-// ratio of the two profiles' predicted times above their launch terms.
+// carried to the target (profile `tar`) by the relative performance of the two profiles:
+// t_tar = t_ref · P, with P = predicted_tar / predicted_ref, launch terms included (the paper
+// scales only the time above an initialization time; our launch coefficient is a fitted intercept,
+// and the ratio of what lies above it is unstable on launch-bound matrices).
 std::optional<double> predict_cross_us(const Profile& ref, double measured_ref_us, const Profile& tar,
                                        const KernelKey& key, const MatrixFeatures& f);
 

@@ -77,11 +77,13 @@ std::optional<double> predict_cross_us(const Profile& ref, double measured_ref_u
   const KernelFit* fr = ref.find(key);
   const KernelFit* ft = tar.find(key);
   if (fr == nullptr || ft == nullptr) return std::nullopt;
-  const double launch_ref = fr->coef[0], launch_tar = ft->coef[0];
-  const double above_ref = dot(fr->coef, terms(key, f, ref.device)) - launch_ref;
-  const double above_tar = dot(ft->coef, terms(key, f, tar.device)) - launch_tar;
-  if (!(above_ref > 0)) return launch_tar + std::max(0.0, measured_ref_us - launch_ref);
-  return launch_tar + std::max(0.0, measured_ref_us - launch_ref) * (above_tar / above_ref);
+  // The whole predicted times, launch term included: their ratio stays near 1 on launch-bound
+  // matrices, where the times above the two launch terms are small fitted residuals whose ratio
+  // is not (docs/model.md, "Cross-GPU").
+  const double pred_ref = dot(fr->coef, terms(key, f, ref.device));
+  const double pred_tar = dot(ft->coef, terms(key, f, tar.device));
+  if (!(pred_ref > 0)) return pred_tar;
+  return measured_ref_us * (pred_tar / pred_ref);
 }
 
 Profile fit(const DeviceBasics& device, const std::vector<Sample>& samples) {

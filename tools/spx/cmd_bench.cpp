@@ -75,6 +75,7 @@ void print_list(const bench::Registry& registry, bool studies) {
   print_suite("standard", bench::standard_suite());
   print_suite("calibration", bench::calibration_suite());
   print_suite("validation", bench::validation_suite());
+  print_suite("planner", bench::planner_suite());
   fmt::print("\nsuite shared:\n  every .mtx/.mtx.gz in {} (SPX_SHARED_MATRICES overrides)\n",
              bench::shared_matrices_folder());
 }
@@ -169,7 +170,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("matrices", o->inputs, "Matrix Market files, folders of them, or generator specs")
       ->type_name("FILE|DIR|SPEC");
   cmd->add_option("--suite", o->suites,
-                  "Named matrix set: small, standard, shared, calibration or validation (repeatable)")
+                  "Named matrix set: small, standard, shared, calibration, validation or planner (repeatable)")
       ->type_name("NAME");
   cmd->add_option("--ops", o->ops, "Operations: spmv, spmm:L (L dense columns), gemm:N")
       ->type_name("LIST")

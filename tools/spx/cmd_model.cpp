@@ -121,6 +121,12 @@ bool l2_resident(const MatrixFeatures& f, int64_t l2_bytes) {
   return bytes <= static_cast<double>(l2_bytes);
 }
 
+// A steady measurement: its median within kSteadyRatio of its minimum. 1.2 is the 99th percentile
+// of median/min over the 1130 products of the H200's calibration run (bench/results/h200/model/);
+// a median further above its minimum was disturbed while it ran (docs/model.md, "Cross-GPU").
+constexpr double kSteadyRatio = 1.2;
+bool steady(const bench::ModelMeasurement& m) { return m.us_min > 0 && m.us <= kSteadyRatio * m.us_min; }
+
 // --- calibrate ---------------------------------------------------------------------------------
 
 // The fit's table (on stdout, or stderr when the profile goes to stdout) and the profile itself.
@@ -225,12 +231,12 @@ void run_validate(const ValidateOptions& v) {
   std::optional<model::Profile> ref;
   if (!v.from_profile.empty()) ref = model::load_profile(v.from_profile);
   // The reference's measured times, by (matrix, kernel key).
-  std::map<std::pair<std::string, std::string>, double> ref_us;
+  std::map<std::pair<std::string, std::string>, bench::ModelMeasurement> ref_us;
   double ref_copy_gbs = 0;
   for (const std::string& file : v.from_bench) {
     const bench::ModelData d = bench::load_model_data(file);
     ref_copy_gbs = d.device.copy_gbs;
-    for (const auto& m : d.measurements) ref_us[{m.matrix, m.key.label()}] = m.us;
+    for (const auto& m : d.measurements) ref_us[{m.matrix, m.key.label()}] = m;
   }
 
   std::map<std::string, std::map<std::string, ErrorStats>> same;  // key label -> class -> stats
@@ -238,6 +244,7 @@ void run_validate(const ValidateOptions& v) {
   struct Run {
     std::string kernel;
     double predicted, measured;
+    bool steady;
   };
   std::map<ProblemKey, std::vector<Run>> picks;
   std::unique_ptr<std::ofstream> csv;
@@ -267,15 +274,27 @@ void run_validate(const ValidateOptions& v) {
                      m.matrix, label, cls, *p, m.us, 100 * (*p - m.us) / m.us);
         same[label][cls].add(*p, m.us);
         same[label]["all"].add(*p, m.us);
-        picks[{m.matrix, m.key.value_bytes, m.key.cols_dense}].push_back({m.key.kernel, *p, m.us});
+        if (steady(m)) same[label]["steady"].add(*p, m.us);
+        picks[{m.matrix, m.key.value_bytes, m.key.cols_dense}].push_back({m.key.kernel, *p, m.us, steady(m)});
       }
       if (ref) {
         const auto r = ref_us.find({m.matrix, label});
         if (r == ref_us.end()) continue;
-        if (const auto p = model::predict_cross_us(*ref, r->second, target, m.key, f->second)) {
+        const double ref_time = r->second.us;
+        if (const auto p = model::predict_cross_us(*ref, ref_time, target, m.key, f->second)) {
           cross[label][cls].add(*p, m.us);
           cross[label]["all"].add(*p, m.us);
-          const double scaled = r->second * ref_copy_gbs / d.device.copy_gbs;
+          const double scaled = ref_time * ref_copy_gbs / d.device.copy_gbs;
+          if (steady(m) && steady(r->second)) {
+            cross[label]["steady"].add(*p, m.us);
+            naive[label]["steady"].add(scaled, m.us);
+          }
+          if (v.per_matrix)
+            fmt::print(
+                "{:<24} {:<30} {:<4} cross     {:>10.2f} us measured {:>10.2f} us {:>+7.1f}% (ref "
+                "{:.2f} us, naive {:+.1f}%)\n",
+                m.matrix, label, cls, *p, m.us, 100 * (*p - m.us) / m.us, ref_time,
+                100 * (scaled - m.us) / m.us);
           naive[label][cls].add(scaled, m.us);
           naive[label]["all"].add(scaled, m.us);
         }
@@ -285,8 +304,9 @@ void run_validate(const ValidateOptions& v) {
   std::ostream& out = human_output(v.json_path);
   auto print_table = [&](const char* title, const std::map<std::string, std::map<std::string, ErrorStats>>& t,
                          const std::map<std::string, std::map<std::string, ErrorStats>>* beside) {
-    fmt::print(out, "\n{}\n{:<30}{:>5}{:>8}{:>8}{:>8}{:>10}{:>10}{}\n", title, "kernel", "n", "mean",
-               "median", "worst", "L2 mean", "DRAM mean", beside ? "     naive mean" : "");
+    fmt::print(out, "\n{}\n{:<30}{:>5}{:>8}{:>8}{:>8}{:>10}{:>10}{:>9}{:>13}{}\n", title, "kernel", "n",
+               "mean", "median", "worst", "L2 mean", "DRAM mean", "steady", "steady mean",
+               beside ? "   naive mean  naive steady" : "");
     for (const auto& [label, by] : t) {
       const ErrorStats& all = by.at("all");
       auto mean_of = [&](const std::map<std::string, ErrorStats>& m, const char* c) {
@@ -294,10 +314,14 @@ void run_validate(const ValidateOptions& v) {
         return it == m.end() || it->second.errors.empty() ? std::string("-")
                                                           : fmt::format("{:.1f}%", 100 * it->second.mean());
       };
-      fmt::print(out, "{:<30}{:>5}{:>7.1f}%{:>7.1f}%{:>7.1f}%{:>10}{:>10}", label, all.errors.size(),
-                 100 * all.mean(), 100 * all.median(), 100 * all.worst(), mean_of(by, "l2"),
-                 mean_of(by, "dram"));
-      if (beside != nullptr) fmt::print(out, "{:>15}", mean_of(beside->at(label), "all"));
+      const auto st = by.find("steady");
+      fmt::print(out, "{:<30}{:>5}{:>7.1f}%{:>7.1f}%{:>7.1f}%{:>10}{:>10}{:>9}{:>13}", label,
+                 all.errors.size(), 100 * all.mean(), 100 * all.median(), 100 * all.worst(),
+                 mean_of(by, "l2"), mean_of(by, "dram"), st == by.end() ? 0 : st->second.errors.size(),
+                 mean_of(by, "steady"));
+      if (beside != nullptr)
+        fmt::print(out, "{:>13}{:>14}", mean_of(beside->at(label), "all"),
+                   mean_of(beside->at(label), "steady"));
       fmt::print(out, "\n");
     }
   };
@@ -314,7 +338,7 @@ void run_validate(const ValidateOptions& v) {
     std::string problem, picked, fastest;
   };
   std::vector<Pick> worst;
-  std::vector<double> fractions;
+  std::vector<double> fractions, steady_fractions;  // the latter: problems with every run steady
   for (const auto& [problem, runs] : picks) {
     if (runs.size() < 2) continue;
     const auto pick = std::min_element(runs.begin(), runs.end(),
@@ -322,6 +346,8 @@ void run_validate(const ValidateOptions& v) {
     const auto best =
         std::min_element(runs.begin(), runs.end(), [](auto& a, auto& b) { return a.measured < b.measured; });
     fractions.push_back(best->measured / pick->measured);
+    if (std::all_of(runs.begin(), runs.end(), [](const Run& r) { return r.steady; }))
+      steady_fractions.push_back(fractions.back());
     worst.push_back({fractions.back(),
                      fmt::format("{} {}{}", std::get<0>(problem), std::get<1>(problem) == 4 ? "f32" : "f64",
                                  std::get<2>(problem) > 0 ? fmt::format(" L={}", std::get<2>(problem)) : ""),
@@ -332,6 +358,8 @@ void run_validate(const ValidateOptions& v) {
   fmt::print(
       out, "\nthe model's pick: {:.1f}% of the fastest measured kernel (geomean over {} problems); worst:\n",
       100 * geomean(fractions), fractions.size());
+  fmt::print(out, "  ({:.1f}% over the {} problems whose every measurement is steady)\n",
+             100 * geomean(steady_fractions), steady_fractions.size());
   for (std::size_t i = 0; i < std::min<std::size_t>(5, worst.size()); ++i)
     fmt::print(out, "  {:>5.1f}%  {:<28} picked {:<34} fastest {}\n", 100 * worst[i].fraction,
                worst[i].problem, worst[i].picked, worst[i].fastest);
@@ -347,7 +375,10 @@ void run_validate(const ValidateOptions& v) {
                 {"bench", v.bench_files},
                 {"same_gpu", tables(same)},
                 {"pick_fraction_geomean", geomean(fractions)},
-                {"pick_problems", fractions.size()}};
+                {"pick_problems", fractions.size()},
+                {"pick_fraction_geomean_steady", geomean(steady_fractions)},
+                {"pick_problems_steady", steady_fractions.size()},
+                {"steady_ratio", kSteadyRatio}};
     if (ref) {
       doc["reference"] = ref->device.name;
       doc["cross_gpu"] = tables(cross);
@@ -540,7 +571,8 @@ void add_model_command(CLI::App& app) {
   val->add_option("--measured", v->from_bench, "Cross-GPU: bench JSON measured on the reference GPU")
       ->type_name("FILE");
   val->add_option("--json", v->json_path, "Also write the error tables as JSON")->type_name("FILE|-");
-  val->add_flag("--per-matrix", v->per_matrix, "Print every prediction beside its measurement");
+  val->add_flag("--per-matrix", v->per_matrix,
+                "Print every prediction beside its measurement (with --from, the cross-GPU one too)");
   val->add_option(
          "--terms-csv", v->terms_csv,
          "Write every measurement with the model's terms on the target device (to study the model's form)")

@@ -48,6 +48,11 @@ struct SpmmOptions {
   int repeat = 0;
   std::string json_path;
   std::vector<std::string> csr_configs;  // --csr-config, each timed beside the rule's choice
+  // The planned product (--kernel auto): the front door's mode, amortisation, explain, cache.
+  std::string plan = "model";
+  int64_t expected_calls = 100;
+  bool explain = false;
+  std::string tuning_cache;
   // Set by CLI11: whether the host-resident-only options were given.
   bool streams_given = false, chunk_given = false, limit_given = false, transfer_given = false;
 };
@@ -103,6 +108,11 @@ void check_options(const SpmmOptions& o) {
                                            : nullptr;
     if (needs != nullptr) throw Error(fmt::format("{} only applies with --host-resident", needs));
   }
+  const bool planned = o.kernel == "auto" && !o.host_resident;
+  if (!planned && (o.explain || !o.tuning_cache.empty()))
+    throw Error("--explain and --tuning-cache belong to the planned product (--kernel auto, device-resident)");
+  if (planned && o.layout != "row")
+    throw Error("the planned product (--kernel auto) takes row-major B and C; use --kernel rule for --layout col");
   if (o.host_resident && o.kernel == "cusparse")
     throw Error("--kernel cusparse runs device-resident only (drop --host-resident)");
   if (o.kernel == "set-spmvs" && o.layout != "col")
@@ -110,8 +120,8 @@ void check_options(const SpmmOptions& o) {
   if (!o.csr_configs.empty()) {
     if (o.host_resident)
       throw Error("--csr-config times device-resident products only (drop --host-resident)");
-    if (o.kernel != "auto" && o.kernel != "csr")
-      throw Error(fmt::format("--csr-config configures the CSR kernel: it needs --kernel auto or csr, not {}",
+    if (o.kernel != "rule" && o.kernel != "csr")
+      throw Error(fmt::format("--csr-config configures the CSR kernel: it needs --kernel rule or csr, not {}",
                               o.kernel));
   }
   if (o.streams < 1 || o.streams > 16) throw Error(fmt::format("--streams {}: must be 1..16", o.streams));
@@ -124,6 +134,7 @@ void check_options(const SpmmOptions& o) {
 std::string our_kernel(const SpmmOptions& o) {
   if (o.host_resident) return "spmm_host_" + o.layout;
   if (o.kernel == "cusparse") return "";
+  if (o.kernel == "auto") return "spx_auto";
   const char* base = o.kernel == "ellr"        ? "spmm_ellr_t_"
                      : o.kernel == "csr"       ? "spmm_csr_"
                      : o.kernel == "set-spmvs" ? "spmm_set_spmvs_"
@@ -172,6 +183,12 @@ bench::BenchOptions engine_options(const SpmmOptions& o) {
     // cuSPARSE's CSR algorithms on the same B and C: the vendor baseline of the speedup.
     b.kernels.push_back("cusparse_spmm_csr_alg*_" + o.layout);
     for (const std::string& text : o.csr_configs) b.variants.push_back(parse_csr_config(text, ours));
+    if (ours == "spx_auto") {
+      bench::KernelParams k{ours, fmt::format("--plan {}", o.plan), {}};
+      k.params = {{"mode", o.plan}, {"expected_calls", o.expected_calls}, {"explain", int64_t{o.explain ? 1 : 0}}};
+      if (!o.tuning_cache.empty()) k.params.push_back({"tuning_cache", o.tuning_cache});
+      b.params.push_back(std::move(k));
+    }
   }
   return b;
 }
@@ -194,14 +211,27 @@ void print_device_resident(std::ostream& out, const SpmmOptions& o, const bench:
   std::stable_partition(order.begin(), order.end(), [](const bench::Result* r) { return !r->vendor; });
   for (const bench::Result* result : order) {
     const bench::Result& r = *result;
+    bench::Params shown;
+    std::string plan_text;
+    for (const bench::Param& p : r.params) {
+      if (p.key == "plan")
+        plan_text = bench::to_string(p.value);
+      else
+        shown.push_back(p);
+    }
     const std::string params =
-        r.vendor ? "vendor" : bench::param_text(r.params, "config", bench::to_string(r.params));
+        r.vendor ? "vendor"
+        : r.kernel == "spx_auto"
+            ? fmt::format("{} ({}), decided by {}", bench::param_text(r.params, "chosen", "?"),
+                          bench::param_text(r.params, "config", ""), bench::param_text(r.params, "decided_by", "?"))
+            : bench::param_text(r.params, "config", bench::to_string(shown));
     fmt::print(out,
                "{:<28}{:9.4f} ms median ({:.4f}..{:.4f}, {} runs)  {:8.1f} GFLOP/s  {:7.1f} GB/s eff.  "
                "{:5.1f}% of copy bw (min traffic)  [{}]\n",
                r.kernel, r.timing.median_ms, r.timing.min_ms, r.timing.max_ms, r.timing.runs, r.gflops, r.gbs,
                report.device.copy_gbs > 0 ? 100 * r.gbs_min / report.device.copy_gbs : 0.0, params);
     fmt::print(out, "{:<28}{}\n", "", check_text(r));
+    if (!plan_text.empty()) fmt::print(out, "{}", plan_text);
   }
   const auto ours = std::find_if(report.results.begin(), report.results.end(),
                                  [&](const bench::Result& r) { return r.kernel == our_kernel(o); });
@@ -315,10 +345,19 @@ void add_spmm_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option(
          "--kernel", o->kernel,
-         "auto (spmm_format_rule), ellr (ELLR-T), csr, set-spmvs (one SpMV per column; --layout col), "
-         "cusparse (device-resident only)")
-      ->check(CLI::IsMember({"auto", "ellr", "csr", "set-spmvs", "cusparse"}))
+         "auto (the planned product: spx's and cuSPARSE's kernels, --plan), rule (spmm_format_rule), ellr "
+         "(ELLR-T), csr, set-spmvs (one SpMV per column; --layout col), cusparse (device-resident only)")
+      ->check(CLI::IsMember({"auto", "rule", "ellr", "csr", "set-spmvs", "cusparse"}))
       ->capture_default_str();
+  cmd->add_option("--plan", o->plan, "--kernel auto: rule, model, measure or tune")
+      ->check(CLI::IsMember({"rule", "model", "measure", "tune"}))
+      ->capture_default_str();
+  cmd->add_option("--expected-calls", o->expected_calls, "--kernel auto: products the plan amortises its setup over")
+      ->check(at_least(1, "calls", "give the number of products you will run"))
+      ->capture_default_str();
+  cmd->add_flag("--explain", o->explain, "--kernel auto: print the plan (candidates, us, setup, why)");
+  cmd->add_option("--tuning-cache", o->tuning_cache, "--kernel auto: plans keyed by structure and device in FILE")
+      ->type_name("FILE");
   cmd->add_flag("--host-resident", o->host_resident,
                 "Keep B and C in host memory and stream column chunks through the GPU (FastSpMM)");
   cmd->add_option("--streams", o->streams,

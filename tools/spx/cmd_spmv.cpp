@@ -26,7 +26,21 @@ struct SpmvOptions {
   int threads = 0;
   std::string kernel;
   std::string json;
+  // The front door (GPU): planning mode, amortisation, explain, cache.
+  std::string plan = "model";
+  int64_t expected_calls = 100;
+  bool explain = false;
+  std::string tuning_cache;
 };
+
+// The planned product's parameters (bench/cuda_spx_auto.cpp).
+bench::KernelParams plan_params(const std::string& kernel, const std::string& mode, int64_t expected_calls,
+                                bool explain, const std::string& cache) {
+  bench::KernelParams k{kernel, fmt::format("--plan {}", mode), {}};
+  k.params = {{"mode", mode}, {"expected_calls", expected_calls}, {"explain", int64_t{explain ? 1 : 0}}};
+  if (!cache.empty()) k.params.push_back({"tuning_cache", cache});
+  return k;
+}
 
 // Our own kernel first, then a vendor library's, then the reference.
 std::string preferred_kernel(const bench::Registry& registry, const bench::BenchOptions& options) {
@@ -50,9 +64,18 @@ void print_result(std::ostream& out, const bench::BenchReport& report, const ben
   if (m.stats)
     fmt::print(out, " (row length {}/{:.1f}/{} min/avg/max)", m.stats->min_row, m.stats->avg_row,
                m.stats->max_row);
+  bench::Params shown;
+  std::string plan_text;
+  for (const bench::Param& p : r.params) {
+    if (p.key == "plan")
+      plan_text = bench::to_string(p.value);
+    else
+      shown.push_back(p);
+  }
   fmt::print(out, "\n{:<11}{}  ({}, {}, {}{}{})\n", "kernel", r.kernel, r.backend, bench::to_string(r.format),
              bench::to_string(r.precision), r.reference ? ", reference kernel" : "",
-             r.params.empty() ? "" : ", " + bench::to_string(r.params));
+             shown.empty() ? "" : ", " + bench::to_string(shown));
+  if (!plan_text.empty()) fmt::print(out, "{}", plan_text);
   fmt::print(out,
              "{:<11}{:.4f} ms median, {:.4f} min, {:.4f} max over {} runs (setup {:.1f} ms, not timed)\n",
              "time", r.timing.median_ms, r.timing.min_ms, r.timing.max_ms, r.timing.runs, r.prepare_ms);
@@ -78,10 +101,18 @@ void run_spmv(const SpmvOptions& options) {
   }
   o.ops = {bench::OpSpec{}};
   o.precisions = {bench::parse_precision(options.precision)};
-  if (!options.format.empty() || options.kernel.empty()) {
+  // On the GPU without --kernel or --format: the front door's planned product.
+  const bool planned = o.backend == "cuda" && options.kernel.empty() && options.format.empty();
+  if (!planned && (options.explain || !options.tuning_cache.empty()))
+    throw Error("--explain and --tuning-cache belong to the planned product (GPU, no --kernel or --format)");
+  if (!options.format.empty() || (options.kernel.empty() && !planned)) {
     o.formats = {bench::parse_format(options.format.empty() ? "csr" : options.format)};
   }
-  o.kernels = {options.kernel.empty() ? preferred_kernel(registry, o) : options.kernel};
+  o.kernels = {planned ? std::string("spx_auto")
+                       : options.kernel.empty() ? preferred_kernel(registry, o) : options.kernel};
+  if (planned)
+    o.params.push_back(
+        plan_params("spx_auto", options.plan, options.expected_calls, options.explain, options.tuning_cache));
   o.matrices = {bench::resolve_matrix(options.input)};
   if (options.repeat > 0) o.timing.fixed_runs = options.repeat;
   if (options.threads > 0) bench::set_host_threads(options.threads);
@@ -125,13 +156,27 @@ void add_spmv_command(CLI::App& app) {
   cmd->add_option("--kernel", options->kernel, "Run this registered kernel (see spx bench --list)");
   cmd->add_option("--json", options->json, "Also write the result as bench JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");
-  cmd->footer(R"(--backend auto (the default) runs on the GPU when one is usable, else on the CPU. Without
---kernel, spx's own kernel for the format runs (a vendor one where spx has none). On the CPU, csr runs
+  cmd->add_option("--plan", options->plan, "GPU, planned product: rule, model, measure or tune")
+      ->check(CLI::IsMember({"rule", "model", "measure", "tune"}))
+      ->capture_default_str();
+  cmd->add_option("--expected-calls", options->expected_calls,
+                  "Products the plan amortises its setup (conversions) over")
+      ->check(at_least(1, "calls", "give the number of products you will run"))
+      ->capture_default_str();
+  cmd->add_flag("--explain", options->explain, "Print the plan: candidates, predicted/measured us, setup, why");
+  cmd->add_option("--tuning-cache", options->tuning_cache,
+                  "Plans keyed by structure and device in FILE (also $SPX_TUNING_CACHE); read and updated")
+      ->type_name("FILE");
+  cmd->footer(R"(--backend auto (the default) runs on the GPU when one is usable, else on the CPU. On the GPU,
+without --kernel or --format, the planned product runs (spx_auto: the front door chooses among
+spx's kernels and cuSPARSE's; --plan, --explain). With --format, spx's own kernel for the format
+runs (a vendor one where spx has none). On the CPU, csr runs
 the OpenMP kernel (omp_csr); the other formats run the single-thread reference kernels (ref_coo,
 ref_ell, ...), named so in the output. Format conversion is not timed.
 
 Examples:
   spx spmv cage11.mtx.gz
+  spx spmv cage11.mtx.gz --plan measure --explain
   spx spmv stencil27:n=64 --format ellr --precision f32 --repeat 50
   spx spmv G3_circuit.mtx.gz --backend cpu --threads 1 --json -)");
   cmd->callback([options] { run_spmv(*options); });

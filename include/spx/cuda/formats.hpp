@@ -140,6 +140,25 @@ Hyb<T, I> download(Context& ctx, const DeviceHyb<T, I>& A);
 template <class T>
 Dense<T> download(Context& ctx, const DeviceDense<T>& A);
 
+// A rows × cols dense matrix in device memory that the view does not own. Element (i, j) is at
+// data[i * ld + j] (RowMajor) or data[i + j * ld] (ColMajor); ld >= cols (RowMajor) or >= rows.
+template <class T>
+struct DenseView {
+  T* data = nullptr;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t ld = 0;
+  Layout layout = Layout::RowMajor;
+};
+
+template <class T>
+DenseView<T> view(DeviceDense<T>& D) {
+  return {D.data.data(), D.rows, D.cols, D.ld, D.layout};
+}
+template <class T>
+DenseView<const T> view(const DeviceDense<T>& D) {
+  return {D.data.data(), D.rows, D.cols, D.ld, D.layout};
+}
 // A rows × cols dense matrix with the tightest leading dimension, contents uninitialised.
 template <class T>
 DeviceDense<T> make_device_dense(int64_t rows, int64_t cols, Layout layout);

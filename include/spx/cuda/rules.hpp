@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "spx/cuda/context.hpp"
@@ -191,7 +192,37 @@ struct SegsumRuleTable {
   int64_t completion_limit = 512;
 };
 
+// The planner (spx/plan.hpp): which candidates are eligible, their rule-mode order, and the cost
+// estimates of their setup, before anything is built or timed.
+struct PlannerRuleTable {
+  // Padding limits past which a padded format is not a candidate (its slab alone would take
+  // gigabytes and it measures its padding): slots per nonzero.
+  double ell_max_padding = 20.0;
+  double ellr_max_padding = 32.0;
+  double spmm_ellr_max_padding = 64.0;
+  double sell_max_slots_per_nnz = 4.0;  // SELL-32 slots over nonzeros (features), cuSPARSE SELL
+  // Rule mode, SpMV: the order of preference per class of matrix, by ELL padding (rows × longest
+  // row / nnz): uniform rows up to uniform_padding, spread rows up to spread_padding, irregular
+  // beyond; long rows (average above long_row_average) have their own list.
+  double uniform_padding = 1.25;
+  double spread_padding = 8.0;
+  double long_row_average = 64.0;
+  std::vector<std::string> spmv_uniform, spmv_spread, spmv_irregular, spmv_long_rows;
+  // Rule mode, SpMM: spx's format rule's kernel first, then these.
+  std::vector<std::string> spmm_row_major, spmm_col_major;
+  // Rule mode: with fewer expected calls than this, candidates that convert the matrix rank after
+  // those that run on the CSR as it is (a conversion costs tens to hundreds of products).
+  int64_t rule_min_calls_to_convert = 200;
+  // Setup estimates (µs): a fixed cost per built candidate (allocations, a synchronisation) and
+  // the conversion's bytes at these rates.
+  double setup_fixed_us = 40.0;
+  double device_convert_fraction_of_copy = 0.25;  // GPU conversions: a share of the copy bandwidth
+  double host_convert_gbs = 2.0;                 // host conversion + upload (COO, SELL)
+  double vendor_preprocess_ns_per_nnz = 0.05;    // cuSPARSE analysis, per nonzero
+};
+
 struct RuleTables {
+  PlannerRuleTable planner;
   CsrRuleTable csr;
   LaunchShapeTable launch;
   EllrRuleTable ellr;

@@ -21,25 +21,7 @@
 
 namespace spx::cuda {
 
-// A rows × cols dense matrix in device memory that the view does not own. Element (i, j) is at
-// data[i * ld + j] (RowMajor) or data[i + j * ld] (ColMajor); ld >= cols (RowMajor) or >= rows.
-template <class T>
-struct DenseView {
-  T* data = nullptr;
-  int64_t rows = 0;
-  int64_t cols = 0;
-  int64_t ld = 0;
-  Layout layout = Layout::RowMajor;
-};
-
-template <class T>
-DenseView<T> view(DeviceDense<T>& D) {
-  return {D.data.data(), D.rows, D.cols, D.ld, D.layout};
-}
-template <class T>
-DenseView<const T> view(const DeviceDense<T>& D) {
-  return {D.data.data(), D.rows, D.cols, D.ld, D.layout};
-}
+// DenseView and view() live in formats.hpp.
 // Columns [first, first + count) of D as a view of its own (a column chunk).
 template <class T>
 DenseView<T> column_slice(DenseView<T> D, int64_t first, int64_t count);

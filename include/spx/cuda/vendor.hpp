@@ -49,6 +49,8 @@ class CusparseSpmv {
   void run();
   // Points the product at other vectors of the same sizes (input rotation); host-side only.
   void set_vectors(std::span<const T> x, std::span<T> y);
+  // Other alpha and beta for the next run(); host-side only.
+  void set_scalars(T alpha, T beta);
   CusparseSpmvAlg alg() const;
   std::size_t workspace_bytes() const;
 
@@ -83,6 +85,14 @@ class CusparseSpmm {
   // alg must be a Coo* algorithm.
   CusparseSpmm(Context& ctx, const DeviceCoo<T, I>& A, CusparseSpmmAlg alg, const DeviceDense<T>& B,
                DeviceDense<T>& C, T alpha = T{1}, T beta = T{0});
+  // The same on views of dense matrices the caller owns.
+  CusparseSpmm(Context& ctx, const DeviceCsr<T, I>& A, CusparseSpmmAlg alg, DenseView<const T> B,
+               DenseView<T> C, T alpha = T{1}, T beta = T{0});
+  CusparseSpmm(Context& ctx, const DeviceCoo<T, I>& A, CusparseSpmmAlg alg, DenseView<const T> B,
+               DenseView<T> C, T alpha = T{1}, T beta = T{0});
+  // Points the product at other B and C of the same shapes, layout and leading dimensions
+  // (spx::Error otherwise), and sets alpha and beta; host-side only.
+  void set_operands(DenseView<const T> B, DenseView<T> C, T alpha, T beta);
   ~CusparseSpmm();
   CusparseSpmm(CusparseSpmm&&) noexcept;
   CusparseSpmm& operator=(CusparseSpmm&&) noexcept;

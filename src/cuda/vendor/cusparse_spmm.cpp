@@ -87,7 +87,7 @@ struct CusparseSpmm<T, I>::Impl {
   T* c_data = nullptr;
   int64_t c_inner = 0, c_outer = 0, c_ld = 0;  // C as strided runs, for the degenerate case
   cusparseConstSpMatDescr_t mat = nullptr;
-  cusparseConstDnMatDescr_t mat_b = nullptr;
+  cusparseDnMatDescr_t mat_b = nullptr;  // non-const so set_operands can repoint it (never written)
   cusparseDnMatDescr_t mat_c = nullptr;
   DeviceBuffer<std::byte> workspace;
 
@@ -99,7 +99,10 @@ struct CusparseSpmm<T, I>::Impl {
 
   bool degenerate(int64_t l) const { return rows == 0 || cols == 0 || nnz == 0 || l == 0; }
 
-  void check(const DeviceDense<T>& B, const DeviceDense<T>& C) const {
+  int64_t b_ld = 0, c_ld_planned = 0, planned_cols = 0;
+  Layout planned_layout = Layout::RowMajor;
+
+  void check(DenseView<const T> B, DenseView<T> C) const {
     const char* who = kernel_name(alg);
     if (B.rows != cols) throw Error(fmt::format("{}: B has {} rows but A has {} columns", who, B.rows, cols));
     if (C.rows != rows) throw Error(fmt::format("{}: C has {} rows but A has {} rows", who, C.rows, rows));
@@ -108,31 +111,35 @@ struct CusparseSpmm<T, I>::Impl {
     if (!cusparse_spmm_supports(alg, B.layout))
       throw Error(fmt::format("{} does not take {} dense matrices", who,
                               B.layout == Layout::ColMajor ? "column-major" : "row-major"));
-    if (B.data.data() == C.data.data()) throw Error(fmt::format("{}: B and C are the same matrix", who));
+    if (static_cast<const void*>(B.data) == static_cast<const void*>(C.data)) throw Error(fmt::format("{}: B and C are the same matrix", who));
     // Measured on H100 with cuSPARSE 12.6 (CUDA 13.0): CSR_ALG3 on row-major f32 operands whose
     // rows start 4 or 8 bytes off a 16-byte boundary (ld = 9 or 10 floats) dies with a sticky
     // "misaligned address" fault that kills the whole CUDA context; ld = 8 or 12 runs correctly,
     // and so do all other algorithms at any ld. Refuse it here with an error a caller can act on.
     if (alg == CusparseSpmmAlg::CsrAlg3 && B.layout == Layout::RowMajor)
-      for (const auto* D : {&B, &C})
-        if ((static_cast<std::size_t>(D->ld) * sizeof(T)) % 16 != 0)
+      for (const auto& [name, ld] : {std::pair<const char*, int64_t>{"B", B.ld}, {"C", C.ld}})
+        if ((static_cast<std::size_t>(ld) * sizeof(T)) % 16 != 0)
           throw Error(fmt::format(
               "{}: row-major {} has ld = {} ({} bytes), but this algorithm needs rows that start "
               "on 16-byte boundaries: pad ld to a multiple of {}",
-              who, D == &B ? "B" : "C", D->ld, static_cast<std::size_t>(D->ld) * sizeof(T), 16 / sizeof(T)));
+              who, name, ld, static_cast<std::size_t>(ld) * sizeof(T), 16 / sizeof(T)));
   }
 
-  void prepare(const DeviceDense<T>& B, DeviceDense<T>& C) {
+  void prepare(DenseView<const T> B, DenseView<T> C) {
     check(B, C);
-    c_data = C.data.data();
+    b_ld = B.ld;
+    c_ld_planned = C.ld;
+    planned_cols = B.cols;
+    planned_layout = B.layout;
+    c_data = C.data;
     const bool col_major = C.layout == Layout::ColMajor;
     c_inner = col_major ? C.rows : C.cols;
     c_outer = col_major ? C.cols : C.rows;
     c_ld = C.ld;
     if (degenerate(B.cols)) return;
-    SPX_CUSPARSE_CHECK(cusparseCreateConstDnMat(&mat_b, B.rows, B.cols, B.ld, B.data.data(),
+    SPX_CUSPARSE_CHECK(cusparseCreateDnMat(&mat_b, B.rows, B.cols, B.ld, const_cast<T*>(B.data),
                                                 cuda_data_type<T>(), to_cusparse(B.layout)));
-    SPX_CUSPARSE_CHECK(cusparseCreateDnMat(&mat_c, C.rows, C.cols, C.ld, C.data.data(), cuda_data_type<T>(),
+    SPX_CUSPARSE_CHECK(cusparseCreateDnMat(&mat_c, C.rows, C.cols, C.ld, C.data, cuda_data_type<T>(),
                                            to_cusparse(C.layout)));
     cusparseHandle_t h = ctx->cusparse();
     std::size_t bytes = 0;
@@ -172,7 +179,7 @@ CusparseSpmm<T, I>::CusparseSpmm(Context& ctx, const DeviceCsr<T, I>& A, Cuspars
     SPX_CUSPARSE_CHECK(cusparseCreateConstCsr(
         &impl_->mat, A.rows, A.cols, A.nnz, A.row_ptr.data(), A.col_idx.data(), A.values.data(),
         cusparse_index_type<I>(), cusparse_index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, cuda_data_type<T>()));
-  impl_->prepare(B, C);
+  impl_->prepare(view(B), view(C));
 }
 
 template <class T, class I>
@@ -191,7 +198,61 @@ CusparseSpmm<T, I>::CusparseSpmm(Context& ctx, const DeviceCoo<T, I>& A, Cuspars
     SPX_CUSPARSE_CHECK(cusparseCreateConstCoo(&impl_->mat, A.rows, A.cols, A.nnz, A.row_idx.data(),
                                               A.col_idx.data(), A.values.data(), cusparse_index_type<I>(),
                                               CUSPARSE_INDEX_BASE_ZERO, cuda_data_type<T>()));
+  impl_->prepare(view(B), view(C));
+}
+
+template <class T, class I>
+CusparseSpmm<T, I>::CusparseSpmm(Context& ctx, const DeviceCsr<T, I>& A, CusparseSpmmAlg alg,
+                                 DenseView<const T> B, DenseView<T> C, T alpha, T beta)
+    : impl_(std::make_unique<Impl>()) {
+  if (!is_csr_alg(alg)) throw Error(fmt::format("{} does not run on a CSR matrix", kernel_name(alg)));
+  impl_->ctx = &ctx;
+  impl_->alg = alg;
+  impl_->rows = A.rows;
+  impl_->cols = A.cols;
+  impl_->nnz = A.nnz;
+  impl_->alpha = alpha;
+  impl_->beta = beta;
+  if (!impl_->degenerate(B.cols))
+    SPX_CUSPARSE_CHECK(cusparseCreateConstCsr(
+        &impl_->mat, A.rows, A.cols, A.nnz, A.row_ptr.data(), A.col_idx.data(), A.values.data(),
+        cusparse_index_type<I>(), cusparse_index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, cuda_data_type<T>()));
   impl_->prepare(B, C);
+}
+
+template <class T, class I>
+CusparseSpmm<T, I>::CusparseSpmm(Context& ctx, const DeviceCoo<T, I>& A, CusparseSpmmAlg alg,
+                                 DenseView<const T> B, DenseView<T> C, T alpha, T beta)
+    : impl_(std::make_unique<Impl>()) {
+  if (is_csr_alg(alg)) throw Error(fmt::format("{} does not run on a COO matrix", kernel_name(alg)));
+  impl_->ctx = &ctx;
+  impl_->alg = alg;
+  impl_->rows = A.rows;
+  impl_->cols = A.cols;
+  impl_->nnz = A.nnz;
+  impl_->alpha = alpha;
+  impl_->beta = beta;
+  if (!impl_->degenerate(B.cols))
+    SPX_CUSPARSE_CHECK(cusparseCreateConstCoo(&impl_->mat, A.rows, A.cols, A.nnz, A.row_idx.data(),
+                                              A.col_idx.data(), A.values.data(), cusparse_index_type<I>(),
+                                              CUSPARSE_INDEX_BASE_ZERO, cuda_data_type<T>()));
+  impl_->prepare(B, C);
+}
+
+template <class T, class I>
+void CusparseSpmm<T, I>::set_operands(DenseView<const T> B, DenseView<T> C, T alpha, T beta) {
+  Impl& m = *impl_;
+  m.check(B, C);
+  if (B.cols != m.planned_cols || B.layout != m.planned_layout || B.ld != m.b_ld || C.ld != m.c_ld_planned)
+    throw Error(fmt::format("{}: prepared for {} columns ({}, ld {} and {}), given {} ({}, ld {} and {})",
+                            kernel_name(m.alg), m.planned_cols, m.planned_layout == Layout::RowMajor ? "row" : "col",
+                            m.b_ld, m.c_ld_planned, B.cols, B.layout == Layout::RowMajor ? "row" : "col", B.ld, C.ld));
+  m.alpha = alpha;
+  m.beta = beta;
+  m.c_data = C.data;
+  if (m.mat_c == nullptr) return;
+  SPX_CUSPARSE_CHECK(cusparseDnMatSetValues(m.mat_b, const_cast<T*>(B.data)));
+  SPX_CUSPARSE_CHECK(cusparseDnMatSetValues(m.mat_c, C.data));
 }
 
 template <class T, class I>

@@ -186,6 +186,12 @@ void CusparseSpmv<T, I>::set_vectors(std::span<const T> x, std::span<T> y) {
 }
 
 template <class T, class I>
+void CusparseSpmv<T, I>::set_scalars(T alpha, T beta) {
+  impl_->alpha = alpha;
+  impl_->beta = beta;
+}
+
+template <class T, class I>
 CusparseSpmvAlg CusparseSpmv<T, I>::alg() const {
   return impl_->alg;
 }

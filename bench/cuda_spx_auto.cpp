@@ -1,0 +1,179 @@
+// The front door in `spx bench`: spx_auto (spmv and spmm:L) plans through
+// spx::cuda::SparseMatrix and times the planned product like any other entry, so the planner is
+// measured in the same run as every candidate it chooses among (the per-matrix oracle) and
+// cuSPARSE's best. Planning is untimed (prepare) and reported in the params beside the product:
+// mode, the chosen kernel and whose it is, how it was decided, planning/features/setup µs, the
+// predicted and measured µs of the winner, and the tuner's calls.
+//
+//   spx_auto          mode model (the library's default)
+//   spx_auto_rule     mode rule      (study entries: --studies)
+//   spx_auto_measure  mode measure
+//   spx_auto_tune     mode tune: prepare runs products until the tuner freezes
+//   spx_auto_tune_csr the tuner on csr_param alone (against spx tune's exhaustive search)
+// Parameters: expected_calls (default 1000000, the steady state the oracle is measured in),
+// measure_top, vendor (0/1), deterministic (0/1), mode (rule|model|measure|tune, overrides the
+// entry's), tuning_cache (a file), explain (0/1: the plan's explain() text as param "plan").
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "bench/cuda_support.hpp"
+#include "bench/registry.hpp"
+#include "spx/cuda/sparse_matrix.hpp"
+#include "spx/error.hpp"
+
+namespace spx::bench {
+namespace {
+
+constexpr int64_t kDefaultExpectedCalls = 1000000;
+
+plan::Options options_of(const Params& params, plan::Mode mode, const std::string& only = {}) {
+  plan::Options o;
+  o.mode = mode;
+  if (!only.empty()) o.kernels = {only};
+  o.expected_calls = kDefaultExpectedCalls;
+  o.tuning_cache.assign(1, '-');  // "-": a benchmark plans afresh unless a cache is named
+  for (const Param& p : params) {
+    const int64_t* i = std::get_if<int64_t>(&p.value);
+    const std::string* s = std::get_if<std::string>(&p.value);
+    if (p.key == "expected_calls" && i != nullptr && *i >= 1)
+      o.expected_calls = *i;
+    else if (p.key == "measure_top" && i != nullptr && *i >= 1 && *i <= 64)
+      o.measure_top = static_cast<int>(*i);
+    else if (p.key == "vendor" && i != nullptr && (*i == 0 || *i == 1))
+      o.vendor = *i == 1;
+    else if (p.key == "deterministic" && i != nullptr && (*i == 0 || *i == 1))
+      o.deterministic_only = *i == 1;
+    else if (p.key == "mode" && s != nullptr)
+      o.mode = plan::mode_from_string(*s);
+    else if (p.key == "tuning_cache" && s != nullptr)
+      o.tuning_cache = *s;
+    else if (p.key == "tune_calls" && i != nullptr && *i >= 1 && *i <= 1000)
+      o.tune_calls = static_cast<int>(*i);
+    else if (p.key == "explain" && i != nullptr && (*i == 0 || *i == 1))
+      continue;  // report_params' business
+    else
+      throw Error(fmt::format("spx_auto has no parameter '{}' = {} (it takes expected_calls >= 1, measure_top 1..64, "
+                              "vendor 0/1, deterministic 0/1, mode rule|model|measure|tune, tuning_cache FILE, "
+                              "explain 0/1)",
+                              p.key, to_string(p.value)));
+  }
+  return o;
+}
+
+bool wants_explain(const Params& params) {
+  const ParamValue* v = find_param(params, "explain");
+  return v != nullptr && std::get_if<int64_t>(v) != nullptr && *std::get_if<int64_t>(v) == 1;
+}
+
+// The plan in the params; with explain = 1 also its explain() text as "plan".
+void report_params(const plan::Report& r, const Params& given, Params& out) {
+  const plan::Candidate& w = r.winner();
+  out.push_back({"mode", std::string(plan::to_string(r.mode))});
+  out.push_back({"chosen", w.kernel});
+  out.push_back({"owner", w.owner});
+  out.push_back({"config", w.params});
+  out.push_back({"decided_by", r.decided_by});
+  out.push_back({"expected_calls", r.expected_calls});
+  out.push_back({"planning_us", r.planning_us});
+  out.push_back({"features_us", r.features_us});
+  out.push_back({"setup_us", r.setup_us});
+  if (!std::isnan(w.predicted_us)) out.push_back({"predicted_us", w.predicted_us});
+  if (!std::isnan(w.measured_us)) out.push_back({"measured_us", w.measured_us});
+  out.push_back({"tuner_calls", r.tuner_calls});
+  int64_t eligible = 0;
+  for (const plan::Candidate& c : r.candidates) eligible += c.eligible ? 1 : 0;
+  out.push_back({"candidates", eligible});
+  if (wants_explain(given)) out.push_back({"plan", r.explain()});
+}
+
+template <class T>
+std::unique_ptr<Instance> auto_spmv(const Problem& p, plan::Mode mode, const std::string& only) {
+  cuda::Context& ctx = bench_context();
+  auto A = std::make_shared<cuda::SparseMatrix<T>>(ctx, *p.input<T>().A);
+  auto x = device_x<T>(p);
+  auto y = std::make_shared<cuda::DeviceBuffer<T>>(static_cast<std::size_t>(p.rows), "y");
+  const plan::Report& r = A->plan_spmv(options_of(p.params, mode, only));
+  const auto launch = [A, x, y] {
+    cuda::spmv(bench_context(), *A, std::span<const T>(x->span()), y->span());
+  };
+  // Tune: the tuner runs on real products; the benchmark times the frozen plan.
+  for (int i = 0; i < 64 && !A->spmv_report()->frozen; ++i) launch();
+  ctx.synchronize();
+  CudaInstanceParts parts;
+  parts.launch = launch;
+  parts.view = [y] { return staged_view(*y); };
+  parts.output = y->data();
+  parts.output_bytes = y->bytes();
+  parts.working_set = A->csr().bytes() + r.winner().extra_bytes + x->bytes() + y->bytes();
+  report_params(*A->spmv_report(), p.params, parts.params);
+  return std::make_unique<CudaInstance>(std::move(parts));
+}
+
+template <class T>
+std::unique_ptr<Instance> auto_spmm(const Problem& p, plan::Mode mode, const std::string& only) {
+  cuda::Context& ctx = bench_context();
+  auto A = std::make_shared<cuda::SparseMatrix<T>>(ctx, *p.input<T>().A);
+  auto B = device_b<T>(p, Layout::RowMajor);
+  auto C = std::make_shared<cuda::DeviceDense<T>>(make_c<T>(p, Layout::RowMajor));
+  const cuda::DenseView<const T> b = cuda::view(*B);
+  const cuda::DenseView<T> c = cuda::view(*C);
+  (void)A->plan_spmm(p.cols_dense, plan::DenseLayout::RowMajor, options_of(p.params, mode, only));
+  const auto launch = [A, B, C, b, c] { cuda::spmm(bench_context(), *A, b, c); };
+  launch();  // the first call re-points the prepared operands (and rebuilds on another ld)
+  for (int i = 0; i < 64 && !A->spmm_report(p.cols_dense)->frozen; ++i) launch();
+  ctx.synchronize();
+  const plan::Report& r = *A->spmm_report(p.cols_dense);
+  CudaInstanceParts parts;
+  parts.launch = launch;
+  parts.view = [C] { return staged_view(*C); };
+  parts.output = C->data.data();
+  parts.output_bytes = C->bytes();
+  parts.working_set = A->csr().bytes() + r.winner().extra_bytes + B->bytes() + C->bytes();
+  parts.params = {{"layout", std::string("row")}, {"ld_b", B->ld}, {"ld_c", C->ld}};
+  report_params(r, p.params, parts.params);
+  return std::make_unique<CudaInstance>(std::move(parts));
+}
+
+// `only`: the candidates restricted to this kernel (the tuner's study entries).
+void add(Registry& registry, OpKind op, const char* name, plan::Mode mode, bool study, std::string only = {}) {
+  auto e = cuda_entry(
+      name, op, Format::Csr, false,
+      fmt::format("spx's front door (spx::cuda::SparseMatrix): planned in {} mode over spx's and cuSPARSE's "
+                  "kernels; planning untimed, reported in params",
+                  plan::to_string(mode)));
+  e.study = study;
+  if (op == OpKind::Spmm) e.layout = Layout::RowMajor;
+  e.check_params = [mode](const Problem&, const Params& params) -> std::string {
+    try {
+      (void)options_of(params, mode);
+      return {};
+    } catch (const Error& err) {
+      return err.what();
+    }
+  };
+  e.prepare = [op, mode, only](const Problem& p) {
+    return with_precision(p, [&](auto tag) {
+      using T = decltype(tag);
+      return op == OpKind::Spmv ? auto_spmv<T>(p, mode, only) : auto_spmm<T>(p, mode, only);
+    });
+  };
+  registry.add(std::move(e));
+}
+
+}  // namespace
+
+void register_cuda_spx_auto(Registry& registry) {
+  for (OpKind op : {OpKind::Spmv, OpKind::Spmm}) {
+    add(registry, op, "spx_auto", plan::Mode::Model, false);
+    add(registry, op, "spx_auto_rule", plan::Mode::Rule, true);
+    add(registry, op, "spx_auto_measure", plan::Mode::Measure, true);
+    add(registry, op, "spx_auto_tune", plan::Mode::Tune, true);
+  }
+  // The tuner alone on csr_param's knobs, to compare with spx tune's exhaustive search.
+  add(registry, OpKind::Spmv, "spx_auto_tune_csr", plan::Mode::Tune, true, "csr_param");
+}
+
+}  // namespace spx::bench

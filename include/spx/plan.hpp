@@ -1,0 +1,163 @@
+// The planner's host side: the candidates a sparse product can run with (spx's kernels and
+// cuSPARSE's), how they are ranked (a constant-time rule, or the performance model), setup
+// amortised over the expected number of calls, and the plan report a user reads (`explain()`).
+//
+// The planner never launches anything: the device side (spx/cuda/sparse_matrix.hpp) builds the
+// chosen candidate, times the top ones in `measure` and `tune` modes, and runs the plan. Everything
+// here is host code, so the rule and model modes are tested in CI on committed statistics.
+// docs/planner.md has the design and the numbers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spx/features.hpp"
+#include "spx/model.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::plan {
+
+enum class Mode {
+  Rule,     // constant time: statistics only (the kernels' fixed rules and the format rule)
+  Model,    // the performance model's prediction (a device profile; falls back to Rule without one)
+  Measure,  // the model's top candidates timed once at plan time, the fastest kept
+  Tune,     // Measure, then the run-time tuner: neighbouring parameters tried on real calls
+};
+const char* to_string(Mode m);
+Mode mode_from_string(const std::string& s);  // "rule", "model", "measure", "tune"; else spx::Error
+
+enum class Operation { Spmv, Spmm };
+enum class DenseLayout { RowMajor, ColMajor };  // SpMM's B and C
+
+struct Options {
+  Mode mode = Mode::Model;
+  // Products the caller expects to run with this plan: a candidate's setup (conversion,
+  // preprocessing) counts setup / expected_calls per call (Reguly & Giles §7, Fig. 16).
+  int64_t expected_calls = 100;
+  bool deterministic_only = false;  // only candidates whose result is bitwise reproducible
+  // Device memory a plan may add beyond the matrix's CSR (converted formats, workspaces, plans);
+  // 0: no limit beyond the memory the device has free.
+  std::size_t memory_budget_bytes = 0;
+  std::vector<std::string> kernels;  // allowed candidates: names or patterns ("cusparse_*"); empty: all
+  bool vendor = true;                // include cuSPARSE's candidates
+  int measure_top = 4;               // Measure / Tune: how many of the ranked candidates are timed
+  // Tune: at most this many products time a configuration (the planned one included), then the
+  // plan freezes at the fastest (the paper reached 98% of the exhaustive optimum after 8).
+  int tune_calls = 8;
+  // Tuning cache file: "" reads $SPX_TUNING_CACHE (none when unset), "-" none. A plan found there
+  // for the same structure, device, precision, operation and L is taken without planning.
+  std::string tuning_cache;
+};
+
+// One product to plan for.
+struct Problem {
+  Operation op = Operation::Spmv;
+  int64_t cols_dense = 0;  // L for SpMM (0 for SpMV)
+  DenseLayout layout = DenseLayout::RowMajor;
+  int value_bytes = 8;  // 4 (f32) or 8 (f64)
+  MatrixStats stats;
+  std::optional<MatrixFeatures> features;  // needed by Mode::Model and above
+};
+
+// One candidate, as explain() lists it.
+struct Candidate {
+  std::string kernel;  // the benchmark registry's name: csr_param, ellr_t, cusparse_csr_alg2, ...
+  std::string owner;   // "spx" or "cuSPARSE"
+  std::string format;  // csr, ell, ellr, coo, hyb, sell
+  bool deterministic = true;
+  bool eligible = true;
+  std::string why_not;         // when not eligible
+  std::string params;          // the configuration it runs with, when known ("coop=8 block=256")
+  // Knobs the tuner set (replacing the kernel's rule), by name: csr_param's coop, block_size,
+  // repeat; ELLR-T's threads_per_row, block_size; the CSR SpMM's threads_per_row, cols_per_pass.
+  std::vector<std::pair<std::string, int64_t>> knobs;
+  std::size_t extra_bytes = 0;  // device memory beyond the CSR (estimate, then measured when built)
+  double setup_us = 0;          // conversion + preprocessing: estimate, then measured when built
+  double rule_rank = 0;         // Mode::Rule: lower is better
+  double predicted_us = std::numeric_limits<double>::quiet_NaN();
+  double measured_us = std::numeric_limits<double>::quiet_NaN();
+  // What the choice minimises: (measured, else predicted, else rule) per call + setup / calls.
+  double score = std::numeric_limits<double>::infinity();
+};
+
+struct Report {
+  Problem problem;  // features dropped after planning (they are large)
+  Mode mode = Mode::Model;
+  std::string decided_by;  // "rule", "model", "measured", "tuned", "cache"
+  std::string device;
+  std::string profile;  // the model profile's device name, or "" when none was used
+  int64_t expected_calls = 0;
+  std::vector<Candidate> candidates;  // ranked best first; ineligible ones last
+  std::size_t chosen = 0;             // index into candidates
+  double planning_us = 0;             // host wall time of planning (features, ranking, timing)
+  double features_us = 0;             // of which computing the features
+  double setup_us = 0;                // building the chosen candidate
+  int64_t tuner_calls = 0;            // Mode::Tune: products the tuner spent trying; 0 once frozen
+  bool frozen = true;
+
+  const Candidate& winner() const { return candidates.at(chosen); }
+  // Candidates, predicted and measured µs, setup, memory, and why the winner won, for people.
+  std::string explain() const;
+};
+
+// The candidate list of a problem, each marked eligible or not (padding limits, layout, options,
+// memory budget against `free_bytes`), with setup and memory estimates, unranked.
+std::vector<Candidate> candidates(const Problem& p, const Options& o, const model::DeviceBasics& device,
+                                  std::size_t free_bytes);
+
+// Ranks `cands` in place, best first, by mode (Rule: the format rule; Model: the profile's
+// prediction, candidates it has no fit for after those it has). Sets score, predicted_us.
+// `profile` may be null: Model then ranks as Rule.
+void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, const model::Profile* profile);
+
+// --- Tuning cache -------------------------------------------------------------------------------
+
+// What a plan is for: equal keys may share a plan.
+struct CacheKey {
+  uint64_t fingerprint = 0;
+  std::string device;
+  int value_bytes = 8;
+  Operation op = Operation::Spmv;
+  int64_t cols_dense = 0;
+  DenseLayout layout = DenseLayout::RowMajor;
+  std::string str() const;  // "spmv f64 L=0 row NVIDIA H100 80GB HBM3 0123456789abcdef"
+};
+
+struct CacheEntry {
+  std::string kernel;
+  std::vector<std::pair<std::string, int64_t>> knobs;
+  double us = 0;           // measured per call
+  std::string decided_by;  // "measured", "tuned"
+  std::string date;
+};
+
+// A JSON file of plans (an object keyed by CacheKey::str()). Loading a missing file gives an empty
+// cache; a malformed one is an spx::Error naming the file. save() writes a temporary file and
+// renames it, so a reader never sees half a file.
+class TuningCache {
+ public:
+  explicit TuningCache(std::string path);
+  const std::string& path() const { return path_; }
+  std::optional<CacheEntry> find(const CacheKey& key) const;
+  void put(const CacheKey& key, CacheEntry entry);
+  void save() const;
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  std::string path_;
+  std::map<std::string, CacheEntry> entries_;
+};
+
+// The cache file Options name: tuning_cache, else $SPX_TUNING_CACHE; "" when none ("-" is none).
+std::string cache_path(const Options& o);
+
+// Glob match of a kernel name against Options::kernels ("*" any run, "?" one character).
+bool allowed(const std::string& kernel, const std::vector<std::string>& patterns);
+
+}  // namespace spx::plan

@@ -1,0 +1,458 @@
+// The planner's candidates as runnable objects (executor.hpp): one class per kernel family, each
+// holding its converted matrix and configuration. The kernels obey the configuration; the rules
+// (spx/cuda/rules.hpp) give it unless the tuner's knobs replace it.
+#include "cuda/plan/executor.hpp"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "spx/convert.hpp"
+#include "spx/cuda/convert.hpp"
+#include "spx/cuda/rules.hpp"
+#include "spx/cuda/spmm.hpp"
+#include "spx/cuda/spmv.hpp"
+#include "spx/cuda/spmv_csr.hpp"
+#include "spx/cuda/spmv_formats.hpp"
+#include "spx/cuda/spmv_segsum.hpp"
+#include "spx/cuda/vendor.hpp"
+#include "spx/error.hpp"
+
+namespace spx::cuda::detail {
+
+template <class T>
+void Executor<T>::spmv(Context&, std::span<const T>, std::span<T>, T, T) {
+  throw Error("this plan is for SpMM, not SpMV");
+}
+template <class T>
+void Executor<T>::spmm(Context&, DenseView<const T>, DenseView<T>, T, T) {
+  throw Error("this plan is for SpMV, not SpMM");
+}
+template <class T>
+bool Executor<T>::set_knobs(Context&, const plan::Knobs& knobs) {
+  return knobs.empty();
+}
+
+namespace {
+
+int to_int(int64_t v) { return v < INT_MIN || v > INT_MAX ? -1 : static_cast<int>(v); }
+
+// --- SpMV ------------------------------------------------------------------------------------------
+
+template <class T>
+class CsrParam final : public Executor<T> {
+ public:
+  CsrParam(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs) : m_(m) {
+    plan_ = plan_csr_spmv(ctx, *m.device, *m.host);
+    if (!knobs.empty() && !set_knobs(ctx, knobs)) throw Error(fmt::format("csr_param refuses {}", plan::to_string(knobs)));
+  }
+  void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    spmv_csr(ctx, plan_, *m_.device, x, y, alpha, beta);
+  }
+  bool set_knobs(Context& ctx, const plan::Knobs& k) override {
+    CsrSpmvParams p = plan_.params;
+    p.repeat = to_int(plan::knob(k, "repeat", p.repeat));
+    p.coop = to_int(plan::knob(k, "coop", p.coop));
+    p.block_size = to_int(plan::knob(k, "block_size", p.block_size));
+    if (!invalid_reason(p).empty()) return false;
+    if (p == plan_.params) return true;
+    plan_ = plan_csr_spmv(ctx, *m_.device, *m_.host, p);
+    return true;
+  }
+  plan::Knobs knobs() const override {
+    return {{"repeat", plan_.params.repeat}, {"coop", plan_.params.coop}, {"block_size", plan_.params.block_size}};
+  }
+  std::string describe() const override {
+    return fmt::format("{}{}", to_string(plan_.params),
+                       plan_.has_long_rows() ? fmt::format(", {} long rows", plan_.long_rows.size()) : "");
+  }
+
+ private:
+  MatrixParts<T> m_;
+  CsrSpmvPlan plan_;
+};
+
+template <class T>
+class CsrVector final : public Executor<T> {
+ public:
+  explicit CsrVector(const MatrixParts<T>& m) : m_(m) {}
+  void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    spmv_csr_vector(ctx, *m_.device, x, y, alpha, beta);
+  }
+  std::string describe() const override { return "a warp per row"; }
+
+ private:
+  MatrixParts<T> m_;
+};
+
+template <class T>
+class Segsum final : public Executor<T> {
+ public:
+  Segsum(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs) : m_(m) {
+    plan_ = plan_segsum_spmv(ctx, *m.device);
+    if (!knobs.empty() && !set_knobs(ctx, knobs)) throw Error(fmt::format("spmv_segsum refuses {}", plan::to_string(knobs)));
+  }
+  void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    spmv_segsum(ctx, plan_, *m_.device, x, y, alpha, beta);
+  }
+  bool set_knobs(Context& ctx, const plan::Knobs& k) override {
+    SegsumSpmvParams p = plan_.params;
+    p.nnz_per_lane = to_int(plan::knob(k, "nnz_per_lane", p.nnz_per_lane));
+    p.tiles_per_warp = to_int(plan::knob(k, "tiles_per_warp", p.tiles_per_warp));
+    p.block_size = to_int(plan::knob(k, "block_size", p.block_size));
+    if (!invalid_reason(p).empty()) return false;
+    try {
+      plan_ = plan_segsum_spmv(ctx, *m_.device, p);
+    } catch (const Error&) {
+      return false;
+    }
+    return true;
+  }
+  plan::Knobs knobs() const override {
+    return {{"nnz_per_lane", plan_.params.nnz_per_lane},
+            {"tiles_per_warp", plan_.params.tiles_per_warp},
+            {"block_size", plan_.params.block_size}};
+  }
+  std::string describe() const override { return to_string(plan_.params); }
+
+ private:
+  MatrixParts<T> m_;
+  SegsumSpmvPlan plan_;
+};
+
+template <class T>
+class Ell final : public Executor<T> {
+ public:
+  Ell(Context& ctx, const MatrixParts<T>& m) : A_(to_ell(ctx, *m.device)) { this->bytes = A_.bytes(); }
+  void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    spmv_ell(ctx, A_, x, y, alpha, beta);
+  }
+  std::string describe() const override { return fmt::format("width {}", A_.width); }
+
+ private:
+  DeviceEll<T, int32_t> A_;
+};
+
+template <class T>
+class EllrT final : public Executor<T> {
+ public:
+  EllrT(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs)
+      : A_(to_ellr(ctx, *m.device)), config_(ellr_t_rule(*m.stats, ctx.props())) {
+    this->bytes = A_.bytes();
+    if (!knobs.empty() && !set_knobs(ctx, knobs)) throw Error(fmt::format("ellr_t refuses {}", plan::to_string(knobs)));
+  }
+  void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    spmv_ellr_t(ctx, A_, x, y, config_, alpha, beta);
+  }
+  bool set_knobs(Context&, const plan::Knobs& k) override {
+    EllrTConfig c = config_;
+    c.threads_per_row = to_int(plan::knob(k, "threads_per_row", c.threads_per_row));
+    c.block_size = to_int(plan::knob(k, "block_size", c.block_size));
+    try {
+      check_ellr_t_config(c);
+    } catch (const Error&) {
+      return false;
+    }
+    config_ = c;
+    return true;
+  }
+  plan::Knobs knobs() const override {
+    return {{"threads_per_row", config_.threads_per_row}, {"block_size", config_.block_size}};
+  }
+
+ private:
+  DeviceEllR<T, int32_t> A_;
+  EllrTConfig config_;
+};
+
+template <class T>
+class CooSpmv final : public Executor<T> {
+ public:
+  CooSpmv(Context& ctx, const MatrixParts<T>& m) : A_(upload(ctx, to_coo(*m.host))) { this->bytes = A_.bytes(); }
+  void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    spmv_coo(ctx, A_, x, y, alpha, beta);
+  }
+  std::string describe() const override { return "segmented scan, deterministic"; }
+
+ private:
+  DeviceCoo<T, int32_t> A_;
+};
+
+template <class T>
+class HybSpmv final : public Executor<T> {
+ public:
+  HybSpmv(Context& ctx, const MatrixParts<T>& m) : A_(to_hyb(ctx, *m.device)) { this->bytes = A_.bytes(); }
+  void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    spmv_hyb(ctx, A_, x, y, alpha, beta);
+  }
+  std::string describe() const override {
+    return fmt::format("ELL width {}, COO tail {}", A_.ell.width, A_.coo.nnz);
+  }
+
+ private:
+  DeviceHyb<T, int32_t> A_;
+};
+
+// cuSPARSE SpMV on CSR, COO or SELL: prepared (descriptors, workspace, preprocessing) on scratch
+// vectors at build time; a call re-points the vectors and scalars (host side only).
+template <class T, class Matrix>
+class VendorSpmv final : public Executor<T> {
+ public:
+  VendorSpmv(Context& ctx, Matrix A, CusparseSpmvAlg alg, bool owns)
+      : A_(std::move(A)), x_(static_cast<std::size_t>(A_.cols), "planner x"), y_(static_cast<std::size_t>(A_.rows), "planner y") {
+    op_.emplace(ctx, A_, alg, std::span<const T>(x_.span()), y_.span());
+    this->bytes = (owns ? A_.bytes() : 0) + op_->workspace_bytes();
+    // The scratch vectors only served the preparation; every call re-points the descriptors.
+    x_ = DeviceBuffer<T>();
+    y_ = DeviceBuffer<T>();
+  }
+  void spmv(Context&, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    op_->set_vectors(x, y);
+    op_->set_scalars(alpha, beta);
+    op_->run();
+  }
+  std::string describe() const override { return fmt::format("workspace {} bytes", op_->workspace_bytes()); }
+
+ private:
+  Matrix A_;  // an owned format (COO, SELL) or a non-owning CSR view's storage
+  DeviceBuffer<T> x_, y_;
+  std::optional<CusparseSpmv<T, int32_t>> op_;
+};
+
+// --- SpMM ------------------------------------------------------------------------------------------
+
+template <class T>
+class SpmmCsr final : public Executor<T> {
+ public:
+  SpmmCsr(Context& ctx, const MatrixParts<T>& m, int64_t L, const plan::Knobs& knobs)
+      : m_(m), config_(spmm_csr_rule(*m.stats, L, ctx.props(), static_cast<int>(sizeof(T)))) {
+    if (!knobs.empty() && !set_knobs(ctx, knobs)) throw Error(fmt::format("spmm_csr refuses {}", plan::to_string(knobs)));
+  }
+  void spmm(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) override {
+    spmm_csr(ctx, *m_.device, B, C, config_, alpha, beta);
+  }
+  bool set_knobs(Context&, const plan::Knobs& k) override {
+    SpmmCsrConfig c = config_;
+    c.threads_per_row = to_int(plan::knob(k, "threads_per_row", c.threads_per_row));
+    c.cols_per_pass = to_int(plan::knob(k, "cols_per_pass", c.cols_per_pass));
+    c.block_size = to_int(plan::knob(k, "block_size", c.block_size));
+    try {
+      check_spmm_csr_config(c);
+    } catch (const Error&) {
+      return false;
+    }
+    config_ = c;
+    return true;
+  }
+  plan::Knobs knobs() const override {
+    return {{"threads_per_row", config_.threads_per_row},
+            {"cols_per_pass", config_.cols_per_pass},
+            {"block_size", config_.block_size}};
+  }
+  std::string describe() const override { return to_string(config_); }
+
+ private:
+  MatrixParts<T> m_;
+  SpmmCsrConfig config_;
+};
+
+template <class T>
+class SpmmEllrT final : public Executor<T> {
+ public:
+  SpmmEllrT(Context& ctx, const MatrixParts<T>& m, int64_t L, const plan::Knobs& knobs)
+      : A_(to_ellr(ctx, *m.device)), config_(spmm_ellr_rule(*m.stats, L, ctx.props())) {
+    this->bytes = A_.bytes();
+    if (!knobs.empty() && !set_knobs(ctx, knobs)) throw Error(fmt::format("spmm_ellr_t refuses {}", plan::to_string(knobs)));
+  }
+  void spmm(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) override {
+    spmm_ellr_t(ctx, A_, B, C, config_, alpha, beta);
+  }
+  bool set_knobs(Context&, const plan::Knobs& k) override {
+    SpmmEllrConfig c = config_;
+    c.threads_per_row = to_int(plan::knob(k, "threads_per_row", c.threads_per_row));
+    c.cols_per_pass = to_int(plan::knob(k, "cols_per_pass", c.cols_per_pass));
+    c.block_size = to_int(plan::knob(k, "block_size", c.block_size));
+    try {
+      check_spmm_ellr_config(c);
+    } catch (const Error&) {
+      return false;
+    }
+    config_ = c;
+    return true;
+  }
+  plan::Knobs knobs() const override {
+    return {{"threads_per_row", config_.threads_per_row},
+            {"cols_per_pass", config_.cols_per_pass},
+            {"block_size", config_.block_size}};
+  }
+  std::string describe() const override { return to_string(config_); }
+
+ private:
+  DeviceEllR<T, int32_t> A_;
+  SpmmEllrConfig config_;
+};
+
+// The leading dimension the planner prepares cuSPARSE for: row-major rows padded to 16 bytes (what
+// CSR ALG3 needs), column-major columns as they are.
+int64_t planned_ld(int64_t rows, int64_t L, Layout layout) {
+  if (layout == Layout::ColMajor) return std::max<int64_t>(rows, 1);
+  const int64_t per16 = static_cast<int64_t>(16 / sizeof(float));
+  return std::max<int64_t>((L + per16 - 1) / per16 * per16, 1);
+}
+
+// cuSPARSE SpMM on CSR or COO: prepared at build time on scratch B and C of the planned L, layout
+// and leading dimensions; a call with the same shapes re-points them, another rebuilds (and
+// allocates its workspace then).
+template <class T, class Matrix>
+class VendorSpmm final : public Executor<T> {
+ public:
+  VendorSpmm(Context& ctx, Matrix A, CusparseSpmmAlg alg, int64_t L, Layout layout, bool owns)
+      : A_(std::move(A)), alg_(alg), owns_(owns) {
+    const int64_t ldb = layout == Layout::RowMajor ? planned_ld(A_.cols, L, layout) : std::max<int64_t>(A_.cols, 1);
+    const int64_t ldc = layout == Layout::RowMajor ? planned_ld(A_.rows, L, layout) : std::max<int64_t>(A_.rows, 1);
+    DeviceBuffer<T> b(static_cast<std::size_t>(layout == Layout::RowMajor ? A_.cols * ldb : ldb * L), "planner B");
+    DeviceBuffer<T> c(static_cast<std::size_t>(layout == Layout::RowMajor ? A_.rows * ldc : ldc * L), "planner C");
+    build(ctx, {b.data(), A_.cols, L, ldb, layout}, {c.data(), A_.rows, L, ldc, layout}, T{1}, T{0});
+  }
+  void spmm(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) override {
+    if (B.ld == ldb_ && C.ld == ldc_ && B.cols == cols_ && B.layout == layout_)
+      op_->set_operands(B, C, alpha, beta);
+    else
+      build(ctx, B, C, alpha, beta);
+    op_->run();
+  }
+  std::string describe() const override { return fmt::format("workspace {} bytes", op_->workspace_bytes()); }
+
+ private:
+  void build(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) {
+    op_.reset();
+    op_.emplace(ctx, A_, alg_, B, C, alpha, beta);
+    ldb_ = B.ld;
+    ldc_ = C.ld;
+    cols_ = B.cols;
+    layout_ = B.layout;
+    this->bytes = (owns_ ? A_.bytes() : 0) + op_->workspace_bytes();
+  }
+  Matrix A_;
+  CusparseSpmmAlg alg_;
+  bool owns_;
+  int64_t ldb_ = 0, ldc_ = 0, cols_ = 0;
+  Layout layout_ = Layout::RowMajor;
+  std::optional<CusparseSpmm<T, int32_t>> op_;
+};
+
+template <class T>
+class VendorSpmvCsr final : public Executor<T> {
+ public:
+  VendorSpmvCsr(Context& ctx, const DeviceCsr<T, int32_t>& A, CusparseSpmvAlg alg) {
+    DeviceBuffer<T> x(static_cast<std::size_t>(A.cols), "planner x"), y(static_cast<std::size_t>(A.rows), "planner y");
+    op_.emplace(ctx, A, alg, std::span<const T>(x.span()), y.span());
+    this->bytes = op_->workspace_bytes();
+  }
+  void spmv(Context&, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    op_->set_vectors(x, y);
+    op_->set_scalars(alpha, beta);
+    op_->run();
+  }
+  std::string describe() const override { return fmt::format("workspace {} bytes", op_->workspace_bytes()); }
+
+ private:
+  std::optional<CusparseSpmv<T, int32_t>> op_;
+};
+
+template <class T>
+class VendorSpmmCsr final : public Executor<T> {
+ public:
+  VendorSpmmCsr(Context& ctx, const DeviceCsr<T, int32_t>& A, CusparseSpmmAlg alg, int64_t L, Layout layout)
+      : A_(&A), alg_(alg) {
+    const int64_t ldb = layout == Layout::RowMajor ? planned_ld(A.cols, L, layout) : std::max<int64_t>(A.cols, 1);
+    const int64_t ldc = layout == Layout::RowMajor ? planned_ld(A.rows, L, layout) : std::max<int64_t>(A.rows, 1);
+    DeviceBuffer<T> b(static_cast<std::size_t>(layout == Layout::RowMajor ? A.cols * ldb : ldb * L), "planner B");
+    DeviceBuffer<T> c(static_cast<std::size_t>(layout == Layout::RowMajor ? A.rows * ldc : ldc * L), "planner C");
+    build(ctx, {b.data(), A.cols, L, ldb, layout}, {c.data(), A.rows, L, ldc, layout}, T{1}, T{0});
+  }
+  void spmm(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) override {
+    if (B.ld == ldb_ && C.ld == ldc_ && B.cols == cols_ && B.layout == layout_)
+      op_->set_operands(B, C, alpha, beta);
+    else
+      build(ctx, B, C, alpha, beta);
+    op_->run();
+  }
+  std::string describe() const override { return fmt::format("workspace {} bytes", op_->workspace_bytes()); }
+
+ private:
+  void build(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) {
+    op_.reset();
+    op_.emplace(ctx, *A_, alg_, B, C, alpha, beta);
+    ldb_ = B.ld;
+    ldc_ = C.ld;
+    cols_ = B.cols;
+    layout_ = B.layout;
+    this->bytes = op_->workspace_bytes();
+  }
+  const DeviceCsr<T, int32_t>* A_;
+  CusparseSpmmAlg alg_;
+  int64_t ldb_ = 0, ldc_ = 0, cols_ = 0;
+  Layout layout_ = Layout::RowMajor;
+  std::optional<CusparseSpmm<T, int32_t>> op_;
+};
+
+Layout layout_of(const plan::Problem& p) {
+  return p.layout == plan::DenseLayout::RowMajor ? Layout::RowMajor : Layout::ColMajor;
+}
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Executor<T>> build_executor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
+                                            const std::string& k, const plan::Knobs& knobs) {
+  if (p.op == plan::Operation::Spmv) {
+    if (k == "csr_param") return std::make_unique<CsrParam<T>>(ctx, m, knobs);
+    if (k == "csr_vector") return std::make_unique<CsrVector<T>>(m);
+    if (k == "spmv_segsum") return std::make_unique<Segsum<T>>(ctx, m, knobs);
+    if (k == "ell") return std::make_unique<Ell<T>>(ctx, m);
+    if (k == "ellr_t") return std::make_unique<EllrT<T>>(ctx, m, knobs);
+    if (k == "coo") return std::make_unique<CooSpmv<T>>(ctx, m);
+    if (k == "hyb") return std::make_unique<HybSpmv<T>>(ctx, m);
+    if (k == "cusparse_csr_alg1") return std::make_unique<VendorSpmvCsr<T>>(ctx, *m.device, CusparseSpmvAlg::CsrAlg1);
+    if (k == "cusparse_csr_alg2") return std::make_unique<VendorSpmvCsr<T>>(ctx, *m.device, CusparseSpmvAlg::CsrAlg2);
+    if (k == "cusparse_coo_alg1")
+      return std::make_unique<VendorSpmv<T, DeviceCoo<T, int32_t>>>(ctx, upload(ctx, to_coo(*m.host)),
+                                                                    CusparseSpmvAlg::CooAlg1, true);
+    if (k == "cusparse_sell_alg1")
+      return std::make_unique<VendorSpmv<T, DeviceSell<T, int32_t>>>(ctx, upload_sell(ctx, *m.host, int32_t{32}),
+                                                                     CusparseSpmvAlg::SellAlg1, true);
+  } else {
+    const Layout layout = layout_of(p);
+    const int64_t L = p.cols_dense;
+    if (k == "spmm_csr_row" || k == "spmm_csr_col") return std::make_unique<SpmmCsr<T>>(ctx, m, L, knobs);
+    if (k == "spmm_ellr_t_row" || k == "spmm_ellr_t_col") return std::make_unique<SpmmEllrT<T>>(ctx, m, L, knobs);
+    if (k == "cusparse_spmm_csr_alg1_col")
+      return std::make_unique<VendorSpmmCsr<T>>(ctx, *m.device, CusparseSpmmAlg::CsrAlg1, L, layout);
+    if (k == "cusparse_spmm_csr_alg2_row")
+      return std::make_unique<VendorSpmmCsr<T>>(ctx, *m.device, CusparseSpmmAlg::CsrAlg2, L, layout);
+    if (k == "cusparse_spmm_csr_alg3_row")
+      return std::make_unique<VendorSpmmCsr<T>>(ctx, *m.device, CusparseSpmmAlg::CsrAlg3, L, layout);
+    if (k == "cusparse_spmm_coo_alg4_row")
+      return std::make_unique<VendorSpmm<T, DeviceCoo<T, int32_t>>>(ctx, upload(ctx, to_coo(*m.host)),
+                                                                    CusparseSpmmAlg::CooAlg4, L, layout, true);
+    if (k == "cusparse_spmm_coo_alg3_col")
+      return std::make_unique<VendorSpmm<T, DeviceCoo<T, int32_t>>>(ctx, upload(ctx, to_coo(*m.host)),
+                                                                    CusparseSpmmAlg::CooAlg3, L, layout, true);
+  }
+  throw Error(fmt::format("the planner has no candidate '{}' for {}", k,
+                          p.op == plan::Operation::Spmv ? "SpMV" : "SpMM"));
+}
+
+template class Executor<float>;
+template class Executor<double>;
+template std::unique_ptr<Executor<float>> build_executor(Context&, const MatrixParts<float>&, const plan::Problem&,
+                                                         const std::string&, const plan::Knobs&);
+template std::unique_ptr<Executor<double>> build_executor(Context&, const MatrixParts<double>&,
+                                                          const plan::Problem&, const std::string&,
+                                                          const plan::Knobs&);
+
+}  // namespace spx::cuda::detail

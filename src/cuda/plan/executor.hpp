@@ -1,0 +1,51 @@
+// A built candidate of the planner: the matrix in the candidate's format (converted once), the
+// kernel's configuration, and the call that runs it. The front door (sparse_matrix.cpp) keeps one
+// per plan; the tuner changes its knobs between calls.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "plan/tuner.hpp"
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/formats.hpp"
+#include "spx/matrix.hpp"
+#include "spx/plan.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::cuda::detail {
+
+// What an executor is built from: the matrix the front door holds.
+template <class T>
+struct MatrixParts {
+  const Csr<T, int32_t>* host = nullptr;
+  const DeviceCsr<T, int32_t>* device = nullptr;
+  const MatrixStats* stats = nullptr;
+};
+
+template <class T>
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta);
+  virtual void spmm(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta);
+  // Applies the tuner's knobs (replacing the rule's); false when the kernel refuses them, which
+  // leaves the configuration as it was.
+  virtual bool set_knobs(Context& ctx, const plan::Knobs& knobs);
+  // The configuration it runs with: the tunable knobs, and for people.
+  virtual plan::Knobs knobs() const { return {}; }
+  virtual std::string describe() const { return plan::to_string(knobs()); }
+  std::size_t bytes = 0;  // device memory it owns beyond the CSR
+};
+
+// Builds `kernel` (a candidate name of spx/plan.hpp) for the problem; `knobs` replace the rule's
+// where given. SpMM candidates of cuSPARSE are prepared on scratch operands of the planned L and
+// layout (allocated here, released on return) so a later call only re-points them. Throws
+// spx::Error when the kernel cannot run this matrix.
+template <class T>
+std::unique_ptr<Executor<T>> build_executor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
+                                            const std::string& kernel, const plan::Knobs& knobs);
+
+}  // namespace spx::cuda::detail

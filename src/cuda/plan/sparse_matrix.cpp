@@ -1,0 +1,420 @@
+// The front door (spx/cuda/sparse_matrix.hpp): planning (rule, model, measure, tune; the tuning
+// cache), building the chosen candidate, and running it — with the run-time tuner timing
+// neighbouring configurations on real calls through events it reads without waiting.
+#include "spx/cuda/sparse_matrix.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "cuda/common/check.hpp"
+#include "cuda/plan/executor.hpp"
+#include "plan/tuner.hpp"
+#include "spx/cuda/features.hpp"
+#include "spx/cuda/stream.hpp"
+#include "spx/cuda/timing.hpp"
+#include "spx/error.hpp"
+#include "spx/model.hpp"
+
+namespace spx::cuda {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double us_since(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
+
+// The committed profile of this device, loaded once per device name (null when there is none).
+const model::Profile* profile_for(const DeviceProps& props) {
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<model::Profile>> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = loaded.find(props.name);
+  if (it == loaded.end()) {
+    std::optional<model::Profile> p;
+    if (auto path = model::find_profile(props.name)) p = model::load_profile(*path);
+    it = loaded.emplace(props.name, std::move(p)).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+model::DeviceBasics basics_of(const DeviceProps& props, const model::Profile* profile) {
+  if (profile != nullptr) return profile->device;
+  model::DeviceBasics d;
+  d.name = props.name;
+  if (props.sm_count > 0) d.sm_count = props.sm_count;
+  if (props.max_threads_per_sm > 0) d.threads_per_sm = props.max_threads_per_sm;
+  if (props.max_blocks_per_sm > 0) d.blocks_per_sm = props.max_blocks_per_sm;
+  if (props.l2_bytes > 0) d.l2_bytes = static_cast<int64_t>(props.l2_bytes);
+  return d;
+}
+
+std::size_t free_device_bytes() {
+  std::size_t free_bytes = 0, total = 0;
+  SPX_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  return free_bytes;
+}
+
+bool capturing(cudaStream_t s) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  SPX_CUDA_CHECK(cudaStreamIsCapturing(s, &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
+}  // namespace
+
+// One plan: its report, the built candidate, and the tuner while it tunes.
+template <class T>
+struct PlanState {
+  plan::Report report;
+  std::unique_ptr<detail::Executor<T>> exec;
+  std::optional<plan::Tuner> tuner;
+  Event start, stop;
+  bool pending = false;  // an event pair recorded around a trial, not yet read
+  std::string cache_path;
+  plan::CacheKey cache_key;
+};
+
+template <class T>
+struct SparseMatrix<T>::Impl {
+  Context* ctx = nullptr;
+  Csr<T, int32_t> host;
+  DeviceCsr<T, int32_t> device;
+  MatrixStats stats;
+  std::optional<MatrixFeatures> features;
+  double features_us = 0;
+  std::optional<PlanState<T>> spmv;
+  std::map<std::pair<int64_t, int>, PlanState<T>> spmm;
+
+  detail::MatrixParts<T> parts() const { return {&host, &device, &stats}; }
+
+  const MatrixFeatures& ensure_features() {
+    if (!features) {
+      const auto t0 = Clock::now();
+      features = cuda::features(*ctx, device);
+      features_us = us_since(t0);
+    }
+    return *features;
+  }
+
+  // Builds `c` (timing its setup), or marks it ineligible with the reason it could not be built.
+  std::unique_ptr<detail::Executor<T>> build(const plan::Problem& p, plan::Candidate& c, const plan::Knobs& knobs) {
+    const auto t0 = Clock::now();
+    try {
+      auto e = detail::build_executor<T>(*ctx, parts(), p, c.kernel, knobs);
+      ctx->synchronize();
+      c.setup_us = us_since(t0);
+      c.extra_bytes = e->bytes;
+      c.params = e->describe();
+      c.knobs = e->knobs();
+      return e;
+    } catch (const Error& err) {
+      c.eligible = false;
+      c.why_not = err.what();
+      return nullptr;
+    }
+  }
+
+  // The warm median of the candidate on scratch operands of the problem's shape.
+  double time_us(const plan::Problem& p, detail::Executor<T>& e) {
+    TimingOptions o;
+    o.warmup = 2;
+    o.min_runs = 10;
+    o.min_seconds = 0.002;
+    o.max_runs = 200;
+    if (p.op == plan::Operation::Spmv) {
+      DeviceBuffer<T> x(static_cast<std::size_t>(host.cols), "planner x"), y(static_cast<std::size_t>(host.rows), "planner y");
+      const std::vector<T> ones(static_cast<std::size_t>(host.cols), T{1});
+      copy_to_device_sync(*ctx, x.data(), ones.data(), x.bytes());
+      const std::span<const T> xs(x.span());
+      return 1e3 * time_kernel(*ctx, [&] { e.spmv(*ctx, xs, y.span(), T{1}, T{0}); }, o).median_ms;
+    }
+    const Layout layout = p.layout == plan::DenseLayout::RowMajor ? Layout::RowMajor : Layout::ColMajor;
+    const int64_t L = p.cols_dense;
+    DeviceDense<T> B = make_device_dense<T>(host.cols, L, layout), C = make_device_dense<T>(host.rows, L, layout);
+    const std::vector<T> ones(B.data.size(), T{1});
+    copy_to_device_sync(*ctx, B.data.data(), ones.data(), B.data.bytes());
+    const DenseView<const T> b = view(static_cast<const DeviceDense<T>&>(B));
+    const DenseView<T> c = view(C);
+    return 1e3 * time_kernel(*ctx, [&] { e.spmm(*ctx, b, c, T{1}, T{0}); }, o).median_ms;
+  }
+
+  PlanState<T> make_plan(const plan::Problem& problem_in, const plan::Options& o) {
+    const auto t0 = Clock::now();
+    PlanState<T> st;
+    plan::Problem p = problem_in;
+    plan::Report& r = st.report;
+    r.mode = o.mode;
+    r.device = ctx->props().name;
+    r.expected_calls = o.expected_calls;
+    st.cache_path = plan::cache_path(o);
+    st.cache_key = {stats.fingerprint, ctx->props().name, static_cast<int>(sizeof(T)), p.op, p.cols_dense, p.layout};
+
+    const model::Profile* profile = o.mode == plan::Mode::Rule ? nullptr : profile_for(ctx->props());
+    if (o.mode != plan::Mode::Rule) {
+      p.features = ensure_features();
+      r.features_us = features_us;
+    }
+    if (profile != nullptr) r.profile = profile->device.name;
+    std::vector<plan::Candidate> cands = plan::candidates(p, o, basics_of(ctx->props(), profile), free_device_bytes());
+
+    // A plan from the tuning cache: the same structure, device, precision, operation, L and layout.
+    if (!st.cache_path.empty()) {
+      plan::TuningCache cache(st.cache_path);
+      if (auto hit = cache.find(st.cache_key)) {
+        for (plan::Candidate& c : cands)
+          if (c.kernel == hit->kernel && c.eligible) {
+            if (auto e = build(p, c, hit->knobs)) {
+              c.measured_us = hit->us;
+              plan::rank(cands, p, o, profile);
+              for (std::size_t i = 0; i < cands.size(); ++i)
+                if (cands[i].kernel == hit->kernel) r.chosen = i;
+              // The cached one wins whatever the ranking says: it was measured on this matrix.
+              std::swap(cands[0], cands[r.chosen]);
+              r.chosen = 0;
+              r.candidates = std::move(cands);
+              r.decided_by = "cache";
+              r.setup_us = r.candidates[0].setup_us;
+              st.exec = std::move(e);
+              p.features.reset();
+              r.problem = p;
+              r.planning_us = us_since(t0);
+              return st;
+            }
+          }
+      }
+    }
+
+    plan::rank(cands, p, o, profile);
+    r.decided_by = (o.mode == plan::Mode::Rule || profile == nullptr) ? "rule" : "model";
+    std::unique_ptr<detail::Executor<T>> chosen;
+    if (o.mode == plan::Mode::Measure || o.mode == plan::Mode::Tune) {
+      // Time the ranked top candidates once; keep the best per call with its setup amortised.
+      std::vector<std::unique_ptr<detail::Executor<T>>> built(cands.size());
+      int timed = 0;
+      for (std::size_t i = 0; i < cands.size() && timed < std::max(1, o.measure_top); ++i) {
+        if (!cands[i].eligible) continue;
+        built[i] = build(p, cands[i], {});
+        if (!built[i]) continue;
+        cands[i].measured_us = time_us(p, *built[i]);
+        ++timed;
+      }
+      std::vector<std::pair<std::string, std::unique_ptr<detail::Executor<T>>>> keep;
+      for (std::size_t i = 0; i < cands.size(); ++i)
+        if (built[i]) keep.emplace_back(cands[i].kernel, std::move(built[i]));
+      plan::rank(cands, p, o, profile);
+      for (auto& [kernel, e] : keep)
+        if (kernel == cands[0].kernel) chosen = std::move(e);
+      keep.clear();  // frees the losers' converted matrices
+      r.decided_by = "measured";
+    }
+    // Rule/model: build the best-ranked candidate that builds (a refusal moves to the next).
+    for (std::size_t i = 0; !chosen && i < cands.size() && cands[i].eligible; ++i) {
+      chosen = build(p, cands[i], {});
+      if (!chosen) {
+        plan::rank(cands, p, o, profile);  // it became ineligible: re-sort, retry from the top
+        i = static_cast<std::size_t>(-1);
+      }
+    }
+    if (!chosen)
+      throw Error(fmt::format("no candidate can run this product ({} x {}, {} nonzeros): {}", stats.rows, stats.cols,
+                              stats.nnz, cands.empty() ? "none known" : cands[0].why_not));
+    r.chosen = 0;
+    r.setup_us = cands[0].setup_us;
+    if (o.mode == plan::Mode::Tune) {
+      auto ladders = plan::tuning_ladders(cands[0].kernel);
+      if (!ladders.empty()) {
+        st.tuner.emplace(chosen->knobs(), std::move(ladders), std::max(1, o.tune_calls));
+        r.frozen = false;
+      }
+    }
+    st.exec = std::move(chosen);
+    r.candidates = std::move(cands);
+    p.features.reset();
+    r.problem = p;
+    r.planning_us = us_since(t0);
+    if (r.frozen && r.decided_by == "measured") save_to_cache(st);
+    return st;
+  }
+
+  void save_to_cache(const PlanState<T>& st) {
+    if (st.cache_path.empty()) return;
+    plan::TuningCache cache(st.cache_path);
+    const plan::Candidate& w = st.report.winner();
+    cache.put(st.cache_key, {w.kernel, st.exec->knobs(), w.measured_us, st.report.decided_by, {}});
+    cache.save();
+  }
+
+  // One planned call; with a tuner, the trial configurations are timed on real calls.
+  template <class Run>
+  void run(PlanState<T>& st, Run&& launch) {
+    if (!st.tuner || st.tuner->frozen()) return launch(*st.exec);
+    plan::Tuner& tuner = *st.tuner;
+    const cudaStream_t s = ctx->stream();
+    if (st.pending) {
+      const cudaError_t q = cudaEventQuery(st.stop.get());
+      if (q == cudaErrorNotReady) return launch(*st.exec);  // still running: read it next call
+      SPX_CUDA_CHECK(q);
+      float ms = 0;
+      SPX_CUDA_CHECK(cudaEventElapsedTime(&ms, st.start.get(), st.stop.get()));
+      st.pending = false;
+      tuner.report(1e3 * ms);
+      ++st.report.tuner_calls;
+    }
+    if (tuner.frozen() || capturing(s)) return freeze(st, launch);
+    if (!st.exec->set_knobs(*ctx, tuner.next())) {
+      tuner.report(std::numeric_limits<double>::infinity());
+      if (tuner.frozen()) return freeze(st, launch);
+      (void)st.exec->set_knobs(*ctx, tuner.best());
+      return launch(*st.exec);
+    }
+    SPX_CUDA_CHECK(cudaEventRecord(st.start.get(), s));
+    launch(*st.exec);
+    SPX_CUDA_CHECK(cudaEventRecord(st.stop.get(), s));
+    st.pending = true;
+  }
+
+  template <class Run>
+  void freeze(PlanState<T>& st, Run&& launch) {
+    plan::Tuner& tuner = *st.tuner;
+    if (!st.exec->set_knobs(*ctx, tuner.best()))
+      throw Error(fmt::format("the tuner's best configuration ({}) was refused", plan::to_string(tuner.best())));
+    plan::Candidate& w = st.report.candidates[st.report.chosen];
+    w.params = st.exec->describe();
+    w.knobs = st.exec->knobs();
+    if (std::isfinite(tuner.best_us())) w.measured_us = tuner.best_us();
+    st.report.frozen = true;
+    st.report.decided_by = "tuned";
+    st.tuner.reset();
+    save_to_cache(st);
+    launch(*st.exec);
+  }
+
+  plan::Problem problem(plan::Operation op, int64_t L, plan::DenseLayout layout) const {
+    plan::Problem p;
+    p.op = op;
+    p.cols_dense = L;
+    p.layout = layout;
+    p.value_bytes = static_cast<int>(sizeof(T));
+    p.stats = stats;
+    return p;
+  }
+};
+
+template <class T>
+SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int32_t> A) : impl_(std::make_unique<Impl>()) {
+  impl_->ctx = &ctx;
+  impl_->stats = spx::stats(A);  // validates A first
+  impl_->device = upload(ctx, A);
+  impl_->host = std::move(A);
+}
+
+template <class T>
+SparseMatrix<T>::~SparseMatrix() = default;
+template <class T>
+SparseMatrix<T>::SparseMatrix(SparseMatrix&&) noexcept = default;
+template <class T>
+SparseMatrix<T>& SparseMatrix<T>::operator=(SparseMatrix&&) noexcept = default;
+
+template <class T>
+int64_t SparseMatrix<T>::rows() const {
+  return impl_->host.rows;
+}
+template <class T>
+int64_t SparseMatrix<T>::cols() const {
+  return impl_->host.cols;
+}
+template <class T>
+int64_t SparseMatrix<T>::nnz() const {
+  return impl_->host.nnz();
+}
+template <class T>
+const MatrixStats& SparseMatrix<T>::stats() const {
+  return impl_->stats;
+}
+template <class T>
+const Csr<T, int32_t>& SparseMatrix<T>::host() const {
+  return impl_->host;
+}
+template <class T>
+const DeviceCsr<T, int32_t>& SparseMatrix<T>::csr() const {
+  return impl_->device;
+}
+template <class T>
+Context& SparseMatrix<T>::context() const {
+  return *impl_->ctx;
+}
+template <class T>
+const MatrixFeatures& SparseMatrix<T>::features() {
+  return impl_->ensure_features();
+}
+
+template <class T>
+const plan::Report& SparseMatrix<T>::plan_spmv(const plan::Options& options) {
+  impl_->spmv.reset();  // the old plan's memory is released before the new one is built
+  impl_->spmv.emplace(impl_->make_plan(impl_->problem(plan::Operation::Spmv, 0, plan::DenseLayout::RowMajor), options));
+  return impl_->spmv->report;
+}
+
+template <class T>
+const plan::Report& SparseMatrix<T>::plan_spmm(int64_t cols_dense, plan::DenseLayout layout,
+                                               const plan::Options& options) {
+  if (cols_dense < 1) throw Error(fmt::format("an SpMM plan needs L >= 1 dense columns, got {}", cols_dense));
+  const auto key = std::make_pair(cols_dense, static_cast<int>(layout));
+  impl_->spmm.erase(key);
+  auto [it, _] = impl_->spmm.emplace(key, impl_->make_plan(impl_->problem(plan::Operation::Spmm, cols_dense, layout), options));
+  return it->second.report;
+}
+
+template <class T>
+const plan::Report* SparseMatrix<T>::spmv_report() const {
+  return impl_->spmv ? &impl_->spmv->report : nullptr;
+}
+
+template <class T>
+const plan::Report* SparseMatrix<T>::spmm_report(int64_t cols_dense, plan::DenseLayout layout) const {
+  const auto it = impl_->spmm.find(std::make_pair(cols_dense, static_cast<int>(layout)));
+  return it == impl_->spmm.end() ? nullptr : &it->second.report;
+}
+
+template <class T>
+void spmv(Context& ctx, SparseMatrix<T>& A, std::span<const T> x, std::span<T> y, T alpha, T beta) {
+  auto& m = A.impl();
+  if (&ctx != m.ctx) throw Error("spmv: the context is not the one the matrix was created with");
+  if (static_cast<int64_t>(x.size()) != A.cols() || static_cast<int64_t>(y.size()) != A.rows())
+    throw Error(fmt::format("spmv: A is {} x {} but x has {} entries and y {}", A.rows(), A.cols(), x.size(), y.size()));
+  if (!m.spmv) A.plan_spmv();
+  m.run(*m.spmv, [&](detail::Executor<T>& e) { e.spmv(ctx, x, y, alpha, beta); });
+}
+
+template <class T>
+void spmm(Context& ctx, SparseMatrix<T>& A, DenseView<const T> B, DenseView<T> C, T alpha, T beta) {
+  auto& m = A.impl();
+  if (&ctx != m.ctx) throw Error("spmm: the context is not the one the matrix was created with");
+  if (B.rows != A.cols() || C.rows != A.rows() || B.cols != C.cols)
+    throw Error(fmt::format("spmm: A is {} x {}, B {} x {}, C {} x {}", A.rows(), A.cols(), B.rows, B.cols, C.rows,
+                            C.cols));
+  if (B.layout != C.layout) throw Error("spmm: B and C must have the same layout");
+  const plan::DenseLayout layout =
+      B.layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
+  const auto key = std::make_pair(B.cols, static_cast<int>(layout));
+  if (B.cols == 0) return;  // nothing to multiply: C has no columns
+  if (!m.spmm.count(key)) A.plan_spmm(B.cols, layout);
+  m.run(m.spmm.at(key), [&](detail::Executor<T>& e) { e.spmm(ctx, B, C, alpha, beta); });
+}
+
+template class SparseMatrix<float>;
+template class SparseMatrix<double>;
+template void spmv(Context&, SparseMatrix<float>&, std::span<const float>, std::span<float>, float, float);
+template void spmv(Context&, SparseMatrix<double>&, std::span<const double>, std::span<double>, double, double);
+template void spmm(Context&, SparseMatrix<float>&, DenseView<const float>, DenseView<float>, float, float);
+template void spmm(Context&, SparseMatrix<double>&, DenseView<const double>, DenseView<double>, double, double);
+
+}  // namespace spx::cuda

@@ -1,0 +1,251 @@
+// The planner's host side (spx/plan.hpp): candidate lists, eligibility, setup and memory estimates,
+// and the rule and model rankings. Numbers live in PlannerRuleTable (rule_tables.cpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "spx/cuda/rules.hpp"
+#include "spx/error.hpp"
+#include "spx/plan.hpp"
+
+namespace spx::plan {
+
+const char* to_string(Mode m) {
+  switch (m) {
+    case Mode::Rule:
+      return "rule";
+    case Mode::Model:
+      return "model";
+    case Mode::Measure:
+      return "measure";
+    case Mode::Tune:
+      return "tune";
+  }
+  return "unknown";
+}
+
+Mode mode_from_string(const std::string& s) {
+  for (Mode m : {Mode::Rule, Mode::Model, Mode::Measure, Mode::Tune})
+    if (s == to_string(m)) return m;
+  throw Error(fmt::format("unknown planning mode '{}' (rule, model, measure or tune)", s));
+}
+
+namespace {
+
+bool glob(const char* p, const char* s) {
+  for (; *p != '\0'; ++p, ++s) {
+    if (*p == '*') {
+      for (const char* t = s;; ++t) {
+        if (glob(p + 1, t)) return true;
+        if (*t == '\0') return false;
+      }
+    }
+    if (*s == '\0' || (*p != '?' && *p != *s)) return false;
+  }
+  return *s == '\0';
+}
+
+struct Spec {
+  const char* kernel;
+  const char* owner;
+  const char* format;
+};
+
+// Every candidate the planner knows, by operation (and SpMM layout). Names are the benchmark
+// registry's and the model's.
+const std::vector<Spec>& spmv_specs() {
+  static const std::vector<Spec> s = {
+      {"csr_param", "spx", "csr"},          {"csr_vector", "spx", "csr"},
+      {"spmv_segsum", "spx", "csr"},        {"ell", "spx", "ell"},
+      {"ellr_t", "spx", "ellr"},            {"coo", "spx", "coo"},
+      {"hyb", "spx", "hyb"},                {"cusparse_csr_alg1", "cuSPARSE", "csr"},
+      {"cusparse_csr_alg2", "cuSPARSE", "csr"}, {"cusparse_coo_alg1", "cuSPARSE", "coo"},
+      {"cusparse_sell_alg1", "cuSPARSE", "sell"},
+  };
+  return s;
+}
+
+const std::vector<Spec>& spmm_specs(DenseLayout layout) {
+  static const std::vector<Spec> row = {
+      {"spmm_csr_row", "spx", "csr"},
+      {"spmm_ellr_t_row", "spx", "ellr"},
+      {"cusparse_spmm_csr_alg2_row", "cuSPARSE", "csr"},
+      {"cusparse_spmm_csr_alg3_row", "cuSPARSE", "csr"},
+      {"cusparse_spmm_coo_alg4_row", "cuSPARSE", "coo"},
+  };
+  static const std::vector<Spec> col = {
+      {"spmm_csr_col", "spx", "csr"},
+      {"spmm_ellr_t_col", "spx", "ellr"},
+      {"cusparse_spmm_csr_alg1_col", "cuSPARSE", "csr"},
+      {"cusparse_spmm_coo_alg3_col", "cuSPARSE", "coo"},
+  };
+  return layout == DenseLayout::RowMajor ? row : col;
+}
+
+// The model's name for a candidate: the SpMM kernels are modelled on row-major operands, and
+// cuSPARSE's SpMM as its best algorithm.
+model::KernelKey model_key(const Candidate& c, const Problem& p) {
+  std::string k = c.kernel;
+  if (p.op == Operation::Spmm) {
+    if (c.owner == "cuSPARSE")
+      k = "cusparse_spmm_best";
+    else if (k.ends_with("_col"))
+      k = k.substr(0, k.size() - 4) + "_row";
+  }
+  return {k, p.value_bytes, p.op == Operation::Spmm ? p.cols_dense : 0};
+}
+
+double padding(const MatrixStats& s) { return s.ell_padding_ratio; }
+
+// Whether the kernel gives bitwise-equal results run to run. cuSPARSE: SpMV CSR ALG1 and COO ALG1
+// are documented as not deterministic, ALG2 and SELL as deterministic; non-transposed SpMM is.
+// spx: the long-row paths of csr_param and the CSR SpMM add chunk partials with atomics, and the
+// segmented sum's synchronizer sums long tails by arrival.
+bool deterministic(const std::string& k, const MatrixStats& s, int64_t long_row_threshold) {
+  if (k == "cusparse_csr_alg1" || k == "cusparse_coo_alg1" || k == "spmv_segsum") return false;
+  if (k == "csr_param" || k.starts_with("spmm_csr")) return s.max_row <= long_row_threshold;
+  return true;
+}
+
+// Extra device bytes of the candidate's format beyond the CSR (estimates).
+std::size_t format_bytes(const std::string& format, const Problem& p) {
+  const MatrixStats& s = p.stats;
+  const double v = p.value_bytes, slot = v + 4;
+  const double rows32 = std::ceil(static_cast<double>(s.rows) / 32.0) * 32.0;
+  double b = 0;
+  if (format == "ell") b = rows32 * static_cast<double>(s.max_row) * slot;
+  if (format == "ellr") b = rows32 * static_cast<double>(s.max_row) * slot + 4.0 * rows32;
+  if (format == "coo") b = static_cast<double>(s.nnz) * (v + 8);
+  if (format == "hyb") {
+    const double width = p.features ? static_cast<double>(p.features->hyb_width) : s.avg_row;
+    const double ell_nnz = p.features ? static_cast<double>(p.features->hyb_ell_nnz) : 0.0;
+    b = rows32 * width * slot + (static_cast<double>(s.nnz) - ell_nnz) * (v + 8);
+  }
+  if (format == "sell") {
+    const double slots = p.features ? static_cast<double>(p.features->sell_slots)
+                                    : rows32 * static_cast<double>(s.max_row);
+    b = slots * slot + 4.0 * rows32 / 32.0;
+  }
+  return static_cast<std::size_t>(b);
+}
+
+double setup_estimate_us(const Candidate& c, const Problem& p, const model::DeviceBasics& device,
+                         const cuda::PlannerRuleTable& t) {
+  const double bytes = static_cast<double>(format_bytes(c.format, p));
+  double us = t.setup_fixed_us;
+  if (c.format == "ell" || c.format == "ellr" || c.format == "hyb")
+    us += bytes / (device.copy_gbs * t.device_convert_fraction_of_copy * 1e3);
+  if (c.format == "coo" || c.format == "sell") us += bytes / (t.host_convert_gbs * 1e3);
+  if (c.owner == "cuSPARSE") us += static_cast<double>(p.stats.nnz) * t.vendor_preprocess_ns_per_nnz * 1e-3;
+  return us;
+}
+
+const std::vector<std::string>& rule_order(const Problem& p, const cuda::PlannerRuleTable& t) {
+  if (p.op == Operation::Spmm) return p.layout == DenseLayout::RowMajor ? t.spmm_row_major : t.spmm_col_major;
+  if (p.stats.avg_row > t.long_row_average) return t.spmv_long_rows;
+  if (padding(p.stats) <= t.uniform_padding) return t.spmv_uniform;
+  if (padding(p.stats) <= t.spread_padding) return t.spmv_spread;
+  return t.spmv_irregular;
+}
+
+cuda::DeviceProps props_of(const model::DeviceBasics& d) {
+  cuda::DeviceProps p;
+  p.name = d.name;
+  p.sm_count = d.sm_count;
+  p.max_threads_per_sm = d.threads_per_sm;
+  p.max_blocks_per_sm = d.blocks_per_sm;
+  p.l2_bytes = static_cast<std::size_t>(d.l2_bytes);
+  return p;
+}
+
+}  // namespace
+
+bool allowed(const std::string& kernel, const std::vector<std::string>& patterns) {
+  if (patterns.empty()) return true;
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& p) { return glob(p.c_str(), kernel.c_str()); });
+}
+
+std::vector<Candidate> candidates(const Problem& p, const Options& o, const model::DeviceBasics& device,
+                                  std::size_t free_bytes) {
+  if (p.value_bytes != 4 && p.value_bytes != 8)
+    throw Error(fmt::format("the planner knows f32 and f64 products, not {}-byte values", p.value_bytes));
+  if (p.op == Operation::Spmm && p.cols_dense < 1)
+    throw Error(fmt::format("an SpMM plan needs L >= 1 dense columns, got {}", p.cols_dense));
+  if (o.expected_calls < 1) throw Error(fmt::format("expected_calls must be >= 1, got {}", o.expected_calls));
+  if (o.measure_top < 1) throw Error(fmt::format("measure_top must be >= 1, got {}", o.measure_top));
+  if (o.tune_calls < 1) throw Error(fmt::format("tune_calls must be >= 1, got {}", o.tune_calls));
+  const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
+  const cuda::DeviceProps props = props_of(device);
+  const int64_t long_rows =
+      cuda::csr_long_row_threshold(p.stats.nnz, cuda::csr_fixed_rule(p.stats, props), props);
+  const std::size_t budget = o.memory_budget_bytes > 0 ? std::min(o.memory_budget_bytes, free_bytes) : free_bytes;
+  std::vector<Candidate> out;
+  const auto& specs = p.op == Operation::Spmv ? spmv_specs() : spmm_specs(p.layout);
+  for (const Spec& s : specs) {
+    Candidate c;
+    c.kernel = s.kernel;
+    c.owner = s.owner;
+    c.format = s.format;
+    c.deterministic = deterministic(c.kernel, p.stats, long_rows);
+    c.extra_bytes = format_bytes(c.format, p);
+    c.setup_us = setup_estimate_us(c, p, device, t);
+    const auto refuse = [&](std::string why) {
+      if (c.eligible) c.why_not = std::move(why);
+      c.eligible = false;
+    };
+    if (!allowed(c.kernel, o.kernels)) refuse("not among the allowed kernels");
+    if (!o.vendor && c.owner == "cuSPARSE") refuse("vendor candidates are off");
+    if (o.deterministic_only && !c.deterministic) refuse("not deterministic");
+    const double pad = padding(p.stats);
+    if (c.format == "ell" && pad > t.ell_max_padding)
+      refuse(fmt::format("ELL padding {:.1f} slots per nonzero > {:.0f}", pad, t.ell_max_padding));
+    const double ellr_limit = p.op == Operation::Spmm ? t.spmm_ellr_max_padding : t.ellr_max_padding;
+    if (c.format == "ellr" && pad > ellr_limit)
+      refuse(fmt::format("ELLR padding {:.1f} slots per nonzero > {:.0f}", pad, ellr_limit));
+    if (c.format == "sell" && p.features && p.stats.nnz > 0) {
+      const double slots = static_cast<double>(p.features->sell_slots) / static_cast<double>(p.stats.nnz);
+      if (slots > t.sell_max_slots_per_nnz)
+        refuse(fmt::format("SELL-32 would store {:.1f} slots per nonzero > {:.0f}", slots, t.sell_max_slots_per_nnz));
+    }
+    if (c.format == "sell" && !p.features) refuse("SELL needs the matrix features (sell slots)");
+    if (c.extra_bytes > budget)
+      refuse(fmt::format("needs {:.1f} MiB beyond the CSR, over the {:.1f} MiB {}",
+                         static_cast<double>(c.extra_bytes) / 1048576.0, static_cast<double>(budget) / 1048576.0,
+                         o.memory_budget_bytes > 0 ? "budget" : "free on the device"));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, const model::Profile* profile) {
+  const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
+  const std::vector<std::string>& order = rule_order(p, t);
+  const double calls = static_cast<double>(std::max<int64_t>(o.expected_calls, 1));
+  for (Candidate& c : cands) {
+    const auto it = std::find(order.begin(), order.end(), c.kernel);
+    c.rule_rank = static_cast<double>(it - order.begin());
+    if (c.format != "csr" && o.expected_calls < t.rule_min_calls_to_convert) c.rule_rank += 1000;
+    c.predicted_us = std::numeric_limits<double>::quiet_NaN();
+    if (o.mode != Mode::Rule && profile != nullptr && p.features) {
+      if (auto us = model::predict_us(*profile, model_key(c, p), *p.features)) {
+        // cuSPARSE's SpMM algorithms share one prediction (its best); the rule order breaks the tie.
+        c.predicted_us = *us * (1.0 + 1e-3 * c.rule_rank);
+      }
+    }
+    const double per_call = std::isnan(c.measured_us) ? c.predicted_us : c.measured_us;
+    c.score = std::isnan(per_call) ? std::numeric_limits<double>::infinity() : per_call + c.setup_us / calls;
+  }
+  const bool by_time = std::any_of(cands.begin(), cands.end(), [](const Candidate& c) { return std::isfinite(c.score); });
+  std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
+    if (a.eligible != b.eligible) return a.eligible;
+    if (by_time && a.score != b.score) return a.score < b.score;
+    return a.rule_rank < b.rule_rank;
+  });
+}
+
+}  // namespace spx::plan

@@ -1,0 +1,142 @@
+// The run-time tuner's steps (plan/tuner.hpp).
+#include "plan/tuner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace spx::plan {
+
+namespace {
+
+std::vector<int64_t> powers_of_two(int64_t lo, int64_t hi) {
+  std::vector<int64_t> v;
+  for (int64_t x = lo; x <= hi; x *= 2) v.push_back(x);
+  return v;
+}
+
+std::vector<int64_t> steps_of(int64_t lo, int64_t hi, int64_t step) {
+  std::vector<int64_t> v;
+  for (int64_t x = lo; x <= hi; x += step) v.push_back(x);
+  return v;
+}
+
+}  // namespace
+
+std::vector<KnobLadder> tuning_ladders(const std::string& kernel) {
+  if (kernel == "csr_param")
+    return {{"repeat", powers_of_two(1, 1024), -1},
+            {"coop", powers_of_two(1, 32), +1},
+            {"block_size", steps_of(64, 512, 32), +1}};
+  if (kernel == "ellr_t") return {{"threads_per_row", powers_of_two(1, 32), +1}, {"block_size", steps_of(64, 512, 32), +1}};
+  if (kernel == "spmv_segsum")
+    return {{"nnz_per_lane", {4, 8, 16}, -1}, {"tiles_per_warp", {1, 2, 4}, +1}, {"block_size", {64, 128, 256, 512}, +1}};
+  if (kernel.starts_with("spmm_csr"))
+    return {{"threads_per_row", powers_of_two(1, 32), -1},
+            {"cols_per_pass", powers_of_two(1, 64), +1},
+            {"block_size", steps_of(64, 256, 32), -1}};
+  if (kernel.starts_with("spmm_ellr_t"))
+    return {{"threads_per_row", powers_of_two(1, 32), -1},
+            {"cols_per_pass", powers_of_two(1, 32), +1},
+            {"block_size", steps_of(64, 256, 32), -1}};
+  return {};
+}
+
+int64_t knob(const Knobs& k, const std::string& name, int64_t fallback) {
+  for (const auto& [n, v] : k)
+    if (n == name) return v;
+  return fallback;
+}
+
+Knobs with_knob(Knobs k, const std::string& name, int64_t value) {
+  for (auto& [n, v] : k)
+    if (n == name) {
+      v = value;
+      return k;
+    }
+  k.emplace_back(name, value);
+  return k;
+}
+
+std::string to_string(const Knobs& k) {
+  std::string s;
+  for (const auto& [n, v] : k) s += fmt::format("{}{}={}", s.empty() ? "" : " ", n, v);
+  return s;
+}
+
+Tuner::Tuner(Knobs start, std::vector<KnobLadder> ladders, int max_trials, double min_gain)
+    : ladders_(std::move(ladders)),
+      best_(start),
+      next_(std::move(start)),
+      best_us_(std::numeric_limits<double>::infinity()),
+      max_trials_(std::max(1, max_trials)),
+      min_gain_(min_gain) {
+  if (!ladders_.empty()) dir_ = ladders_[0].first_direction;
+}
+
+// One step of knob dim_ in direction dir_ from best_; false at the end of the ladder or when the
+// current value is not on it.
+bool Tuner::step(Knobs& k) const {
+  const KnobLadder& l = ladders_[dim_];
+  const int64_t cur = knob(best_, l.name, -1);
+  const auto it = std::find(l.values.begin(), l.values.end(), cur);
+  if (it == l.values.end()) {
+    // Off the ladder (a rule's value between steps): start from the nearest rung in this direction.
+    const auto up = std::upper_bound(l.values.begin(), l.values.end(), cur);
+    if (dir_ > 0 && up != l.values.end()) return k = with_knob(best_, l.name, *up), true;
+    if (dir_ < 0 && up != l.values.begin()) return k = with_knob(best_, l.name, *(up - 1)), true;
+    return false;
+  }
+  const auto i = it - l.values.begin() + dir_;
+  if (i < 0 || i >= static_cast<std::ptrdiff_t>(l.values.size())) return false;
+  k = with_knob(best_, l.name, l.values[static_cast<std::size_t>(i)]);
+  return true;
+}
+
+void Tuner::advance() {
+  while (!frozen_) {
+    if (trials_ >= max_trials_ || dim_ >= ladders_.size()) {
+      frozen_ = true;
+      next_ = best_;
+      return;
+    }
+    Knobs k;
+    if (step(k)) {
+      next_ = std::move(k);
+      return;
+    }
+    // End of the ladder in this direction: the other one, then the next knob.
+    if (!tried_other_) {
+      tried_other_ = true;
+      dir_ = -dir_;
+    } else {
+      ++dim_;
+      tried_other_ = false;
+      if (dim_ < ladders_.size()) dir_ = ladders_[dim_].first_direction;
+    }
+  }
+}
+
+void Tuner::report(double us) {
+  if (frozen_) return;
+  ++trials_;
+  if (trials_ == 1) {  // the start configuration: the reference the moves are judged against
+    best_us_ = us;
+  } else if (us < best_us_ * (1.0 - min_gain_)) {
+    best_ = next_;
+    best_us_ = us;
+    tried_other_ = true;  // a kept move: keep going this way, never back
+  } else if (!tried_other_) {
+    tried_other_ = true;
+    dir_ = -dir_;
+  } else {
+    ++dim_;
+    tried_other_ = false;
+    if (dim_ < ladders_.size()) dir_ = ladders_[dim_].first_direction;
+  }
+  advance();
+}
+
+}  // namespace spx::plan

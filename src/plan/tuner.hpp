@@ -1,0 +1,65 @@
+// The run-time tuner (Reguly & Giles §6, re-derived for spx's parameter spaces): when products
+// repeat on the same matrix, try neighbouring parameters of the planned kernel on real calls, one
+// knob at a time, keep a move that is faster by more than the noise, and freeze.
+//
+// Host logic only: the device side times each configuration with events on a real call and
+// reports the time here (src/cuda/plan/sparse_matrix.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace spx::plan {
+
+using Knobs = std::vector<std::pair<std::string, int64_t>>;
+
+// The values one knob may take, in order, and the direction tried first (+1: towards later values).
+struct KnobLadder {
+  std::string name;
+  std::vector<int64_t> values;
+  int first_direction = +1;
+};
+
+// The ladders of a kernel (empty: nothing to tune). csr_param follows the paper's order — repeat
+// halved first, then coop doubled, then the block size in steps of 32 —; ELLR-T its T then BS; the
+// segmented sum T then S; the SpMM kernels G, L_c then the block size.
+std::vector<KnobLadder> tuning_ladders(const std::string& kernel);
+
+int64_t knob(const Knobs& k, const std::string& name, int64_t fallback);
+Knobs with_knob(Knobs k, const std::string& name, int64_t value);
+std::string to_string(const Knobs& k);  // "coop=8 block_size=256"
+
+class Tuner {
+ public:
+  // `start`: the planned configuration (its knobs by the ladders' names). A move is kept when it is
+  // faster by more than `min_gain` (a fraction); at most `max_trials` configurations are timed,
+  // the start included.
+  Tuner(Knobs start, std::vector<KnobLadder> ladders, int max_trials = 12, double min_gain = 0.02);
+
+  bool frozen() const { return frozen_; }
+  const Knobs& next() const { return next_; }  // the configuration to time next (valid until frozen)
+  // The time of next() (µs; +inf when the kernel refused the configuration). Moves to the next one.
+  void report(double us);
+  const Knobs& best() const { return best_; }
+  double best_us() const { return best_us_; }
+  int trials() const { return trials_; }
+
+ private:
+  void advance();  // sets next_ to the next untried neighbour, or freezes
+  bool step(Knobs& k) const;
+
+  std::vector<KnobLadder> ladders_;
+  Knobs best_, next_;
+  double best_us_;
+  int max_trials_;
+  double min_gain_;
+  int trials_ = 0;
+  std::size_t dim_ = 0;
+  int dir_ = 0;
+  bool tried_other_ = false;
+  bool frozen_ = false;
+};
+
+}  // namespace spx::plan

@@ -1,0 +1,278 @@
+// The planner's host side (spx/plan.hpp, plan/tuner.hpp): candidate lists and eligibility, the rule
+// and model rankings on committed profiles and host features, the tuner's steps on synthetic
+// timings, the tuning cache file, explain(). No GPU.
+#include "spx/plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "plan/tuner.hpp"
+#include "spx/error.hpp"
+#include "spx/features.hpp"
+#include "spx/generate.hpp"
+#include "spx/model.hpp"
+#include "spx/stats.hpp"
+
+namespace spx {
+namespace {
+
+plan::Problem problem_of(const std::string& spec, plan::Operation op = plan::Operation::Spmv, int64_t L = 0,
+                         bool with_features = false) {
+  const auto A = gen::generate<double, int32_t>(spec);
+  plan::Problem p;
+  p.op = op;
+  p.cols_dense = L;
+  p.value_bytes = 8;
+  p.stats = stats(A);
+  if (with_features) p.features = features(A);
+  return p;
+}
+
+const plan::Candidate& find(const std::vector<plan::Candidate>& c, const std::string& k) {
+  const auto it = std::find_if(c.begin(), c.end(), [&](const plan::Candidate& x) { return x.kernel == k; });
+  if (it == c.end()) throw Error("no candidate " + k);
+  return *it;
+}
+
+constexpr std::size_t kPlenty = std::size_t{1} << 40;
+
+TEST(Planner, ModeNames) {
+  for (plan::Mode m : {plan::Mode::Rule, plan::Mode::Model, plan::Mode::Measure, plan::Mode::Tune})
+    EXPECT_EQ(plan::mode_from_string(plan::to_string(m)), m);
+  EXPECT_THROW(plan::mode_from_string("fastest"), Error);
+}
+
+TEST(Planner, KernelPatterns) {
+  EXPECT_TRUE(plan::allowed("csr_param", {}));
+  EXPECT_TRUE(plan::allowed("cusparse_csr_alg2", {"cusparse_*"}));
+  EXPECT_FALSE(plan::allowed("csr_param", {"cusparse_*"}));
+  EXPECT_TRUE(plan::allowed("ell", {"csr_*", "el?"}));
+  EXPECT_FALSE(plan::allowed("ellr_t", {"el?"}));
+}
+
+TEST(Planner, SpmvCandidatesAndEligibility) {
+  const plan::Problem uniform = problem_of("stencil27:n=20", plan::Operation::Spmv, 0, true);
+  const auto all = plan::candidates(uniform, {}, {}, kPlenty);
+  EXPECT_EQ(all.size(), 11u);
+  for (const auto& c : all) EXPECT_TRUE(c.eligible) << c.kernel << ": " << c.why_not;
+  EXPECT_EQ(find(all, "cusparse_csr_alg2").owner, "cuSPARSE");
+  EXPECT_GT(find(all, "ell").extra_bytes, 0u);
+  EXPECT_GT(find(all, "ell").setup_us, find(all, "csr_param").setup_us);
+
+  // Power-law rows: the padded formats are refused with their padding named.
+  const plan::Problem irregular = problem_of("powerlaw:n=20000,avg=8,exp=1.8", plan::Operation::Spmv, 0, true);
+  const auto irr = plan::candidates(irregular, {}, {}, kPlenty);
+  EXPECT_FALSE(find(irr, "ell").eligible);
+  EXPECT_NE(find(irr, "ell").why_not.find("padding"), std::string::npos);
+  EXPECT_TRUE(find(irr, "hyb").eligible);
+
+  plan::Options no_vendor;
+  no_vendor.vendor = false;
+  for (const auto& c : plan::candidates(uniform, no_vendor, {}, kPlenty))
+    EXPECT_EQ(c.eligible, c.owner == "spx") << c.kernel;
+
+  plan::Options det;
+  det.deterministic_only = true;
+  const auto d = plan::candidates(uniform, det, {}, kPlenty);
+  EXPECT_FALSE(find(d, "cusparse_csr_alg1").eligible);
+  EXPECT_FALSE(find(d, "cusparse_coo_alg1").eligible);
+  EXPECT_TRUE(find(d, "cusparse_csr_alg2").eligible);
+  EXPECT_TRUE(find(d, "csr_param").eligible);
+
+  plan::Options only;
+  only.kernels = {"csr_*"};
+  for (const auto& c : plan::candidates(uniform, only, {}, kPlenty))
+    EXPECT_EQ(c.eligible, c.kernel.starts_with("csr_")) << c.kernel;
+
+  // A budget smaller than a converted format refuses it, naming the budget.
+  plan::Options tight;
+  tight.memory_budget_bytes = 1024;
+  const auto t = plan::candidates(uniform, tight, {}, kPlenty);
+  EXPECT_FALSE(find(t, "ell").eligible);
+  EXPECT_NE(find(t, "ell").why_not.find("budget"), std::string::npos);
+  EXPECT_TRUE(find(t, "csr_param").eligible);
+}
+
+TEST(Planner, SpmmCandidatesByLayout) {
+  plan::Problem p = problem_of("stencil27:n=16", plan::Operation::Spmm, 8);
+  EXPECT_EQ(plan::candidates(p, {}, {}, kPlenty).size(), 5u);
+  p.layout = plan::DenseLayout::ColMajor;
+  const auto col = plan::candidates(p, {}, {}, kPlenty);
+  EXPECT_EQ(col.size(), 4u);
+  for (const auto& c : col) EXPECT_TRUE(c.kernel.ends_with("_col")) << c.kernel;
+  p.cols_dense = 0;
+  EXPECT_THROW(plan::candidates(p, {}, {}, kPlenty), Error);
+  plan::Options o;
+  o.expected_calls = 0;
+  EXPECT_THROW(plan::candidates(problem_of("stencil27:n=8"), o, {}, kPlenty), Error);
+}
+
+TEST(Planner, RuleModeAmortisesConversions) {
+  const plan::Problem p = problem_of("stencil27:n=20");
+  plan::Options o;
+  o.mode = plan::Mode::Rule;
+  o.expected_calls = 10000;
+  auto c = plan::candidates(p, o, {}, kPlenty);
+  plan::rank(c, p, o, nullptr);
+  EXPECT_EQ(c.front().kernel, "ell");  // uniform rows, many calls: the padded format first
+  o.expected_calls = 5;
+  c = plan::candidates(p, o, {}, kPlenty);
+  plan::rank(c, p, o, nullptr);
+  EXPECT_EQ(c.front().format, "csr");  // few calls: no conversion pays
+  EXPECT_TRUE(std::isnan(c.front().predicted_us));
+}
+
+TEST(Planner, IneligibleRankLast) {
+  const plan::Problem p = problem_of("powerlaw:n=20000,avg=8,exp=1.8", plan::Operation::Spmv, 0, true);
+  plan::Options o;
+  o.mode = plan::Mode::Rule;
+  auto c = plan::candidates(p, o, {}, kPlenty);
+  plan::rank(c, p, o, nullptr);
+  bool seen_ineligible = false;
+  for (const auto& x : c) {
+    if (!x.eligible) seen_ineligible = true;
+    EXPECT_FALSE(seen_ineligible && x.eligible) << x.kernel << " ranked after an ineligible candidate";
+  }
+  EXPECT_TRUE(seen_ineligible);
+}
+
+TEST(Planner, ModelModeRanksByPredictedTime) {
+  const auto path = model::find_profile("NVIDIA H100 80GB HBM3");
+  ASSERT_TRUE(path.has_value());
+  const model::Profile profile = model::load_profile(*path);
+  for (const char* spec : {"stencil27:n=48", "powerlaw:n=50000,avg=8,exp=1.8"}) {
+    for (auto [op, L] : {std::pair{plan::Operation::Spmv, int64_t{0}}, std::pair{plan::Operation::Spmm, int64_t{8}}}) {
+      const plan::Problem p = problem_of(spec, op, L, true);
+      plan::Options o;
+      o.expected_calls = 1000;
+      auto c = plan::candidates(p, o, profile.device, kPlenty);
+      plan::rank(c, p, o, &profile);
+      ASSERT_FALSE(c.empty());
+      EXPECT_TRUE(c.front().eligible);
+      EXPECT_FALSE(std::isnan(c.front().predicted_us)) << spec << " " << c.front().kernel;
+      for (std::size_t i = 1; i < c.size(); ++i) {
+        if (c[i].eligible && c[i - 1].eligible && std::isfinite(c[i].score)) {
+          EXPECT_LE(c[i - 1].score, c[i].score) << spec;
+        }
+      }
+      // The score is the per-call time plus the setup amortised over the expected calls.
+      EXPECT_NEAR(c.front().score, c.front().predicted_us + c.front().setup_us / 1000.0, 1e-9);
+    }
+  }
+}
+
+TEST(Planner, MeasuredTimesWin) {
+  const plan::Problem p = problem_of("stencil27:n=20", plan::Operation::Spmv, 0, true);
+  plan::Options o;
+  o.mode = plan::Mode::Measure;
+  o.expected_calls = 1000000000;
+  auto c = plan::candidates(p, o, {}, kPlenty);
+  for (auto& x : c) x.measured_us = x.kernel == "coo" ? 1.0 : 5.0;
+  plan::rank(c, p, o, nullptr);
+  EXPECT_EQ(c.front().kernel, "coo");
+}
+
+// The tuner on a synthetic cost: separable in the knobs, one optimum.
+TEST(Tuner, ConvergesOnASeparableCost) {
+  const auto cost = [](const plan::Knobs& k) {
+    const double r = std::log2(static_cast<double>(plan::knob(k, "repeat", 1)));
+    const double c = std::log2(static_cast<double>(plan::knob(k, "coop", 1)));
+    const double b = static_cast<double>(plan::knob(k, "block_size", 256));
+    return 10.0 + (r - 1) * (r - 1) + 2 * (c - 3) * (c - 3) + std::abs(b - 320) / 64.0;
+  };
+  plan::Tuner t({{"repeat", 8}, {"coop", 2}, {"block_size", 256}}, plan::tuning_ladders("csr_param"), 20);
+  int guard = 0;
+  while (!t.frozen() && ++guard < 100) t.report(cost(t.next()));
+  EXPECT_TRUE(t.frozen());
+  EXPECT_LE(t.trials(), 20);
+  EXPECT_EQ(plan::knob(t.best(), "repeat", 0), 2);
+  EXPECT_EQ(plan::knob(t.best(), "coop", 0), 8);
+  EXPECT_EQ(plan::knob(t.best(), "block_size", 0), 320);
+  EXPECT_DOUBLE_EQ(t.best_us(), cost(t.best()));
+}
+
+TEST(Tuner, NoiseBelowTheGainIsNotAMove) {
+  plan::Tuner t({{"threads_per_row", 4}, {"block_size", 256}}, plan::tuning_ladders("ellr_t"), 12, 0.02);
+  t.report(100.0);  // the start
+  while (!t.frozen()) t.report(99.0);  // 1% faster everywhere: noise
+  EXPECT_EQ(plan::knob(t.best(), "threads_per_row", 0), 4);
+  EXPECT_EQ(plan::knob(t.best(), "block_size", 0), 256);
+}
+
+TEST(Tuner, RefusedConfigurationsAndNothingToTune) {
+  plan::Tuner t({{"threads_per_row", 4}, {"block_size", 256}}, plan::tuning_ladders("ellr_t"), 6);
+  t.report(10.0);
+  while (!t.frozen()) t.report(std::numeric_limits<double>::infinity());
+  EXPECT_EQ(t.trials(), 5);  // the start, then both directions of both knobs, each refused
+  EXPECT_DOUBLE_EQ(t.best_us(), 10.0);
+
+  plan::Tuner none({}, plan::tuning_ladders("cusparse_csr_alg2"));
+  EXPECT_FALSE(none.frozen());
+  none.report(5.0);
+  EXPECT_TRUE(none.frozen());
+}
+
+TEST(TuningCache, RoundTripAndErrors) {
+  const auto dir = std::filesystem::temp_directory_path() / "spx_tuning_cache_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "cache.json").string();
+  std::filesystem::remove(path);
+  plan::CacheKey key{0x0123456789abcdefULL, "NVIDIA H100 80GB HBM3", 8, plan::Operation::Spmm, 8,
+                     plan::DenseLayout::RowMajor};
+  {
+    plan::TuningCache c(path);  // a missing file is an empty cache
+    EXPECT_EQ(c.size(), 0u);
+    c.put(key, {"spmm_csr_row", {{"threads_per_row", 4}, {"cols_per_pass", 8}}, 12.5, "tuned", {}});
+    c.save();
+  }
+  plan::TuningCache c(path);
+  const auto e = c.find(key);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->kernel, "spmm_csr_row");
+  EXPECT_EQ(plan::knob(e->knobs, "cols_per_pass", 0), 8);
+  EXPECT_DOUBLE_EQ(e->us, 12.5);
+  EXPECT_FALSE(e->date.empty());
+  plan::CacheKey other = key;
+  other.fingerprint ^= 1;  // another structure
+  EXPECT_FALSE(c.find(other).has_value());
+  other = key;
+  other.cols_dense = 32;
+  EXPECT_FALSE(c.find(other).has_value());
+
+  std::ofstream(path) << "{ not json";
+  EXPECT_THROW(plan::TuningCache bad(path), Error);
+  std::filesystem::remove_all(dir);
+
+  plan::Options o;
+  o.tuning_cache = "-";
+  EXPECT_EQ(plan::cache_path(o), "");
+  o.tuning_cache = "x.json";
+  EXPECT_EQ(plan::cache_path(o), "x.json");
+}
+
+TEST(PlanReport, ExplainNamesTheWinnerAndWhy) {
+  const plan::Problem p = problem_of("powerlaw:n=20000,avg=8,exp=1.8", plan::Operation::Spmv, 0, true);
+  plan::Report r;
+  r.problem = p;
+  r.mode = plan::Mode::Rule;
+  r.decided_by = "rule";
+  r.device = "test device";
+  r.expected_calls = 100;
+  r.candidates = plan::candidates(p, {}, {}, kPlenty);
+  plan::rank(r.candidates, p, {}, nullptr);
+  const std::string s = r.explain();
+  EXPECT_NE(s.find("chosen: " + r.winner().kernel), std::string::npos) << s;
+  EXPECT_NE(s.find("not eligible"), std::string::npos) << s;
+  EXPECT_NE(s.find("rule's order"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace spx

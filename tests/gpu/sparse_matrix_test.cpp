@@ -1,0 +1,278 @@
+// The front door (spx/cuda/sparse_matrix.hpp) against spx::ref: every SpMV and SpMM candidate the
+// planner knows, forced one at a time (Options::kernels), on the random shapes (odd sizes, empty
+// rows, one huge row, no nonzeros) and on shared real matrices; the model and measure modes; the
+// tuner converging and staying put; the tuning cache round trip (and another structure never
+// taking a cached plan); a planned SpMV captured into a CUDA graph; bad operands refused.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpu_test_support.hpp"
+#include "spx/cpu.hpp"
+#include "spx/cuda/buffer.hpp"
+#include "spx/cuda/formats.hpp"
+#include "spx/cuda/sparse_matrix.hpp"
+#include "spx/error.hpp"
+#include "spx/features.hpp"
+#include "spx/generate.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::test {
+namespace {
+
+template <class T>
+class FrontDoor : public ::testing::Test {};
+TYPED_TEST_SUITE(FrontDoor, Precisions);
+
+const std::vector<std::string> kSpmvKernels = {"csr_param",         "csr_vector",        "spmv_segsum",
+                                               "ell",               "ellr_t",            "coo",
+                                               "hyb",               "cusparse_csr_alg1", "cusparse_csr_alg2",
+                                               "cusparse_coo_alg1", "cusparse_sell_alg1"};
+const std::vector<std::string> kSpmmRow = {"spmm_csr_row", "spmm_ellr_t_row", "cusparse_spmm_csr_alg2_row",
+                                           "cusparse_spmm_csr_alg3_row", "cusparse_spmm_coo_alg4_row"};
+const std::vector<std::string> kSpmmCol = {"spmm_csr_col", "spmm_ellr_t_col", "cusparse_spmm_csr_alg1_col",
+                                           "cusparse_spmm_coo_alg3_col"};
+
+// Planned SpMV of every (alpha, beta) case against spx::ref. Returns false when the kernel is not
+// eligible for this matrix (padding limits): nothing to check then.
+template <class T>
+bool check_spmv(const std::string& name, const Csr<T, int32_t>& A, const plan::Options& o, uint64_t seed) {
+  auto& ctx = gpu();
+  cuda::SparseMatrix<T> M(ctx, A);
+  const std::string what = name + " " + precision_name<T>() + " " +
+                           (o.kernels.empty() ? std::string(plan::to_string(o.mode)) : o.kernels.front());
+  try {
+    M.plan_spmv(o);
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("no candidate") != std::string::npos) return false;
+    ADD_FAILURE() << what << ": " << e.what();
+    return false;
+  }
+  if (!o.kernels.empty()) EXPECT_EQ(M.spmv_report()->winner().kernel, o.kernels.front()) << what;
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
+  cuda::DeviceBuffer<T> dx(x.size(), "x"), dy(static_cast<std::size_t>(A.rows), "y");
+  cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
+  for (const SpmvCase<T>& c : spmv_cases(A, x, seed)) {
+    cuda::copy_to_device_sync(ctx, dy.data(), c.y0.data(), dy.bytes());
+    cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span(), c.alpha, c.beta);
+    std::vector<T> got(c.y0.size());
+    cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
+    c.expect_close(got, what + c.label());
+  }
+  return true;
+}
+
+template <class T>
+void check_spmm(const std::string& name, const Csr<T, int32_t>& A, int64_t L, Layout layout,
+                const plan::Options& o, T alpha, T beta, uint64_t seed, int64_t extra_ld) {
+  auto& ctx = gpu();
+  cuda::SparseMatrix<T> M(ctx, A);
+  const plan::DenseLayout pl = layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
+  const std::string what = name + " " + precision_name<T>() + " L=" + std::to_string(L) +
+                           (layout == Layout::RowMajor ? " row " : " col ") +
+                           (o.kernels.empty() ? std::string(plan::to_string(o.mode)) : o.kernels.front());
+  try {
+    M.plan_spmm(L, pl, o);
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("no candidate") == std::string::npos) ADD_FAILURE() << what << ": " << e.what();
+    return;
+  }
+  const auto B = random_dense<T>(A.cols, L, layout, seed, extra_ld);
+  const SpmmCase<T> c = spmm_case(A, B, layout, alpha, beta, seed, extra_ld);
+  const auto dB = cuda::upload(ctx, B);
+  auto dC = cuda::upload(ctx, c.C0);
+  try {
+    cuda::spmm(ctx, M, cuda::view(dB), cuda::view(dC), alpha, beta);
+    ctx.synchronize();
+  } catch (const Error& e) {
+    FAIL() << what << ": " << e.what();
+  }
+  c.expect_close(cuda::download(ctx, dC), what);
+}
+
+plan::Options only(const std::string& kernel) {
+  plan::Options o;
+  o.mode = plan::Mode::Rule;
+  o.kernels = {kernel};
+  o.tuning_cache = "-";
+  return o;
+}
+
+TYPED_TEST(FrontDoor, EverySpmvCandidateIsEquivalentToRef) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const auto& m : random_matrices<T, int32_t>(seed)) {
+    for (const std::string& k : kSpmvKernels) {
+      (void)check_spmv<T>(m.name, m.A, only(k), seed);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+TYPED_TEST(FrontDoor, EverySpmmCandidateIsEquivalentToRef) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const auto& m : random_matrices<T, int32_t>(seed)) {
+    if (m.A.rows > 20000) continue;  // host reference time, not coverage
+    for (int64_t L : {1, 3, 8, 32}) {
+      for (const std::string& k : kSpmmRow) {
+        check_spmm<T>(m.name, m.A, L, Layout::RowMajor, only(k), T{1}, T{0}, seed + L, 0);
+        check_spmm<T>(m.name, m.A, L, Layout::RowMajor, only(k), T(0.75), T(-2), seed + L, 4);
+      }
+      for (const std::string& k : kSpmmCol) check_spmm<T>(m.name, m.A, L, Layout::ColMajor, only(k), T{1}, T{0}, seed, 3);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+TYPED_TEST(FrontDoor, PlannedModesOnSharedMatrices) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  for_each_shared_matrix<T>([&](const std::string& name, const Csr<T, int32_t>& A, uint64_t seed) {
+    for (plan::Mode mode : {plan::Mode::Model, plan::Mode::Measure}) {
+      plan::Options o;
+      o.mode = mode;
+      o.tuning_cache = "-";
+      EXPECT_TRUE(check_spmv<T>(name, A, o, seed)) << name;
+      check_spmm<T>(name, A, 8, Layout::RowMajor, o, T{1}, T{0}, seed, 0);
+    }
+  });
+}
+
+TYPED_TEST(FrontDoor, PlansOnFirstUseAndExplains) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const auto A = gen::generate<T, int32_t>("powerlaw:n=30000,avg=8,exp=1.8");
+  cuda::SparseMatrix<T> M(ctx, A);
+  EXPECT_EQ(M.spmv_report(), nullptr);
+  cuda::DeviceBuffer<T> x(static_cast<std::size_t>(A.cols), "x"), y(static_cast<std::size_t>(A.rows), "y");
+  const std::vector<T> ones(x.size(), T{1});
+  cuda::copy_to_device_sync(ctx, x.data(), ones.data(), x.bytes());
+  cuda::spmv(ctx, M, std::span<const T>(x.span()), y.span());
+  ASSERT_NE(M.spmv_report(), nullptr);
+  const plan::Report& r = *M.spmv_report();
+  EXPECT_EQ(r.mode, plan::Mode::Model);
+  EXPECT_TRUE(r.winner().eligible);
+  EXPECT_GT(r.planning_us, 0);
+  const std::string text = r.explain();
+  EXPECT_NE(text.find("chosen: " + r.winner().kernel), std::string::npos) << text;
+  // Operands of the wrong size, and another context, are refused before anything runs.
+  EXPECT_THROW(cuda::spmv(ctx, M, std::span<const T>(x.span()).first(1), y.span()), Error);
+  cuda::Context other(0);
+  EXPECT_THROW(cuda::spmv(other, M, std::span<const T>(x.span()), y.span()), Error);
+  EXPECT_THROW(M.plan_spmm(0), Error);
+}
+
+TYPED_TEST(FrontDoor, TunerConvergesAndStaysPut) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const auto A = gen::generate<T, int32_t>("stencil27:n=40");
+  cuda::SparseMatrix<T> M(ctx, A);
+  plan::Options o;
+  o.mode = plan::Mode::Tune;
+  o.kernels = {"csr_param"};  // a kernel with knobs, so the tuner has work
+  o.tuning_cache = "-";
+  M.plan_spmv(o);
+  EXPECT_FALSE(M.spmv_report()->frozen);
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), 7);
+  cuda::DeviceBuffer<T> dx(x.size(), "x"), dy(static_cast<std::size_t>(A.rows), "y");
+  cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
+  int calls = 0;
+  while (!M.spmv_report()->frozen && calls < 100) {
+    cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
+    ++calls;
+  }
+  ASSERT_TRUE(M.spmv_report()->frozen) << "not frozen after " << calls << " calls";
+  EXPECT_EQ(M.spmv_report()->decided_by, "tuned");
+  const auto tuned = M.spmv_report()->winner().knobs;
+  for (int i = 0; i < 10; ++i) cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
+  EXPECT_EQ(M.spmv_report()->winner().knobs, tuned);
+  // And the tuned product is still right.
+  std::vector<T> want(static_cast<std::size_t>(A.rows)), got(want.size());
+  ref::spmv(A, std::span<const T>(x), std::span<T>(want));
+  cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
+  for (const SpmvCase<T>& c : spmv_cases(A, x, 7))
+    if (c.beta == T{0}) c.expect_close(got, "tuned csr_param");
+}
+
+TYPED_TEST(FrontDoor, TuningCacheRoundTripsAndKeysByStructure) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const auto dir = std::filesystem::temp_directory_path() / "spx_front_door_cache";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / (std::string(precision_name<T>()) + ".json")).string();
+  std::filesystem::remove(path);
+  const auto A = gen::generate<T, int32_t>("stencil27:n=24");
+  plan::Options o;
+  o.mode = plan::Mode::Measure;
+  o.tuning_cache = path;
+  std::string kernel;
+  {
+    cuda::SparseMatrix<T> M(ctx, A);
+    kernel = M.plan_spmv(o).winner().kernel;
+    EXPECT_EQ(M.spmv_report()->decided_by, "measured");
+  }
+  ASSERT_TRUE(std::filesystem::exists(path));
+  {
+    cuda::SparseMatrix<T> M(ctx, A);  // the same structure: the cached plan, no timing
+    const plan::Report& r = M.plan_spmv(o);
+    EXPECT_EQ(r.decided_by, "cache");
+    EXPECT_EQ(r.winner().kernel, kernel);
+  }
+  {
+    const auto B = gen::generate<T, int32_t>("stencil27:n=25");  // another structure: planned afresh
+    cuda::SparseMatrix<T> M(ctx, B);
+    EXPECT_NE(M.plan_spmv(o).decided_by, "cache");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TYPED_TEST(FrontDoor, PlannedSpmvCapturesIntoAGraph) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const auto A = gen::generate<T, int32_t>("stencil27:n=32");
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), 11);
+  cuda::DeviceBuffer<T> dx(x.size(), "x"), dy(static_cast<std::size_t>(A.rows), "y");
+  cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
+  std::vector<T> want(static_cast<std::size_t>(A.rows));
+  ref::spmv(A, std::span<const T>(x), std::span<T>(want));
+  for (const std::string& k : {std::string("csr_param"), std::string("ell"), std::string("cusparse_csr_alg2"), std::string()}) {
+    cuda::SparseMatrix<T> M(ctx, A);
+    plan::Options o = k.empty() ? plan::Options{} : only(k);
+    o.tuning_cache = "-";
+    M.plan_spmv(o);  // planning allocates; the product after it must not
+    ctx.synchronize();
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(ctx.stream(), cudaStreamCaptureModeGlobal), cudaSuccess);
+    cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
+    ASSERT_EQ(cudaStreamEndCapture(ctx.stream(), &graph), cudaSuccess) << k;
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess) << k;
+    std::vector<T> poisoned(want.size());
+    poison(std::span<T>(poisoned));
+    cuda::copy_to_device_sync(ctx, dy.data(), poisoned.data(), dy.bytes());
+    ASSERT_EQ(cudaGraphLaunch(exec, ctx.stream()), cudaSuccess);
+    ctx.synchronize();
+    std::vector<T> got(want.size());
+    cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
+    for (const SpmvCase<T>& c : spmv_cases(A, x, 11))
+      if (c.beta == T{0}) c.expect_close(got, "graph " + M.spmv_report()->winner().kernel);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
+}
+
+}  // namespace
+}  // namespace spx::test
