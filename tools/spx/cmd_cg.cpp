@@ -239,7 +239,7 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
     if (jacobi) inv = need_lma ? fem::lma_inverse_diagonal(P.elements) : inverse_diagonal(A);
     for (const std::string& op : operators) {
       HostOperator<T> apply;
-      if (op == "csr") {
+      if (op == "csr" || op == "csr_param") {
         apply = [&A](std::span<const T> in, std::span<T> y) { omp::spmv(A, in, y); };
       } else if (op.starts_with("lma")) {
         apply = [&P](std::span<const T> in, std::span<T> y) { fem::lma_apply(P.elements, in, y); };
@@ -265,7 +265,9 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
   cuda::DeviceBuffer<T> d_x(b.size(), "cg x");
   for (const std::string& op_name : operators) {
     std::unique_ptr<cuda::LinearOperator<T>> op;
-    if (op_name == "csr")
+    if (op_name == "csr" || op_name == "auto")
+      op = cuda::make_planned_operator(ctx, A, op_name == "csr", std::max<int64_t>(o.maxit, 100));
+    else if (op_name == "csr_param")
       op = cuda::make_csr_operator(ctx, A);
     else if (op_name == "ell")
       op = cuda::make_ell_operator(ctx, A);
@@ -377,16 +379,16 @@ void run_cg(const CgCliOptions& o) {
   std::vector<std::string> operators;
   for (const std::string& op : split(o.operators)) {
     if (op == "auto") {
-      operators.push_back("csr");
+      operators.push_back(backend == "cuda" ? "auto" : "csr");
     } else if (op == "all") {
-      for (const char* k : {"csr", "ell", "lma_atomic", "lma_colour"})
+      for (const char* k : {"csr", "csr_param", "ell", "lma_atomic", "lma_colour"})
         if (problem.spec || std::string(k).find("lma") == std::string::npos) operators.push_back(k);
     } else if (op == "lma") {
       operators.push_back("lma_atomic");
-    } else if (op == "csr" || op == "ell" || op == "lma_atomic" || op == "lma_colour") {
+    } else if (op == "csr" || op == "csr_param" || op == "ell" || op == "lma_atomic" || op == "lma_colour") {
       operators.push_back(op);
     } else {
-      throw Error(fmt::format("--operator {}: choose auto, csr, ell, lma, lma_atomic, lma_colour or all", op));
+      throw Error(fmt::format("--operator {}: choose auto, csr, csr_param, ell, lma, lma_atomic, lma_colour or all", op));
     }
   }
   if (operators.empty()) throw Error("--operator: nothing to run");
@@ -431,8 +433,9 @@ void add_cg_command(CLI::App& app) {
       ->check(CLI::IsMember({"none", "jacobi"}))
       ->capture_default_str();
   cmd->add_option("--operator", o->operators,
-                  "Comma list: auto (csr), csr, ell, lma (= lma_atomic), lma_atomic, lma_colour, all; lma needs a "
-                  "fem2d: input")
+                  "Comma list: auto (GPU: the front door's planned SpMV over every candidate), csr (the front door, "
+                  "CSR candidates), csr_param (the parametrised CSR kernel directly), ell (ELLR-T), lma (= "
+                  "lma_atomic), lma_colour, all; lma needs a fem2d: input")
       ->capture_default_str();
   cmd->add_option("--backend", o->backend, "auto (GPU when usable), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))

@@ -48,7 +48,15 @@ class LinearOperator {
   virtual double bytes_per_apply() const = 0;  // minimum bytes one product moves (docs/cg.md)
 };
 
-// CSR through spx's parametrised CSR SpMV and its fixed rule (plan_csr_spmv + spmv_csr).
+// Through the front door (SparseMatrix, spx/cuda/sparse_matrix.hpp), planned at construction in
+// Measure mode among the bitwise-reproducible candidates, for `expected_calls` products: the CSR
+// candidates only (csr_only, name "csr": csr_param, csr_vector, segmented sum, cuSPARSE CSR), or
+// every candidate (name "auto").
+template <class T>
+std::unique_ptr<LinearOperator<T>> make_planned_operator(Context& ctx, const Csr<T, int32_t>& A, bool csr_only = true,
+                                                         int64_t expected_calls = 1000);
+// CSR through spx's parametrised CSR SpMV and its fixed rule directly (plan_csr_spmv + spmv_csr),
+// without the planner: name "csr_param".
 template <class T>
 std::unique_ptr<LinearOperator<T>> make_csr_operator(Context& ctx, const Csr<T, int32_t>& A);
 // ELLPACK-R with T threads per row (the ellr_t_rule), converted on the GPU.

@@ -25,7 +25,7 @@ class CsrOperator final : public LinearOperator<T> {
   CsrOperator(Context& ctx, const Csr<T, int32_t>& A) : dA_(upload(ctx, A)), plan_(plan_csr_spmv(ctx, dA_, A)) {}
   int64_t size() const override { return dA_.rows; }
   void apply(Context& ctx, std::span<const T> x, std::span<T> y) override { spmv_csr(ctx, plan_, dA_, x, y); }
-  std::string name() const override { return "csr"; }
+  std::string name() const override { return "csr_param"; }
   std::string details() const override { return to_string(plan_.params); }
   std::size_t bytes() const override { return dA_.bytes(); }
   double bytes_per_apply() const override {  // matrix once, x once, y written once
