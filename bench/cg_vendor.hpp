@@ -14,16 +14,17 @@ namespace spx::bench {
 
 struct VendorCgResult {
   int64_t iterations = 0;
-  double residual = 0;       // ‖r‖ of the recurrence
+  double residual = 0;  // ‖r‖ of the recurrence
   double rhs_norm = 0;
-  double seconds = 0;        // the loop (setup of the SpMV descriptor excluded)
+  double seconds = 0;  // the loop (setup of the SpMV descriptor excluded)
   bool converged = false;
 };
 
 // Solves A x = b from x = 0 until ‖r‖ <= rtol·‖b‖ or max_iterations; inv_diag empty: no
 // preconditioner. All spans are device memory.
 template <class T>
-VendorCgResult vendor_cg(cuda::Context& ctx, const cuda::DeviceCsr<T, int32_t>& A, std::span<const T> inv_diag,
-                         std::span<const T> b, std::span<T> x, double rtol, int64_t max_iterations);
+VendorCgResult vendor_cg(cuda::Context& ctx, const cuda::DeviceCsr<T, int32_t>& A,
+                         std::span<const T> inv_diag, std::span<const T> b, std::span<T> x, double rtol,
+                         int64_t max_iterations);
 
 }  // namespace spx::bench

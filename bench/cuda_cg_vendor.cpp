@@ -33,7 +33,9 @@ void scal(cublasHandle_t h, int n, double alpha, float* x) {
   const float a = static_cast<float>(alpha);
   SPX_CUBLAS_CHECK(cublasSscal(h, n, &a, x, 1));
 }
-void scal(cublasHandle_t h, int n, double alpha, double* x) { SPX_CUBLAS_CHECK(cublasDscal(h, n, &alpha, x, 1)); }
+void scal(cublasHandle_t h, int n, double alpha, double* x) {
+  SPX_CUBLAS_CHECK(cublasDscal(h, n, &alpha, x, 1));
+}
 // z = diag(d)·r: an n × 1 matrix scaled by rows.
 void diag_mul(cublasHandle_t h, int n, const float* d, const float* r, float* z) {
   SPX_CUBLAS_CHECK(cublasSdgmm(h, CUBLAS_SIDE_LEFT, n, 1, r, n, d, 1, z, n));
@@ -45,13 +47,15 @@ void diag_mul(cublasHandle_t h, int n, const double* d, const double* r, double*
 }  // namespace
 
 template <class T>
-VendorCgResult vendor_cg(cuda::Context& ctx, const cuda::DeviceCsr<T, int32_t>& A, std::span<const T> inv_diag,
-                         std::span<const T> b, std::span<T> x, double rtol, int64_t max_iterations) {
+VendorCgResult vendor_cg(cuda::Context& ctx, const cuda::DeviceCsr<T, int32_t>& A,
+                         std::span<const T> inv_diag, std::span<const T> b, std::span<T> x, double rtol,
+                         int64_t max_iterations) {
   const int n = A.rows;
   const std::size_t N = static_cast<std::size_t>(n);
   if (A.rows != A.cols || b.size() != N || x.size() != N) throw Error("vendor_cg: sizes do not match");
   const bool jacobi = !inv_diag.empty();
-  cuda::DeviceBuffer<T> r(N, "vendor cg r"), p(N, "vendor cg p"), q(N, "vendor cg q"), zbuf(jacobi ? N : 0, "z");
+  cuda::DeviceBuffer<T> r(N, "vendor cg r"), p(N, "vendor cg p"), q(N, "vendor cg q"),
+      zbuf(jacobi ? N : 0, "z");
   T* z = jacobi ? zbuf.data() : r.data();
   cuda::CusparseSpmv<T, int32_t> spmv(ctx, A, cuda::CusparseSpmvAlg::CsrAlg1, std::span<const T>(p.span()),
                                       q.span());
@@ -98,8 +102,8 @@ VendorCgResult vendor_cg(cuda::Context& ctx, const cuda::DeviceCsr<T, int32_t>& 
 }
 
 template VendorCgResult vendor_cg<float>(cuda::Context&, const cuda::DeviceCsr<float, int32_t>&,
-                                         std::span<const float>, std::span<const float>, std::span<float>, double,
-                                         int64_t);
+                                         std::span<const float>, std::span<const float>, std::span<float>,
+                                         double, int64_t);
 template VendorCgResult vendor_cg<double>(cuda::Context&, const cuda::DeviceCsr<double, int32_t>&,
                                           std::span<const double>, std::span<const double>, std::span<double>,
                                           double, int64_t);

@@ -3,8 +3,8 @@
 // (spx/cuda/cg.hpp) and the fallback without a GPU.
 //
 // Algorithm (both backends, the same recurrences, so their iterates agree within rounding): the
-// Chronopoulos–Gear form of PCG, in which the two inner products of an iteration are computed
-// together (docs/cg.md):
+// Chronopoulos–Gear form of PCG, whose inner products sit next to each other in the iteration
+// (docs/cg.md):
 //   r = b − A·x, u = M·r, w = A·u, γ = (r, u), δ = (w, u), α = γ/δ, β = 0
 //   repeat: p = u + βp, s = w + βs, x += αp, r −= αs, u = M·r, γ' = (r, u), ρ = (r, r)
 //           stop when √ρ <= max(rtol·‖b‖, atol)
@@ -38,13 +38,13 @@ enum class Preconditioner { None, Jacobi };
 const char* to_string(Preconditioner p);  // "none", "jacobi"
 
 struct CgOptions {
-  double rtol = 1e-8;               // relative to ‖b‖
-  double atol = 0;                  // absolute
+  double rtol = 1e-8;  // relative to ‖b‖
+  double atol = 0;     // absolute
   int64_t max_iterations = 10000;
   Preconditioner preconditioner = Preconditioner::None;
-  int64_t stagnation_window = 0;    // 0: no window rule
-  bool history = true;              // keep ‖r‖ of every iteration
-  bool zero_initial_guess = true;   // x = 0 first (else x holds the initial guess)
+  int64_t stagnation_window = 0;   // 0: no window rule
+  bool history = true;             // keep ‖r‖ of every iteration
+  bool zero_initial_guess = true;  // x = 0 first (else x holds the initial guess)
   // GPU only: iterations enqueued between two reads of the device status (the host never waits
   // per iteration), and whether they are replayed as one CUDA graph.
   int check_every = 32;

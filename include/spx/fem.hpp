@@ -53,9 +53,9 @@ constexpr int packed_size(int m) { return m * (m + 1) / 2; }
 template <class T>
 struct ElementData {
   int p = 1;
-  int m = 4;                 // nodes per element, (p + 1)²
-  int64_t elements = 0;      // n²
-  int64_t dofs = 0;          // unknowns (rows of the assembled matrix)
+  int m = 4;             // nodes per element, (p + 1)²
+  int64_t elements = 0;  // n²
+  int64_t dofs = 0;      // unknowns (rows of the assembled matrix)
   // Node k of element slot e at nodes[k * elements + e]: its unknown, or -1 for a Dirichlet node.
   std::vector<int32_t> nodes;
   // Packed upper triangle entry t of element slot e at local[t * elements + e].
@@ -68,8 +68,8 @@ struct ElementData {
 template <class T>
 struct Problem {
   FemSpec spec;
-  Csr<T, int32_t> A;         // assembled (empty when not asked for)
-  ElementData<T> elements;   // empty when not asked for
+  Csr<T, int32_t> A;        // assembled (empty when not asked for)
+  ElementData<T> elements;  // empty when not asked for
 };
 
 // The FemSpec of a "fem2d:..." generator spec; nullopt for another kind; spx::Error for a bad one.

@@ -15,10 +15,14 @@ namespace spx {
 
 const char* to_string(CgStatus status) {
   switch (status) {
-    case CgStatus::Converged: return "converged";
-    case CgStatus::MaxIterations: return "max_iterations";
-    case CgStatus::Breakdown: return "breakdown";
-    case CgStatus::Stagnation: return "stagnation";
+    case CgStatus::Converged:
+      return "converged";
+    case CgStatus::MaxIterations:
+      return "max_iterations";
+    case CgStatus::Breakdown:
+      return "breakdown";
+    case CgStatus::Stagnation:
+      return "stagnation";
   }
   return "?";
 }
@@ -28,8 +32,8 @@ const char* to_string(Preconditioner p) { return p == Preconditioner::Jacobi ? "
 std::string summary(const CgResult& r) {
   switch (r.status) {
     case CgStatus::Converged:
-      return fmt::format("converged in {} iterations: |r| = {:.3e}, |r|/|b| = {:.3e}", r.iterations, r.residual,
-                         r.relative_residual);
+      return fmt::format("converged in {} iterations: |r| = {:.3e}, |r|/|b| = {:.3e}", r.iterations,
+                         r.residual, r.relative_residual);
     case CgStatus::MaxIterations:
       return fmt::format("not converged: iteration cap {} reached at |r|/|b| = {:.3e}", r.iterations,
                          r.relative_residual);
@@ -49,8 +53,10 @@ std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A) {
   std::vector<T> inv(static_cast<std::size_t>(A.rows));
   for (int32_t r = 0; r < A.rows; ++r) {
     double d = 0;
-    for (int32_t k = A.row_ptr[static_cast<std::size_t>(r)]; k < A.row_ptr[static_cast<std::size_t>(r) + 1]; ++k)
-      if (A.col_idx[static_cast<std::size_t>(k)] == r) d = static_cast<double>(A.values[static_cast<std::size_t>(k)]);
+    for (int32_t k = A.row_ptr[static_cast<std::size_t>(r)]; k < A.row_ptr[static_cast<std::size_t>(r) + 1];
+         ++k)
+      if (A.col_idx[static_cast<std::size_t>(k)] == r)
+        d = static_cast<double>(A.values[static_cast<std::size_t>(k)]);
     if (!(d > 0))
       throw Error(fmt::format("Jacobi needs a positive diagonal: row {} has diagonal {} (not SPD?)", r, d));
     inv[static_cast<std::size_t>(r)] = static_cast<T>(1.0 / d);
@@ -74,7 +80,8 @@ CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag
             std::span<T> x, const CgOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (static_cast<int64_t>(b.size()) != n || static_cast<int64_t>(x.size()) != n)
-    throw Error(fmt::format("cg: b has {} and x {} entries; the operator has {} rows", b.size(), x.size(), n));
+    throw Error(
+        fmt::format("cg: b has {} and x {} entries; the operator has {} rows", b.size(), x.size(), n));
   const bool jacobi = !inv_diag.empty();
   if (jacobi && static_cast<int64_t>(inv_diag.size()) != n)
     throw Error(fmt::format("cg: Jacobi diagonal has {} entries, not {}", inv_diag.size(), n));
@@ -121,9 +128,11 @@ CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag
     double delta = 0;
 #pragma omp parallel for reduction(+ : delta) if (parallel(n))
     for (int64_t i = 0; i < n; ++i)
-      delta += static_cast<double>(w[static_cast<std::size_t>(i)]) * static_cast<double>(u[static_cast<std::size_t>(i)]);
+      delta += static_cast<double>(w[static_cast<std::size_t>(i)]) *
+               static_cast<double>(u[static_cast<std::size_t>(i)]);
     if (!(gamma > 0) || !std::isfinite(gamma))
-      return finish(CgStatus::Breakdown, fmt::format("(r, M r) = {:.3e} <= 0: the preconditioner is not SPD", gamma));
+      return finish(CgStatus::Breakdown,
+                    fmt::format("(r, M r) = {:.3e} <= 0: the preconditioner is not SPD", gamma));
     const double pap = it == 0 ? delta : delta - beta * gamma / alpha;
     if (!(pap > 0) || !std::isfinite(pap))
       return finish(CgStatus::Breakdown, fmt::format("p'Ap = {:.3e} <= 0: the matrix is not SPD", pap));
@@ -155,8 +164,9 @@ CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag
     // kStagnationSteps iterations in a row, or (when asked for) no smaller residual in a window.
     steps_without_change = alpha * alpha * pp <= kUnit<T> * kUnit<T> * xx ? steps_without_change + 1 : 0;
     if (steps_without_change >= kStagnationSteps)
-      return finish(CgStatus::Stagnation, fmt::format("x no longer changes: |alpha p| <= u |x| for {} iterations",
-                                                      kStagnationSteps));
+      return finish(
+          CgStatus::Stagnation,
+          fmt::format("x no longer changes: |alpha p| <= u |x| for {} iterations", kStagnationSteps));
     if (rr < best) {
       best = rr;
       best_it = res.iterations;
@@ -164,7 +174,8 @@ CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag
       return finish(CgStatus::Stagnation,
                     fmt::format("no smaller residual in {} iterations", options.stagnation_window));
     }
-    if (res.iterations >= options.max_iterations) return finish(CgStatus::MaxIterations, "iteration cap reached");
+    if (res.iterations >= options.max_iterations)
+      return finish(CgStatus::MaxIterations, "iteration cap reached");
     beta = gamma_new / gamma;
     gamma = gamma_new;
   }
@@ -181,11 +192,12 @@ CgResult cg(const Csr<T, int32_t>& A, std::span<const T> b, std::span<T> x, cons
 
 template std::vector<float> inverse_diagonal<float>(const Csr<float, int32_t>&);
 template std::vector<double> inverse_diagonal<double>(const Csr<double, int32_t>&);
-template CgResult cg<float>(const HostOperator<float>&, int64_t, std::span<const float>, std::span<const float>,
-                            std::span<float>, const CgOptions&);
+template CgResult cg<float>(const HostOperator<float>&, int64_t, std::span<const float>,
+                            std::span<const float>, std::span<float>, const CgOptions&);
 template CgResult cg<double>(const HostOperator<double>&, int64_t, std::span<const double>,
                              std::span<const double>, std::span<double>, const CgOptions&);
-template CgResult cg<float>(const Csr<float, int32_t>&, std::span<const float>, std::span<float>, const CgOptions&);
+template CgResult cg<float>(const Csr<float, int32_t>&, std::span<const float>, std::span<float>,
+                            const CgOptions&);
 template CgResult cg<double>(const Csr<double, int32_t>&, std::span<const double>, std::span<double>,
                              const CgOptions&);
 

@@ -32,7 +32,8 @@ void lma_apply(const ElementData<T>& E, std::span<const T> x, std::span<T> y) {
       }
       for (int i = 0; i < m; ++i)
         for (int j = i; j < m; ++j) {
-          const double a = static_cast<double>(E.local[static_cast<std::size_t>(packed_index(i, j, m)) * elements + s]);
+          const double a =
+              static_cast<double>(E.local[static_cast<std::size_t>(packed_index(i, j, m)) * elements + s]);
           ye[i] += a * xe[j];
           if (j != i) ye[j] += a * xe[i];
         }

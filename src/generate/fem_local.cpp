@@ -38,7 +38,7 @@ std::vector<double> local_matrices(const FemSpec& spec) {
   const int64_t n = spec.n;
   const double h = 1.0 / static_cast<double>(n);
   std::vector<double> K(static_cast<std::size_t>(n * n) * m * m);
-#pragma omp parallel if (n * n * static_cast<int64_t>(m * m) >= (int64_t{1} << 16))
+#pragma omp parallel if (n * n * static_cast <int64_t>(m * m) >= (int64_t{1} << 16))
   {
     std::vector<double> gx(m * nq * nq), gy(m * nq * nq), wk(nq * nq);
 #pragma omp for schedule(static)
@@ -64,7 +64,8 @@ std::vector<double> local_matrices(const FemSpec& spec) {
         for (std::size_t j = i; j < m; ++j) {
           double sum = 0;
           for (std::size_t q = 0; q < nq * nq; ++q)
-            sum += wk[q] * (gx[i * nq * nq + q] * gx[j * nq * nq + q] + gy[i * nq * nq + q] * gy[j * nq * nq + q]);
+            sum += wk[q] *
+                   (gx[i * nq * nq + q] * gx[j * nq * nq + q] + gy[i * nq * nq + q] * gy[j * nq * nq + q]);
           Ke[i * m + j] = sum;
           Ke[j * m + i] = sum;
         }

@@ -19,7 +19,8 @@ void check_spec(const FemSpec& spec) {
   if (spec.p < 1 || spec.p > 4) throw Error(fmt::format("fem2d: p = {} must be 1, 2, 3 or 4", spec.p));
   if (spec.n < 1) throw Error(fmt::format("fem2d: n = {} elements per side must be at least 1", spec.n));
   if (spec.n * spec.p < 2)
-    throw Error(fmt::format("fem2d: n = {} at p = {} leaves no interior node; take n·p >= 2", spec.n, spec.p));
+    throw Error(
+        fmt::format("fem2d: n = {} at p = {} leaves no interior node; take n·p >= 2", spec.n, spec.p));
   if (!(spec.kappa_amplitude >= 0 && spec.kappa_amplitude < 1))
     throw Error(fmt::format("fem2d: kappa = {} must be in [0, 1) (kappa(x) = 1 + a·sin·sin stays positive)",
                             spec.kappa_amplitude));
@@ -64,7 +65,8 @@ Csr<T, int32_t> assemble(const FemSpec& spec, const std::vector<double>& K) {
 #pragma omp parallel for schedule(static) if (threads)
   for (int64_t r = 0; r < dofs; ++r) {
     const Range x = adjacent(r % side + 1, n, p), y = adjacent(r / side + 1, n, p);
-    A.row_ptr[static_cast<std::size_t>(r) + 1] = static_cast<int32_t>((x.c_hi - x.c_lo + 1) * (y.c_hi - y.c_lo + 1));
+    A.row_ptr[static_cast<std::size_t>(r) + 1] =
+        static_cast<int32_t>((x.c_hi - x.c_lo + 1) * (y.c_hi - y.c_lo + 1));
   }
   int64_t nnz = 0;
   for (int64_t r = 0; r < dofs; ++r) {
@@ -108,9 +110,11 @@ ElementData<T> element_data(const FemSpec& spec, const std::vector<double>& K) {
   E.dofs = spec.dofs();
   // Colour c = (ex mod 2) + 2·(ey mod 2): elements of one colour share no node.
   E.colour_begin.assign(5, 0);
-  for (int64_t e = 0; e < n * n; ++e) ++E.colour_begin[static_cast<std::size_t>((e % n) % 2 + 2 * ((e / n) % 2)) + 1];
+  for (int64_t e = 0; e < n * n; ++e)
+    ++E.colour_begin[static_cast<std::size_t>((e % n) % 2 + 2 * ((e / n) % 2)) + 1];
   for (std::size_t c = 0; c < 4; ++c) E.colour_begin[c + 1] += E.colour_begin[c];
-  std::vector<int64_t> slot(static_cast<std::size_t>(n * n)), next(E.colour_begin.begin(), E.colour_begin.end() - 1);
+  std::vector<int64_t> slot(static_cast<std::size_t>(n * n)),
+      next(E.colour_begin.begin(), E.colour_begin.end() - 1);
   for (int64_t e = 0; e < n * n; ++e)
     slot[static_cast<std::size_t>(e)] = next[static_cast<std::size_t>((e % n) % 2 + 2 * ((e / n) % 2))]++;
   const std::size_t elements = static_cast<std::size_t>(E.elements);
@@ -126,7 +130,8 @@ ElementData<T> element_data(const FemSpec& spec, const std::vector<double>& K) {
       E.nodes[static_cast<std::size_t>(i) * elements + s] =
           static_cast<int32_t>(detail::dof_of(ex * p + i % p1, ey * p + i / p1, g));
       for (int j = i; j < m; ++j)
-        E.local[static_cast<std::size_t>(packed_index(i, j, m)) * elements + s] = static_cast<T>(Ke[i * m + j]);
+        E.local[static_cast<std::size_t>(packed_index(i, j, m)) * elements + s] =
+            static_cast<T>(Ke[i * m + j]);
     }
   }
   return E;

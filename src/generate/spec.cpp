@@ -278,7 +278,8 @@ std::optional<FemSpec> parse_spec(const std::string& text) {
   if (gen::trim(body.substr(0, colon)) != "fem2d") return std::nullopt;
   const auto def = std::find_if(gen::kinds().begin(), gen::kinds().end(),
                                 [](const gen::KindDef& k) { return k.kind == "fem2d"; });
-  const gen::Args args(text, *def, colon == std::string_view::npos ? std::string_view{} : body.substr(colon + 1));
+  const gen::Args args(text, *def,
+                       colon == std::string_view::npos ? std::string_view{} : body.substr(colon + 1));
   FemSpec spec = gen::fem_spec(args);
   try {
     check_spec(spec);

@@ -1,6 +1,8 @@
 // The FEM generator (spx/fem.hpp, "fem2d:" specs): the Q1 stencil, symmetry, positive
 // definiteness, zero row sums away from the boundary, row lengths, colouring, and the local
 // matrix approach's product against the assembled matrix.
+#include "spx/fem.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "spx/cpu.hpp"
-#include "spx/fem.hpp"
 #include "spx/generate.hpp"
 #include "test_support.hpp"
 
@@ -111,7 +112,7 @@ TEST_P(FemDegree, RowLengthsOnTheInterior) {
   };
   EXPECT_EQ(len(2 * p, 2 * p), (2 * p + 1) * (2 * p + 1));  // mesh vertex
   if (p > 1) {
-    EXPECT_EQ(len(2 * p + 1, 2 * p), (p + 1) * (2 * p + 1));    // element edge
+    EXPECT_EQ(len(2 * p + 1, 2 * p), (p + 1) * (2 * p + 1));  // element edge
     EXPECT_EQ(len(2 * p + 1, 2 * p + 1), (p + 1) * (p + 1));  // element interior
   }
 }

@@ -4,6 +4,8 @@
 // and f64, with and without Jacobi, and on the SPD shared matrix bcsstk13; the true residual
 // ‖b − Ax‖ recomputed on the host; the LMA product against the assembled one; breakdown, zero
 // right-hand side, one-step convergence, the iteration cap, graph and no graph.
+#include "spx/cg.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -15,7 +17,6 @@
 #include <vector>
 
 #include "gpu/gpu_test_support.hpp"
-#include "spx/cg.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/cg.hpp"

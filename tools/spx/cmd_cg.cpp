@@ -82,7 +82,10 @@ void require_symmetric(const Csr<T, int32_t>& A) {
       const int32_t c = A.col_idx[k];
       const auto begin = A.col_idx.begin() + A.row_ptr[c], end = A.col_idx.begin() + A.row_ptr[c + 1];
       const auto it = std::lower_bound(begin, end, r);
-      const double mirror = it != end && *it == r ? static_cast<double>(A.values[static_cast<std::size_t>(it - A.col_idx.begin())]) : 0.0;
+      const double mirror =
+          it != end && *it == r
+              ? static_cast<double>(A.values[static_cast<std::size_t>(it - A.col_idx.begin())])
+              : 0.0;
       if (std::abs(mirror - static_cast<double>(A.values[k])) > 1e-6 * row_max)
         throw Error(fmt::format("cg needs a symmetric matrix; A({},{}) = {} but A({},{}) = {}", r, c,
                                 static_cast<double>(A.values[k]), c, r, mirror));
@@ -125,7 +128,8 @@ double true_relative_residual(const Csr<T, int32_t>& A, const std::vector<T>& b,
       ax += static_cast<double>(A.values[k]) * static_cast<double>(x[static_cast<std::size_t>(A.col_idx[k])]);
     const double d = static_cast<double>(b[static_cast<std::size_t>(r)]) - ax;
     num += d * d;
-    den += static_cast<double>(b[static_cast<std::size_t>(r)]) * static_cast<double>(b[static_cast<std::size_t>(r)]);
+    den += static_cast<double>(b[static_cast<std::size_t>(r)]) *
+           static_cast<double>(b[static_cast<std::size_t>(r)]);
   }
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
@@ -139,12 +143,13 @@ class CgProgressLine {
   }
   void show(int64_t it, double residual, double rhs_norm, double seconds) {
     const auto now = std::chrono::steady_clock::now();
-    if (shown_ && now - last_ < (terminal_ ? std::chrono::milliseconds(200) : std::chrono::seconds(10))) return;
+    if (shown_ && now - last_ < (terminal_ ? std::chrono::milliseconds(200) : std::chrono::seconds(10)))
+      return;
     last_ = now;
     shown_ = true;
-    const std::string line =
-        fmt::format("[cg {}] iteration {}  |r|/|b| {:.3e}  {:.0f} it/s", label_, it,
-                    rhs_norm > 0 ? residual / rhs_norm : residual, seconds > 0 ? static_cast<double>(it) / seconds : 0.0);
+    const std::string line = fmt::format("[cg {}] iteration {}  |r|/|b| {:.3e}  {:.0f} it/s", label_, it,
+                                         rhs_norm > 0 ? residual / rhs_norm : residual,
+                                         seconds > 0 ? static_cast<double>(it) / seconds : 0.0);
     if (terminal_)
       std::cerr << "\r\033[K" << line << std::flush;
     else
@@ -209,8 +214,9 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
   opt.use_graph = !o.no_graph;
   opt.stagnation_window = o.stagnation;
   const bool jacobi = opt.preconditioner == Preconditioner::Jacobi;
-  fmt::print(out, "matrix      {}  {} x {}, {} nonzeros ({:.1f} per row), {}, built in {:.2f} s\n", problem.name,
-             A.rows, A.cols, A.nnz(), A.rows ? static_cast<double>(A.nnz()) / A.rows : 0.0, precision, setup_s);
+  fmt::print(out, "matrix      {}  {} x {}, {} nonzeros ({:.1f} per row), {}, built in {:.2f} s\n",
+             problem.name, A.rows, A.cols, A.nnz(), A.rows ? static_cast<double>(A.nnz()) / A.rows : 0.0,
+             precision, setup_s);
 
   auto record = [&](const std::string& op, const std::string& details, const std::vector<CgResult>& results,
                     const std::vector<T>& x, json extra) {
@@ -223,11 +229,21 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
                precision, op, backend, summary(r), true_res, r.seconds,
                r.seconds > 0 ? static_cast<double>(r.iterations) / r.seconds : 0.0,
                r.iterations ? 1e3 * r.seconds / static_cast<double>(r.iterations) : 0.0);
-    json j{{"matrix", problem.name},   {"rows", A.rows},   {"nnz", A.nnz()}, {"precision", precision},
-           {"backend", backend},       {"operator", op},   {"details", details},
-           {"preconditioner", o.precond}, {"rtol", o.tol}, {"atol", o.atol}, {"max_iterations", o.maxit},
-           {"repeat", static_cast<int64_t>(results.size())}, {"seconds_all", secs}};
-    if (problem.spec) j["fem"] = {{"n", problem.spec->n}, {"p", problem.spec->p}, {"kappa", problem.spec->kappa_amplitude}};
+    json j{{"matrix", problem.name},
+           {"rows", A.rows},
+           {"nnz", A.nnz()},
+           {"precision", precision},
+           {"backend", backend},
+           {"operator", op},
+           {"details", details},
+           {"preconditioner", o.precond},
+           {"rtol", o.tol},
+           {"atol", o.atol},
+           {"max_iterations", o.maxit},
+           {"repeat", static_cast<int64_t>(results.size())},
+           {"seconds_all", secs}};
+    if (problem.spec)
+      j["fem"] = {{"n", problem.spec->n}, {"p", problem.spec->p}, {"kappa", problem.spec->kappa_amplitude}};
     j["result"] = result_json(r, o.history);
     j["true_relative_residual"] = true_res;
     for (auto& [k, v] : extra.items()) j[k] = v;
@@ -249,7 +265,8 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
       std::vector<T> x(b.size());
       std::vector<CgResult> results;
       for (int i = 0; i < o.repeat; ++i)
-        results.push_back(cg<T>(apply, A.rows, std::span<const T>(inv), std::span<const T>(b), std::span<T>(x), opt));
+        results.push_back(
+            cg<T>(apply, A.rows, std::span<const T>(inv), std::span<const T>(b), std::span<T>(x), opt));
       record(op, op == "csr" ? "spx::omp::spmv" : "fem::lma_apply (colours)", results, x, json::object());
     }
     return;
@@ -272,12 +289,13 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
     else if (op_name == "ell")
       op = cuda::make_ell_operator(ctx, A);
     else
-      op = cuda::make_lma_operator(ctx, P.elements,
-                                   op_name == "lma_colour" ? cuda::LmaScatter::Colour : cuda::LmaScatter::Atomic);
+      op = cuda::make_lma_operator(
+          ctx, P.elements, op_name == "lma_colour" ? cuda::LmaScatter::Colour : cuda::LmaScatter::Atomic);
     cuda::DeviceBuffer<T> d_inv;
     if (jacobi)
-      d_inv = cuda::to_device(ctx, op_name.starts_with("lma") ? fem::lma_inverse_diagonal(P.elements) : inverse_diagonal(A),
-                              "cg jacobi");
+      d_inv = cuda::to_device(
+          ctx, op_name.starts_with("lma") ? fem::lma_inverse_diagonal(P.elements) : inverse_diagonal(A),
+          "cg jacobi");
     cuda::CgSolver<T> solver(ctx, *op);
     std::vector<CgResult> results;
     for (int i = 0; i < o.repeat; ++i) {
@@ -290,11 +308,13 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
           }));
     }
-    json extra{{"operator_bytes", op->bytes()}, {"operator_bytes_per_apply", op->bytes_per_apply()},
+    json extra{{"operator_bytes", op->bytes()},
+               {"operator_bytes_per_apply", op->bytes_per_apply()},
                {"vector_bytes_per_iteration", solver.vector_bytes_per_iteration(jacobi)}};
     if (o.spmv_timing) {
       cuda::DeviceBuffer<T> w(b.size(), "spmv y");
-      const auto t = cuda::time_kernel(ctx, [&] { op->apply(ctx, std::span<const T>(d_b.span()), w.span()); });
+      const auto t =
+          cuda::time_kernel(ctx, [&] { op->apply(ctx, std::span<const T>(d_b.span()), w.span()); });
       const double floor_ms = solver.vector_bytes_per_iteration(jacobi) / (copy_gbs * 1e9) * 1e3;
       extra["spmv_ms"] = t.median_ms;
       extra["spmv_gbs"] = op->bytes_per_apply() / (t.median_ms * 1e-3) / 1e9;
@@ -306,11 +326,13 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
                                std::vector<double> s;
                                for (const auto& q : results) s.push_back(q.seconds);
                                return s;
-                             }()) / static_cast<double>(r.iterations);
+                             }()) /
+                             static_cast<double>(r.iterations);
         extra["ms_per_iteration"] = ms_it;
         extra["ratio_to_floor"] = ms_it / (t.median_ms + floor_ms);
-        fmt::print(out, "{:<11} {:<10} SpMV {:.4f} ms ({:.0f} GB/s), vector floor {:.4f} ms at {:.0f} GB/s; "
-                        "iteration {:.4f} ms = {:.2f}x (SpMV + floor)\n",
+        fmt::print(out,
+                   "{:<11} {:<10} SpMV {:.4f} ms ({:.0f} GB/s), vector floor {:.4f} ms at {:.0f} GB/s; "
+                   "iteration {:.4f} ms = {:.2f}x (SpMV + floor)\n",
                    "", op->name(), t.median_ms, extra["spmv_gbs"].get<double>(), floor_ms, copy_gbs, ms_it,
                    ms_it / (t.median_ms + floor_ms));
       }
@@ -332,34 +354,36 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
     v.seconds = median(secs);
     const std::vector<T> x = cuda::to_host(ctx, d_x);
     const double true_res = true_relative_residual(A, b, x);
-    fmt::print(out,
-               "{:<11} {:<10} cuda: cuSPARSE SpMV + cuBLAS, {} in {} iterations, |r|/|b| = {:.3e}; true {:.3e}; "
-               "{:.4f} s ({:.0f} it/s)\n",
-               precision, "vendor", v.converged ? "converged" : "not converged", v.iterations,
-               v.rhs_norm > 0 ? v.residual / v.rhs_norm : 0.0, true_res, v.seconds,
-               v.seconds > 0 ? static_cast<double>(v.iterations) / v.seconds : 0.0);
-    runs.push_back({{"matrix", problem.name},
-                    {"rows", A.rows},
-                    {"nnz", A.nnz()},
-                    {"precision", precision},
-                    {"backend", "cuda"},
-                    {"operator", "vendor_cusparse_cublas"},
-                    {"details", "cusparseSpMV CSR_ALG1 + cublas dot/axpy/scal (host pointer mode)"},
-                    {"preconditioner", o.precond},
-                    {"rtol", o.tol},
-                    {"max_iterations", o.maxit},
-                    {"repeat", o.repeat},
-                    {"seconds_all", secs},
-                    {"vendor", true},
-                    {"result",
-                     {{"status", v.converged ? "converged" : "max_iterations"},
-                      {"iterations", v.iterations},
-                      {"residual", v.residual},
-                      {"rhs_norm", v.rhs_norm},
-                      {"relative_residual", v.rhs_norm > 0 ? v.residual / v.rhs_norm : 0.0},
-                      {"seconds", v.seconds},
-                      {"iterations_per_second", v.seconds > 0 ? static_cast<double>(v.iterations) / v.seconds : 0.0}}},
-                    {"true_relative_residual", true_res}});
+    fmt::print(
+        out,
+        "{:<11} {:<10} cuda: cuSPARSE SpMV + cuBLAS, {} in {} iterations, |r|/|b| = {:.3e}; true {:.3e}; "
+        "{:.4f} s ({:.0f} it/s)\n",
+        precision, "vendor", v.converged ? "converged" : "not converged", v.iterations,
+        v.rhs_norm > 0 ? v.residual / v.rhs_norm : 0.0, true_res, v.seconds,
+        v.seconds > 0 ? static_cast<double>(v.iterations) / v.seconds : 0.0);
+    runs.push_back(
+        {{"matrix", problem.name},
+         {"rows", A.rows},
+         {"nnz", A.nnz()},
+         {"precision", precision},
+         {"backend", "cuda"},
+         {"operator", "vendor_cusparse_cublas"},
+         {"details", "cusparseSpMV CSR_ALG1 + cublas dot/axpy/scal (host pointer mode)"},
+         {"preconditioner", o.precond},
+         {"rtol", o.tol},
+         {"max_iterations", o.maxit},
+         {"repeat", o.repeat},
+         {"seconds_all", secs},
+         {"vendor", true},
+         {"result",
+          {{"status", v.converged ? "converged" : "max_iterations"},
+           {"iterations", v.iterations},
+           {"residual", v.residual},
+           {"rhs_norm", v.rhs_norm},
+           {"relative_residual", v.rhs_norm > 0 ? v.residual / v.rhs_norm : 0.0},
+           {"seconds", v.seconds},
+           {"iterations_per_second", v.seconds > 0 ? static_cast<double>(v.iterations) / v.seconds : 0.0}}},
+         {"true_relative_residual", true_res}});
   }
 #else
   (void)out;
@@ -388,7 +412,8 @@ void run_cg(const CgCliOptions& o) {
     } else if (op == "csr" || op == "csr_param" || op == "ell" || op == "lma_atomic" || op == "lma_colour") {
       operators.push_back(op);
     } else {
-      throw Error(fmt::format("--operator {}: choose auto, csr, csr_param, ell, lma, lma_atomic, lma_colour or all", op));
+      throw Error(fmt::format(
+          "--operator {}: choose auto, csr, csr_param, ell, lma, lma_atomic, lma_colour or all", op));
     }
   }
   if (operators.empty()) throw Error("--operator: nothing to run");
@@ -415,15 +440,18 @@ void run_cg(const CgCliOptions& o) {
     bench::write_json(o.json_path, j);
   }
   for (const auto& r : runs)
-    if (r["result"]["status"] != "converged" && r["result"]["status"] != "max_iterations") throw ExitStatus{1};
+    if (r["result"]["status"] != "converged" && r["result"]["status"] != "max_iterations")
+      throw ExitStatus{1};
 }
 
 }  // namespace
 
 void add_cg_command(CLI::App& app) {
   auto o = std::make_shared<CgCliOptions>();
-  CLI::App* cmd = app.add_subcommand("cg", "Solve A x = b (A symmetric positive definite) with conjugate gradients");
-  cmd->add_option("input", o->input, "Matrix Market file or generator spec (e.g. fem2d:n=512,p=2)")->required();
+  CLI::App* cmd =
+      app.add_subcommand("cg", "Solve A x = b (A symmetric positive definite) with conjugate gradients");
+  cmd->add_option("input", o->input, "Matrix Market file or generator spec (e.g. fem2d:n=512,p=2)")
+      ->required();
   cmd->add_option("--rhs", o->rhs, "Right-hand side: ones, random, or a Matrix Market n x 1 FILE")
       ->capture_default_str();
   cmd->add_option("--tol", o->tol, "Relative tolerance: stop when |r| <= tol |b|")->capture_default_str();
@@ -432,10 +460,11 @@ void add_cg_command(CLI::App& app) {
   cmd->add_option("--precond", o->precond, "none or jacobi")
       ->check(CLI::IsMember({"none", "jacobi"}))
       ->capture_default_str();
-  cmd->add_option("--operator", o->operators,
-                  "Comma list: auto (GPU: the front door's planned SpMV over every candidate), csr (the front door, "
-                  "CSR candidates), csr_param (the parametrised CSR kernel directly), ell (ELLR-T), lma (= "
-                  "lma_atomic), lma_colour, all; lma needs a fem2d: input")
+  cmd->add_option(
+         "--operator", o->operators,
+         "Comma list: auto (GPU: the front door's planned SpMV over every candidate), csr (the front door, "
+         "CSR candidates), csr_param (the parametrised CSR kernel directly), ell (ELLR-T), lma (= "
+         "lma_atomic), lma_colour, all; lma needs a fem2d: input")
       ->capture_default_str();
   cmd->add_option("--backend", o->backend, "auto (GPU when usable), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
@@ -444,17 +473,23 @@ void add_cg_command(CLI::App& app) {
   cmd->add_option("--check-every", o->check_every, "GPU: iterations between two reads of the device status")
       ->check(at_least(1, "iterations"))
       ->capture_default_str();
-  cmd->add_flag("--no-graph", o->no_graph, "GPU: launch the kernels directly instead of replaying a CUDA graph");
-  cmd->add_option("--stagnation", o->stagnation, "Also stop after this many iterations without a smaller residual (0: off; a step that no longer changes x always stops)")
+  cmd->add_flag("--no-graph", o->no_graph,
+                "GPU: launch the kernels directly instead of replaying a CUDA graph");
+  cmd->add_option("--stagnation", o->stagnation,
+                  "Also stop after this many iterations without a smaller residual (0: off; a step that no "
+                  "longer changes x always stops)")
       ->capture_default_str();
-  cmd->add_flag("--baseline", o->baseline, "GPU: also run CG written the plain way on cuSPARSE SpMV + cuBLAS");
+  cmd->add_flag("--baseline", o->baseline,
+                "GPU: also run CG written the plain way on cuSPARSE SpMV + cuBLAS");
   cmd->add_flag("--spmv-timing", o->spmv_timing,
-                "GPU: also time the operator alone and compare the iteration with SpMV + vector bytes at copy bandwidth");
+                "GPU: also time the operator alone and compare the iteration with SpMV + vector bytes at "
+                "copy bandwidth");
   cmd->add_flag("--history", o->history, "Put every iteration's residual into the JSON");
   cmd->add_option("--repeat", o->repeat, "Solves per operator (the median time is reported)")
       ->check(at_least(1, "solves"))
       ->capture_default_str();
-  cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)")->type_name("FILE|-");
+  cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)")
+      ->type_name("FILE|-");
   cmd->footer(R"(Examples:
   spx cg fem2d:n=256,p=2                         GPU when present, CSR operator, rhs of ones
   spx cg fem2d:dofs=4e6,p=4 --operator all --precision f32,f64 --baseline --spmv-timing

@@ -14,7 +14,7 @@
 //            stagnation.
 // Both kernels return at once once the state says the solve is over, so work enqueued after
 // convergence costs a few microseconds. The host enqueues `check_every` iterations (replayed as one
-// CUDA graph when options.use_graph, captured after all allocation), then a copy of the 64-byte
+// CUDA graph when options.use_graph, captured after all allocation), then a copy of the 136-byte
 // state to pinned memory, and reads the copy of the previous batch while the next one runs: no
 // host synchronisation per iteration, and the GPU never waits for the host.
 #pragma once
@@ -42,9 +42,9 @@ class LinearOperator {
   virtual ~LinearOperator() = default;
   virtual int64_t size() const = 0;
   virtual void apply(Context& ctx, std::span<const T> x, std::span<T> y) = 0;
-  virtual std::string name() const = 0;      // "csr", "ell", "lma_atomic", "lma_colour", ...
-  virtual std::string details() const = 0;   // the kernel's parameters, for the JSON
-  virtual std::size_t bytes() const = 0;     // device bytes of the operator's data
+  virtual std::string name() const = 0;        // "csr", "ell", "lma_atomic", "lma_colour", ...
+  virtual std::string details() const = 0;     // the kernel's parameters, for the JSON
+  virtual std::size_t bytes() const = 0;       // device bytes of the operator's data
   virtual double bytes_per_apply() const = 0;  // minimum bytes one product moves (docs/cg.md)
 };
 
@@ -53,8 +53,8 @@ class LinearOperator {
 // candidates only (csr_only, name "csr": csr_param, csr_vector, segmented sum, cuSPARSE CSR), or
 // every candidate (name "auto").
 template <class T>
-std::unique_ptr<LinearOperator<T>> make_planned_operator(Context& ctx, const Csr<T, int32_t>& A, bool csr_only = true,
-                                                         int64_t expected_calls = 1000);
+std::unique_ptr<LinearOperator<T>> make_planned_operator(Context& ctx, const Csr<T, int32_t>& A,
+                                                         bool csr_only = true, int64_t expected_calls = 1000);
 // CSR through spx's parametrised CSR SpMV and its fixed rule directly (plan_csr_spmv + spmv_csr),
 // without the planner: name "csr_param".
 template <class T>

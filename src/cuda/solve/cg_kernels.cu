@@ -41,7 +41,8 @@ __device__ bool grid_reduce(double (&v)[K], double* partials, unsigned* counter)
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     double t = 0;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += kCgBlock) t += __ldcg(&partials[static_cast<std::size_t>(b) * K + k]);
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += kCgBlock)
+      t += __ldcg(&partials[static_cast<std::size_t>(b) * K + k]);
     v[k] = warp_reduce<32>(t, Sum{});
   }
   __syncthreads();  // warp_sums reused
@@ -68,10 +69,10 @@ __device__ void fail(CgState* st, int reason, double bad) {
 }
 
 template <class T, bool Jacobi>
-__global__ void __launch_bounds__(kCgBlock) cg_init_kernel(int64_t n, const T* __restrict__ b, const T* __restrict__ w,
-                                                           T* __restrict__ r, T* u,
-                                                           const T* __restrict__ inv_diag, double* partials,
-                                                           unsigned* counter, CgState* st, double* history) {
+__global__ void __launch_bounds__(kCgBlock)
+    cg_init_kernel(int64_t n, const T* __restrict__ b, const T* __restrict__ w, T* __restrict__ r, T* u,
+                   const T* __restrict__ inv_diag, double* partials, unsigned* counter, CgState* st,
+                   double* history) {
   double v[3] = {0, 0, 0};
   for (int64_t i = blockIdx.x * int64_t{kCgBlock} + threadIdx.x; i < n; i += int64_t{gridDim.x} * kCgBlock) {
     const T bi = b[i], ri = bi - w[i];
@@ -113,9 +114,9 @@ __global__ void __launch_bounds__(kCgBlock) cg_init_kernel(int64_t n, const T* _
 }
 
 template <class T>
-__global__ void __launch_bounds__(kCgBlock) cg_scalars_kernel(int64_t n, const T* __restrict__ w,
-                                                              const T* __restrict__ u, double* partials,
-                                                              unsigned* counter, CgState* st) {
+__global__ void __launch_bounds__(kCgBlock)
+    cg_scalars_kernel(int64_t n, const T* __restrict__ w, const T* __restrict__ u, double* partials,
+                      unsigned* counter, CgState* st) {
   if (st->status != kCgRunning) return;
   double v[1] = {0};
   for (int64_t i = blockIdx.x * int64_t{kCgBlock} + threadIdx.x; i < n; i += int64_t{gridDim.x} * kCgBlock)
@@ -205,37 +206,40 @@ template <class T>
 void launch_cg_init(cudaStream_t stream, unsigned grid, int64_t n, const T* b, const T* w, T* r, T* u,
                     const T* inv_diag, double* partials, unsigned* counter, CgState* state, double* history) {
   if (inv_diag)
-    cg_init_kernel<T, true><<<grid, kCgBlock, 0, stream>>>(n, b, w, r, u, inv_diag, partials, counter, state, history);
+    cg_init_kernel<T, true>
+        <<<grid, kCgBlock, 0, stream>>>(n, b, w, r, u, inv_diag, partials, counter, state, history);
   else
-    cg_init_kernel<T, false><<<grid, kCgBlock, 0, stream>>>(n, b, w, r, u, inv_diag, partials, counter, state, history);
+    cg_init_kernel<T, false>
+        <<<grid, kCgBlock, 0, stream>>>(n, b, w, r, u, inv_diag, partials, counter, state, history);
   SPX_CHECK_LAUNCH("cg_init_kernel", stream);
 }
 
 template <class T>
-void launch_cg_scalars(cudaStream_t stream, unsigned grid, int64_t n, const T* w, const T* u, double* partials,
-                       unsigned* counter, CgState* state) {
+void launch_cg_scalars(cudaStream_t stream, unsigned grid, int64_t n, const T* w, const T* u,
+                       double* partials, unsigned* counter, CgState* state) {
   cg_scalars_kernel<T><<<grid, kCgBlock, 0, stream>>>(n, w, u, partials, counter, state);
   SPX_CHECK_LAUNCH("cg_scalars_kernel", stream);
 }
 
 template <class T>
 void launch_cg_update(cudaStream_t stream, unsigned grid, int64_t n, const T* w, T* u, T* p, T* s, T* x, T* r,
-                      const T* inv_diag, double* partials, unsigned* counter, CgState* state, double* history) {
+                      const T* inv_diag, double* partials, unsigned* counter, CgState* state,
+                      double* history) {
   if (inv_diag)
-    cg_update_kernel<T, true><<<grid, kCgBlock, 0, stream>>>(n, w, u, p, s, x, r, inv_diag, partials, counter, state,
-                                                             history);
+    cg_update_kernel<T, true>
+        <<<grid, kCgBlock, 0, stream>>>(n, w, u, p, s, x, r, inv_diag, partials, counter, state, history);
   else
-    cg_update_kernel<T, false><<<grid, kCgBlock, 0, stream>>>(n, w, u, p, s, x, r, inv_diag, partials, counter,
-                                                              state, history);
+    cg_update_kernel<T, false>
+        <<<grid, kCgBlock, 0, stream>>>(n, w, u, p, s, x, r, inv_diag, partials, counter, state, history);
   SPX_CHECK_LAUNCH("cg_update_kernel", stream);
 }
 
-#define SPX_CG_INSTANTIATE(T)                                                                                    \
-  template void launch_cg_init<T>(cudaStream_t, unsigned, int64_t, const T*, const T*, T*, T*, const T*, double*, \
-                                  unsigned*, CgState*, double*);                                                 \
-  template void launch_cg_scalars<T>(cudaStream_t, unsigned, int64_t, const T*, const T*, double*, unsigned*,     \
-                                     CgState*);                                                                  \
-  template void launch_cg_update<T>(cudaStream_t, unsigned, int64_t, const T*, T*, T*, T*, T*, T*, const T*,      \
+#define SPX_CG_INSTANTIATE(T)                                                                                \
+  template void launch_cg_init<T>(cudaStream_t, unsigned, int64_t, const T*, const T*, T*, T*, const T*,     \
+                                  double*, unsigned*, CgState*, double*);                                    \
+  template void launch_cg_scalars<T>(cudaStream_t, unsigned, int64_t, const T*, const T*, double*,           \
+                                     unsigned*, CgState*);                                                   \
+  template void launch_cg_update<T>(cudaStream_t, unsigned, int64_t, const T*, T*, T*, T*, T*, T*, const T*, \
                                     double*, unsigned*, CgState*, double*);
 SPX_CG_INSTANTIATE(float)
 SPX_CG_INSTANTIATE(double)

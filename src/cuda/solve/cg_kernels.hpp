@@ -11,16 +11,22 @@ namespace spx::cuda::detail {
 inline constexpr int kCgBlock = 256;
 inline constexpr int kCgBlocksPerSm = 8;  // 2048 resident threads per SM: full occupancy
 
-enum CgCode : int { kCgRunning = 0, kCgConverged = 1, kCgMaxIterations = 2, kCgBreakdown = 3, kCgStagnation = 4 };
+enum CgCode : int {
+  kCgRunning = 0,
+  kCgConverged = 1,
+  kCgMaxIterations = 2,
+  kCgBreakdown = 3,
+  kCgStagnation = 4
+};
 enum CgReason : int {
   kReasonNone = 0,
   kReasonZeroRhs = 1,
   kReasonInitialConverged = 2,
-  kReasonGamma = 10,        // (r, M r) <= 0
-  kReasonCurvature = 11,    // pᵀAp <= 0
-  kReasonNotFinite = 12,    // residual not finite
-  kReasonUnchanged = 20,    // stagnation: |αp| <= u|x| for kCgStagnationSteps iterations
-  kReasonWindow = 21,       // stagnation: no smaller residual in the window
+  kReasonGamma = 10,      // (r, M r) <= 0
+  kReasonCurvature = 11,  // pᵀAp <= 0
+  kReasonNotFinite = 12,  // residual not finite
+  kReasonUnchanged = 20,  // stagnation: |αp| <= u|x| for kCgStagnationSteps iterations
+  kReasonWindow = 21,     // stagnation: no smaller residual in the window
 };
 inline constexpr long long kCgStagnationSteps = 3;
 
@@ -38,12 +44,13 @@ void launch_cg_init(cudaStream_t stream, unsigned grid, int64_t n, const T* b, c
                     const T* inv_diag, double* partials, unsigned* counter, CgState* state, double* history);
 // δ = (w, u); the last block computes β, α, checks breakdown and the iteration cap.
 template <class T>
-void launch_cg_scalars(cudaStream_t stream, unsigned grid, int64_t n, const T* w, const T* u, double* partials,
-                       unsigned* counter, CgState* state);
+void launch_cg_scalars(cudaStream_t stream, unsigned grid, int64_t n, const T* w, const T* u,
+                       double* partials, unsigned* counter, CgState* state);
 // p = u + βp, s = w + βs, x += αp, r −= αs, u = M·r, (r, u), (r, r); the last block records ‖r‖ and
 // decides convergence, stagnation and the cap.
 template <class T>
 void launch_cg_update(cudaStream_t stream, unsigned grid, int64_t n, const T* w, T* u, T* p, T* s, T* x, T* r,
-                      const T* inv_diag, double* partials, unsigned* counter, CgState* state, double* history);
+                      const T* inv_diag, double* partials, unsigned* counter, CgState* state,
+                      double* history);
 
 }  // namespace spx::cuda::detail

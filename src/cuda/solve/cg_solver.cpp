@@ -61,8 +61,8 @@ struct CgSolver<T>::Impl {
     A.apply(ctx, std::span<const T>(uu, N), std::span<T>(w.data(), N));
     detail::launch_cg_scalars<T>(ctx.stream(), grid, n, w.data(), uu, partials.data(), counter.data(),
                                  state.data());
-    detail::launch_cg_update<T>(ctx.stream(), grid, n, w.data(), uu, p.data(), s.data(), x, r.data(), inv_diag,
-                                partials.data(), counter.data(), state.data(),
+    detail::launch_cg_update<T>(ctx.stream(), grid, n, w.data(), uu, p.data(), s.data(), x, r.data(),
+                                inv_diag, partials.data(), counter.data(), state.data(),
                                 history.empty() ? nullptr : history.data());
   }
 };
@@ -108,7 +108,8 @@ CgResult CgSolver<T>::solve(std::span<const T> inv_diag, std::span<const T> b, s
   const int64_t n = m.n;
   const std::size_t N = static_cast<std::size_t>(n);
   if (static_cast<int64_t>(b.size()) != n || static_cast<int64_t>(x.size()) != n)
-    throw Error(fmt::format("cg: b has {} and x {} entries; the operator has {} rows", b.size(), x.size(), n));
+    throw Error(
+        fmt::format("cg: b has {} and x {} entries; the operator has {} rows", b.size(), x.size(), n));
   if (!inv_diag.empty() && static_cast<int64_t>(inv_diag.size()) != n)
     throw Error(fmt::format("cg: Jacobi diagonal has {} entries, not {}", inv_diag.size(), n));
   if (options.max_iterations < 0) throw Error("cg: max_iterations must be >= 0");
@@ -129,8 +130,8 @@ CgResult CgSolver<T>::solve(std::span<const T> inv_diag, std::span<const T> b, s
   SPX_CUDA_CHECK(cudaMemsetAsync(m.p.data(), 0, N * sizeof(T), stream));
   SPX_CUDA_CHECK(cudaMemsetAsync(m.s.data(), 0, N * sizeof(T), stream));
   m.A.apply(m.ctx, std::span<const T>(x.data(), N), std::span<T>(m.w.data(), N));
-  detail::launch_cg_init<T>(stream, m.grid, n, b.data(), m.w.data(), m.r.data(), m.u_of(dinv), dinv, m.partials.data(),
-                            m.counter.data(), m.state.data(), hist);
+  detail::launch_cg_init<T>(stream, m.grid, n, b.data(), m.w.data(), m.r.data(), m.u_of(dinv), dinv,
+                            m.partials.data(), m.counter.data(), m.state.data(), hist);
   CgState* host = m.host_state.data();
   copy_to_host_async(m.ctx, &host[2], m.state.data(), sizeof(CgState));
   m.ctx.synchronize();
@@ -194,7 +195,9 @@ CgResult CgSolver<T>::solve(std::span<const T> inv_diag, std::span<const T> b, s
   res.rhs_norm = std::sqrt(st.bb);
   res.residual = std::sqrt(st.rr);
   switch (st.status) {
-    case detail::kCgConverged: res.status = CgStatus::Converged; break;
+    case detail::kCgConverged:
+      res.status = CgStatus::Converged;
+      break;
     case detail::kCgMaxIterations:
       res.status = CgStatus::MaxIterations;
       res.message = "iteration cap reached";
@@ -210,7 +213,8 @@ CgResult CgSolver<T>::solve(std::span<const T> inv_diag, std::span<const T> b, s
       res.status = CgStatus::Breakdown;
       res.message = breakdown_message(st);
       break;
-    default: throw Error("cg: the device state is still running after the last batch (internal error)");
+    default:
+      throw Error("cg: the device state is still running after the last batch (internal error)");
   }
   if (st.reason == detail::kReasonZeroRhs) {
     SPX_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, N * sizeof(T), stream));

@@ -51,8 +51,8 @@ __global__ void __launch_bounds__(kLmaBlock)
 }
 
 template <int P, class T, bool Atomic>
-void launch(cudaStream_t stream, int64_t elements, int64_t begin, int64_t end, const int32_t* nodes, const T* local,
-            const T* x, T* y) {
+void launch(cudaStream_t stream, int64_t elements, int64_t begin, int64_t end, const int32_t* nodes,
+            const T* local, const T* x, T* y) {
   if (end <= begin) return;
   lma_kernel<P, T, Atomic>
       <<<grid_for(end - begin, kLmaBlock), kLmaBlock, 0, stream>>>(elements, begin, end, nodes, local, x, y);
@@ -65,20 +65,28 @@ template <class T>
 void launch_lma(cudaStream_t stream, int p, bool atomic, int64_t elements, int64_t begin, int64_t end,
                 const int32_t* nodes, const T* local, const T* x, T* y) {
   switch (p * 2 + (atomic ? 1 : 0)) {
-    case 3: return launch<1, T, true>(stream, elements, begin, end, nodes, local, x, y);
-    case 2: return launch<1, T, false>(stream, elements, begin, end, nodes, local, x, y);
-    case 5: return launch<2, T, true>(stream, elements, begin, end, nodes, local, x, y);
-    case 4: return launch<2, T, false>(stream, elements, begin, end, nodes, local, x, y);
-    case 7: return launch<3, T, true>(stream, elements, begin, end, nodes, local, x, y);
-    case 6: return launch<3, T, false>(stream, elements, begin, end, nodes, local, x, y);
-    case 9: return launch<4, T, true>(stream, elements, begin, end, nodes, local, x, y);
-    default: return launch<4, T, false>(stream, elements, begin, end, nodes, local, x, y);
+    case 3:
+      return launch<1, T, true>(stream, elements, begin, end, nodes, local, x, y);
+    case 2:
+      return launch<1, T, false>(stream, elements, begin, end, nodes, local, x, y);
+    case 5:
+      return launch<2, T, true>(stream, elements, begin, end, nodes, local, x, y);
+    case 4:
+      return launch<2, T, false>(stream, elements, begin, end, nodes, local, x, y);
+    case 7:
+      return launch<3, T, true>(stream, elements, begin, end, nodes, local, x, y);
+    case 6:
+      return launch<3, T, false>(stream, elements, begin, end, nodes, local, x, y);
+    case 9:
+      return launch<4, T, true>(stream, elements, begin, end, nodes, local, x, y);
+    default:
+      return launch<4, T, false>(stream, elements, begin, end, nodes, local, x, y);
   }
 }
 
-template void launch_lma<float>(cudaStream_t, int, bool, int64_t, int64_t, int64_t, const int32_t*, const float*,
-                                const float*, float*);
-template void launch_lma<double>(cudaStream_t, int, bool, int64_t, int64_t, int64_t, const int32_t*, const double*,
-                                 const double*, double*);
+template void launch_lma<float>(cudaStream_t, int, bool, int64_t, int64_t, int64_t, const int32_t*,
+                                const float*, const float*, float*);
+template void launch_lma<double>(cudaStream_t, int, bool, int64_t, int64_t, int64_t, const int32_t*,
+                                 const double*, const double*, double*);
 
 }  // namespace spx::cuda::detail

@@ -24,10 +24,11 @@ class LmaOperator final : public LinearOperator<T> {
         nodes_(to_device(ctx, E.nodes, "lma connectivity")),
         local_(to_device(ctx, E.local, "lma local matrices")) {
     if (E.p < 1 || E.p > 4 || E.m != (E.p + 1) * (E.p + 1))
-      throw Error(fmt::format("LMA operator: degree {} with {} nodes per element (need p in 1..4, m = (p+1)^2)",
-                              E.p, E.m));
+      throw Error(fmt::format(
+          "LMA operator: degree {} with {} nodes per element (need p in 1..4, m = (p+1)^2)", E.p, E.m));
     if (E.nodes.size() != static_cast<std::size_t>(E.m * E.elements) ||
-        E.local.size() != static_cast<std::size_t>(fem::packed_size(E.m) * E.elements) || colour_begin_.size() != 5)
+        E.local.size() != static_cast<std::size_t>(fem::packed_size(E.m) * E.elements) ||
+        colour_begin_.size() != 5)
       throw Error("LMA operator: element data sizes do not match the element count");
   }
   int64_t size() const override { return dofs_; }
@@ -68,13 +69,16 @@ class LmaOperator final : public LinearOperator<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<LinearOperator<T>> make_lma_operator(Context& ctx, const fem::ElementData<T>& E, LmaScatter scatter) {
+std::unique_ptr<LinearOperator<T>> make_lma_operator(Context& ctx, const fem::ElementData<T>& E,
+                                                     LmaScatter scatter) {
   return std::make_unique<LmaOperator<T>>(ctx, E, scatter);
 }
 
-template std::unique_ptr<LinearOperator<float>> make_lma_operator<float>(Context&, const fem::ElementData<float>&,
+template std::unique_ptr<LinearOperator<float>> make_lma_operator<float>(Context&,
+                                                                         const fem::ElementData<float>&,
                                                                          LmaScatter);
-template std::unique_ptr<LinearOperator<double>> make_lma_operator<double>(Context&, const fem::ElementData<double>&,
+template std::unique_ptr<LinearOperator<double>> make_lma_operator<double>(Context&,
+                                                                           const fem::ElementData<double>&,
                                                                            LmaScatter);
 
 }  // namespace spx::cuda

@@ -16,13 +16,15 @@ namespace {
 
 template <class T>
 void require_square(const Csr<T, int32_t>& A, const char* what) {
-  if (A.rows != A.cols) throw Error(fmt::format("{} operator: matrix is {} x {}, not square", what, A.rows, A.cols));
+  if (A.rows != A.cols)
+    throw Error(fmt::format("{} operator: matrix is {} x {}, not square", what, A.rows, A.cols));
 }
 
 template <class T>
 class CsrOperator final : public LinearOperator<T> {
  public:
-  CsrOperator(Context& ctx, const Csr<T, int32_t>& A) : dA_(upload(ctx, A)), plan_(plan_csr_spmv(ctx, dA_, A)) {}
+  CsrOperator(Context& ctx, const Csr<T, int32_t>& A)
+      : dA_(upload(ctx, A)), plan_(plan_csr_spmv(ctx, dA_, A)) {}
   int64_t size() const override { return dA_.rows; }
   void apply(Context& ctx, std::span<const T> x, std::span<T> y) override { spmv_csr(ctx, plan_, dA_, x, y); }
   std::string name() const override { return "csr_param"; }
@@ -46,7 +48,9 @@ class EllOperator final : public LinearOperator<T> {
     config_ = ellr_t_rule(stats(A), ctx.props());
   }
   int64_t size() const override { return dA_.rows; }
-  void apply(Context& ctx, std::span<const T> x, std::span<T> y) override { spmv_ellr_t(ctx, dA_, x, y, config_); }
+  void apply(Context& ctx, std::span<const T> x, std::span<T> y) override {
+    spmv_ellr_t(ctx, dA_, x, y, config_);
+  }
   std::string name() const override { return "ell"; }
   std::string details() const override {
     return fmt::format("ELLR-T T={} BS={} width={}", config_.threads_per_row, config_.block_size, dA_.width);
@@ -77,9 +81,13 @@ std::unique_ptr<LinearOperator<T>> make_ell_operator(Context& ctx, const Csr<T, 
   return std::make_unique<EllOperator<T>>(ctx, A);
 }
 
-template std::unique_ptr<LinearOperator<float>> make_csr_operator<float>(Context&, const Csr<float, int32_t>&);
-template std::unique_ptr<LinearOperator<double>> make_csr_operator<double>(Context&, const Csr<double, int32_t>&);
-template std::unique_ptr<LinearOperator<float>> make_ell_operator<float>(Context&, const Csr<float, int32_t>&);
-template std::unique_ptr<LinearOperator<double>> make_ell_operator<double>(Context&, const Csr<double, int32_t>&);
+template std::unique_ptr<LinearOperator<float>> make_csr_operator<float>(Context&,
+                                                                         const Csr<float, int32_t>&);
+template std::unique_ptr<LinearOperator<double>> make_csr_operator<double>(Context&,
+                                                                           const Csr<double, int32_t>&);
+template std::unique_ptr<LinearOperator<float>> make_ell_operator<float>(Context&,
+                                                                         const Csr<float, int32_t>&);
+template std::unique_ptr<LinearOperator<double>> make_ell_operator<double>(Context&,
+                                                                           const Csr<double, int32_t>&);
 
 }  // namespace spx::cuda

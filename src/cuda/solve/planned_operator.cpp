@@ -47,17 +47,19 @@ class PlannedOperator final : public LinearOperator<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<LinearOperator<T>> make_planned_operator(Context& ctx, const Csr<T, int32_t>& A, bool csr_only,
-                                                         int64_t expected_calls) {
+std::unique_ptr<LinearOperator<T>> make_planned_operator(Context& ctx, const Csr<T, int32_t>& A,
+                                                         bool csr_only, int64_t expected_calls) {
   if (A.rows != A.cols)
-    throw Error(fmt::format("{} operator: matrix is {} x {}, not square", csr_only ? "CSR" : "planned", A.rows, A.cols));
+    throw Error(fmt::format("{} operator: matrix is {} x {}, not square", csr_only ? "CSR" : "planned",
+                            A.rows, A.cols));
   return std::make_unique<PlannedOperator<T>>(ctx, A, csr_only, expected_calls);
 }
 
-template std::unique_ptr<LinearOperator<float>> make_planned_operator<float>(Context&, const Csr<float, int32_t>&,
-                                                                             bool, int64_t);
+template std::unique_ptr<LinearOperator<float>> make_planned_operator<float>(Context&,
+                                                                             const Csr<float, int32_t>&, bool,
+                                                                             int64_t);
 template std::unique_ptr<LinearOperator<double>> make_planned_operator<double>(Context&,
-                                                                               const Csr<double, int32_t>&, bool,
-                                                                               int64_t);
+                                                                               const Csr<double, int32_t>&,
+                                                                               bool, int64_t);
 
 }  // namespace spx::cuda
