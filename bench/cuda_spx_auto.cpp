@@ -100,7 +100,10 @@ std::unique_ptr<Instance> auto_spmv(const Problem& p, plan::Mode mode, const std
     cuda::spmv(bench_context(), *A, std::span<const T>(x->span()), y->span());
   };
   // Tune: the tuner runs on real products; the benchmark times the frozen plan.
-  for (int i = 0; i < 64 && !A->spmv_report()->frozen; ++i) launch();
+  for (int i = 0; i < 64 && !A->spmv_report()->frozen; ++i) {
+    launch();
+    ctx.synchronize();  // as a solver's loop between products: each trial's events are complete
+  }
   ctx.synchronize();
   CudaInstanceParts parts;
   parts.launch = launch;
@@ -123,7 +126,10 @@ std::unique_ptr<Instance> auto_spmm(const Problem& p, plan::Mode mode, const std
   (void)A->plan_spmm(p.cols_dense, plan::DenseLayout::RowMajor, options_of(p.params, mode, only));
   const auto launch = [A, B, C, b, c] { cuda::spmm(bench_context(), *A, b, c); };
   launch();  // the first call re-points the prepared operands (and rebuilds on another ld)
-  for (int i = 0; i < 64 && !A->spmm_report(p.cols_dense)->frozen; ++i) launch();
+  for (int i = 0; i < 64 && !A->spmm_report(p.cols_dense)->frozen; ++i) {
+    launch();
+    ctx.synchronize();
+  }
   ctx.synchronize();
   const plan::Report& r = *A->spmm_report(p.cols_dense);
   CudaInstanceParts parts;

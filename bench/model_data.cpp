@@ -81,15 +81,17 @@ ModelData model_data(const json& doc, const std::string& source) {
   }
 }
 
-ModelData load_model_data(const std::string& path) {
+json load_json(const std::string& path) {
   const auto text = io::read_text_file(path);
-  json doc;
   try {
-    doc = json::parse(text.view());
+    return json::parse(text.view());
   } catch (const std::exception& e) {
     throw Error(fmt::format("{}: not JSON: {}", path, e.what()));
   }
-  return model_data(doc, path);
+}
+
+ModelData load_model_data(const std::string& path) {
+  return model_data(load_json(path), path);
 }
 
 std::vector<std::string> model_kernel_patterns() {

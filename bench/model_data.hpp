@@ -35,6 +35,8 @@ struct ModelData {
 // re-run it with this spx).
 ModelData model_data(const nlohmann::ordered_json& bench_json, const std::string& source);
 ModelData load_model_data(const std::string& path);  // .json or .json.gz
+// A JSON file (.json or .json.gz), spx::Error naming the file when it is not JSON.
+nlohmann::ordered_json load_json(const std::string& path);
 
 // Registry names (and patterns) a benchmark runs to feed the model: the modelled SpMV kernels,
 // spx's SpMM kernels and cuSPARSE's SpMM entries.

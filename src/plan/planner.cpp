@@ -130,7 +130,7 @@ std::size_t format_bytes(const std::string& format, const Problem& p) {
                                     : rows32 * static_cast<double>(s.max_row);
     b = slots * slot + 4.0 * rows32 / 32.0;
   }
-  return static_cast<std::size_t>(b);
+  return b >= 1.8e19 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(b);
 }
 
 double setup_estimate_us(const Candidate& c, const Problem& p, const model::DeviceBasics& device,
@@ -213,6 +213,10 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
         refuse(fmt::format("SELL-32 would store {:.1f} slots per nonzero > {:.0f}", slots, t.sell_max_slots_per_nnz));
     }
     if (c.format == "sell" && !p.features) refuse("SELL needs the matrix features (sell slots)");
+    // CSR ALG3 on row-major operands needs rows that start on 16-byte boundaries (it faults
+    // otherwise, docs/cuda-runtime.md): with a tight leading dimension, L values must fill them.
+    if (c.kernel == "cusparse_spmm_csr_alg3_row" && (p.cols_dense * p.value_bytes) % 16 != 0)
+      refuse(fmt::format("needs L x {} bytes a multiple of 16 (row-major rows on 16-byte boundaries)", p.value_bytes));
     if (c.extra_bytes > budget)
       refuse(fmt::format("needs {:.1f} MiB beyond the CSR, over the {:.1f} MiB {}",
                          static_cast<double>(c.extra_bytes) / 1048576.0, static_cast<double>(budget) / 1048576.0,
@@ -233,16 +237,25 @@ void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, con
     c.predicted_us = std::numeric_limits<double>::quiet_NaN();
     if (o.mode != Mode::Rule && profile != nullptr && p.features) {
       if (auto us = model::predict_us(*profile, model_key(c, p), *p.features)) {
-        // cuSPARSE's SpMM algorithms share one prediction (its best); the rule order breaks the tie.
-        c.predicted_us = *us * (1.0 + 1e-3 * c.rule_rank);
+        // cuSPARSE's SpMM algorithms share one prediction (its best): each is scaled by how far it
+        // typically is from that best; the rule order breaks remaining ties.
+        double scale = 1.0;
+        if (p.op == Operation::Spmm && c.owner == "cuSPARSE")
+          for (const auto& r : t.vendor_spmm_over_best)
+            if (r.kernel == c.kernel) scale = p.cols_dense <= 16 ? r.at_l8 : r.at_l32;
+        c.predicted_us = *us * scale * (1.0 + 1e-3 * c.rule_rank);
       }
     }
     const double per_call = std::isnan(c.measured_us) ? c.predicted_us : c.measured_us;
     c.score = std::isnan(per_call) ? std::numeric_limits<double>::infinity() : per_call + c.setup_us / calls;
   }
   const bool by_time = std::any_of(cands.begin(), cands.end(), [](const Candidate& c) { return std::isfinite(c.score); });
+  // Once some were timed, a measurement beats any prediction: untimed candidates rank after them.
+  const bool any_measured =
+      std::any_of(cands.begin(), cands.end(), [](const Candidate& c) { return c.eligible && !std::isnan(c.measured_us); });
   std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
     if (a.eligible != b.eligible) return a.eligible;
+    if (any_measured && std::isnan(a.measured_us) != std::isnan(b.measured_us)) return !std::isnan(a.measured_us);
     if (by_time && a.score != b.score) return a.score < b.score;
     return a.rule_rank < b.rule_rank;
   });

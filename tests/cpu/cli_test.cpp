@@ -254,7 +254,16 @@ TEST_F(Cli, AutoBackendUsesTheGpuWhenThereIsOne) {
   auto j = read_json(path("gpu.json"));
   expect_bench_schema(j);
   EXPECT_EQ(j["device"]["kind"], "cuda");
-  EXPECT_EQ(j["results"][0]["kernel"], "csr_scalar");
+  // Without --kernel or --format, the GPU runs the planned product (the front door).
+  EXPECT_EQ(j["results"][0]["kernel"], "spx_auto");
+  EXPECT_TRUE(j["results"][0]["params"]["chosen"].is_string()) << j["results"][0].dump();
+  r = spx("spmv stencil27:n=8 --plan measure --explain --repeat 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("chosen: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("decided by measured"), std::string::npos) << r.out;
+  r = spx("spmm stencil27:n=8 --cols 8 --plan rule --repeat 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("spx_auto"), std::string::npos) << r.out;
   r = spx("bench stencil27:n=8 --ops spmv,spmm:3 --repeat 2 -q --json " + path("gpu-bench.json"));
   ASSERT_EQ(r.status, 0) << r.err;
   j = read_json(path("gpu-bench.json"));
@@ -354,6 +363,9 @@ TEST_F(Cli, BadInputsGiveOneErrorLine) {
   expect_clean_error("spmv stencil2d:n=8 --precision f16");
   expect_clean_error("spmv " + path("truncated.mtx"));
   expect_clean_error("spmv stencil2d:n=8 --kernel nosuch");
+  expect_clean_error("spmv stencil2d:n=8 --plan fastest");
+  expect_clean_error("spmv stencil2d:n=8 --expected-calls 0");
+  expect_clean_error("spmv stencil2d:n=8 --backend cpu --explain");  // the plan is the GPU's
   expect_clean_error("spmv");
   expect_clean_error("bench stencil2d:n=8 --ops spmv,foo");
   expect_clean_error("bench stencil2d:n=8 --ops spmm");
@@ -527,6 +539,32 @@ TEST_F(Cli, SpmmHostResidentCompareOnTheGpu) {
   r = spx("spmm stencil27:n=8 --cols 8 --precision f32 --layout col --repeat 3");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("ok, matches spx::ref"), std::string::npos) << r.out;
+}
+
+}  // namespace
+
+namespace {
+
+// spx plan: the planner without a GPU — a plan from host features and a committed profile, and the
+// rule/model modes replayed on the committed validation measurements.
+TEST_F(Cli, PlanShowAndValidateWithoutAGpu) {
+  CliRun r = spx("plan show stencil27:n=16 --op spmm:8 --mode model");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("chosen: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cusparse_spmm_csr_alg3_row"), std::string::npos) << r.out;
+  r = spx("plan show powerlaw:n=20000,avg=8,exp=1.8 --mode rule --profile 'NVIDIA H200'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("not eligible: ELL padding"), std::string::npos) << r.out;
+  const fs::path root = fs::path(SPX_TEST_DATA).parent_path().parent_path();
+  const std::string bench = (root / "bench/results/h100/planner/planner-f76a018.json.gz").string();
+  r = spx("plan validate '" + bench + "' --mode rule --expected-calls 1000000");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("f64 spmv"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("all            n  96"), std::string::npos) << r.out;
+  expect_clean_error("plan show stencil27:n=8 --mode measure");
+  expect_clean_error("plan show stencil27:n=8 --op gemm:64");
+  expect_clean_error("plan show stencil27:n=8 --profile 'NVIDIA Z9'");
+  expect_clean_error("plan validate /nonexistent/bench.json");
 }
 
 }  // namespace

@@ -186,7 +186,7 @@ TEST(Tuner, ConvergesOnASeparableCost) {
     const double r = std::log2(static_cast<double>(plan::knob(k, "repeat", 1)));
     const double c = std::log2(static_cast<double>(plan::knob(k, "coop", 1)));
     const double b = static_cast<double>(plan::knob(k, "block_size", 256));
-    return 10.0 + (r - 1) * (r - 1) + 2 * (c - 3) * (c - 3) + std::abs(b - 320) / 64.0;
+    return 10.0 + (r - 1) * (r - 1) + 2 * (c - 3) * (c - 3) + std::abs(std::log2(b / 128.0));
   };
   plan::Tuner t({{"repeat", 8}, {"coop", 2}, {"block_size", 256}}, plan::tuning_ladders("csr_param"), 20);
   int guard = 0;
@@ -195,7 +195,7 @@ TEST(Tuner, ConvergesOnASeparableCost) {
   EXPECT_LE(t.trials(), 20);
   EXPECT_EQ(plan::knob(t.best(), "repeat", 0), 2);
   EXPECT_EQ(plan::knob(t.best(), "coop", 0), 8);
-  EXPECT_EQ(plan::knob(t.best(), "block_size", 0), 320);
+  EXPECT_EQ(plan::knob(t.best(), "block_size", 0), 128);
   EXPECT_DOUBLE_EQ(t.best_us(), cost(t.best()));
 }
 

@@ -210,6 +210,14 @@ struct PlannerRuleTable {
   std::vector<std::string> spmv_uniform, spmv_spread, spmv_irregular, spmv_long_rows;
   // Rule mode, SpMM: spx's format rule's kernel first, then these.
   std::vector<std::string> spmm_row_major, spmm_col_major;
+  // Model mode: the model predicts cuSPARSE's SpMM as its best algorithm per problem
+  // (cusparse_spmm_best); a plan runs one algorithm, typically this much slower than that best
+  // (geomean over the calibration suite, L = 8 for L <= 16, L = 32 above).
+  struct VendorSpmmRatio {
+    std::string kernel;
+    double at_l8 = 1.0, at_l32 = 1.0;
+  };
+  std::vector<VendorSpmmRatio> vendor_spmm_over_best;
   // Rule mode: with fewer expected calls than this, candidates that convert the matrix rank after
   // those that run on the CSR as it is (a conversion costs tens to hundreds of products).
   int64_t rule_min_calls_to_convert = 200;

@@ -1,0 +1,242 @@
+// spx plan: the planner without a GPU.
+//   show      FILE|SPEC: the plan the rule or the model makes for a product, from host features and
+//             a device profile (what spx::cuda::SparseMatrix would choose before measuring anything)
+//   validate  BENCH.json...: the rule and model modes replayed offline on recorded measurements of
+//             every candidate — each problem's pick as a fraction of the fastest candidate measured
+//             and against cuSPARSE's best — so a rule table or a profile is scored without a GPU.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/inputs.hpp"
+#include "bench/model_data.hpp"
+#include "bench/types.hpp"
+#include "cli_common.hpp"
+#include "spx/error.hpp"
+#include "spx/features.hpp"
+#include "spx/model.hpp"
+#include "spx/plan.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::cli {
+
+void add_plan_command(CLI::App& app);
+
+namespace {
+
+using json = nlohmann::ordered_json;
+constexpr std::size_t kAssumedFree = std::size_t{80} << 30;  // an H100's memory: no budget refusals
+
+struct PlanCliOptions {
+  std::string input;
+  std::vector<std::string> inputs;
+  std::string op = "spmv";
+  std::string precision = "f64";
+  std::string layout = "row";
+  std::string mode = "model";
+  std::string profile;  // file or device name; default the H100's committed profile
+  int64_t expected_calls = 100;
+  bool per_problem = false;
+};
+
+model::Profile load_named_profile(const std::string& given) {
+  const std::string name = given.empty() ? std::string("NVIDIA H100 80GB HBM3") : given;
+  if (name.ends_with(".json") || name.ends_with(".json.gz")) return model::load_profile(name);
+  if (auto path = model::find_profile(name)) return model::load_profile(*path);
+  throw Error(fmt::format("no committed profile for device '{}' (give a profile file)", name));
+}
+
+plan::Problem problem_of(const bench::OpSpec& op, const std::string& precision, const std::string& layout) {
+  plan::Problem p;
+  p.op = op.op == bench::OpKind::Spmm ? plan::Operation::Spmm : plan::Operation::Spmv;
+  if (op.op != bench::OpKind::Spmv && op.op != bench::OpKind::Spmm)
+    throw Error("spx plan plans spmv and spmm:L products");
+  p.cols_dense = p.op == plan::Operation::Spmm ? op.size : 0;
+  p.value_bytes = precision == "f32" ? 4 : 8;
+  p.layout = layout == "col" ? plan::DenseLayout::ColMajor : plan::DenseLayout::RowMajor;
+  return p;
+}
+
+void run_show(const PlanCliOptions& o) {
+  const plan::Mode mode = plan::mode_from_string(o.mode);
+  if (mode != plan::Mode::Rule && mode != plan::Mode::Model)
+    throw Error("spx plan show plans without a GPU: --mode rule or model (measure and tune time kernels: spx spmv --plan)");
+  const bench::MatrixSource source = bench::resolve_matrix(o.input);
+  const auto A = bench::load_matrix<double, int32_t>(source);
+  const model::Profile profile = load_named_profile(o.profile);
+  plan::Problem p = problem_of(bench::parse_ops(o.op).at(0), o.precision, o.layout);
+  p.stats = stats(A);
+  if (mode == plan::Mode::Model) p.features = features(A);
+  plan::Options opt;
+  opt.mode = mode;
+  opt.expected_calls = o.expected_calls;
+  plan::Report r;
+  r.problem = p;
+  r.mode = mode;
+  r.decided_by = plan::to_string(mode);
+  r.device = profile.device.name + " (profile; no GPU used)";
+  r.profile = mode == plan::Mode::Model ? profile.device.name : "";
+  r.expected_calls = o.expected_calls;
+  r.candidates = plan::candidates(p, opt, profile.device, kAssumedFree);
+  plan::rank(r.candidates, p, opt, mode == plan::Mode::Model ? &profile : nullptr);
+  r.problem.features.reset();
+  fmt::print("{}: {}", source.name, r.explain());
+}
+
+// --- validate --------------------------------------------------------------------------------------
+
+MatrixStats stats_of(const json& res) {
+  MatrixStats s;
+  s.rows = res.value("rows", int64_t{0});
+  s.cols = res.value("cols", int64_t{0});
+  s.nnz = res.value("nnz", int64_t{0});
+  if (res.contains("stats") && res["stats"].is_object()) {
+    const json& j = res["stats"];
+    s.min_row = j.value("min_row", int64_t{0});
+    s.max_row = j.value("max_row", int64_t{0});
+    s.avg_row = j.value("avg_row", 0.0);
+    s.stddev_row = j.value("stddev_row", 0.0);
+    s.empty_rows = j.value("empty_rows", int64_t{0});
+    s.bandwidth = j.value("bandwidth", int64_t{0});
+    s.ell_padding_ratio = j.value("ell_padding_ratio", 0.0);
+  }
+  return s;
+}
+
+struct Outcome {
+  double fraction = 0;    // oracle / picked
+  double vs_vendor = 0;   // vendor best / picked
+};
+
+double geomean(const std::vector<double>& v) {
+  double s = 0;
+  int n = 0;
+  for (double x : v)
+    if (x > 0) s += std::log(x), ++n;
+  return n > 0 ? std::exp(s / n) : std::numeric_limits<double>::quiet_NaN();
+}
+
+void run_validate(const PlanCliOptions& o) {
+  const plan::Mode mode = plan::mode_from_string(o.mode);
+  if (mode != plan::Mode::Rule && mode != plan::Mode::Model)
+    throw Error("spx plan validate replays --mode rule or model");
+  const model::Profile profile = load_named_profile(o.profile);
+  plan::Options opt;
+  opt.mode = mode;
+  opt.expected_calls = o.expected_calls;
+  std::map<std::string, std::vector<Outcome>> by_class;  // "f64 spmv"
+  for (const std::string& path : o.inputs) {
+    const bench::ModelData data = bench::load_model_data(path);  // features per matrix
+    const json doc = bench::load_json(path);
+    // (matrix, precision, op label) -> kernel -> µs, and the stats of the matrix.
+    std::map<std::tuple<std::string, std::string, int64_t>, std::map<std::string, double>> times;
+    std::map<std::string, MatrixStats> st;
+    for (const json& res : doc.at("results")) {
+      if (!res.value("checked", false)) continue;
+      const std::string op = res.value("op", std::string());
+      if (op != "spmv" && op != "spmm") continue;
+      const int64_t L = op == "spmm" ? res.value("cols_dense", int64_t{0}) : 0;
+      times[{res["matrix"].get<std::string>(), res["precision"].get<std::string>(), L}]
+           [res["kernel"].get<std::string>()] = 1e3 * res["ms_median"].get<double>();
+      st.emplace(res["matrix"].get<std::string>(), stats_of(res));
+    }
+    for (const auto& [key, ks] : times) {
+      const auto& [matrix, precision, L] = key;
+      const auto f = data.features.find(matrix);
+      if (f == data.features.end()) continue;
+      plan::Problem p;
+      p.op = L > 0 ? plan::Operation::Spmm : plan::Operation::Spmv;
+      p.cols_dense = L;
+      p.value_bytes = precision == "f32" ? 4 : 8;
+      p.stats = st.at(matrix);
+      p.features = f->second;
+      auto cands = plan::candidates(p, opt, profile.device, kAssumedFree);
+      plan::rank(cands, p, opt, mode == plan::Mode::Model ? &profile : nullptr);
+      double oracle = std::numeric_limits<double>::infinity(), vendor = oracle;
+      for (const plan::Candidate& c : cands) {
+        const auto t = ks.find(c.kernel);
+        if (!c.eligible || t == ks.end()) continue;
+        oracle = std::min(oracle, t->second);
+        if (c.owner == "cuSPARSE") vendor = std::min(vendor, t->second);
+      }
+      // The pick: the best-ranked eligible candidate that was measured (a candidate the run did
+      // not time cannot be scored; it is skipped, as a refused build would be).
+      const plan::Candidate* pick = nullptr;
+      for (const plan::Candidate& c : cands)
+        if (c.eligible && ks.count(c.kernel)) {
+          pick = &c;
+          break;
+        }
+      if (pick == nullptr || !std::isfinite(oracle)) continue;
+      const double t = ks.at(pick->kernel);
+      const std::string cls = fmt::format("{} {}", precision, L > 0 ? fmt::format("spmm L={}", L) : "spmv");
+      by_class[cls].push_back({oracle / t, std::isfinite(vendor) ? vendor / t : 0.0});
+      if (o.per_problem)
+        fmt::print("{:<30} {:<13} picked {:<28} {:9.2f} us, {:.3f} of the fastest ({:.2f} us)\n", matrix, cls,
+                   pick->kernel, t, oracle / t, oracle);
+    }
+  }
+  fmt::print("{} mode replayed on recorded times (profile {}, expected_calls {}): the pick as a fraction of\n"
+             "the fastest candidate measured, and against cuSPARSE's best; geomean (worst)\n",
+             plan::to_string(mode), profile.device.name, o.expected_calls);
+  std::vector<double> all;
+  for (const auto& [cls, v] : by_class) {
+    std::vector<double> fr, vv;
+    for (const Outcome& x : v) {
+      fr.push_back(x.fraction);
+      all.push_back(x.fraction);
+      if (x.vs_vendor > 0) vv.push_back(x.vs_vendor);
+    }
+    fmt::print("  {:<14} n {:>3}  {:.3f} ({:.2f})  {:.2f}x ({:.2f})\n", cls, v.size(), geomean(fr),
+               *std::min_element(fr.begin(), fr.end()), geomean(vv),
+               vv.empty() ? 0.0 : *std::min_element(vv.begin(), vv.end()));
+  }
+  if (all.empty()) throw Error("no problem had both features and measured candidates");
+  fmt::print("  {:<14} n {:>3}  {:.3f}\n", "all", all.size(), geomean(all));
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app) {
+  auto o = std::make_shared<PlanCliOptions>();
+  CLI::App* cmd = app.add_subcommand("plan", "The planner without a GPU: show a plan, replay modes on measurements");
+  cmd->require_subcommand(1);
+  CLI::App* show = cmd->add_subcommand("show", "The plan the rule or the model makes for a product (no GPU)");
+  show->add_option("matrix", o->input, "Matrix Market file or generator spec")->required()->type_name("FILE|SPEC");
+  show->add_option("--op", o->op, "spmv or spmm:L")->capture_default_str();
+  show->add_option("--precision", o->precision, "f32 or f64")
+      ->check(CLI::IsMember({"f32", "f64"}))
+      ->capture_default_str();
+  show->add_option("--layout", o->layout, "SpMM's B and C: row or col")
+      ->check(CLI::IsMember({"row", "col"}))
+      ->capture_default_str();
+  show->add_option("--mode", o->mode, "rule or model")->capture_default_str();
+  show->add_option("--profile", o->profile, "Profile file or device name (default: the H100's)");
+  show->add_option("--expected-calls", o->expected_calls, "Products the setup is amortised over")
+      ->check(at_least(1, "calls"))
+      ->capture_default_str();
+  show->callback([o] { run_show(*o); });
+
+  CLI::App* val = cmd->add_subcommand("validate", "Replay the rule or model mode on recorded candidate timings");
+  val->add_option("bench", o->inputs, "spx bench JSON with every candidate timed (scripts/planner-check)")
+      ->required()
+      ->type_name("JSON");
+  val->add_option("--mode", o->mode, "rule or model")->capture_default_str();
+  val->add_option("--profile", o->profile, "Profile file or device name (default: the H100's)");
+  val->add_option("--expected-calls", o->expected_calls, "Products the setup is amortised over")
+      ->check(at_least(1, "calls"))
+      ->capture_default_str();
+  val->add_flag("--per-problem", o->per_problem, "Print every pick");
+  val->callback([o] { run_validate(*o); });
+}
+
+}  // namespace spx::cli
