@@ -9,9 +9,11 @@
 #include <limits>
 #include <map>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "spx/error.hpp"
+#include "spx/fem.hpp"
 #include "spx/generate.hpp"
 
 namespace spx::gen {
@@ -39,6 +41,10 @@ const std::vector<KindDef>& kinds() {
        {"n", "rows", "len"},
        "rows=20000 (or n=) len=27",
        "FEM-like: ~len nonzeros per row in dense blocks near the diagonal; symmetric, SPD"},
+      {"fem2d",
+       {"n", "p", "dofs", "kappa", "nodes"},
+       "n=64 (elements per side; or dofs=) p=1 kappa=0.5 nodes=gll",
+       "FEM Poisson -div(kappa grad u) on the unit square, Q_p elements (p=1..4), Dirichlet eliminated; SPD"},
       {"banded",
        {"n", "bw", "density"},
        "n=10000 bw=8 density=0.5",
@@ -129,6 +135,11 @@ class Args {
     return value;
   }
 
+  std::string text(const std::string& key, const std::string& fallback) const {
+    const auto it = values_.find(key);
+    return it == values_.end() ? fallback : it->second;
+  }
+
   uint64_t seed() const {
     const auto it = values_.find("seed");
     if (it == values_.end()) return 1;
@@ -168,6 +179,18 @@ class Args {
   std::map<std::string, std::string> values_;
 };
 
+fem::FemSpec fem_spec(const Args& args) {
+  fem::FemSpec spec;
+  spec.p = args.small_int("p", 1);
+  spec.n = args.integer("n", 64);
+  if (!args.text("dofs", "").empty()) spec.n = fem::elements_for_dofs(args.integer("dofs", 0), spec.p);
+  spec.kappa_amplitude = args.real("kappa", 0.5);
+  const std::string nodes = args.text("nodes", "gll");
+  if (nodes != "gll" && nodes != "equi") args.fail(fmt::format("nodes={} must be gll or equi", nodes));
+  spec.nodes = nodes == "gll" ? fem::NodeFamily::GaussLobatto : fem::NodeFamily::Equispaced;
+  return spec;
+}
+
 template <class T, class I>
 Csr<T, I> generate_kind(const std::string_view kind, const Args& args) {
   const uint64_t seed = args.seed();
@@ -181,6 +204,13 @@ Csr<T, I> generate_kind(const std::string_view kind, const Args& args) {
   // Kinds with rows (and cols) take n= as shorthand for a square rows = cols = n.
   const auto rows_or = [&](int64_t fallback) { return args.index<I>("rows", args.integer("n", fallback)); };
   if (kind == "fem") return fem_like<T, I>(rows_or(20000), args.index<I>("len", 27), seed);
+  if (kind == "fem2d") {
+    if constexpr (!std::is_same_v<I, int32_t>) {
+      args.fail("fem2d builds int32 indices only");
+    } else {
+      return fem::build<T>(fem_spec(args), true, false).A;
+    }
+  }
   if (kind == "banded")
     return banded<T, I>(args.index<I>("n", 10000), args.index<I>("bw", 8), args.real("density", 0.5), seed);
   if (kind == "powerlaw")
@@ -237,6 +267,31 @@ Csr<T, I> generate(const std::string& spec) {
     throw Error(fmt::format("generator spec \"{}\": {}", spec, message));  // a generator's parameter check
   }
 }
+
+}  // namespace spx::gen
+
+namespace spx::fem {
+
+std::optional<FemSpec> parse_spec(const std::string& text) {
+  const std::string_view body = gen::trim(text);
+  const std::size_t colon = body.find(':');
+  if (gen::trim(body.substr(0, colon)) != "fem2d") return std::nullopt;
+  const auto def = std::find_if(gen::kinds().begin(), gen::kinds().end(),
+                                [](const gen::KindDef& k) { return k.kind == "fem2d"; });
+  const gen::Args args(text, *def,
+                       colon == std::string_view::npos ? std::string_view{} : body.substr(colon + 1));
+  FemSpec spec = gen::fem_spec(args);
+  try {
+    check_spec(spec);
+  } catch (const Error& e) {
+    args.fail(e.what());
+  }
+  return spec;
+}
+
+}  // namespace spx::fem
+
+namespace spx::gen {
 
 template Csr<float, int32_t> generate<float, int32_t>(const std::string&);
 template Csr<float, int64_t> generate<float, int64_t>(const std::string&);

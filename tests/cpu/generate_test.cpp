@@ -133,7 +133,7 @@ const std::vector<std::string> kRandomSpecs = {
 
 TEST(Generate, EveryKindsDefaultIsCanonical) {
   const ScopedThreads one(1);
-  ASSERT_EQ(gen::generators().size(), 11u);
+  ASSERT_EQ(gen::generators().size(), 12u);
   for (const gen::GeneratorInfo& info : gen::generators()) {
     SCOPED_TRACE(info.kind);
     EXPECT_FALSE(info.keys.empty());

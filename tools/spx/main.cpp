@@ -16,6 +16,7 @@ void add_spmm_command(CLI::App& app);   // cmd_spmm.cpp
 void add_gemm_command(CLI::App& app);   // cmd_gemm.cpp
 void add_model_command(CLI::App& app);  // cmd_model.cpp
 void add_plan_command(CLI::App& app);   // cmd_plan.cpp
+void add_cg_command(CLI::App& app);     // cmd_cg.cpp
 }  // namespace spx::cli
 
 namespace {
@@ -53,6 +54,7 @@ int run(int argc, char** argv) {
   spx::cli::add_gemm_command(app);
   spx::cli::add_model_command(app);
   spx::cli::add_plan_command(app);
+  spx::cli::add_cg_command(app);
 
   if (argc <= 1) {
     std::cout << app.help();
@@ -64,7 +66,8 @@ int run(int argc, char** argv) {
       [[maybe_unused]] const CLI::App* known = app.get_subcommand(first);
     } catch (const CLI::OptionNotFound&) {
       spx::cli::print_error(
-          fmt::format("unknown command '{}' (commands: info, gen, convert, spmv, spmm, gemm, bench, tune, model, plan; "
+          fmt::format("unknown command '{}' (commands: info, gen, convert, spmv, spmm, gemm, bench, tune, "
+                      "model, plan, cg; "
                       "run 'spx --help')",
                       first));
       return 2;

@@ -1,0 +1,114 @@
+// End-to-end tests of `spx cg` on the CPU backend: the summary and JSON, the right-hand side from
+// a file, breakdown as a status (exit 1), and refused inputs as one "spx: error:" line.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CgRun {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+class CliCg : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifndef SPX_CLI_PATH
+    GTEST_SKIP() << "built without the spx tool (SPX_TOOLS=OFF)";
+#else
+    dir_ = fs::temp_directory_path() / ("spx_cli_cg_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+#endif
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  CgRun spx(const std::string& args) {
+    CgRun r;
+#ifdef SPX_CLI_PATH
+    const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt";
+    const std::string cmd = std::string("OMP_NUM_THREADS=2 '") + SPX_CLI_PATH + "' " + args + " >'" +
+                            out.string() + "' 2>'" + err.string() + "' </dev/null";
+    const int raw = std::system(cmd.c_str());
+    if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
+    r.out = slurp(out);
+    r.err = slurp(err);
+#else
+    (void)args;
+#endif
+    return r;
+  }
+  void expect_error(const std::string& args, const std::string& words) {
+    SCOPED_TRACE("spx " + args);
+    const CgRun r = spx(args);
+    EXPECT_NE(r.status, 0);
+    EXPECT_LT(r.status, 126);
+    EXPECT_EQ(r.err.rfind("spx: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(CliCg, SolvesAFemProblemWithCsrAndLmaAndWritesJson) {
+  const CgRun r = spx(
+      "cg fem2d:n=10,p=2 --backend cpu --operator csr,lma --precond jacobi --tol 1e-10 --history --json " +
+      path("cg.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("converged in"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(slurp(path("cg.json")));
+  EXPECT_EQ(j["schema"], "spx-cg-1");
+  for (const char* key : {"commit", "date", "device", "runs"}) EXPECT_TRUE(j.contains(key)) << key;
+  ASSERT_EQ(j["runs"].size(), 2u);
+  for (const auto& run : j["runs"]) {
+    EXPECT_EQ(run["result"]["status"], "converged");
+    EXPECT_LT(run["true_relative_residual"].get<double>(), 1e-9);
+    EXPECT_EQ(run["result"]["history"].size(), run["result"]["iterations"].get<std::size_t>() + 1);
+    EXPECT_EQ(run["fem"]["p"], 2);
+  }
+  EXPECT_EQ(j["runs"][0]["operator"], "csr");
+  EXPECT_EQ(j["runs"][1]["operator"], "lma_atomic");
+  EXPECT_EQ(j["runs"][0]["result"]["iterations"], j["runs"][1]["result"]["iterations"]);
+}
+
+TEST_F(CliCg, RightHandSideFromAFileAndBreakdownAsAStatus) {
+  std::ofstream(path("indefinite.mtx"))
+      << "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1\n2 2 -3\n3 3 2\n";
+  std::ofstream(path("b.mtx")) << "%%MatrixMarket matrix array real general\n3 1\n1\n1\n0\n";
+  const CgRun r = spx("cg " + path("indefinite.mtx") + " --backend cpu --rhs " + path("b.mtx"));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.out.find("breakdown"), std::string::npos) << r.out;
+  expect_error("cg " + path("indefinite.mtx") + " --backend cpu --rhs " + path("missing.mtx"), "missing.mtx");
+}
+
+TEST_F(CliCg, RefusesWhatCgCannotSolve) {
+  expect_error("cg random:n=60,len=4 --backend cpu", "symmetric");
+  expect_error("cg dense:rows=3,cols=4 --backend cpu", "square");
+  expect_error("cg stencil2d:n=8 --operator lma --backend cpu", "fem2d");
+  expect_error("cg stencil2d:n=8 --operator bogus --backend cpu", "--operator bogus");
+  expect_error("cg stencil2d:n=8 --precision f16 --backend cpu", "f16");
+  expect_error("cg fem2d:p=7 --backend cpu", "p = 7");
+}
+
+}  // namespace

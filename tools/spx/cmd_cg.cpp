@@ -1,0 +1,500 @@
+// spx cg FILE|SPEC : solve A x = b with conjugate gradients (spx/cg.hpp, spx/cuda/cg.hpp) on the
+// GPU or the CPU, with the operators CSR, ELL and (for fem2d: problems) the local matrix approach;
+// a progress line on stderr, a summary, JSON; optionally the plain cuSPARSE + cuBLAS CG beside it.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/inputs.hpp"
+#include "bench/provenance.hpp"
+#include "bench/report.hpp"
+#include "cli_common.hpp"
+#include "spx/cg.hpp"
+#include "spx/cpu.hpp"
+#include "spx/cuda/device.hpp"
+#include "spx/error.hpp"
+#include "spx/fem.hpp"
+#include "spx/io.hpp"
+#ifdef SPX_HAVE_CUDA
+#include "bench/cg_vendor.hpp"
+#include "spx/cuda/buffer.hpp"
+#include "spx/cuda/cg.hpp"
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/formats.hpp"
+#include "spx/cuda/timing.hpp"
+#endif
+
+namespace spx::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct CgCliOptions {
+  std::string input;
+  std::string rhs = "ones";
+  double tol = 1e-8;
+  double atol = 0;
+  int64_t maxit = 10000;
+  std::string precond = "none";
+  std::string operators = "auto";
+  std::string backend = "auto";
+  std::string precision = "f64";
+  int check_every = 32;
+  bool no_graph = false;
+  bool baseline = false;
+  bool spmv_timing = false;
+  bool history = false;
+  int repeat = 1;
+  int64_t stagnation = 0;
+  std::string json_path;
+};
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// Refuses what CG cannot solve: non-square, or not symmetric (pattern or values, relative to the
+// largest entry of the row).
+template <class T>
+void require_symmetric(const Csr<T, int32_t>& A) {
+  if (A.rows != A.cols)
+    throw Error(fmt::format("cg needs a square matrix; this one is {} x {}", A.rows, A.cols));
+  for (int32_t r = 0; r < A.rows; ++r) {
+    double row_max = 0;
+    for (int32_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k)
+      row_max = std::max(row_max, std::abs(static_cast<double>(A.values[k])));
+    for (int32_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k) {
+      const int32_t c = A.col_idx[k];
+      const auto begin = A.col_idx.begin() + A.row_ptr[c], end = A.col_idx.begin() + A.row_ptr[c + 1];
+      const auto it = std::lower_bound(begin, end, r);
+      const double mirror =
+          it != end && *it == r
+              ? static_cast<double>(A.values[static_cast<std::size_t>(it - A.col_idx.begin())])
+              : 0.0;
+      if (std::abs(mirror - static_cast<double>(A.values[k])) > 1e-6 * row_max)
+        throw Error(fmt::format("cg needs a symmetric matrix; A({},{}) = {} but A({},{}) = {}", r, c,
+                                static_cast<double>(A.values[k]), c, r, mirror));
+    }
+  }
+}
+
+template <class T>
+std::vector<T> make_rhs(const std::string& rhs, int64_t n) {
+  std::vector<T> b(static_cast<std::size_t>(n));
+  if (rhs == "ones") {
+    std::fill(b.begin(), b.end(), T{1});
+  } else if (rhs == "random") {
+    uint64_t state = 0x9e3779b97f4a7c15ull;
+    for (auto& v : b) {  // splitmix64, uniform in [-1, 1)
+      uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      z ^= z >> 31;
+      v = static_cast<T>(static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0);
+    }
+  } else {
+    const auto B = read_matrix_market<T, int32_t>(rhs);
+    if (B.rows != n || B.cols != 1)
+      throw Error(fmt::format("{}: the right-hand side is {} x {}; need {} x 1", rhs, B.rows, B.cols, n));
+    std::fill(b.begin(), b.end(), T{0});
+    for (int32_t r = 0; r < B.rows; ++r)
+      for (int32_t k = B.row_ptr[r]; k < B.row_ptr[r + 1]; ++k) b[static_cast<std::size_t>(r)] = B.values[k];
+  }
+  return b;
+}
+
+template <class T>
+double true_relative_residual(const Csr<T, int32_t>& A, const std::vector<T>& b, const std::vector<T>& x) {
+  double num = 0, den = 0;
+#pragma omp parallel for reduction(+ : num, den) if (A.rows > 100000)
+  for (int32_t r = 0; r < A.rows; ++r) {
+    double ax = 0;
+    for (int32_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k)
+      ax += static_cast<double>(A.values[k]) * static_cast<double>(x[static_cast<std::size_t>(A.col_idx[k])]);
+    const double d = static_cast<double>(b[static_cast<std::size_t>(r)]) - ax;
+    num += d * d;
+    den += static_cast<double>(b[static_cast<std::size_t>(r)]) *
+           static_cast<double>(b[static_cast<std::size_t>(r)]);
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+// Rewritten in place on a terminal; elsewhere a line at most every 10 s.
+class CgProgressLine {
+ public:
+  explicit CgProgressLine(std::string label) : label_(std::move(label)), terminal_(stderr_is_terminal()) {}
+  ~CgProgressLine() {
+    if (shown_ && terminal_) std::cerr << "\r\033[K" << std::flush;
+  }
+  void show(int64_t it, double residual, double rhs_norm, double seconds) {
+    const auto now = std::chrono::steady_clock::now();
+    if (shown_ && now - last_ < (terminal_ ? std::chrono::milliseconds(200) : std::chrono::seconds(10)))
+      return;
+    last_ = now;
+    shown_ = true;
+    const std::string line = fmt::format("[cg {}] iteration {}  |r|/|b| {:.3e}  {:.0f} it/s", label_, it,
+                                         rhs_norm > 0 ? residual / rhs_norm : residual,
+                                         seconds > 0 ? static_cast<double>(it) / seconds : 0.0);
+    if (terminal_)
+      std::cerr << "\r\033[K" << line << std::flush;
+    else
+      std::cerr << line << "\n";
+  }
+
+ private:
+  std::string label_;
+  bool terminal_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+json result_json(const CgResult& r, bool history) {
+  json j{{"status", to_string(r.status)},
+         {"iterations", r.iterations},
+         {"residual", r.residual},
+         {"rhs_norm", r.rhs_norm},
+         {"relative_residual", r.relative_residual},
+         {"seconds", r.seconds},
+         {"iterations_per_second", r.seconds > 0 ? static_cast<double>(r.iterations) / r.seconds : 0.0},
+         {"message", r.message}};
+  if (history) j["history"] = r.history;
+  return j;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Problem {
+  std::string name;
+  std::optional<fem::FemSpec> spec;
+};
+
+template <class T>
+void run_precision(const CgCliOptions& o, const Problem& problem, const std::string& backend,
+                   const std::vector<std::string>& operators, std::ostream& out, json& runs) {
+  const char* precision = sizeof(T) == 4 ? "f32" : "f64";
+  const bool need_lma = std::any_of(operators.begin(), operators.end(),
+                                    [](const std::string& s) { return s.starts_with("lma"); });
+  if (need_lma && !problem.spec)
+    throw Error("--operator lma needs a fem2d: generator input (the element data come from the mesh)");
+  fem::Problem<T> P;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (problem.spec) {
+    P = fem::build<T>(*problem.spec, true, need_lma);
+  } else {
+    P.A = bench::load_matrix<T, int32_t>(bench::resolve_matrix(o.input));
+  }
+  const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const Csr<T, int32_t>& A = P.A;
+  require_symmetric(A);
+  const std::vector<T> b = make_rhs<T>(o.rhs, A.rows);
+  CgOptions opt;
+  opt.rtol = o.tol;
+  opt.atol = o.atol;
+  opt.max_iterations = o.maxit;
+  opt.preconditioner = o.precond == "jacobi" ? Preconditioner::Jacobi : Preconditioner::None;
+  opt.check_every = o.check_every;
+  opt.use_graph = !o.no_graph;
+  opt.stagnation_window = o.stagnation;
+  const bool jacobi = opt.preconditioner == Preconditioner::Jacobi;
+  fmt::print(out, "matrix      {}  {} x {}, {} nonzeros ({:.1f} per row), {}, built in {:.2f} s\n",
+             problem.name, A.rows, A.cols, A.nnz(), A.rows ? static_cast<double>(A.nnz()) / A.rows : 0.0,
+             precision, setup_s);
+
+  auto record = [&](const std::string& op, const std::string& details, const std::vector<CgResult>& results,
+                    const std::vector<T>& x, json extra) {
+    std::vector<double> secs;
+    for (const auto& r : results) secs.push_back(r.seconds);
+    CgResult r = results.back();
+    r.seconds = median(secs);
+    const double true_res = true_relative_residual(A, b, x);
+    fmt::print(out, "{:<11} {:<10} {}: {}; true |b-Ax|/|b| = {:.3e}; {:.4f} s ({:.0f} it/s, {:.3f} ms/it)\n",
+               precision, op, backend, summary(r), true_res, r.seconds,
+               r.seconds > 0 ? static_cast<double>(r.iterations) / r.seconds : 0.0,
+               r.iterations ? 1e3 * r.seconds / static_cast<double>(r.iterations) : 0.0);
+    json j{{"matrix", problem.name},
+           {"rows", A.rows},
+           {"nnz", A.nnz()},
+           {"precision", precision},
+           {"backend", backend},
+           {"operator", op},
+           {"details", details},
+           {"preconditioner", o.precond},
+           {"rtol", o.tol},
+           {"atol", o.atol},
+           {"max_iterations", o.maxit},
+           {"repeat", static_cast<int64_t>(results.size())},
+           {"seconds_all", secs}};
+    if (problem.spec)
+      j["fem"] = {{"n", problem.spec->n}, {"p", problem.spec->p}, {"kappa", problem.spec->kappa_amplitude}};
+    j["result"] = result_json(r, o.history);
+    j["true_relative_residual"] = true_res;
+    for (auto& [k, v] : extra.items()) j[k] = v;
+    runs.push_back(j);
+  };
+
+  if (backend == "cpu") {
+    std::vector<T> inv;
+    if (jacobi) inv = need_lma ? fem::lma_inverse_diagonal(P.elements) : inverse_diagonal(A);
+    for (const std::string& op : operators) {
+      HostOperator<T> apply;
+      if (op == "csr" || op == "csr_param") {
+        apply = [&A](std::span<const T> in, std::span<T> y) { omp::spmv(A, in, y); };
+      } else if (op.starts_with("lma")) {
+        apply = [&P](std::span<const T> in, std::span<T> y) { fem::lma_apply(P.elements, in, y); };
+      } else {
+        throw Error(fmt::format("--backend cpu runs the operators csr and lma, not {}", op));
+      }
+      std::vector<T> x(b.size());
+      std::vector<CgResult> results;
+      for (int i = 0; i < o.repeat; ++i)
+        results.push_back(
+            cg<T>(apply, A.rows, std::span<const T>(inv), std::span<const T>(b), std::span<T>(x), opt));
+      record(op, op == "csr" ? "spx::omp::spmv" : "fem::lma_apply (colours)", results, x, json::object());
+    }
+    return;
+  }
+#ifdef SPX_HAVE_CUDA
+  cuda::Context ctx;
+  double b_norm = 0;
+  for (const T v : b) b_norm += static_cast<double>(v) * static_cast<double>(v);
+  b_norm = std::sqrt(b_norm);
+  double copy_gbs = 0;
+  if (o.spmv_timing) copy_gbs = cuda::measure_copy_bandwidth(ctx, std::size_t{512} << 20).gbs;
+  const auto d_b = cuda::to_device(ctx, b, "cg b");
+  cuda::DeviceBuffer<T> d_x(b.size(), "cg x");
+  for (const std::string& op_name : operators) {
+    std::unique_ptr<cuda::LinearOperator<T>> op;
+    if (op_name == "csr" || op_name == "auto")
+      op = cuda::make_planned_operator(ctx, A, op_name == "csr", std::max<int64_t>(o.maxit, 100));
+    else if (op_name == "csr_param")
+      op = cuda::make_csr_operator(ctx, A);
+    else if (op_name == "ell")
+      op = cuda::make_ell_operator(ctx, A);
+    else
+      op = cuda::make_lma_operator(
+          ctx, P.elements, op_name == "lma_colour" ? cuda::LmaScatter::Colour : cuda::LmaScatter::Atomic);
+    cuda::DeviceBuffer<T> d_inv;
+    if (jacobi)
+      d_inv = cuda::to_device(
+          ctx, op_name.starts_with("lma") ? fem::lma_inverse_diagonal(P.elements) : inverse_diagonal(A),
+          "cg jacobi");
+    cuda::CgSolver<T> solver(ctx, *op);
+    std::vector<CgResult> results;
+    for (int i = 0; i < o.repeat; ++i) {
+      CgProgressLine line(fmt::format("{} {}", precision, op->name()));
+      const auto start = std::chrono::steady_clock::now();
+      results.push_back(solver.solve(
+          std::span<const T>(d_inv.data(), d_inv.size()), std::span<const T>(d_b.span()), d_x.span(), opt,
+          [&](int64_t it, double res) {
+            line.show(it, res, b_norm,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          }));
+    }
+    json extra{{"operator_bytes", op->bytes()},
+               {"operator_bytes_per_apply", op->bytes_per_apply()},
+               {"vector_bytes_per_iteration", solver.vector_bytes_per_iteration(jacobi)}};
+    if (o.spmv_timing) {
+      cuda::DeviceBuffer<T> w(b.size(), "spmv y");
+      const auto t =
+          cuda::time_kernel(ctx, [&] { op->apply(ctx, std::span<const T>(d_b.span()), w.span()); });
+      const double floor_ms = solver.vector_bytes_per_iteration(jacobi) / (copy_gbs * 1e9) * 1e3;
+      extra["spmv_ms"] = t.median_ms;
+      extra["spmv_gbs"] = op->bytes_per_apply() / (t.median_ms * 1e-3) / 1e9;
+      extra["vector_floor_ms"] = floor_ms;
+      extra["copy_gbs"] = copy_gbs;
+      const CgResult& r = results.back();
+      if (r.iterations > 0) {
+        const double ms_it = 1e3 * median([&] {
+                               std::vector<double> s;
+                               for (const auto& q : results) s.push_back(q.seconds);
+                               return s;
+                             }()) /
+                             static_cast<double>(r.iterations);
+        extra["ms_per_iteration"] = ms_it;
+        extra["ratio_to_floor"] = ms_it / (t.median_ms + floor_ms);
+        fmt::print(out,
+                   "{:<11} {:<10} SpMV {:.4f} ms ({:.0f} GB/s), vector floor {:.4f} ms at {:.0f} GB/s; "
+                   "iteration {:.4f} ms = {:.2f}x (SpMV + floor)\n",
+                   "", op->name(), t.median_ms, extra["spmv_gbs"].get<double>(), floor_ms, copy_gbs, ms_it,
+                   ms_it / (t.median_ms + floor_ms));
+      }
+    }
+    std::vector<T> x = cuda::to_host(ctx, d_x);
+    record(op->name(), op->details(), results, x, extra);
+  }
+  if (o.baseline) {
+    const cuda::DeviceCsr<T, int32_t> dA = cuda::upload(ctx, A);
+    cuda::DeviceBuffer<T> d_inv;
+    if (jacobi) d_inv = cuda::to_device(ctx, inverse_diagonal(A), "baseline jacobi");
+    std::vector<double> secs;
+    bench::VendorCgResult v;
+    for (int i = 0; i < o.repeat; ++i) {
+      v = bench::vendor_cg<T>(ctx, dA, std::span<const T>(d_inv.data(), d_inv.size()),
+                              std::span<const T>(d_b.span()), d_x.span(), o.tol, o.maxit);
+      secs.push_back(v.seconds);
+    }
+    v.seconds = median(secs);
+    const std::vector<T> x = cuda::to_host(ctx, d_x);
+    const double true_res = true_relative_residual(A, b, x);
+    fmt::print(
+        out,
+        "{:<11} {:<10} cuda: cuSPARSE SpMV + cuBLAS, {} in {} iterations, |r|/|b| = {:.3e}; true {:.3e}; "
+        "{:.4f} s ({:.0f} it/s)\n",
+        precision, "vendor", v.converged ? "converged" : "not converged", v.iterations,
+        v.rhs_norm > 0 ? v.residual / v.rhs_norm : 0.0, true_res, v.seconds,
+        v.seconds > 0 ? static_cast<double>(v.iterations) / v.seconds : 0.0);
+    runs.push_back(
+        {{"matrix", problem.name},
+         {"rows", A.rows},
+         {"nnz", A.nnz()},
+         {"precision", precision},
+         {"backend", "cuda"},
+         {"operator", "vendor_cusparse_cublas"},
+         {"details", "cusparseSpMV CSR_ALG1 + cublas dot/axpy/scal (host pointer mode)"},
+         {"preconditioner", o.precond},
+         {"rtol", o.tol},
+         {"max_iterations", o.maxit},
+         {"repeat", o.repeat},
+         {"seconds_all", secs},
+         {"vendor", true},
+         {"result",
+          {{"status", v.converged ? "converged" : "max_iterations"},
+           {"iterations", v.iterations},
+           {"residual", v.residual},
+           {"rhs_norm", v.rhs_norm},
+           {"relative_residual", v.rhs_norm > 0 ? v.residual / v.rhs_norm : 0.0},
+           {"seconds", v.seconds},
+           {"iterations_per_second", v.seconds > 0 ? static_cast<double>(v.iterations) / v.seconds : 0.0}}},
+         {"true_relative_residual", true_res}});
+  }
+#else
+  (void)out;
+  throw Error("--backend cuda: this spx was built without CUDA");
+#endif
+}
+
+void run_cg(const CgCliOptions& o) {
+  Problem problem;
+  const bench::MatrixSource source = bench::resolve_matrix(o.input);
+  problem.name = source.name;
+  if (source.kind == bench::MatrixSource::Kind::Spec) problem.spec = fem::parse_spec(source.location);
+  std::string backend = o.backend;
+  if (backend == "auto") backend = cuda::device_count() > 0 ? "cuda" : "cpu";
+  if (backend == "cuda" && cuda::device_count() == 0)
+    throw Error(fmt::format("--backend cuda: {}", cuda::gpu_unavailable_reason()));
+  std::vector<std::string> operators;
+  for (const std::string& op : split(o.operators)) {
+    if (op == "auto") {
+      operators.push_back(backend == "cuda" ? "auto" : "csr");
+    } else if (op == "all") {
+      for (const char* k : {"csr", "csr_param", "ell", "lma_atomic", "lma_colour"})
+        if (problem.spec || std::string(k).find("lma") == std::string::npos) operators.push_back(k);
+    } else if (op == "lma") {
+      operators.push_back("lma_atomic");
+    } else if (op == "csr" || op == "csr_param" || op == "ell" || op == "lma_atomic" || op == "lma_colour") {
+      operators.push_back(op);
+    } else {
+      throw Error(fmt::format(
+          "--operator {}: choose auto, csr, csr_param, ell, lma, lma_atomic, lma_colour or all", op));
+    }
+  }
+  if (operators.empty()) throw Error("--operator: nothing to run");
+  std::ostream& out = human_output(o.json_path);
+  json runs = json::array();
+  for (const std::string& p : split(o.precision)) {
+    if (p == "f32")
+      run_precision<float>(o, problem, backend, operators, out, runs);
+    else if (p == "f64")
+      run_precision<double>(o, problem, backend, operators, out, runs);
+    else
+      throw Error(fmt::format("--precision {}: choose f32, f64 or f32,f64", p));
+  }
+  if (!o.json_path.empty()) {
+    json j;
+    j["schema"] = "spx-cg-1";
+    j["commit"] = bench::source_commit();
+    j["date"] = bench::utc_now_iso8601();
+#ifdef SPX_HAVE_CUDA
+    if (backend == "cuda") j["device"] = cuda::query_device(0).name;
+#endif
+    if (backend == "cpu") j["device"] = "cpu";
+    j["runs"] = runs;
+    bench::write_json(o.json_path, j);
+  }
+  for (const auto& r : runs)
+    if (r["result"]["status"] != "converged" && r["result"]["status"] != "max_iterations")
+      throw ExitStatus{1};
+}
+
+}  // namespace
+
+void add_cg_command(CLI::App& app) {
+  auto o = std::make_shared<CgCliOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("cg", "Solve A x = b (A symmetric positive definite) with conjugate gradients");
+  cmd->add_option("input", o->input, "Matrix Market file or generator spec (e.g. fem2d:n=512,p=2)")
+      ->required();
+  cmd->add_option("--rhs", o->rhs, "Right-hand side: ones, random, or a Matrix Market n x 1 FILE")
+      ->capture_default_str();
+  cmd->add_option("--tol", o->tol, "Relative tolerance: stop when |r| <= tol |b|")->capture_default_str();
+  cmd->add_option("--atol", o->atol, "Absolute tolerance: stop when |r| <= atol")->capture_default_str();
+  cmd->add_option("--maxit", o->maxit, "Iteration cap")->capture_default_str();
+  cmd->add_option("--precond", o->precond, "none or jacobi")
+      ->check(CLI::IsMember({"none", "jacobi"}))
+      ->capture_default_str();
+  cmd->add_option(
+         "--operator", o->operators,
+         "Comma list: auto (GPU: the front door's planned SpMV over every candidate), csr (the front door, "
+         "CSR candidates), csr_param (the parametrised CSR kernel directly), ell (ELLR-T), lma (= "
+         "lma_atomic), lma_colour, all; lma needs a fem2d: input")
+      ->capture_default_str();
+  cmd->add_option("--backend", o->backend, "auto (GPU when usable), cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  cmd->add_option("--precision", o->precision, "f32, f64 or f32,f64")->capture_default_str();
+  cmd->add_option("--check-every", o->check_every, "GPU: iterations between two reads of the device status")
+      ->check(at_least(1, "iterations"))
+      ->capture_default_str();
+  cmd->add_flag("--no-graph", o->no_graph,
+                "GPU: launch the kernels directly instead of replaying a CUDA graph");
+  cmd->add_option("--stagnation", o->stagnation,
+                  "Also stop after this many iterations without a smaller residual (0: off; a step that no "
+                  "longer changes x always stops)")
+      ->capture_default_str();
+  cmd->add_flag("--baseline", o->baseline,
+                "GPU: also run CG written the plain way on cuSPARSE SpMV + cuBLAS");
+  cmd->add_flag("--spmv-timing", o->spmv_timing,
+                "GPU: also time the operator alone and compare the iteration with SpMV + vector bytes at "
+                "copy bandwidth");
+  cmd->add_flag("--history", o->history, "Put every iteration's residual into the JSON");
+  cmd->add_option("--repeat", o->repeat, "Solves per operator (the median time is reported)")
+      ->check(at_least(1, "solves"))
+      ->capture_default_str();
+  cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)")
+      ->type_name("FILE|-");
+  cmd->footer(R"(Examples:
+  spx cg fem2d:n=256,p=2                         GPU when present, CSR operator, rhs of ones
+  spx cg fem2d:dofs=4e6,p=4 --operator all --precision f32,f64 --baseline --spmv-timing
+  spx cg bcsstk13.mtx.gz --precond jacobi --tol 1e-6 --backend cpu)");
+  cmd->callback([o] { run_cg(*o); });
+}
+
+}  // namespace spx::cli
