@@ -111,8 +111,6 @@ void check_options(const SpmmOptions& o) {
   const bool planned = o.kernel == "auto" && !o.host_resident;
   if (!planned && (o.explain || !o.tuning_cache.empty()))
     throw Error("--explain and --tuning-cache belong to the planned product (--kernel auto, device-resident)");
-  if (planned && o.layout != "row")
-    throw Error("the planned product (--kernel auto) takes row-major B and C; use --kernel rule for --layout col");
   if (o.host_resident && o.kernel == "cusparse")
     throw Error("--kernel cusparse runs device-resident only (drop --host-resident)");
   if (o.kernel == "set-spmvs" && o.layout != "col")
@@ -281,7 +279,11 @@ double print_host_resident(std::ostream& out, const SpmmOptions& o, const bench:
   return af;
 }
 
-void run_spmm(const SpmmOptions& o) {
+void run_spmm(const SpmmOptions& given) {
+  // --kernel auto is the planned product for row-major B and C; with --layout col or --csr-config
+  // (which configure spx's own CSR kernel) it is the format rule's kernel, as before the planner.
+  SpmmOptions o = given;
+  if (o.kernel == "auto" && !o.host_resident && (o.layout == "col" || !o.csr_configs.empty())) o.kernel = "rule";
   check_options(o);
   bench::BenchOptions options = engine_options(o);  // parses --csr-config before anything loads
   const std::string cpu_kernels = " (the CPU kernels: spx bench --backend cpu --ops spmm:L)";

@@ -127,7 +127,9 @@ struct SparseMatrix<T>::Impl {
     TimingOptions o;
     o.warmup = 2;
     o.min_runs = 10;
-    o.min_seconds = 0.0005;  // ~2 ms for four candidates; the median of >= 10 runs ranks them
+    // 2 ms per candidate: at 0.5 ms (b475681) three launch-bound picks fell below 0.85 of the
+    // oracle on noise (docs/planner.md); ~8 ms of planning for four candidates.
+    o.min_seconds = 0.002;
     o.max_runs = 200;
     if (p.op == plan::Operation::Spmv) {
       DeviceBuffer<T> x(static_cast<std::size_t>(host.cols), "planner x"), y(static_cast<std::size_t>(host.rows), "planner y");
