@@ -100,6 +100,18 @@ bool Tuner::step(Knobs& k) const {
   return true;
 }
 
+// The other direction of this knob if it was not tried, else the next knob in its first direction.
+void Tuner::turn() {
+  if (!tried_other_) {
+    tried_other_ = true;
+    dir_ = -dir_;
+    return;
+  }
+  ++dim_;
+  tried_other_ = false;
+  if (dim_ < ladders_.size()) dir_ = ladders_[dim_].first_direction;
+}
+
 void Tuner::advance() {
   while (!frozen_) {
     if (trials_ >= max_trials_ || dim_ >= ladders_.size()) {
@@ -112,15 +124,7 @@ void Tuner::advance() {
       next_ = std::move(k);
       return;
     }
-    // End of the ladder in this direction: the other one, then the next knob.
-    if (!tried_other_) {
-      tried_other_ = true;
-      dir_ = -dir_;
-    } else {
-      ++dim_;
-      tried_other_ = false;
-      if (dim_ < ladders_.size()) dir_ = ladders_[dim_].first_direction;
-    }
+    turn();  // the end of the ladder in this direction
   }
 }
 
@@ -133,13 +137,8 @@ void Tuner::report(double us) {
     best_ = next_;
     best_us_ = us;
     tried_other_ = true;  // a kept move: keep going this way, never back
-  } else if (!tried_other_) {
-    tried_other_ = true;
-    dir_ = -dir_;
   } else {
-    ++dim_;
-    tried_other_ = false;
-    if (dim_ < ladders_.size()) dir_ = ladders_[dim_].first_direction;
+    turn();  // no gain this way
   }
   advance();
 }

@@ -50,6 +50,7 @@ class Tuner {
 
  private:
   void advance();  // sets next_ to the next untried neighbour, or freezes
+  void turn();     // the other direction, or the next knob
   bool step(Knobs& k) const;
 
   std::vector<KnobLadder> ladders_;

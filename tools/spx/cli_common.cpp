@@ -98,4 +98,15 @@ void ProgressLine::clear() {
   shown_ = false;
 }
 
+PlannedParams split_plan_text(const bench::Params& params) {
+  PlannedParams out;
+  for (const bench::Param& p : params) {
+    if (p.key == "plan")
+      out.plan_text = bench::to_string(p.value);
+    else
+      out.shown.push_back(p);
+  }
+  return out;
+}
+
 }  // namespace spx::cli

@@ -7,6 +7,8 @@
 #include <iosfwd>
 #include <string>
 
+#include "bench/types.hpp"
+
 namespace spx::cli {
 
 // Each subcommand adds itself to the app; its callback runs the command and throws spx::Error
@@ -41,6 +43,14 @@ int64_t parse_count(const std::string& text, const std::string& option);
 // bounds as 309-digit doubles. `spx spmv --repeat 0` with at_least(1, "runs", "leave it out for
 // adaptive timing") gives "--repeat: 0 runs: give at least 1 (or leave it out for adaptive timing)".
 CLI::Validator at_least(double least, const std::string& unit, const std::string& otherwise = "");
+
+// The planned product's result parameters split for people: the explain() text (param "plan", given
+// with explain = 1) apart from the rest, which one line shows.
+struct PlannedParams {
+  bench::Params shown;
+  std::string plan_text;
+};
+PlannedParams split_plan_text(const bench::Params& params);
 
 // "[ 3/40] stencil27_40 f64 spmv omp_csr" on stderr, for the commands that run the benchmark
 // engine. On a terminal one line, rewritten at every step. Elsewhere (a log, as on a GPU machine's

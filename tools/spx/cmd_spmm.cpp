@@ -209,14 +209,7 @@ void print_device_resident(std::ostream& out, const SpmmOptions& o, const bench:
   std::stable_partition(order.begin(), order.end(), [](const bench::Result* r) { return !r->vendor; });
   for (const bench::Result* result : order) {
     const bench::Result& r = *result;
-    bench::Params shown;
-    std::string plan_text;
-    for (const bench::Param& p : r.params) {
-      if (p.key == "plan")
-        plan_text = bench::to_string(p.value);
-      else
-        shown.push_back(p);
-    }
+    const auto [shown, plan_text] = split_plan_text(r.params);
     const std::string params =
         r.vendor ? "vendor"
         : r.kernel == "spx_auto"

@@ -64,14 +64,7 @@ void print_result(std::ostream& out, const bench::BenchReport& report, const ben
   if (m.stats)
     fmt::print(out, " (row length {}/{:.1f}/{} min/avg/max)", m.stats->min_row, m.stats->avg_row,
                m.stats->max_row);
-  bench::Params shown;
-  std::string plan_text;
-  for (const bench::Param& p : r.params) {
-    if (p.key == "plan")
-      plan_text = bench::to_string(p.value);
-    else
-      shown.push_back(p);
-  }
+  const auto [shown, plan_text] = split_plan_text(r.params);
   fmt::print(out, "\n{:<11}{}  ({}, {}, {}{}{})\n", "kernel", r.kernel, r.backend, bench::to_string(r.format),
              bench::to_string(r.precision), r.reference ? ", reference kernel" : "",
              shown.empty() ? "" : ", " + bench::to_string(shown));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -197,17 +198,16 @@ class HybSpmv final : public Executor<T> {
 };
 
 // cuSPARSE SpMV on CSR, COO or SELL: prepared (descriptors, workspace, preprocessing) on scratch
-// vectors at build time; a call re-points the vectors and scalars (host side only).
+// vectors at build time; a call re-points the vectors and scalars (host side only). `A` owns a
+// converted format (COO, SELL) or aliases the front door's CSR without owning it.
 template <class T, class Matrix>
 class VendorSpmv final : public Executor<T> {
  public:
-  VendorSpmv(Context& ctx, Matrix A, CusparseSpmvAlg alg, bool owns)
-      : A_(std::move(A)), x_(static_cast<std::size_t>(A_.cols), "planner x"), y_(static_cast<std::size_t>(A_.rows), "planner y") {
-    op_.emplace(ctx, A_, alg, std::span<const T>(x_.span()), y_.span());
-    this->bytes = (owns ? A_.bytes() : 0) + op_->workspace_bytes();
-    // The scratch vectors only served the preparation; every call re-points the descriptors.
-    x_ = DeviceBuffer<T>();
-    y_ = DeviceBuffer<T>();
+  VendorSpmv(Context& ctx, std::shared_ptr<const Matrix> A, CusparseSpmvAlg alg, bool owns) : A_(std::move(A)) {
+    // The scratch vectors only serve the preparation; every call re-points the descriptors.
+    DeviceBuffer<T> x(static_cast<std::size_t>(A_->cols), "planner x"), y(static_cast<std::size_t>(A_->rows), "planner y");
+    op_.emplace(ctx, *A_, alg, std::span<const T>(x.span()), y.span());
+    this->bytes = (owns ? A_->bytes() : 0) + op_->workspace_bytes();
   }
   void spmv(Context&, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
     op_->set_vectors(x, y);
@@ -217,12 +217,44 @@ class VendorSpmv final : public Executor<T> {
   std::string describe() const override { return fmt::format("workspace {} bytes", op_->workspace_bytes()); }
 
  private:
-  Matrix A_;  // an owned format (COO, SELL) or a non-owning CSR view's storage
-  DeviceBuffer<T> x_, y_;
+  std::shared_ptr<const Matrix> A_;
   std::optional<CusparseSpmv<T, int32_t>> op_;
 };
 
+// The front door's CSR as a non-owning shared_ptr (it outlives every executor of its matrix).
+template <class T>
+std::shared_ptr<const DeviceCsr<T, int32_t>> borrowed(const DeviceCsr<T, int32_t>& A) {
+  return std::shared_ptr<const DeviceCsr<T, int32_t>>(std::shared_ptr<const void>(), &A);
+}
+
+template <class M>
+std::shared_ptr<const M> owned(M&& A) {
+  return std::make_shared<const M>(std::move(A));
+}
+
 // --- SpMM ------------------------------------------------------------------------------------------
+
+// Both SpMM kernels' configurations have G (threads_per_row), L_c (cols_per_pass) and the block
+// size as tunable knobs; `check` is the kernel's own validation (spx::Error when refused).
+template <class Config, class Check>
+bool apply_spmm_knobs(Config& config, const plan::Knobs& k, Check check) {
+  Config c = config;
+  c.threads_per_row = to_int(plan::knob(k, "threads_per_row", c.threads_per_row));
+  c.cols_per_pass = to_int(plan::knob(k, "cols_per_pass", c.cols_per_pass));
+  c.block_size = to_int(plan::knob(k, "block_size", c.block_size));
+  try {
+    check(c);
+  } catch (const Error&) {
+    return false;
+  }
+  config = c;
+  return true;
+}
+
+template <class Config>
+plan::Knobs spmm_knobs(const Config& c) {
+  return {{"threads_per_row", c.threads_per_row}, {"cols_per_pass", c.cols_per_pass}, {"block_size", c.block_size}};
+}
 
 template <class T>
 class SpmmCsr final : public Executor<T> {
@@ -235,23 +267,9 @@ class SpmmCsr final : public Executor<T> {
     spmm_csr(ctx, *m_.device, B, C, config_, alpha, beta);
   }
   bool set_knobs(Context&, const plan::Knobs& k) override {
-    SpmmCsrConfig c = config_;
-    c.threads_per_row = to_int(plan::knob(k, "threads_per_row", c.threads_per_row));
-    c.cols_per_pass = to_int(plan::knob(k, "cols_per_pass", c.cols_per_pass));
-    c.block_size = to_int(plan::knob(k, "block_size", c.block_size));
-    try {
-      check_spmm_csr_config(c);
-    } catch (const Error&) {
-      return false;
-    }
-    config_ = c;
-    return true;
+    return apply_spmm_knobs(config_, k, [](const SpmmCsrConfig& c) { check_spmm_csr_config(c); });
   }
-  plan::Knobs knobs() const override {
-    return {{"threads_per_row", config_.threads_per_row},
-            {"cols_per_pass", config_.cols_per_pass},
-            {"block_size", config_.block_size}};
-  }
+  plan::Knobs knobs() const override { return spmm_knobs(config_); }
   std::string describe() const override { return to_string(config_); }
 
  private:
@@ -271,23 +289,9 @@ class SpmmEllrT final : public Executor<T> {
     spmm_ellr_t(ctx, A_, B, C, config_, alpha, beta);
   }
   bool set_knobs(Context&, const plan::Knobs& k) override {
-    SpmmEllrConfig c = config_;
-    c.threads_per_row = to_int(plan::knob(k, "threads_per_row", c.threads_per_row));
-    c.cols_per_pass = to_int(plan::knob(k, "cols_per_pass", c.cols_per_pass));
-    c.block_size = to_int(plan::knob(k, "block_size", c.block_size));
-    try {
-      check_spmm_ellr_config(c);
-    } catch (const Error&) {
-      return false;
-    }
-    config_ = c;
-    return true;
+    return apply_spmm_knobs(config_, k, [](const SpmmEllrConfig& c) { check_spmm_ellr_config(c); });
   }
-  plan::Knobs knobs() const override {
-    return {{"threads_per_row", config_.threads_per_row},
-            {"cols_per_pass", config_.cols_per_pass},
-            {"block_size", config_.block_size}};
-  }
+  plan::Knobs knobs() const override { return spmm_knobs(config_); }
   std::string describe() const override { return to_string(config_); }
 
  private:
@@ -305,74 +309,17 @@ int64_t planned_ld(int64_t rows, int64_t L, Layout layout) {
 
 // cuSPARSE SpMM on CSR or COO: prepared at build time on scratch B and C of the planned L, layout
 // and leading dimensions; a call with the same shapes re-points them, another rebuilds (and
-// allocates its workspace then).
+// allocates its workspace then). `A` as in VendorSpmv.
 template <class T, class Matrix>
 class VendorSpmm final : public Executor<T> {
  public:
-  VendorSpmm(Context& ctx, Matrix A, CusparseSpmmAlg alg, int64_t L, Layout layout, bool owns)
+  VendorSpmm(Context& ctx, std::shared_ptr<const Matrix> A, CusparseSpmmAlg alg, int64_t L, Layout layout, bool owns)
       : A_(std::move(A)), alg_(alg), owns_(owns) {
-    const int64_t ldb = layout == Layout::RowMajor ? planned_ld(A_.cols, L, layout) : std::max<int64_t>(A_.cols, 1);
-    const int64_t ldc = layout == Layout::RowMajor ? planned_ld(A_.rows, L, layout) : std::max<int64_t>(A_.rows, 1);
-    DeviceBuffer<T> b(static_cast<std::size_t>(layout == Layout::RowMajor ? A_.cols * ldb : ldb * L), "planner B");
-    DeviceBuffer<T> c(static_cast<std::size_t>(layout == Layout::RowMajor ? A_.rows * ldc : ldc * L), "planner C");
-    build(ctx, {b.data(), A_.cols, L, ldb, layout}, {c.data(), A_.rows, L, ldc, layout}, T{1}, T{0});
-  }
-  void spmm(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) override {
-    if (B.ld == ldb_ && C.ld == ldc_ && B.cols == cols_ && B.layout == layout_)
-      op_->set_operands(B, C, alpha, beta);
-    else
-      build(ctx, B, C, alpha, beta);
-    op_->run();
-  }
-  std::string describe() const override { return fmt::format("workspace {} bytes", op_->workspace_bytes()); }
-
- private:
-  void build(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) {
-    op_.reset();
-    op_.emplace(ctx, A_, alg_, B, C, alpha, beta);
-    ldb_ = B.ld;
-    ldc_ = C.ld;
-    cols_ = B.cols;
-    layout_ = B.layout;
-    this->bytes = (owns_ ? A_.bytes() : 0) + op_->workspace_bytes();
-  }
-  Matrix A_;
-  CusparseSpmmAlg alg_;
-  bool owns_;
-  int64_t ldb_ = 0, ldc_ = 0, cols_ = 0;
-  Layout layout_ = Layout::RowMajor;
-  std::optional<CusparseSpmm<T, int32_t>> op_;
-};
-
-template <class T>
-class VendorSpmvCsr final : public Executor<T> {
- public:
-  VendorSpmvCsr(Context& ctx, const DeviceCsr<T, int32_t>& A, CusparseSpmvAlg alg) {
-    DeviceBuffer<T> x(static_cast<std::size_t>(A.cols), "planner x"), y(static_cast<std::size_t>(A.rows), "planner y");
-    op_.emplace(ctx, A, alg, std::span<const T>(x.span()), y.span());
-    this->bytes = op_->workspace_bytes();
-  }
-  void spmv(Context&, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
-    op_->set_vectors(x, y);
-    op_->set_scalars(alpha, beta);
-    op_->run();
-  }
-  std::string describe() const override { return fmt::format("workspace {} bytes", op_->workspace_bytes()); }
-
- private:
-  std::optional<CusparseSpmv<T, int32_t>> op_;
-};
-
-template <class T>
-class VendorSpmmCsr final : public Executor<T> {
- public:
-  VendorSpmmCsr(Context& ctx, const DeviceCsr<T, int32_t>& A, CusparseSpmmAlg alg, int64_t L, Layout layout)
-      : A_(&A), alg_(alg) {
-    const int64_t ldb = layout == Layout::RowMajor ? planned_ld(A.cols, L, layout) : std::max<int64_t>(A.cols, 1);
-    const int64_t ldc = layout == Layout::RowMajor ? planned_ld(A.rows, L, layout) : std::max<int64_t>(A.rows, 1);
-    DeviceBuffer<T> b(static_cast<std::size_t>(layout == Layout::RowMajor ? A.cols * ldb : ldb * L), "planner B");
-    DeviceBuffer<T> c(static_cast<std::size_t>(layout == Layout::RowMajor ? A.rows * ldc : ldc * L), "planner C");
-    build(ctx, {b.data(), A.cols, L, ldb, layout}, {c.data(), A.rows, L, ldc, layout}, T{1}, T{0});
+    const int64_t ldb = layout == Layout::RowMajor ? planned_ld(A_->cols, L, layout) : std::max<int64_t>(A_->cols, 1);
+    const int64_t ldc = layout == Layout::RowMajor ? planned_ld(A_->rows, L, layout) : std::max<int64_t>(A_->rows, 1);
+    DeviceBuffer<T> b(static_cast<std::size_t>(layout == Layout::RowMajor ? A_->cols * ldb : ldb * L), "planner B");
+    DeviceBuffer<T> c(static_cast<std::size_t>(layout == Layout::RowMajor ? A_->rows * ldc : ldc * L), "planner C");
+    build(ctx, {b.data(), A_->cols, L, ldb, layout}, {c.data(), A_->rows, L, ldc, layout}, T{1}, T{0});
   }
   void spmm(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) override {
     if (B.ld == ldb_ && C.ld == ldc_ && B.cols == cols_ && B.layout == layout_)
@@ -391,10 +338,11 @@ class VendorSpmmCsr final : public Executor<T> {
     ldc_ = C.ld;
     cols_ = B.cols;
     layout_ = B.layout;
-    this->bytes = op_->workspace_bytes();
+    this->bytes = (owns_ ? A_->bytes() : 0) + op_->workspace_bytes();
   }
-  const DeviceCsr<T, int32_t>* A_;
+  std::shared_ptr<const Matrix> A_;
   CusparseSpmmAlg alg_;
+  bool owns_;
   int64_t ldb_ = 0, ldc_ = 0, cols_ = 0;
   Layout layout_ = Layout::RowMajor;
   std::optional<CusparseSpmm<T, int32_t>> op_;
@@ -417,31 +365,35 @@ std::unique_ptr<Executor<T>> build_executor(Context& ctx, const MatrixParts<T>& 
     if (k == "ellr_t") return std::make_unique<EllrT<T>>(ctx, m, knobs);
     if (k == "coo") return std::make_unique<CooSpmv<T>>(ctx, m);
     if (k == "hyb") return std::make_unique<HybSpmv<T>>(ctx, m);
-    if (k == "cusparse_csr_alg1") return std::make_unique<VendorSpmvCsr<T>>(ctx, *m.device, CusparseSpmvAlg::CsrAlg1);
-    if (k == "cusparse_csr_alg2") return std::make_unique<VendorSpmvCsr<T>>(ctx, *m.device, CusparseSpmvAlg::CsrAlg2);
+    using Csr = DeviceCsr<T, int32_t>;
+    if (k == "cusparse_csr_alg1")
+      return std::make_unique<VendorSpmv<T, Csr>>(ctx, borrowed(*m.device), CusparseSpmvAlg::CsrAlg1, false);
+    if (k == "cusparse_csr_alg2")
+      return std::make_unique<VendorSpmv<T, Csr>>(ctx, borrowed(*m.device), CusparseSpmvAlg::CsrAlg2, false);
     if (k == "cusparse_coo_alg1")
-      return std::make_unique<VendorSpmv<T, DeviceCoo<T, int32_t>>>(ctx, upload(ctx, to_coo(*m.host)),
+      return std::make_unique<VendorSpmv<T, DeviceCoo<T, int32_t>>>(ctx, owned(upload(ctx, to_coo(*m.host))),
                                                                     CusparseSpmvAlg::CooAlg1, true);
     if (k == "cusparse_sell_alg1")
-      return std::make_unique<VendorSpmv<T, DeviceSell<T, int32_t>>>(ctx, upload_sell(ctx, *m.host, int32_t{32}),
-                                                                     CusparseSpmvAlg::SellAlg1, true);
+      return std::make_unique<VendorSpmv<T, DeviceSell<T, int32_t>>>(
+          ctx, owned(upload_sell(ctx, *m.host, int32_t{32})), CusparseSpmvAlg::SellAlg1, true);
   } else {
     const Layout layout = layout_of(p);
     const int64_t L = p.cols_dense;
     if (k == "spmm_csr_row" || k == "spmm_csr_col") return std::make_unique<SpmmCsr<T>>(ctx, m, L, knobs);
     if (k == "spmm_ellr_t_row" || k == "spmm_ellr_t_col") return std::make_unique<SpmmEllrT<T>>(ctx, m, L, knobs);
-    if (k == "cusparse_spmm_csr_alg1_col")
-      return std::make_unique<VendorSpmmCsr<T>>(ctx, *m.device, CusparseSpmmAlg::CsrAlg1, L, layout);
-    if (k == "cusparse_spmm_csr_alg2_row")
-      return std::make_unique<VendorSpmmCsr<T>>(ctx, *m.device, CusparseSpmmAlg::CsrAlg2, L, layout);
-    if (k == "cusparse_spmm_csr_alg3_row")
-      return std::make_unique<VendorSpmmCsr<T>>(ctx, *m.device, CusparseSpmmAlg::CsrAlg3, L, layout);
-    if (k == "cusparse_spmm_coo_alg4_row")
-      return std::make_unique<VendorSpmm<T, DeviceCoo<T, int32_t>>>(ctx, upload(ctx, to_coo(*m.host)),
-                                                                    CusparseSpmmAlg::CooAlg4, L, layout, true);
-    if (k == "cusparse_spmm_coo_alg3_col")
-      return std::make_unique<VendorSpmm<T, DeviceCoo<T, int32_t>>>(ctx, upload(ctx, to_coo(*m.host)),
-                                                                    CusparseSpmmAlg::CooAlg3, L, layout, true);
+    using Csr = DeviceCsr<T, int32_t>;
+    using Coo = DeviceCoo<T, int32_t>;
+    const auto csr = [&](CusparseSpmmAlg alg) {
+      return std::make_unique<VendorSpmm<T, Csr>>(ctx, borrowed(*m.device), alg, L, layout, false);
+    };
+    const auto coo = [&](CusparseSpmmAlg alg) {
+      return std::make_unique<VendorSpmm<T, Coo>>(ctx, owned(upload(ctx, to_coo(*m.host))), alg, L, layout, true);
+    };
+    if (k == "cusparse_spmm_csr_alg1_col") return csr(CusparseSpmmAlg::CsrAlg1);
+    if (k == "cusparse_spmm_csr_alg2_row") return csr(CusparseSpmmAlg::CsrAlg2);
+    if (k == "cusparse_spmm_csr_alg3_row") return csr(CusparseSpmmAlg::CsrAlg3);
+    if (k == "cusparse_spmm_coo_alg4_row") return coo(CusparseSpmmAlg::CooAlg4);
+    if (k == "cusparse_spmm_coo_alg3_col") return coo(CusparseSpmmAlg::CooAlg3);
   }
   throw Error(fmt::format("the planner has no candidate '{}' for {}", k,
                           p.op == plan::Operation::Spmv ? "SpMV" : "SpMM"));
