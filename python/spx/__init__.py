@@ -7,6 +7,7 @@
     import cupy as cp
     yd = G @ cp.ones(800)                               # cupy in, cupy out: no copies, current stream
     print(G.plan().explain())                           # which kernel runs, and why
+    x, info = spx.cg(spx.generate("stencil2d:n=64"), np.ones(4096))   # CG, as scipy's cg
 
 docs/python.md has the whole story: where products run, what is copied, streams, errors.
 """
@@ -27,6 +28,8 @@ __all__ = [
     "Plan",
     "spmv",
     "spmm",
+    "cg",
+    "CgInfo",
     "read",
     "generate",
     "generators",
@@ -625,3 +628,7 @@ def _spmm_device(A: Matrix, X: Any, out: Any, alpha: float, beta: float, stream:
     A._m.spmm_device(d.ptr, ldb, dy.ptr, ylay[1], row_major, L, a, b, s)
     _arrays.hold_stream(A._dev, held)
     return Y
+
+
+# spx.cg lives in _cg.py; imported last, since it uses the names above.
+from ._cg import CgInfo, cg  # noqa: E402

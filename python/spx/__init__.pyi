@@ -84,6 +84,28 @@ def spmm(A: Matrix, X: npt.ArrayLike, out: Optional[npt.NDArray[Any]] = None, al
 @overload
 def spmm(A: Matrix, X: _Dense, out: Optional[_Dense] = None, alpha: float = 1.0, beta: float = 0.0,
          stream: Optional[int] = None) -> _Dense: ...
+class CgInfo:
+    status: Literal["converged", "max_iterations", "breakdown", "stagnation"]
+    iterations: int
+    residual: float
+    rhs_norm: float
+    relative_residual: float
+    seconds: float
+    history: Optional[list[float]]
+    message: str
+    device: str
+    @property
+    def converged(self) -> bool: ...
+    def __int__(self) -> int: ...
+
+@overload
+def cg(A: Union[Matrix, Any], b: npt.ArrayLike, x0: Optional[npt.ArrayLike] = None, *, rtol: float = 1e-5,
+       atol: float = 0.0, maxiter: Optional[int] = None, M: Optional[Literal["jacobi", "none"]] = None,
+       history: bool = False, stream: Optional[int] = None) -> Tuple[npt.NDArray[Any], CgInfo]: ...
+@overload
+def cg(A: Union[Matrix, Any], b: _Dense, x0: Optional[_Dense] = None, *, rtol: float = 1e-5, atol: float = 0.0,
+       maxiter: Optional[int] = None, M: Optional[Literal["jacobi", "none"]] = None, history: bool = False,
+       stream: Optional[int] = None) -> Tuple[_Dense, CgInfo]: ...
 def read(path: Union[str, "os.PathLike[str]"], dtype: _DType = ...) -> Matrix: ...
 def generate(spec: str, dtype: _DType = ...) -> Matrix: ...
 def generators() -> list[Tuple[str, str, str]]: ...

@@ -10,10 +10,45 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <variant>
 
+#include "spx/cg.hpp"
+#include "spx/error.hpp"
 #include "spx/matrix.hpp"
 
 namespace spx::python {
+
+using CsrF32 = Csr<float, int32_t>;
+using CsrF64 = Csr<double, int32_t>;
+using HostCsr = std::variant<CsrF32, CsrF64>;
+
+// An spx::Error about what the caller gave (a matrix CG cannot precondition, ...), found by code
+// that also throws device errors: the bindings raise it as ValueError, other spx::Error as
+// RuntimeError.
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
+// spx.cg's options (spx::CgOptions' subset that Python sets).
+struct CgRequest {
+  double rtol = 1e-5;
+  double atol = 0;
+  int64_t max_iterations = 0;
+  bool jacobi = false;
+  bool history = false;
+};
+
+inline CgOptions cg_options(const CgRequest& r, bool initial_guess) {
+  CgOptions o;
+  o.rtol = r.rtol;
+  o.atol = r.atol;
+  o.max_iterations = r.max_iterations;
+  o.preconditioner = r.jacobi ? Preconditioner::Jacobi : Preconditioner::None;
+  o.history = r.history;
+  o.zero_initial_guess = !initial_guess;
+  return o;
+}
 
 struct PlanRequest {
   bool spmm = false;
@@ -64,6 +99,16 @@ class GpuMatrix {
   virtual PlanInfo plan(const PlanRequest& request) = 0;
   // The current plan of (op, L, layout), planned with default options when there is none yet.
   virtual PlanInfo current_plan(const PlanRequest& request) = 0;
+  // Conjugate gradients (spx::cuda::CgSolver) on device vectors b and x of size rows; x0: a device
+  // vector copied into x as the initial guess, or 0 for x = 0. `host` is the matrix's host copy (the
+  // solver's operator and the Jacobi diagonal are made from it on the first solve, then kept).
+  // Ordered after the caller's `stream`; waits for the solve (the result is read on the host).
+  virtual CgResult cg(const HostCsr& host, uintptr_t b, uintptr_t x, uintptr_t x0, const CgRequest& request,
+                      uintptr_t stream) = 0;
+  // The same from host memory: b and x (holding the initial guess when `initial_guess`) copied in,
+  // x copied back.
+  virtual CgResult cg_host(const HostCsr& host, const void* b, void* x, bool initial_guess,
+                           const CgRequest& request) = 0;
 };
 
 std::shared_ptr<GpuMatrix> to_gpu(const Csr<float, int32_t>& A, int device);

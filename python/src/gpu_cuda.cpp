@@ -3,7 +3,8 @@
 // down at exit can crash), following the caller's stream (Context::set_stream: no host wait).
 //
 // Products go through the front door, cuda::SparseMatrix: planned on first use (or by A.plan()),
-// over spx's kernels and cuSPARSE's.
+// over spx's kernels and cuSPARSE's. CG (spx.cg) runs cuda::CgSolver over the planned operator of
+// spx/cuda/cg.hpp, made on a matrix's first solve and kept with it.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
@@ -14,9 +15,12 @@
 #include <map>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "gpu.hpp"
+#include "spx/cg.hpp"
 #include "spx/cuda/buffer.hpp"
+#include "spx/cuda/cg.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/device.hpp"
 #include "spx/cuda/formats.hpp"
@@ -121,6 +125,13 @@ class CudaMatrix final : public GpuMatrix {
  public:
   CudaMatrix(const Csr<T, int32_t>& A, int device)
       : device_(device), ctx_(context(device)), A_(make(ctx_, A, device)) {}
+  ~CudaMatrix() override {
+    cg_solver_.reset();
+    cg_operator_.reset();
+    if (cg_stream_ != nullptr) cudaStreamDestroy(cg_stream_);  // the context is never left on it
+  }
+  CudaMatrix(const CudaMatrix&) = delete;
+  CudaMatrix& operator=(const CudaMatrix&) = delete;
 
   int device() const override { return device_; }
   std::size_t device_bytes() const override { return A_.csr().bytes(); }
@@ -192,6 +203,33 @@ class CudaMatrix final : public GpuMatrix {
     return plan(PlanRequest{r.spmm, r.cols_dense, r.row_major, "model", 100, false, 4, ""});
   }
 
+  CgResult cg(const HostCsr& host, uintptr_t b, uintptr_t x, uintptr_t x0, const CgRequest& r,
+              uintptr_t stream) override {
+    DeviceGuard guard(device_);
+    prepare_cg(host, r);
+    const auto n = static_cast<std::size_t>(A_.rows());
+    CgStream on(*this, reinterpret_cast<cudaStream_t>(stream));
+    if (x0 != 0 && x0 != x)
+      cuda::copy_device_to_device_async(ctx_, reinterpret_cast<void*>(x), reinterpret_cast<const void*>(x0),
+                                        n * sizeof(T));
+    return solve_cg({reinterpret_cast<const T*>(b), n}, {reinterpret_cast<T*>(x), n}, x0 != 0, r);
+  }
+
+  CgResult cg_host(const HostCsr& host, const void* b, void* x, bool initial_guess,
+                   const CgRequest& r) override {
+    DeviceGuard guard(device_);
+    prepare_cg(host, r);
+    const auto n = static_cast<std::size_t>(A_.rows());
+    cuda::DeviceBuffer<T> db(n, "b (copied from the host)");
+    cuda::DeviceBuffer<T> dx(n, "x (copied from the host)");
+    CgStream on(*this, ctx_.stream());
+    cuda::copy_to_device_async(ctx_, db.data(), b, db.bytes());
+    if (initial_guess) cuda::copy_to_device_async(ctx_, dx.data(), x, dx.bytes());
+    CgResult res = solve_cg(std::span<const T>(db.span()), dx.span(), initial_guess, r);
+    cuda::copy_to_host_sync(ctx_, x, dx.data(), dx.bytes());
+    return res;
+  }
+
  private:
   static plan::DenseLayout layout_of(bool row_major) {
     return row_major ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
@@ -212,9 +250,75 @@ class CudaMatrix final : public GpuMatrix {
     cuda::spmm<T>(ctx_, A_, b, c, static_cast<T>(alpha), static_cast<T>(beta));
   }
 
+  // The solver's operator (the front door planned in Measure mode among the bitwise-reproducible
+  // CSR kernels: CG's iterates do not change from run to run), the solver, and the Jacobi diagonal,
+  // made on the first solve that needs them. The operator holds its own copy of the CSR on the
+  // device. expected_calls, which amortises setup in the plan, is the first solve's iteration cap
+  // kept within [100, 10000].
+  void prepare_cg(const HostCsr& host, const CgRequest& r) {
+    const auto& csr = std::get<Csr<T, int32_t>>(host);
+    std::vector<T> inv;
+    if (r.jacobi && cg_inv_diag_.empty()) {
+      try {
+        inv = inverse_diagonal(csr);
+      } catch (const Error& e) {
+        throw InputError(e.what());
+      }
+    }
+    if (!cg_solver_) {
+      cg_operator_ =
+          cuda::make_planned_operator(ctx_, csr, true, std::clamp<int64_t>(r.max_iterations, 100, 10000));
+      cg_solver_ = std::make_unique<cuda::CgSolver<T>>(ctx_, *cg_operator_);
+    }
+    if (!inv.empty()) cg_inv_diag_ = cuda::to_device(ctx_, inv, "cg jacobi diagonal");
+  }
+
+  CgResult solve_cg(std::span<const T> b, std::span<T> x, bool initial_guess, const CgRequest& r) {
+    const std::span<const T> inv =
+        r.jacobi ? std::span<const T>(cg_inv_diag_.data(), cg_inv_diag_.size()) : std::span<const T>();
+    return cg_solver_->solve(inv, b, x, cg_options(r, initial_guess));
+  }
+
+  cudaStream_t cg_stream() {
+    if (cg_stream_ == nullptr && cudaStreamCreateWithFlags(&cg_stream_, cudaStreamNonBlocking) != cudaSuccess)
+      throw Error(
+          fmt::format("cudaStreamCreateWithFlags failed: {}", cudaGetErrorString(cudaGetLastError())));
+    return cg_stream_;
+  }
+
+  // The stream a solve runs on. The solver replays its iterations as a CUDA graph, which the legacy
+  // default stream (CuPy's default, handle 0) cannot capture; there the solve runs on a stream of
+  // the matrix's own, ordered after the caller's work by the context's event, and the context goes
+  // back to the caller's stream afterwards (the solve has finished then: CG waits for its result).
+  class CgStream {
+   public:
+    CgStream(CudaMatrix& m, cudaStream_t caller) : m_(m), caller_(caller) {
+      m_.ctx_.set_stream(caller_);
+      if (legacy()) m_.ctx_.set_stream(m_.cg_stream());
+    }
+    ~CgStream() {
+      if (!legacy()) return;
+      try {
+        m_.ctx_.set_stream(caller_);
+      } catch (const Error&) {  // a device fault, already reported by the call that failed
+      }
+    }
+    CgStream(const CgStream&) = delete;
+    CgStream& operator=(const CgStream&) = delete;
+
+   private:
+    bool legacy() const { return caller_ == nullptr || caller_ == cudaStreamLegacy; }
+    CudaMatrix& m_;
+    cudaStream_t caller_;
+  };
+
   int device_;
   cuda::Context& ctx_;
   cuda::SparseMatrix<T> A_;
+  std::unique_ptr<cuda::LinearOperator<T>> cg_operator_;
+  std::unique_ptr<cuda::CgSolver<T>> cg_solver_;
+  cuda::DeviceBuffer<T> cg_inv_diag_;
+  cudaStream_t cg_stream_ = nullptr;
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Host side of the Python matrix: construction from arrays, files and generator specs, value-type
-// casts, and the CPU products (spx::omp).
+// casts, the CPU products (spx::omp) and CG (spx::cg).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "matrix.hpp"
+#include "spx/cg.hpp"
 #include "spx/convert.hpp"
 #include "spx/cpu.hpp"
 #include "spx/error.hpp"
@@ -125,11 +126,21 @@ void cpu_spmm(const Matrix& A, const T* B, int64_t ldb, bool b_row_major, T* C, 
     for (int64_t j = 0; j < L; ++j) C[at(i, j, ldc, c_row_major)] = c(i, j);
 }
 
+template <class T>
+CgResult cpu_cg(const Matrix& A, std::span<const T> b, std::span<T> x, bool initial_guess,
+                const CgRequest& request) {
+  return cg<T>(host_csr<T>(A), b, x, cg_options(request, initial_guess));
+}
+
 template void cpu_spmv<float>(const Matrix&, std::span<const float>, std::span<float>, float, float);
 template void cpu_spmv<double>(const Matrix&, std::span<const double>, std::span<double>, double, double);
 template void cpu_spmm<float>(const Matrix&, const float*, int64_t, bool, float*, int64_t, bool, int64_t,
                               float, float);
 template void cpu_spmm<double>(const Matrix&, const double*, int64_t, bool, double*, int64_t, bool, int64_t,
                                double, double);
+template CgResult cpu_cg<float>(const Matrix&, std::span<const float>, std::span<float>, bool,
+                                const CgRequest&);
+template CgResult cpu_cg<double>(const Matrix&, std::span<const double>, std::span<double>, bool,
+                                 const CgRequest&);
 
 }  // namespace spx::python

@@ -15,10 +15,7 @@
 
 namespace spx::python {
 
-using CsrF32 = Csr<float, int32_t>;
-using CsrF64 = Csr<double, int32_t>;
-
-using HostCsr = std::variant<CsrF32, CsrF64>;
+// CsrF32, CsrF64 and HostCsr (the variant of both) are in gpu.hpp.
 
 // Immutable once made: moving to a GPU makes a new Matrix that shares the host copy.
 struct Matrix {
@@ -53,5 +50,12 @@ void cpu_spmv(const Matrix& A, std::span<const T> x, std::span<T> y, T alpha, T 
 template <class T>
 void cpu_spmm(const Matrix& A, const T* B, int64_t ldb, bool b_row_major, T* C, int64_t ldc, bool c_row_major,
               int64_t L, T alpha, T beta);
+
+// Conjugate gradients with spx::cg (OpenMP) on the host copy: b and x of size rows, x holding the
+// initial guess when `initial_guess`. spx::Error (a non-square matrix, a diagonal Jacobi cannot
+// invert) before any iteration.
+template <class T>
+CgResult cpu_cg(const Matrix& A, std::span<const T> b, std::span<T> x, bool initial_guess,
+                const CgRequest& request);
 
 }  // namespace spx::python

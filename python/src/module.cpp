@@ -22,6 +22,7 @@
 
 #include "gpu.hpp"
 #include "matrix.hpp"
+#include "spx/cg.hpp"
 #include "spx/cpu.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
@@ -89,6 +90,37 @@ void spmm_cpu(const Matrix& A, Mat2<const T> B, Mat2<T> C, double alpha, double 
               static_cast<int64_t>(B.shape(1)), static_cast<T>(alpha), static_cast<T>(beta));
 }
 
+CgRequest cg_request(double rtol, double atol, int64_t max_iterations, bool jacobi, bool history) {
+  return CgRequest{rtol, atol, max_iterations, jacobi, history};
+}
+
+// spx.cg's info, as a dict the Python layer wraps (spx.CgInfo).
+nb::dict cg_dict(const CgResult& r) {
+  nb::dict d;
+  d["status"] = std::string(to_string(r.status));
+  d["iterations"] = r.iterations;
+  d["residual"] = r.residual;
+  d["rhs_norm"] = r.rhs_norm;
+  d["relative_residual"] = r.relative_residual;
+  d["seconds"] = r.seconds;
+  // summary() names the reason of every stop but convergence's special cases (zero b, x0 converged).
+  d["message"] =
+      r.status == CgStatus::Converged && !r.message.empty() ? summary(r) + ": " + r.message : summary(r);
+  if (!r.history.empty()) d["history"] = r.history;
+  return d;
+}
+
+template <class T>
+nb::dict cg_cpu(const Matrix& A, Vec<const T> b, Vec<T> x, bool initial_guess, double rtol, double atol,
+                int64_t max_iterations, bool jacobi, bool history) {
+  const CgRequest r = cg_request(rtol, atol, max_iterations, jacobi, history);
+  const CgResult res = user_input([&] {
+    nb::gil_scoped_release release;
+    return cpu_cg<T>(A, {b.data(), b.size()}, {x.data(), x.size()}, initial_guess, r);
+  });
+  return cg_dict(res);
+}
+
 GpuMatrix& gpu_of(const Matrix& A) {
   if (!A.gpu) throw Error("the matrix is on the host: move it with A.to('cuda') first");
   return *A.gpu;
@@ -131,6 +163,8 @@ NB_MODULE(_spx, m) {
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
+    } catch (const spx::python::InputError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const spx::Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }
@@ -188,6 +222,27 @@ NB_MODULE(_spx, m) {
              nb::gil_scoped_release release;
              gpu_of(A).spmm_host(B.data(), C.data(), row_major, static_cast<int64_t>(B.shape(1)), alpha,
                                  beta);
+           })
+      .def("cg_cpu", &cg_cpu<float>)
+      .def("cg_cpu", &cg_cpu<double>)
+      // CG on the GPU: device pointers b, x and x0 (0: start from x = 0) on the caller's stream.
+      .def("cg_device",
+           [](const Matrix& A, uintptr_t b, uintptr_t x, uintptr_t x0, double rtol, double atol,
+              int64_t max_iterations, bool jacobi, bool history, uintptr_t stream) {
+             return cg_dict(gpu_of(A).cg(*A.csr, b, x, x0,
+                                         cg_request(rtol, atol, max_iterations, jacobi, history), stream));
+           })
+      .def("cg_host_on_gpu",
+           [](const Matrix& A, nb::ndarray<nb::c_contig, nb::device::cpu> b,
+              nb::ndarray<nb::c_contig, nb::device::cpu> x, bool initial_guess, double rtol, double atol,
+              int64_t max_iterations, bool jacobi, bool history) {
+             const CgRequest r = cg_request(rtol, atol, max_iterations, jacobi, history);
+             spx::CgResult res;
+             {
+               nb::gil_scoped_release release;
+               res = gpu_of(A).cg_host(*A.csr, b.data(), x.data(), initial_guess, r);
+             }
+             return cg_dict(res);
            })
       .def("plan", [](const Matrix& A, bool spmm, int64_t L, bool row_major, const std::string& mode,
                       int64_t expected_calls, bool deterministic_only, int measure_top,
