@@ -4,6 +4,7 @@
 #include "spx/convert.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/device.hpp"
+#include "spx/dist.hpp"
 #include "spx/error.hpp"
 #include "spx/features.hpp"
 #include "spx/generate.hpp"

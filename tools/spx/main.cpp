@@ -17,6 +17,7 @@ void add_gemm_command(CLI::App& app);   // cmd_gemm.cpp
 void add_model_command(CLI::App& app);  // cmd_model.cpp
 void add_plan_command(CLI::App& app);   // cmd_plan.cpp
 void add_cg_command(CLI::App& app);     // cmd_cg.cpp
+void add_dist_command(CLI::App& app);   // cmd_dist.cpp
 }  // namespace spx::cli
 
 namespace {
@@ -30,6 +31,7 @@ Examples:
   spx spmv cage11.mtx.gz --format ell       time and check one SpMV kernel
   spx bench --suite small                   the benchmark table (GPU when present, else CPU)
   spx bench --suite shared --ops spmv,spmm:8 --precision f32,f64 --json out.json
+  spx dist stencil27:n=64 --ranks 4          how the matrix would split over 4 GPUs
 
 Run 'spx COMMAND --help' for a command's options.)";
 
@@ -55,6 +57,7 @@ int run(int argc, char** argv) {
   spx::cli::add_model_command(app);
   spx::cli::add_plan_command(app);
   spx::cli::add_cg_command(app);
+  spx::cli::add_dist_command(app);
 
   if (argc <= 1) {
     std::cout << app.help();
@@ -67,7 +70,7 @@ int run(int argc, char** argv) {
     } catch (const CLI::OptionNotFound&) {
       spx::cli::print_error(
           fmt::format("unknown command '{}' (commands: info, gen, convert, spmv, spmm, gemm, bench, tune, "
-                      "model, plan, cg; "
+                      "model, plan, cg, dist; "
                       "run 'spx --help')",
                       first));
       return 2;

@@ -1,0 +1,149 @@
+// The local/remote split and the halo pattern: the parts rebuild A exactly, each rank's halo is
+// exactly the remote columns its rows touch (no duplicates, none missing), and every message sends
+// entries the sender owns to a contiguous, non-overlapping place in the receiver's halo.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cpu_kernel_bounds.hpp"
+#include "spx/dist.hpp"
+#include "spx/generate.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+template <class T, class I>
+void expect_exact_pattern(const spx::Csr<T, I>& A, const spx::dist::DistMatrix<T>& D) {
+  const int k = D.ranks();
+  ASSERT_EQ(static_cast<int>(D.parts.size()), k);
+  std::map<std::pair<int64_t, int64_t>, T> rebuilt;
+  for (const auto& p : D.parts) {
+    SCOPED_TRACE("rank " + std::to_string(p.rank) + " of " + std::to_string(k));
+    p.local.validate();
+    p.remote.validate();
+    ASSERT_EQ(p.local.rows, p.row_end - p.row_begin);
+    ASSERT_EQ(p.remote.rows, p.local.rows);
+    ASSERT_EQ(p.local.cols, p.col_end - p.col_begin);
+    ASSERT_EQ(static_cast<std::size_t>(p.remote.cols), p.halo_global.size());
+    // The halo: exactly the columns outside [col_begin, col_end) that the rank's rows touch.
+    std::set<int64_t> needed;
+    for (int64_t r = p.row_begin; r < p.row_end; ++r)
+      for (I q = A.row_ptr[r]; q < A.row_ptr[r + 1]; ++q)
+        if (A.col_idx[q] < p.col_begin || A.col_idx[q] >= p.col_end) needed.insert(A.col_idx[q]);
+    EXPECT_EQ(std::vector<int64_t>(needed.begin(), needed.end()), p.halo_global);
+    for (int32_t r = 0; r < p.local.rows; ++r) {
+      for (int32_t q = p.local.row_ptr[r]; q < p.local.row_ptr[r + 1]; ++q)
+        ASSERT_TRUE(
+            rebuilt.emplace(std::pair{p.row_begin + r, p.col_begin + p.local.col_idx[q]}, p.local.values[q])
+                .second);
+      for (int32_t q = p.remote.row_ptr[r]; q < p.remote.row_ptr[r + 1]; ++q)
+        ASSERT_TRUE(
+            rebuilt
+                .emplace(std::pair{p.row_begin + r, p.halo_global[p.remote.col_idx[q]]}, p.remote.values[q])
+                .second);
+    }
+  }
+  ASSERT_EQ(rebuilt.size(), static_cast<std::size_t>(A.nnz()));
+  for (I r = 0; r < A.rows; ++r)
+    for (I q = A.row_ptr[r]; q < A.row_ptr[r + 1]; ++q) {
+      const auto it = rebuilt.find({r, A.col_idx[q]});
+      ASSERT_NE(it, rebuilt.end()) << "A(" << r << "," << A.col_idx[q] << ") lost";
+      EXPECT_EQ(it->second, A.values[q]);
+    }
+  // Messages: one per ordered pair at most, never to oneself, never empty; together they fill each
+  // halo exactly once with the entries the sender owns.
+  std::set<std::pair<int, int>> pairs;
+  std::vector<std::vector<int>> filled(static_cast<std::size_t>(k));
+  for (const auto& p : D.parts) filled[p.rank].assign(p.halo_global.size(), 0);
+  for (const auto& m : D.messages) {
+    SCOPED_TRACE("message " + std::to_string(m.from) + " -> " + std::to_string(m.to));
+    EXPECT_NE(m.from, m.to);
+    EXPECT_GT(m.count(), 0);
+    EXPECT_TRUE(pairs.insert({m.to, m.from}).second) << "two messages for one pair";
+    const auto& to = D.parts[m.to];
+    const auto& from = D.parts[m.from];
+    for (int32_t i = 0; i < m.count(); ++i) {
+      const int64_t global = from.col_begin + m.send_local[i];
+      ASSERT_GE(m.send_local[i], 0);
+      ASSERT_LT(global, from.col_end) << "sender does not own it";
+      const auto slot = static_cast<std::size_t>(m.recv_offset + i);
+      ASSERT_LT(slot, to.halo_global.size());
+      EXPECT_EQ(to.halo_global[slot], global);
+      ++filled[m.to][slot];
+    }
+  }
+  EXPECT_TRUE(std::is_sorted(pairs.begin(), pairs.end()));
+  for (int r = 0; r < k; ++r)
+    for (std::size_t h = 0; h < filled[r].size(); ++h)
+      EXPECT_EQ(filled[r][h], 1) << "rank " << r << " halo slot " << h;
+  // Statistics agree with the pattern.
+  const auto s = spx::dist::statistics(D);
+  int64_t halo = 0, nnz = 0;
+  for (const auto& p : D.parts)
+    halo += static_cast<int64_t>(p.halo_global.size()), nnz += p.local.nnz() + p.remote.nnz();
+  EXPECT_EQ(s.halo_entries, halo);
+  EXPECT_EQ(s.nnz, nnz);
+  EXPECT_EQ(s.bytes_f64, 8 * halo);
+  EXPECT_EQ(s.bytes_f32, 4 * halo);
+  EXPECT_EQ(s.messages, static_cast<int>(D.messages.size()));
+  EXPECT_GE(s.nnz_imbalance, 1.0 - 1e-12);
+}
+
+TEST(DistHalo, RandomSquareAndRectangular) {
+  const uint64_t seed = spx::test::fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  for (auto [rows, cols] : {std::pair{1, 1}, {9, 9}, {97, 97}, {301, 53}, {53, 301}, {1003, 1003}}) {
+    const auto A = spx::test::random_csr<double, int32_t>(rows, cols, 0, 13,
+                                                          seed + static_cast<uint64_t>(rows * cols), 0.3);
+    for (int k = 1; k <= std::min(7, rows); ++k) {
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", k " + std::to_string(k));
+      expect_exact_pattern(A, spx::dist::distribute(A, k));
+    }
+  }
+}
+
+TEST(DistHalo, GeneratedStructuresAndInt64Indices) {
+  const auto st = spx::gen::generate<float, int32_t>("stencil27:n=11");
+  const auto pl = spx::gen::power_law<float, int64_t>(2001, 8.0, 1.5, 3);
+  for (int k = 1; k <= 7; ++k) {
+    expect_exact_pattern(st, spx::dist::distribute(st, k));
+    expect_exact_pattern(pl, spx::dist::distribute(pl, k));
+  }
+}
+
+TEST(DistHalo, StencilHaloIsTheNeighbouringPlanes) {
+  // stencil27 on n^3 split by hand into k = n slabs of one z-plane each: a middle rank needs the planes
+  // above and below it, 2 n^2 entries from 2 neighbours.
+  const int n = 9;
+  const auto A = spx::gen::stencil_3d_27pt<double, int32_t>(n, n, n);
+  spx::dist::Partition planes;
+  for (int z = 0; z <= n; ++z) planes.begin.push_back(int64_t{z} * n * n);
+  const auto D = spx::dist::distribute(A, planes, planes);
+  const auto s = spx::dist::statistics(D);
+  EXPECT_EQ(s.per_rank[4].rows, n * n);
+  EXPECT_EQ(s.per_rank[4].halo_recv, 2 * n * n);
+  EXPECT_EQ(s.per_rank[4].neighbours_recv, 2);
+  EXPECT_EQ(s.per_rank[0].halo_recv, n * n);
+  EXPECT_EQ(s.halo_entries, 2 * (n - 1) * n * n);
+}
+
+TEST(DistHalo, Errors) {
+  const auto A = spx::test::random_csr<double, int32_t>(10, 12, 1, 3, 5);
+  const auto rows = spx::dist::partition_rows(A, 2);
+  spx::test::expect_error([&] { spx::dist::distribute(A, rows, spx::dist::partition_even(11, 2)); },
+                          "column partition must run from 0 to 12");
+  spx::test::expect_error([&] { spx::dist::distribute(A, rows, spx::dist::partition_even(12, 3)); },
+                          "row partition has 2 ranks, the column partition 3");
+  spx::test::expect_error([&] { spx::dist::distribute(A, 11); }, "11 ranks for 10 rows");
+  spx::test::expect_error([&] { spx::dist::distribute(A, 0); }, "need at least 1");
+  auto bad = A;
+  bad.col_idx[0] = 40;
+  spx::test::expect_error([&] { spx::dist::distribute(bad, 2); }, "40");
+}
+
+}  // namespace

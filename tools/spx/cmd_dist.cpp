@@ -1,0 +1,179 @@
+// spx dist FILE|SPEC --ranks K : how A would be spread over K GPUs (spx/dist.hpp) — the row blocks,
+// each rank's local and remote nonzeros, the halo volume and bytes per product, the imbalance —
+// and a check that the product on K simulated CPU ranks equals spx::ref. Nothing runs on a GPU.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bench/inputs.hpp"
+#include "bench/provenance.hpp"
+#include "bench/report.hpp"
+#include "cli_common.hpp"
+#include "spx/cpu.hpp"
+#include "spx/dist.hpp"
+#include "spx/error.hpp"
+
+namespace spx::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct DistCliOptions {
+  std::string input;
+  int ranks = 2;
+  double row_overhead = 0.0;
+  std::string precision = "f64";
+  std::string json_path;
+};
+
+// Rows where the simulated product misses spx::ref by more than the CPU kernels' bound for two
+// roundings in T: 2·(2·eps_T + (n + 2)·eps_d)·Σ|a_ij x_j| (docs/cpu-backend.md has the one-rounding
+// bound; the local and remote products round once each).
+template <class T>
+int64_t rows_off(const Csr<T, int32_t>& A, std::span<const T> x, std::span<const T> got,
+                 std::span<const T> want, double& worst) {
+  const double eps_t = std::numeric_limits<T>::epsilon(), eps_d = std::numeric_limits<double>::epsilon();
+  int64_t off = 0;
+  worst = 0;
+  for (int32_t r = 0; r < A.rows; ++r) {
+    double m = 0;
+    for (int32_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k)
+      m += std::abs(static_cast<double>(A.values[k]) *
+                    static_cast<double>(x[static_cast<std::size_t>(A.col_idx[k])]));
+    const double tol = 2.0 * (2.0 * eps_t + static_cast<double>(A.row_length(r) + 2) * eps_d) * m;
+    const double diff = std::abs(static_cast<double>(got[static_cast<std::size_t>(r)]) -
+                                 static_cast<double>(want[static_cast<std::size_t>(r)]));
+    if (!(diff <= tol)) ++off;
+    if (m > 0) worst = std::max(worst, diff / m);
+  }
+  return off;
+}
+
+template <class T>
+json run_dist(const DistCliOptions& o, const bench::MatrixSource& source, std::ostream& out) {
+  const auto A = bench::load_matrix<T, int32_t>(source);
+  const auto D = dist::distribute(A, o.ranks, o.row_overhead);
+  const auto s = dist::statistics(D);
+
+  fmt::print(out, "{}: {} x {}, {} nonzeros, on {} ranks (rows balanced by nonzeros{})\n", source.name,
+             A.rows, A.cols, A.nnz(), o.ranks,
+             o.row_overhead > 0 ? fmt::format(" + {} per row", o.row_overhead) : "");
+  fmt::print(out, "{:>4}  {:>21}  {:>10}  {:>10}  {:>10}  {:>9}  {:>10}  {:>4}  {:>10}  {:>4}\n", "rank",
+             "rows", "nnz", "local", "remote", "x owned", "halo in", "from", "halo out", "to");
+  for (const auto& r : s.per_rank) {
+    const auto& p = D.parts[static_cast<std::size_t>(r.rank)];
+    fmt::print(out, "{:>4}  {:>21}  {:>10}  {:>10}  {:>10}  {:>9}  {:>10}  {:>4}  {:>10}  {:>4}\n", r.rank,
+               fmt::format("{}..{}", p.row_begin, p.row_end - 1), r.nnz, r.local_nnz, r.remote_nnz,
+               r.owned_cols, r.halo_recv, r.neighbours_recv, r.halo_send, r.neighbours_send);
+  }
+  fmt::print(out,
+             "halo per SpMV: {} x entries in {} messages = {} in f32, {} in f64 (times L for SpMM); "
+             "busiest receiver {} in f64\n",
+             s.halo_entries, s.messages, human_bytes(static_cast<uint64_t>(s.bytes_f32)),
+             human_bytes(static_cast<uint64_t>(s.bytes_f64)),
+             human_bytes(static_cast<uint64_t>(s.max_rank_recv_bytes_f64)));
+  fmt::print(out, "imbalance: max/mean nonzeros per rank {:.4f}; remote nonzeros {:.2f}% of all\n",
+             s.nnz_imbalance, 100.0 * s.remote_fraction);
+
+  std::vector<T> x(static_cast<std::size_t>(A.cols));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(1.0 + static_cast<double>(i % 17) / 16.0);
+  std::vector<T> want(static_cast<std::size_t>(A.rows));
+  ref::spmv(A, std::span<const T>(x), std::span<T>(want));
+  const std::vector<T> got = dist::simulated_spmv(D, std::span<const T>(x));
+  double worst = 0;
+  const int64_t off = rows_off<T>(A, x, got, want, worst);
+  const char* precision = sizeof(T) == 4 ? "f32" : "f64";
+  fmt::print(
+      out, "check ({}): SpMV on {} simulated ranks vs spx::ref: {} (largest |diff| / sum|a x| {:.2e})\n",
+      precision, o.ranks, off == 0 ? "equal within the bound" : fmt::format("{} rows off", off), worst);
+
+  json ranks = json::array();
+  for (const auto& r : s.per_rank) {
+    const auto& p = D.parts[static_cast<std::size_t>(r.rank)];
+    ranks.push_back({{"rank", r.rank},
+                     {"row_begin", p.row_begin},
+                     {"row_end", p.row_end},
+                     {"col_begin", p.col_begin},
+                     {"col_end", p.col_end},
+                     {"nnz", r.nnz},
+                     {"local_nnz", r.local_nnz},
+                     {"remote_nnz", r.remote_nnz},
+                     {"halo_recv", r.halo_recv},
+                     {"halo_send", r.halo_send},
+                     {"neighbours_recv", r.neighbours_recv},
+                     {"neighbours_send", r.neighbours_send}});
+  }
+  return json{{"matrix", source.name},
+              {"precision", precision},
+              {"rows", A.rows},
+              {"cols", A.cols},
+              {"nnz", A.nnz()},
+              {"ranks", o.ranks},
+              {"row_overhead", o.row_overhead},
+              {"halo_entries", s.halo_entries},
+              {"messages", s.messages},
+              {"halo_bytes_f32", s.bytes_f32},
+              {"halo_bytes_f64", s.bytes_f64},
+              {"max_rank_recv_bytes_f64", s.max_rank_recv_bytes_f64},
+              {"nnz_imbalance", s.nnz_imbalance},
+              {"remote_fraction", s.remote_fraction},
+              {"per_rank", ranks},
+              {"check", {{"rows_off", off}, {"worst_relative_diff", worst}, {"passed", off == 0}}}};
+}
+
+void run_dist_command(const DistCliOptions& o) {
+  const auto source = bench::resolve_matrix(o.input);
+  std::ostream& out = human_output(o.json_path);
+  json runs = json::array();
+  if (o.precision == "f32")
+    runs.push_back(run_dist<float>(o, source, out));
+  else if (o.precision == "f64")
+    runs.push_back(run_dist<double>(o, source, out));
+  else
+    throw Error(fmt::format("--precision {}: choose f32 or f64", o.precision));
+  if (!o.json_path.empty()) {
+    json j;
+    j["schema"] = "spx-dist-1";
+    j["commit"] = bench::source_commit();
+    j["date"] = bench::utc_now_iso8601();
+    j["runs"] = runs;
+    bench::write_json(o.json_path, j);
+  }
+  for (const auto& r : runs)
+    if (!r["check"]["passed"].get<bool>()) throw ExitStatus{1};
+}
+
+}  // namespace
+
+void add_dist_command(CLI::App& app) {
+  auto o = std::make_shared<DistCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "dist",
+      "How a matrix splits over several GPUs: row blocks, halo volume, bytes per product, imbalance "
+      "(simulated on the CPU)");
+  cmd->add_option("input", o->input, "Matrix Market file or generator spec (e.g. stencil27:n=64)")
+      ->required();
+  cmd->add_option("--ranks", o->ranks, "Number of ranks (GPUs) to split over")
+      ->capture_default_str()
+      ->check(at_least(1, "ranks"));
+  cmd->add_option("--row-overhead", o->row_overhead,
+                  "Cost of a row in units of one nonzero, added to its nonzeros when balancing")
+      ->capture_default_str()
+      ->check(at_least(0, "nonzeros"));
+  cmd->add_option("--precision", o->precision, "f32 or f64 (the value type of the check)")
+      ->capture_default_str();
+  cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)");
+  cmd->callback([o] { run_dist_command(*o); });
+}
+
+}  // namespace spx::cli
