@@ -55,10 +55,11 @@ plan::Options options_of(const Params& params, plan::Mode mode, const std::strin
     else if (p.key == "explain" && i != nullptr && (*i == 0 || *i == 1))
       continue;  // report_params' business
     else
-      throw Error(fmt::format("spx_auto has no parameter '{}' = {} (it takes expected_calls >= 1, measure_top 1..64, "
-                              "vendor 0/1, deterministic 0/1, mode rule|model|measure|tune, tuning_cache FILE, "
-                              "explain 0/1)",
-                              p.key, to_string(p.value)));
+      throw Error(
+          fmt::format("spx_auto has no parameter '{}' = {} (it takes expected_calls >= 1, measure_top 1..64, "
+                      "vendor 0/1, deterministic 0/1, mode rule|model|measure|tune, tuning_cache FILE, "
+                      "explain 0/1)",
+                      p.key, to_string(p.value)));
   }
   return o;
 }
@@ -144,7 +145,8 @@ std::unique_ptr<Instance> auto_spmm(const Problem& p, plan::Mode mode, const std
 }
 
 // `only`: the candidates restricted to this kernel (the tuner's study entries).
-void add(Registry& registry, OpKind op, const char* name, plan::Mode mode, bool study, std::string only = {}) {
+void add(Registry& registry, OpKind op, const char* name, plan::Mode mode, bool study,
+         std::string only = {}) {
   auto e = cuda_entry(
       name, op, Format::Csr, false,
       fmt::format("spx's front door (spx::cuda::SparseMatrix): planned in {} mode over spx's and cuSPARSE's "

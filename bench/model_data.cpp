@@ -90,9 +90,7 @@ json load_json(const std::string& path) {
   }
 }
 
-ModelData load_model_data(const std::string& path) {
-  return model_data(load_json(path), path);
-}
+ModelData load_model_data(const std::string& path) { return model_data(load_json(path), path); }
 
 std::vector<std::string> model_kernel_patterns() {
   std::vector<std::string> k = model::spmv_kernels();

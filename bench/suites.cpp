@@ -112,13 +112,16 @@ const std::vector<SuiteMatrix>& calibration_suite() {
 // matrices), seed 11 throughout.
 const std::vector<SuiteMatrix>& planner_suite() {
   static const std::vector<SuiteMatrix> suite = {
-      {"pv_stencil2d_3000x700", "stencil2d:nx=3000,ny=700,seed=11", 10'492'600, "2D 5-point, 3000 x 700 grid"},
+      {"pv_stencil2d_3000x700", "stencil2d:nx=3000,ny=700,seed=11", 10'492'600,
+       "2D 5-point, 3000 x 700 grid"},
       {"pv_stencil27_96x80x60", "stencil27:nx=96,ny=80,nz=60,seed=11", 12'116'104, "3D 27-point, 96x80x60"},
       {"pv_fem_30k_50", "fem:rows=30000,len=50,seed=11", 1'468'314, "FEM-like rows of ~50, L2-resident"},
       {"pv_fem_400k_12", "fem:rows=400000,len=12,seed=11", 4'784'140, "FEM-like rows of ~12"},
-      {"pv_rmat_18_skew", "rmat:scale=18,ef=12,a=0.45,b=0.25,c=0.15,seed=11", 3'142'273, "R-MAT 256K, skewed"},
+      {"pv_rmat_18_skew", "rmat:scale=18,ef=12,a=0.45,b=0.25,c=0.15,seed=11", 3'142'273,
+       "R-MAT 256K, skewed"},
       {"pv_rmat_12", "rmat:scale=12,ef=20,seed=11", 64'937, "R-MAT 4K vertices (launch-bound)"},
-      {"pv_powerlaw_2m_22", "powerlaw:n=2000000,avg=12,exp=2.2,seed=11", 23'657'552, "Zipf rows, exponent 2.2"},
+      {"pv_powerlaw_2m_22", "powerlaw:n=2000000,avg=12,exp=2.2,seed=11", 23'657'552,
+       "Zipf rows, exponent 2.2"},
       {"pv_powerlaw_60k_25", "powerlaw:n=60000,avg=20,exp=2.5,seed=11", 1'204'303, "Zipf rows, exponent 2.5"},
       {"pv_random_3m_3", "random:rows=3000000,len=3,seed=11", 9'000'000, "uniform rows of 3"},
       {"pv_random_wide_48", "random:rows=200000,cols=4000000,len=48,seed=11", 9'600'000,

@@ -29,6 +29,11 @@
 #include <vector>
 
 #include "spx/features.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::cuda {
+struct DeviceProps;
+}
 
 namespace spx::model {
 
@@ -74,6 +79,12 @@ struct Profile {
   std::vector<KernelFit> fits;
   const KernelFit* find(const KernelKey& key) const;
 };
+
+// What the fixed rules read of a device and of a matrix, from a profile's figures and the features:
+// the model (and the planner without a GPU) configure every kernel by the same rules as the GPU
+// does. rule_stats fills every MatrixStats field but the bandwidths and the fingerprint.
+cuda::DeviceProps device_props(const DeviceBasics& d);
+MatrixStats rule_stats(const MatrixFeatures& f);
 
 // The kernels the model describes (registry names), SpMV and SpMM.
 const std::vector<std::string>& spmv_kernels();

@@ -11,8 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,8 +77,8 @@ struct Candidate {
   std::string format;  // csr, ell, ellr, coo, hyb, sell
   bool deterministic = true;
   bool eligible = true;
-  std::string why_not;         // when not eligible
-  std::string params;          // the configuration it runs with, when known ("coop=8 block=256")
+  std::string why_not;  // when not eligible
+  std::string params;   // the configuration it runs with, when known ("coop=8 block=256")
   // Knobs the tuner set (replacing the kernel's rule), by name: csr_param's coop, block_size,
   // repeat; ELLR-T's threads_per_row, block_size; the CSR SpMM's threads_per_row, cols_per_pass.
   std::vector<std::pair<std::string, int64_t>> knobs;

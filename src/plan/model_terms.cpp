@@ -22,7 +22,9 @@ const double kUsPerSerialSlot = cuda::default_rule_tables().launch.ns_per_serial
 // The COO chunk per warp of the COO SpMV and of HYB's COO tail: both run the default CooConfig.
 constexpr double kCooNnzPerWarp = cuda::CooConfig{}.nnz_per_warp;
 
-cuda::DeviceProps props_of(const DeviceBasics& d) {
+}  // namespace
+
+cuda::DeviceProps device_props(const DeviceBasics& d) {
   cuda::DeviceProps p;
   p.name = d.name;
   p.sm_count = d.sm_count;
@@ -33,8 +35,7 @@ cuda::DeviceProps props_of(const DeviceBasics& d) {
   return p;
 }
 
-// What the rules read of a matrix: the statistics the features carry.
-MatrixStats stats_of(const MatrixFeatures& f) {
+MatrixStats rule_stats(const MatrixFeatures& f) {
   MatrixStats s;
   s.rows = f.rows;
   s.cols = f.cols;
@@ -49,6 +50,8 @@ MatrixStats stats_of(const MatrixFeatures& f) {
                 : 0.0;
   return s;
 }
+
+namespace {
 
 double ceil_div(double a, double b) { return b > 0 ? std::ceil(a / b) : 0.0; }
 
@@ -70,7 +73,7 @@ Work work_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DevicePr
   const int p = key.value_bytes == 4 ? MatrixFeatures::kF32 : MatrixFeatures::kF64;
   const double rows = static_cast<double>(f.rows), nnz = static_cast<double>(f.nnz);
   const double rows_padded = std::ceil(rows / 32) * 32;
-  const MatrixStats s = stats_of(f);
+  const MatrixStats s = rule_stats(f);
   const std::string& k = key.kernel;
   Work w;
   const double csr_bytes = nnz * (v + kIndexBytes) + (rows + 1) * kIndexBytes;
@@ -174,7 +177,7 @@ Work work_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DevicePr
 Terms terms(const KernelKey& key, const MatrixFeatures& f, const DeviceBasics& device) {
   if (key.value_bytes != 4 && key.value_bytes != 8)
     throw Error(fmt::format("model: value_bytes must be 4 or 8, got {}", key.value_bytes));
-  const cuda::DeviceProps props = props_of(device);
+  const cuda::DeviceProps props = device_props(device);
   const Work w = work_of(key, f, props);
   Terms t;
   const double stream = w.matrix_bytes * w.passes + w.dense_in_bytes + w.out_bytes;

@@ -23,18 +23,19 @@ std::string problem_label(const Problem& p) {
 }  // namespace
 
 std::string Report::explain() const {
-  std::string s = fmt::format("plan: {} on {} x {} ({} nonzeros), {}; mode {}, decided by {}{}\n",
-                              problem_label(problem), problem.stats.rows, problem.stats.cols, problem.stats.nnz,
-                              device, to_string(mode), decided_by,
-                              profile.empty() ? std::string() : fmt::format(" (profile {})", profile));
+  std::string s =
+      fmt::format("plan: {} on {} x {} ({} nonzeros), {}; mode {}, decided by {}{}\n", problem_label(problem),
+                  problem.stats.rows, problem.stats.cols, problem.stats.nnz, device, to_string(mode),
+                  decided_by, profile.empty() ? std::string() : fmt::format(" (profile {})", profile));
   if (candidates.empty()) return s + "  no candidates\n";
   const Candidate& w = winner();
   s += fmt::format("chosen: {} ({}){}{}\n", w.kernel, w.owner, w.params.empty() ? "" : ": ", w.params);
-  s += fmt::format("planning {:.1f} us (features {:.1f} us), setup of the chosen {:.1f} us, {} expected calls{}\n",
-                   planning_us, features_us, setup_us, expected_calls,
-                   frozen ? "" : fmt::format("; tuning ({} calls so far)", tuner_calls));
-  s += fmt::format("  {:<28} {:<9} {:>12} {:>12} {:>10} {:>10} {:>12}  {}\n", "candidate", "owner", "predicted us",
-                   "measured us", "setup us", "MiB", "score us", "note");
+  s += fmt::format(
+      "planning {:.1f} us (features {:.1f} us), setup of the chosen {:.1f} us, {} expected calls{}\n",
+      planning_us, features_us, setup_us, expected_calls,
+      frozen ? "" : fmt::format("; tuning ({} calls so far)", tuner_calls));
+  s += fmt::format("  {:<28} {:<9} {:>12} {:>12} {:>10} {:>10} {:>12}  {}\n", "candidate", "owner",
+                   "predicted us", "measured us", "setup us", "MiB", "score us", "note");
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];
     std::string note = c.eligible ? (i == chosen ? "<- chosen" : "") : "not eligible: " + c.why_not;

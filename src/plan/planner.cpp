@@ -59,11 +59,16 @@ struct Spec {
 // registry's and the model's.
 const std::vector<Spec>& spmv_specs() {
   static const std::vector<Spec> s = {
-      {"csr_param", "spx", "csr"},          {"csr_vector", "spx", "csr"},
-      {"spmv_segsum", "spx", "csr"},        {"ell", "spx", "ell"},
-      {"ellr_t", "spx", "ellr"},            {"coo", "spx", "coo"},
-      {"hyb", "spx", "hyb"},                {"cusparse_csr_alg1", "cuSPARSE", "csr"},
-      {"cusparse_csr_alg2", "cuSPARSE", "csr"}, {"cusparse_coo_alg1", "cuSPARSE", "coo"},
+      {"csr_param", "spx", "csr"},
+      {"csr_vector", "spx", "csr"},
+      {"spmv_segsum", "spx", "csr"},
+      {"ell", "spx", "ell"},
+      {"ellr_t", "spx", "ellr"},
+      {"coo", "spx", "coo"},
+      {"hyb", "spx", "hyb"},
+      {"cusparse_csr_alg1", "cuSPARSE", "csr"},
+      {"cusparse_csr_alg2", "cuSPARSE", "csr"},
+      {"cusparse_coo_alg1", "cuSPARSE", "coo"},
       {"cusparse_sell_alg1", "cuSPARSE", "sell"},
   };
   return s;
@@ -126,8 +131,8 @@ std::size_t format_bytes(const std::string& format, const Problem& p) {
     b = rows32 * width * slot + (static_cast<double>(s.nnz) - ell_nnz) * (v + 8);
   }
   if (format == "sell") {
-    const double slots = p.features ? static_cast<double>(p.features->sell_slots)
-                                    : rows32 * static_cast<double>(s.max_row);
+    const double slots =
+        p.features ? static_cast<double>(p.features->sell_slots) : rows32 * static_cast<double>(s.max_row);
     b = slots * slot + 4.0 * rows32 / 32.0;
   }
   return b >= 1.8e19 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(b);
@@ -152,16 +157,6 @@ const std::vector<std::string>& rule_order(const Problem& p, const cuda::Planner
   return t.spmv_irregular;
 }
 
-cuda::DeviceProps props_of(const model::DeviceBasics& d) {
-  cuda::DeviceProps p;
-  p.name = d.name;
-  p.sm_count = d.sm_count;
-  p.max_threads_per_sm = d.threads_per_sm;
-  p.max_blocks_per_sm = d.blocks_per_sm;
-  p.l2_bytes = static_cast<std::size_t>(d.l2_bytes);
-  return p;
-}
-
 }  // namespace
 
 bool allowed(const std::string& kernel, const std::vector<std::string>& patterns) {
@@ -183,10 +178,11 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
     if (f != "csr" && f != "ell" && f != "ellr" && f != "coo" && f != "hyb" && f != "sell")
       throw Error(fmt::format("unknown format '{}' (csr, ell, ellr, coo, hyb or sell)", f));
   const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
-  const cuda::DeviceProps props = props_of(device);
+  const cuda::DeviceProps props = model::device_props(device);
   const int64_t long_rows =
       cuda::csr_long_row_threshold(p.stats.nnz, cuda::csr_fixed_rule(p.stats, props), props);
-  const std::size_t budget = o.memory_budget_bytes > 0 ? std::min(o.memory_budget_bytes, free_bytes) : free_bytes;
+  const std::size_t budget =
+      o.memory_budget_bytes > 0 ? std::min(o.memory_budget_bytes, free_bytes) : free_bytes;
   std::vector<Candidate> out;
   const auto& specs = p.op == Operation::Spmv ? spmv_specs() : spmm_specs(p.layout);
   for (const Spec& s : specs) {
@@ -215,16 +211,19 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
     if (c.format == "sell" && p.features && p.stats.nnz > 0) {
       const double slots = static_cast<double>(p.features->sell_slots) / static_cast<double>(p.stats.nnz);
       if (slots > t.sell_max_slots_per_nnz)
-        refuse(fmt::format("SELL-32 would store {:.1f} slots per nonzero > {:.0f}", slots, t.sell_max_slots_per_nnz));
+        refuse(fmt::format("SELL-32 would store {:.1f} slots per nonzero > {:.0f}", slots,
+                           t.sell_max_slots_per_nnz));
     }
     if (c.format == "sell" && !p.features) refuse("SELL needs the matrix features (sell slots)");
     // CSR ALG3 on row-major operands needs rows that start on 16-byte boundaries (it faults
     // otherwise, docs/cuda-runtime.md): with a tight leading dimension, L values must fill them.
     if (c.kernel == "cusparse_spmm_csr_alg3_row" && (p.cols_dense * p.value_bytes) % 16 != 0)
-      refuse(fmt::format("needs L x {} bytes a multiple of 16 (row-major rows on 16-byte boundaries)", p.value_bytes));
+      refuse(fmt::format("needs L x {} bytes a multiple of 16 (row-major rows on 16-byte boundaries)",
+                         p.value_bytes));
     if (c.extra_bytes > budget)
       refuse(fmt::format("needs {:.1f} MiB beyond the CSR, over the {:.1f} MiB {}",
-                         static_cast<double>(c.extra_bytes) / 1048576.0, static_cast<double>(budget) / 1048576.0,
+                         static_cast<double>(c.extra_bytes) / 1048576.0,
+                         static_cast<double>(budget) / 1048576.0,
                          o.memory_budget_bytes > 0 ? "budget" : "free on the device"));
     out.push_back(std::move(c));
   }
@@ -254,13 +253,16 @@ void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, con
     const double per_call = std::isnan(c.measured_us) ? c.predicted_us : c.measured_us;
     c.score = std::isnan(per_call) ? std::numeric_limits<double>::infinity() : per_call + c.setup_us / calls;
   }
-  const bool by_time = std::any_of(cands.begin(), cands.end(), [](const Candidate& c) { return std::isfinite(c.score); });
+  const bool by_time =
+      std::any_of(cands.begin(), cands.end(), [](const Candidate& c) { return std::isfinite(c.score); });
   // Once some were timed, a measurement beats any prediction: untimed candidates rank after them.
-  const bool any_measured =
-      std::any_of(cands.begin(), cands.end(), [](const Candidate& c) { return c.eligible && !std::isnan(c.measured_us); });
+  const bool any_measured = std::any_of(cands.begin(), cands.end(), [](const Candidate& c) {
+    return c.eligible && !std::isnan(c.measured_us);
+  });
   std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
     if (a.eligible != b.eligible) return a.eligible;
-    if (any_measured && std::isnan(a.measured_us) != std::isnan(b.measured_us)) return !std::isnan(a.measured_us);
+    if (any_measured && std::isnan(a.measured_us) != std::isnan(b.measured_us))
+      return !std::isnan(a.measured_us);
     if (by_time && a.score != b.score) return a.score < b.score;
     return a.rule_rank < b.rule_rank;
   });

@@ -112,14 +112,33 @@ RuleTables make_default_rule_tables() {
   // formats read no indices they do not need; spread rows: ELLR-T and the CSR kernels; irregular
   // rows: cuSPARSE's COO and CSR ALG1 and the segmented sum balance the nonzeros; long rows: the
   // CSR kernels with many threads per row.
-  t.planner.spmv_uniform = {"ell", "cusparse_sell_alg1", "hyb", "ellr_t", "csr_param", "spmv_segsum",
-                            "cusparse_csr_alg1", "csr_vector", "cusparse_coo_alg1", "coo", "cusparse_csr_alg2"};
-  t.planner.spmv_spread = {"csr_param", "ellr_t", "spmv_segsum", "cusparse_csr_alg1", "hyb", "ell",
-                           "cusparse_sell_alg1", "cusparse_coo_alg1", "csr_vector", "coo", "cusparse_csr_alg2"};
+  t.planner.spmv_uniform = {"ell",
+                            "cusparse_sell_alg1",
+                            "hyb",
+                            "ellr_t",
+                            "csr_param",
+                            "spmv_segsum",
+                            "cusparse_csr_alg1",
+                            "csr_vector",
+                            "cusparse_coo_alg1",
+                            "coo",
+                            "cusparse_csr_alg2"};
+  t.planner.spmv_spread = {"csr_param",  "ellr_t", "spmv_segsum",        "cusparse_csr_alg1",
+                           "hyb",        "ell",    "cusparse_sell_alg1", "cusparse_coo_alg1",
+                           "csr_vector", "coo",    "cusparse_csr_alg2"};
   t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param", "spmv_segsum", "cusparse_csr_alg1",
-                              "cusparse_csr_alg2", "hyb", "coo", "csr_vector"};
-  t.planner.spmv_long_rows = {"csr_vector", "csr_param", "spmv_segsum", "cusparse_csr_alg1", "cusparse_csr_alg2",
-                              "cusparse_coo_alg1", "coo", "hyb", "ellr_t", "ell", "cusparse_sell_alg1"};
+                              "cusparse_csr_alg2", "hyb",       "coo",         "csr_vector"};
+  t.planner.spmv_long_rows = {"csr_vector",
+                              "csr_param",
+                              "spmv_segsum",
+                              "cusparse_csr_alg1",
+                              "cusparse_csr_alg2",
+                              "cusparse_coo_alg1",
+                              "coo",
+                              "hyb",
+                              "ellr_t",
+                              "ell",
+                              "cusparse_sell_alg1"};
   // SpMM: spx's kernels won 41 of the 52 calibration products at L = 8 and 32 among row-major
   // candidates; cuSPARSE's CSR ALG3 most of the rest (long rows, tiny matrices).
   t.planner.spmm_row_major = {"spmm_csr_row", "spmm_ellr_t_row", "cusparse_spmm_csr_alg3_row",

@@ -36,7 +36,9 @@ std::vector<KnobLadder> tuning_ladders(const std::string& kernel) {
   if (kernel == "ellr_t")
     return {{"block_size", powers_of_two(64, 1024), -1}, {"threads_per_row", powers_of_two(1, 32), +1}};
   if (kernel == "spmv_segsum")
-    return {{"nnz_per_lane", {4, 8, 16}, -1}, {"tiles_per_warp", {1, 2, 4}, +1}, {"block_size", {64, 128, 256, 512}, +1}};
+    return {{"nnz_per_lane", {4, 8, 16}, -1},
+            {"tiles_per_warp", {1, 2, 4}, +1},
+            {"block_size", {64, 128, 256, 512}, +1}};
   if (kernel.starts_with("spmm_csr"))
     return {{"threads_per_row", powers_of_two(1, 32), -1},
             {"cols_per_pass", powers_of_two(1, 64), +1},
@@ -70,7 +72,8 @@ std::string to_string(const Knobs& k) {
   return s;
 }
 
-Tuner::Tuner(Knobs start, std::vector<KnobLadder> ladders, int max_trials, double min_gain, double min_gain_us)
+Tuner::Tuner(Knobs start, std::vector<KnobLadder> ladders, int max_trials, double min_gain,
+             double min_gain_us)
     : ladders_(std::move(ladders)),
       best_(start),
       next_(std::move(start)),

@@ -71,8 +71,8 @@ void TuningCache::save() const {
   for (const auto& [key, e] : entries_) {
     json knobs = json::object();
     for (const auto& [name, value] : e.knobs) knobs[name] = value;
-    plans[key] = {{"kernel", e.kernel}, {"knobs", knobs}, {"us", e.us}, {"decided_by", e.decided_by},
-                  {"date", e.date}};
+    plans[key] = {
+        {"kernel", e.kernel}, {"knobs", knobs}, {"us", e.us}, {"decided_by", e.decided_by}, {"date", e.date}};
   }
   const json doc = {{"spx_tuning_cache", 1}, {"plans", plans}};
   const std::string tmp = path_ + ".tmp";

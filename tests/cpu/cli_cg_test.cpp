@@ -1,83 +1,43 @@
 // End-to-end tests of `spx cg` on the CPU backend: the summary and JSON, the right-hand side from
 // a file, breakdown as a status (exit 1), and refused inputs as one "spx: error:" line.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
+
+#include "cpu/cli_fixture.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CgRun {
-  int status = -1;
-  std::string out, err;
-};
+using spx::test::CliRun;
+using spx::test::read_file;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-class CliCg : public ::testing::Test {
+class CliCg : public spx::test::CliFixture {
  protected:
-  void SetUp() override {
-#ifndef SPX_CLI_PATH
-    GTEST_SKIP() << "built without the spx tool (SPX_TOOLS=OFF)";
-#else
-    dir_ = fs::temp_directory_path() / ("spx_cli_cg_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-#endif
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-  CgRun spx(const std::string& args) {
-    CgRun r;
-#ifdef SPX_CLI_PATH
-    const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt";
-    const std::string cmd = std::string("OMP_NUM_THREADS=2 '") + SPX_CLI_PATH + "' " + args + " >'" +
-                            out.string() + "' 2>'" + err.string() + "' </dev/null";
-    const int raw = std::system(cmd.c_str());
-    if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
-    r.out = slurp(out);
-    r.err = slurp(err);
-#else
-    (void)args;
-#endif
-    return r;
-  }
+  CliCg() { env_ = "OMP_NUM_THREADS=2 "; }
   void expect_error(const std::string& args, const std::string& words) {
     SCOPED_TRACE("spx " + args);
-    const CgRun r = spx(args);
+    const CliRun r = spx(args);
     EXPECT_NE(r.status, 0);
     EXPECT_LT(r.status, 126);
     EXPECT_EQ(r.err.rfind("spx: error: ", 0), 0u) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
   }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
 };
 
 TEST_F(CliCg, SolvesAFemProblemWithCsrAndLmaAndWritesJson) {
-  const CgRun r = spx(
+  const CliRun r = spx(
       "cg fem2d:n=10,p=2 --backend cpu --operator csr,lma --precond jacobi --tol 1e-10 --history --json " +
       path("cg.json"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("converged in"), std::string::npos) << r.out;
-  const auto j = nlohmann::json::parse(slurp(path("cg.json")));
+  const auto j = nlohmann::json::parse(read_file(path("cg.json")));
   EXPECT_EQ(j["schema"], "spx-cg-1");
   for (const char* key : {"commit", "date", "device", "runs"}) EXPECT_TRUE(j.contains(key)) << key;
   ASSERT_EQ(j["runs"].size(), 2u);
@@ -96,7 +56,7 @@ TEST_F(CliCg, RightHandSideFromAFileAndBreakdownAsAStatus) {
   std::ofstream(path("indefinite.mtx"))
       << "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1\n2 2 -3\n3 3 2\n";
   std::ofstream(path("b.mtx")) << "%%MatrixMarket matrix array real general\n3 1\n1\n1\n0\n";
-  const CgRun r = spx("cg " + path("indefinite.mtx") + " --backend cpu --rhs " + path("b.mtx"));
+  const CliRun r = spx("cg " + path("indefinite.mtx") + " --backend cpu --rhs " + path("b.mtx"));
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.out.find("breakdown"), std::string::npos) << r.out;
   expect_error("cg " + path("indefinite.mtx") + " --backend cpu --rhs " + path("missing.mtx"), "missing.mtx");

@@ -14,24 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "cpu/cli_fixture.hpp"
 #include "spx/cuda/device.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int status = -1;  // exit status; 128 + signal when killed by a signal
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+using spx::test::CliRun;
+using spx::test::read_file;
 
 std::vector<std::string> nonempty_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -42,40 +33,8 @@ std::vector<std::string> nonempty_lines(const std::string& text) {
   return lines;
 }
 
-class Cli : public ::testing::Test {
+class Cli : public spx::test::CliFixture {
  protected:
-  void SetUp() override {
-#ifndef SPX_CLI_PATH
-    GTEST_SKIP() << "built without the spx tool (SPX_TOOLS=OFF)";
-#else
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("spx_cli_test_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-#endif
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-
-  // Runs `spx ARGS` through the shell with stdout and stderr captured.
-  CliRun spx(const std::string& args) {
-    CliRun r;
-#ifdef SPX_CLI_PATH
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string command = std::string("'") + SPX_CLI_PATH + "' " + args + " >'" + out.string() +
-                                "' 2>'" + err.string() + "' </dev/null";
-    const int raw = std::system(command.c_str());
-    if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
-    if (raw != -1 && WIFSIGNALED(raw)) r.status = 128 + WTERMSIG(raw);
-    r.out = read_file(out);
-    r.err = read_file(err);
-#else
-    (void)args;
-#endif
-    return r;
-  }
-
   // Failure the way users should see it: non-zero status (not a signal: the shell reports those as
   // 128 + N), and stderr exactly one line "spx: error: …".
   void expect_clean_error(const std::string& args) {
@@ -89,10 +48,6 @@ class Cli : public ::testing::Test {
   }
 
   nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  fs::path dir_;
 };
 
 void expect_bench_schema(const nlohmann::json& j) {

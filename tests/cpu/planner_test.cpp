@@ -1,8 +1,6 @@
 // The planner's host side (spx/plan.hpp, plan/tuner.hpp): candidate lists and eligibility, the rule
 // and model rankings on committed profiles and host features, the tuner's steps on synthetic
 // timings, the tuning cache file, explain(). No GPU.
-#include "spx/plan.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +17,7 @@
 #include "spx/features.hpp"
 #include "spx/generate.hpp"
 #include "spx/model.hpp"
+#include "spx/plan.hpp"
 #include "spx/stats.hpp"
 
 namespace spx {
@@ -68,7 +67,8 @@ TEST(Planner, SpmvCandidatesAndEligibility) {
   EXPECT_GT(find(all, "ell").setup_us, find(all, "csr_param").setup_us);
 
   // Power-law rows: the padded formats are refused with their padding named.
-  const plan::Problem irregular = problem_of("powerlaw:n=20000,avg=8,exp=1.8", plan::Operation::Spmv, 0, true);
+  const plan::Problem irregular =
+      problem_of("powerlaw:n=20000,avg=8,exp=1.8", plan::Operation::Spmv, 0, true);
   const auto irr = plan::candidates(irregular, {}, {}, kPlenty);
   EXPECT_FALSE(find(irr, "ell").eligible);
   EXPECT_NE(find(irr, "ell").why_not.find("padding"), std::string::npos);
@@ -156,7 +156,8 @@ TEST(Planner, ModelModeRanksByPredictedTime) {
   ASSERT_TRUE(path.has_value());
   const model::Profile profile = model::load_profile(*path);
   for (const char* spec : {"stencil27:n=48", "powerlaw:n=50000,avg=8,exp=1.8"}) {
-    for (auto [op, L] : {std::pair{plan::Operation::Spmv, int64_t{0}}, std::pair{plan::Operation::Spmm, int64_t{8}}}) {
+    for (auto [op, L] :
+         {std::pair{plan::Operation::Spmv, int64_t{0}}, std::pair{plan::Operation::Spmm, int64_t{8}}}) {
       const plan::Problem p = problem_of(spec, op, L, true);
       plan::Options o;
       o.expected_calls = 1000;
@@ -208,7 +209,7 @@ TEST(Tuner, ConvergesOnASeparableCost) {
 
 TEST(Tuner, NoiseBelowTheGainIsNotAMove) {
   plan::Tuner t({{"threads_per_row", 4}, {"block_size", 256}}, plan::tuning_ladders("ellr_t"), 12, 0.02);
-  t.report(100.0);  // the start
+  t.report(100.0);                     // the start
   while (!t.frozen()) t.report(99.0);  // 1% faster everywhere: noise
   EXPECT_EQ(plan::knob(t.best(), "threads_per_row", 0), 4);
   EXPECT_EQ(plan::knob(t.best(), "block_size", 0), 256);
@@ -232,7 +233,7 @@ TEST(TuningCache, RoundTripAndErrors) {
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "cache.json").string();
   std::filesystem::remove(path);
-  plan::CacheKey key{0x0123456789abcdefULL, "NVIDIA H100 80GB HBM3", 8, plan::Operation::Spmm, 8,
+  plan::CacheKey key{0x0123456789abcdefULL,      "NVIDIA H100 80GB HBM3", 8, plan::Operation::Spmm, 8,
                      plan::DenseLayout::RowMajor};
   {
     plan::TuningCache c(path);  // a missing file is an empty cache

@@ -3,6 +3,8 @@
 // rows, one huge row, no nonzeros) and on shared real matrices; the model and measure modes; the
 // tuner converging and staying put; the tuning cache round trip (and another structure never
 // taking a cached plan); a planned SpMV captured into a CUDA graph; bad operands refused.
+#include "spx/cuda/sparse_matrix.hpp"
+
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -15,7 +17,6 @@
 #include "spx/cpu.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/formats.hpp"
-#include "spx/cuda/sparse_matrix.hpp"
 #include "spx/error.hpp"
 #include "spx/features.hpp"
 #include "spx/generate.hpp"
@@ -28,10 +29,17 @@ template <class T>
 class FrontDoor : public ::testing::Test {};
 TYPED_TEST_SUITE(FrontDoor, Precisions);
 
-const std::vector<std::string> kSpmvKernels = {"csr_param",         "csr_vector",        "spmv_segsum",
-                                               "ell",               "ellr_t",            "coo",
-                                               "hyb",               "cusparse_csr_alg1", "cusparse_csr_alg2",
-                                               "cusparse_coo_alg1", "cusparse_sell_alg1"};
+const std::vector<std::string> kSpmvKernels = {"csr_param",
+                                               "csr_vector",
+                                               "spmv_segsum",
+                                               "ell",
+                                               "ellr_t",
+                                               "coo",
+                                               "hyb",
+                                               "cusparse_csr_alg1",
+                                               "cusparse_csr_alg2",
+                                               "cusparse_coo_alg1",
+                                               "cusparse_sell_alg1"};
 const std::vector<std::string> kSpmmRow = {"spmm_csr_row", "spmm_ellr_t_row", "cusparse_spmm_csr_alg2_row",
                                            "cusparse_spmm_csr_alg3_row", "cusparse_spmm_coo_alg4_row"};
 const std::vector<std::string> kSpmmCol = {"spmm_csr_col", "spmm_ellr_t_col", "cusparse_spmm_csr_alg1_col",
@@ -71,14 +79,16 @@ void check_spmm(const std::string& name, const Csr<T, int32_t>& A, int64_t L, La
                 const plan::Options& o, T alpha, T beta, uint64_t seed, int64_t extra_ld) {
   auto& ctx = gpu();
   cuda::SparseMatrix<T> M(ctx, A);
-  const plan::DenseLayout pl = layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
+  const plan::DenseLayout pl =
+      layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
   const std::string what = name + " " + precision_name<T>() + " L=" + std::to_string(L) +
                            (layout == Layout::RowMajor ? " row " : " col ") +
                            (o.kernels.empty() ? std::string(plan::to_string(o.mode)) : o.kernels.front());
   try {
     M.plan_spmm(L, pl, o);
   } catch (const Error& e) {
-    if (std::string(e.what()).find("no candidate") == std::string::npos) ADD_FAILURE() << what << ": " << e.what();
+    if (std::string(e.what()).find("no candidate") == std::string::npos)
+      ADD_FAILURE() << what << ": " << e.what();
     return;
   }
   const auto B = random_dense<T>(A.cols, L, layout, seed, extra_ld);
@@ -128,7 +138,8 @@ TYPED_TEST(FrontDoor, EverySpmmCandidateIsEquivalentToRef) {
         check_spmm<T>(m.name, m.A, L, Layout::RowMajor, only(k), T{1}, T{0}, seed + L, 0);
         check_spmm<T>(m.name, m.A, L, Layout::RowMajor, only(k), T(0.75), T(-2), seed + L, 4);
       }
-      for (const std::string& k : kSpmmCol) check_spmm<T>(m.name, m.A, L, Layout::ColMajor, only(k), T{1}, T{0}, seed, 3);
+      for (const std::string& k : kSpmmCol)
+        check_spmm<T>(m.name, m.A, L, Layout::ColMajor, only(k), T{1}, T{0}, seed, 3);
       if (::testing::Test::HasFailure()) return;
     }
   }
@@ -281,7 +292,8 @@ TYPED_TEST(FrontDoor, PlannedSpmvCapturesIntoAGraph) {
   cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
   std::vector<T> want(static_cast<std::size_t>(A.rows));
   ref::spmv(A, std::span<const T>(x), std::span<T>(want));
-  for (const std::string& k : {std::string("csr_param"), std::string("ell"), std::string("cusparse_csr_alg2"), std::string()}) {
+  for (const std::string& k :
+       {std::string("csr_param"), std::string("ell"), std::string("cusparse_csr_alg2"), std::string()}) {
     cuda::SparseMatrix<T> M(ctx, A);
     plan::Options o = k.empty() ? plan::Options{} : only(k);
     o.tuning_cache = "-";

@@ -98,6 +98,29 @@ void ProgressLine::clear() {
   shown_ = false;
 }
 
+void add_planned_options(CLI::App* cmd, PlannedOptions& o, const std::string& context) {
+  cmd->add_option("--plan", o.plan, context + ": planning mode, rule, model, measure or tune")
+      ->check(CLI::IsMember({"rule", "model", "measure", "tune"}))
+      ->capture_default_str();
+  cmd->add_option("--expected-calls", o.expected_calls,
+                  context + ": products the plan amortises its setup (conversions) over")
+      ->check(at_least(1, "calls", "give the number of products you will run"))
+      ->capture_default_str();
+  cmd->add_flag("--explain", o.explain,
+                context + ": print the plan (candidates, predicted/measured us, setup, why)");
+  cmd->add_option("--tuning-cache", o.tuning_cache,
+                  context + ": plans keyed by structure and device in FILE (also $SPX_TUNING_CACHE)")
+      ->type_name("FILE");
+}
+
+bench::KernelParams planned_params(const std::string& kernel, const PlannedOptions& o) {
+  bench::KernelParams k{kernel, fmt::format("--plan {}", o.plan), {}};
+  k.params = {
+      {"mode", o.plan}, {"expected_calls", o.expected_calls}, {"explain", int64_t{o.explain ? 1 : 0}}};
+  if (!o.tuning_cache.empty()) k.params.push_back({"tuning_cache", o.tuning_cache});
+  return k;
+}
+
 PlannedParams split_plan_text(const bench::Params& params) {
   PlannedParams out;
   for (const bench::Param& p : params) {

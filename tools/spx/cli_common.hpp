@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "bench/engine.hpp"  // KernelParams
 #include "bench/types.hpp"
 
 namespace spx::cli {
@@ -43,6 +44,20 @@ int64_t parse_count(const std::string& text, const std::string& option);
 // bounds as 309-digit doubles. `spx spmv --repeat 0` with at_least(1, "runs", "leave it out for
 // adaptive timing") gives "--repeat: 0 runs: give at least 1 (or leave it out for adaptive timing)".
 CLI::Validator at_least(double least, const std::string& unit, const std::string& otherwise = "");
+
+// The planned product's options (spx spmv on the GPU, spx spmm --kernel auto): the front door's
+// planning mode, amortisation, explain, tuning cache.
+struct PlannedOptions {
+  std::string plan = "model";
+  int64_t expected_calls = 100;
+  bool explain = false;
+  std::string tuning_cache;
+  bool asks_for_plan() const { return explain || !tuning_cache.empty(); }
+};
+// Adds --plan, --expected-calls, --explain, --tuning-cache; `context` prefixes their help ("GPU").
+void add_planned_options(CLI::App* cmd, PlannedOptions& o, const std::string& context);
+// The spx_auto entry's parameters for them (bench/cuda_spx_auto.cpp).
+bench::KernelParams planned_params(const std::string& kernel, const PlannedOptions& o);
 
 // The planned product's result parameters split for people: the explain() text (param "plan", given
 // with explain = 1) apart from the rest, which one line shows.

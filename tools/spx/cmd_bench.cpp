@@ -169,8 +169,9 @@ void add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("bench", "Benchmark every registered kernel on matrices, with checks");
   cmd->add_option("matrices", o->inputs, "Matrix Market files, folders of them, or generator specs")
       ->type_name("FILE|DIR|SPEC");
-  cmd->add_option("--suite", o->suites,
-                  "Named matrix set: small, standard, shared, calibration, validation or planner (repeatable)")
+  cmd->add_option(
+         "--suite", o->suites,
+         "Named matrix set: small, standard, shared, calibration, validation or planner (repeatable)")
       ->type_name("NAME");
   cmd->add_option("--ops", o->ops, "Operations: spmv, spmm:L (L dense columns), gemm:N")
       ->type_name("LIST")

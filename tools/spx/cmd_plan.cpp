@@ -69,7 +69,9 @@ plan::Problem problem_of(const bench::OpSpec& op, const std::string& precision, 
 void run_show(const PlanCliOptions& o) {
   const plan::Mode mode = plan::mode_from_string(o.mode);
   if (mode != plan::Mode::Rule && mode != plan::Mode::Model)
-    throw Error("spx plan show plans without a GPU: --mode rule or model (measure and tune time kernels: spx spmv --plan)");
+    throw Error(
+        "spx plan show plans without a GPU: --mode rule or model (measure and tune time kernels: spx spmv "
+        "--plan)");
   const bench::MatrixSource source = bench::resolve_matrix(o.input);
   const auto A = bench::load_matrix<double, int32_t>(source);
   const model::Profile profile = load_named_profile(o.profile);
@@ -94,27 +96,9 @@ void run_show(const PlanCliOptions& o) {
 
 // --- validate --------------------------------------------------------------------------------------
 
-MatrixStats stats_of(const json& res) {
-  MatrixStats s;
-  s.rows = res.value("rows", int64_t{0});
-  s.cols = res.value("cols", int64_t{0});
-  s.nnz = res.value("nnz", int64_t{0});
-  if (res.contains("stats") && res["stats"].is_object()) {
-    const json& j = res["stats"];
-    s.min_row = j.value("min_row", int64_t{0});
-    s.max_row = j.value("max_row", int64_t{0});
-    s.avg_row = j.value("avg_row", 0.0);
-    s.stddev_row = j.value("stddev_row", 0.0);
-    s.empty_rows = j.value("empty_rows", int64_t{0});
-    s.bandwidth = j.value("bandwidth", int64_t{0});
-    s.ell_padding_ratio = j.value("ell_padding_ratio", 0.0);
-  }
-  return s;
-}
-
 struct Outcome {
-  double fraction = 0;    // oracle / picked
-  double vs_vendor = 0;   // vendor best / picked
+  double fraction = 0;   // oracle / picked
+  double vs_vendor = 0;  // vendor best / picked
 };
 
 double geomean(const std::vector<double>& v) {
@@ -137,9 +121,8 @@ void run_validate(const PlanCliOptions& o) {
   for (const std::string& path : o.inputs) {
     const bench::ModelData data = bench::load_model_data(path);  // features per matrix
     const json doc = bench::load_json(path);
-    // (matrix, precision, op label) -> kernel -> µs, and the stats of the matrix.
+    // (matrix, precision, L) -> kernel -> µs; the statistics come from the features.
     std::map<std::tuple<std::string, std::string, int64_t>, std::map<std::string, double>> times;
-    std::map<std::string, MatrixStats> st;
     for (const json& res : doc.at("results")) {
       if (!res.value("checked", false)) continue;
       const std::string op = res.value("op", std::string());
@@ -147,7 +130,6 @@ void run_validate(const PlanCliOptions& o) {
       const int64_t L = op == "spmm" ? res.value("cols_dense", int64_t{0}) : 0;
       times[{res["matrix"].get<std::string>(), res["precision"].get<std::string>(), L}]
            [res["kernel"].get<std::string>()] = 1e3 * res["ms_median"].get<double>();
-      st.emplace(res["matrix"].get<std::string>(), stats_of(res));
     }
     for (const auto& [key, ks] : times) {
       const auto& [matrix, precision, L] = key;
@@ -157,7 +139,7 @@ void run_validate(const PlanCliOptions& o) {
       p.op = L > 0 ? plan::Operation::Spmm : plan::Operation::Spmv;
       p.cols_dense = L;
       p.value_bytes = precision == "f32" ? 4 : 8;
-      p.stats = st.at(matrix);
+      p.stats = model::rule_stats(f->second);
       p.features = f->second;
       auto cands = plan::candidates(p, opt, profile.device, kAssumedFree);
       plan::rank(cands, p, opt, mode == plan::Mode::Model ? &profile : nullptr);
@@ -185,9 +167,10 @@ void run_validate(const PlanCliOptions& o) {
                    pick->kernel, t, oracle / t, oracle);
     }
   }
-  fmt::print("{} mode replayed on recorded times (profile {}, expected_calls {}): the pick as a fraction of\n"
-             "the fastest candidate measured, and against cuSPARSE's best; geomean (worst)\n",
-             plan::to_string(mode), profile.device.name, o.expected_calls);
+  fmt::print(
+      "{} mode replayed on recorded times (profile {}, expected_calls {}): the pick as a fraction of\n"
+      "the fastest candidate measured, and against cuSPARSE's best; geomean (worst)\n",
+      plan::to_string(mode), profile.device.name, o.expected_calls);
   std::vector<double> all;
   for (const auto& [cls, v] : by_class) {
     std::vector<double> fr, vv;
@@ -208,10 +191,13 @@ void run_validate(const PlanCliOptions& o) {
 
 void add_plan_command(CLI::App& app) {
   auto o = std::make_shared<PlanCliOptions>();
-  CLI::App* cmd = app.add_subcommand("plan", "The planner without a GPU: show a plan, replay modes on measurements");
+  CLI::App* cmd =
+      app.add_subcommand("plan", "The planner without a GPU: show a plan, replay modes on measurements");
   cmd->require_subcommand(1);
   CLI::App* show = cmd->add_subcommand("show", "The plan the rule or the model makes for a product (no GPU)");
-  show->add_option("matrix", o->input, "Matrix Market file or generator spec")->required()->type_name("FILE|SPEC");
+  show->add_option("matrix", o->input, "Matrix Market file or generator spec")
+      ->required()
+      ->type_name("FILE|SPEC");
   show->add_option("--op", o->op, "spmv or spmm:L")->capture_default_str();
   show->add_option("--precision", o->precision, "f32 or f64")
       ->check(CLI::IsMember({"f32", "f64"}))
@@ -226,7 +212,8 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str();
   show->callback([o] { run_show(*o); });
 
-  CLI::App* val = cmd->add_subcommand("validate", "Replay the rule or model mode on recorded candidate timings");
+  CLI::App* val =
+      cmd->add_subcommand("validate", "Replay the rule or model mode on recorded candidate timings");
   val->add_option("bench", o->inputs, "spx bench JSON with every candidate timed (scripts/planner-check)")
       ->required()
       ->type_name("JSON");

@@ -48,11 +48,7 @@ struct SpmmOptions {
   int repeat = 0;
   std::string json_path;
   std::vector<std::string> csr_configs;  // --csr-config, each timed beside the rule's choice
-  // The planned product (--kernel auto): the front door's mode, amortisation, explain, cache.
-  std::string plan = "model";
-  int64_t expected_calls = 100;
-  bool explain = false;
-  std::string tuning_cache;
+  PlannedOptions planned;                // the front door (--kernel auto)
   // Set by CLI11: whether the host-resident-only options were given.
   bool streams_given = false, chunk_given = false, limit_given = false, transfer_given = false;
 };
@@ -109,8 +105,9 @@ void check_options(const SpmmOptions& o) {
     if (needs != nullptr) throw Error(fmt::format("{} only applies with --host-resident", needs));
   }
   const bool planned = o.kernel == "auto" && !o.host_resident;
-  if (!planned && (o.explain || !o.tuning_cache.empty()))
-    throw Error("--explain and --tuning-cache belong to the planned product (--kernel auto, device-resident)");
+  if (!planned && o.planned.asks_for_plan())
+    throw Error(
+        "--explain and --tuning-cache belong to the planned product (--kernel auto, device-resident)");
   if (o.host_resident && o.kernel == "cusparse")
     throw Error("--kernel cusparse runs device-resident only (drop --host-resident)");
   if (o.kernel == "set-spmvs" && o.layout != "col")
@@ -181,12 +178,7 @@ bench::BenchOptions engine_options(const SpmmOptions& o) {
     // cuSPARSE's CSR algorithms on the same B and C: the vendor baseline of the speedup.
     b.kernels.push_back("cusparse_spmm_csr_alg*_" + o.layout);
     for (const std::string& text : o.csr_configs) b.variants.push_back(parse_csr_config(text, ours));
-    if (ours == "spx_auto") {
-      bench::KernelParams k{ours, fmt::format("--plan {}", o.plan), {}};
-      k.params = {{"mode", o.plan}, {"expected_calls", o.expected_calls}, {"explain", int64_t{o.explain ? 1 : 0}}};
-      if (!o.tuning_cache.empty()) k.params.push_back({"tuning_cache", o.tuning_cache});
-      b.params.push_back(std::move(k));
-    }
+    if (ours == "spx_auto") b.params.push_back(planned_params(ours, o.planned));
   }
   return b;
 }
@@ -214,7 +206,8 @@ void print_device_resident(std::ostream& out, const SpmmOptions& o, const bench:
         r.vendor ? "vendor"
         : r.kernel == "spx_auto"
             ? fmt::format("{} ({}), decided by {}", bench::param_text(r.params, "chosen", "?"),
-                          bench::param_text(r.params, "config", ""), bench::param_text(r.params, "decided_by", "?"))
+                          bench::param_text(r.params, "config", ""),
+                          bench::param_text(r.params, "decided_by", "?"))
             : bench::param_text(r.params, "config", bench::to_string(shown));
     fmt::print(out,
                "{:<28}{:9.4f} ms median ({:.4f}..{:.4f}, {} runs)  {:8.1f} GFLOP/s  {:7.1f} GB/s eff.  "
@@ -276,7 +269,8 @@ void run_spmm(const SpmmOptions& given) {
   // --kernel auto is the planned product for row-major B and C; with --layout col or --csr-config
   // (which configure spx's own CSR kernel) it is the format rule's kernel, as before the planner.
   SpmmOptions o = given;
-  if (o.kernel == "auto" && !o.host_resident && (o.layout == "col" || !o.csr_configs.empty())) o.kernel = "rule";
+  if (o.kernel == "auto" && !o.host_resident && (o.layout == "col" || !o.csr_configs.empty()))
+    o.kernel = "rule";
   check_options(o);
   bench::BenchOptions options = engine_options(o);  // parses --csr-config before anything loads
   const std::string cpu_kernels = " (the CPU kernels: spx bench --backend cpu --ops spmm:L)";
@@ -344,15 +338,7 @@ void add_spmm_command(CLI::App& app) {
          "(ELLR-T), csr, set-spmvs (one SpMV per column; --layout col), cusparse (device-resident only)")
       ->check(CLI::IsMember({"auto", "rule", "ellr", "csr", "set-spmvs", "cusparse"}))
       ->capture_default_str();
-  cmd->add_option("--plan", o->plan, "--kernel auto: rule, model, measure or tune")
-      ->check(CLI::IsMember({"rule", "model", "measure", "tune"}))
-      ->capture_default_str();
-  cmd->add_option("--expected-calls", o->expected_calls, "--kernel auto: products the plan amortises its setup over")
-      ->check(at_least(1, "calls", "give the number of products you will run"))
-      ->capture_default_str();
-  cmd->add_flag("--explain", o->explain, "--kernel auto: print the plan (candidates, us, setup, why)");
-  cmd->add_option("--tuning-cache", o->tuning_cache, "--kernel auto: plans keyed by structure and device in FILE")
-      ->type_name("FILE");
+  add_planned_options(cmd, o->planned, "--kernel auto");
   cmd->add_flag("--host-resident", o->host_resident,
                 "Keep B and C in host memory and stream column chunks through the GPU (FastSpMM)");
   cmd->add_option("--streams", o->streams,

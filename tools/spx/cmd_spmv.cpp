@@ -26,21 +26,8 @@ struct SpmvOptions {
   int threads = 0;
   std::string kernel;
   std::string json;
-  // The front door (GPU): planning mode, amortisation, explain, cache.
-  std::string plan = "model";
-  int64_t expected_calls = 100;
-  bool explain = false;
-  std::string tuning_cache;
+  PlannedOptions planned;  // the front door (GPU)
 };
-
-// The planned product's parameters (bench/cuda_spx_auto.cpp).
-bench::KernelParams plan_params(const std::string& kernel, const std::string& mode, int64_t expected_calls,
-                                bool explain, const std::string& cache) {
-  bench::KernelParams k{kernel, fmt::format("--plan {}", mode), {}};
-  k.params = {{"mode", mode}, {"expected_calls", expected_calls}, {"explain", int64_t{explain ? 1 : 0}}};
-  if (!cache.empty()) k.params.push_back({"tuning_cache", cache});
-  return k;
-}
 
 // Our own kernel first, then a vendor library's, then the reference.
 std::string preferred_kernel(const bench::Registry& registry, const bench::BenchOptions& options) {
@@ -96,16 +83,15 @@ void run_spmv(const SpmvOptions& options) {
   o.precisions = {bench::parse_precision(options.precision)};
   // On the GPU without --kernel or --format: the front door's planned product.
   const bool planned = o.backend == "cuda" && options.kernel.empty() && options.format.empty();
-  if (!planned && (options.explain || !options.tuning_cache.empty()))
+  if (!planned && options.planned.asks_for_plan())
     throw Error("--explain and --tuning-cache belong to the planned product (GPU, no --kernel or --format)");
   if (!options.format.empty() || (options.kernel.empty() && !planned)) {
     o.formats = {bench::parse_format(options.format.empty() ? "csr" : options.format)};
   }
-  o.kernels = {planned ? std::string("spx_auto")
-                       : options.kernel.empty() ? preferred_kernel(registry, o) : options.kernel};
-  if (planned)
-    o.params.push_back(
-        plan_params("spx_auto", options.plan, options.expected_calls, options.explain, options.tuning_cache));
+  o.kernels = {planned                  ? std::string("spx_auto")
+               : options.kernel.empty() ? preferred_kernel(registry, o)
+                                        : options.kernel};
+  if (planned) o.params.push_back(planned_params("spx_auto", options.planned));
   o.matrices = {bench::resolve_matrix(options.input)};
   if (options.repeat > 0) o.timing.fixed_runs = options.repeat;
   if (options.threads > 0) bench::set_host_threads(options.threads);
@@ -149,17 +135,7 @@ void add_spmv_command(CLI::App& app) {
   cmd->add_option("--kernel", options->kernel, "Run this registered kernel (see spx bench --list)");
   cmd->add_option("--json", options->json, "Also write the result as bench JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");
-  cmd->add_option("--plan", options->plan, "GPU, planned product: rule, model, measure or tune")
-      ->check(CLI::IsMember({"rule", "model", "measure", "tune"}))
-      ->capture_default_str();
-  cmd->add_option("--expected-calls", options->expected_calls,
-                  "Products the plan amortises its setup (conversions) over")
-      ->check(at_least(1, "calls", "give the number of products you will run"))
-      ->capture_default_str();
-  cmd->add_flag("--explain", options->explain, "Print the plan: candidates, predicted/measured us, setup, why");
-  cmd->add_option("--tuning-cache", options->tuning_cache,
-                  "Plans keyed by structure and device in FILE (also $SPX_TUNING_CACHE); read and updated")
-      ->type_name("FILE");
+  add_planned_options(cmd, options->planned, "GPU, planned product");
   cmd->footer(R"(--backend auto (the default) runs on the GPU when one is usable, else on the CPU. On the GPU,
 without --kernel or --format, the planned product runs (spx_auto: the front door chooses among
 spx's kernels and cuSPARSE's; --plan, --explain). With --format, spx's own kernel for the format

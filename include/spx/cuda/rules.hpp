@@ -226,8 +226,8 @@ struct PlannerRuleTable {
   // the conversion's bytes at these rates.
   double setup_fixed_us = 40.0;
   double device_convert_fraction_of_copy = 0.25;  // GPU conversions: a share of the copy bandwidth
-  double host_convert_gbs = 2.0;                 // host conversion + upload (COO, SELL)
-  double vendor_preprocess_ns_per_nnz = 0.05;    // cuSPARSE analysis, per nonzero
+  double host_convert_gbs = 2.0;                  // host conversion + upload (COO, SELL)
+  double vendor_preprocess_ns_per_nnz = 0.05;     // cuSPARSE analysis, per nonzero
 };
 
 // DGEMM version 3: the tile shape and the k splits (gemm_rule). Tan et al.'s blocking model per

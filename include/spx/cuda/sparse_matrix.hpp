@@ -58,7 +58,8 @@ class SparseMatrix {
                                 const plan::Options& options = {});
   // The current plans' reports (null before planning). A tuning plan's report changes as it tunes.
   const plan::Report* spmv_report() const;
-  const plan::Report* spmm_report(int64_t cols_dense, plan::DenseLayout layout = plan::DenseLayout::RowMajor) const;
+  const plan::Report* spmm_report(int64_t cols_dense,
+                                  plan::DenseLayout layout = plan::DenseLayout::RowMajor) const;
 
   struct Impl;
   Impl& impl() { return *impl_; }
@@ -71,7 +72,8 @@ class SparseMatrix {
 // A.cols() entries, y A.rows(), both device memory; beta = 0 never reads y. Enqueued on ctx's
 // stream; ctx must be A's context.
 template <class T>
-void spmv(Context& ctx, SparseMatrix<T>& A, std::span<const T> x, std::span<T> y, T alpha = T{1}, T beta = T{0});
+void spmv(Context& ctx, SparseMatrix<T>& A, std::span<const T> x, std::span<T> y, T alpha = T{1},
+          T beta = T{0});
 
 // C = alpha·A·B + beta·C, B of A.cols() × L and C of A.rows() × L, one layout (B's) for both; the
 // plan for (L, layout), planned on first use.

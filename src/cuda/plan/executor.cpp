@@ -48,7 +48,8 @@ class CsrParam final : public Executor<T> {
  public:
   CsrParam(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs) : m_(m) {
     plan_ = plan_csr_spmv(ctx, *m.device, *m.host);
-    if (!knobs.empty() && !set_knobs(ctx, knobs)) throw Error(fmt::format("csr_param refuses {}", plan::to_string(knobs)));
+    if (!knobs.empty() && !set_knobs(ctx, knobs))
+      throw Error(fmt::format("csr_param refuses {}", plan::to_string(knobs)));
   }
   void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
     spmv_csr(ctx, plan_, *m_.device, x, y, alpha, beta);
@@ -64,7 +65,9 @@ class CsrParam final : public Executor<T> {
     return true;
   }
   plan::Knobs knobs() const override {
-    return {{"repeat", plan_.params.repeat}, {"coop", plan_.params.coop}, {"block_size", plan_.params.block_size}};
+    return {{"repeat", plan_.params.repeat},
+            {"coop", plan_.params.coop},
+            {"block_size", plan_.params.block_size}};
   }
   std::string describe() const override {
     return fmt::format("{}{}", to_string(plan_.params),
@@ -94,7 +97,8 @@ class Segsum final : public Executor<T> {
  public:
   Segsum(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs) : m_(m) {
     plan_ = plan_segsum_spmv(ctx, *m.device);
-    if (!knobs.empty() && !set_knobs(ctx, knobs)) throw Error(fmt::format("spmv_segsum refuses {}", plan::to_string(knobs)));
+    if (!knobs.empty() && !set_knobs(ctx, knobs))
+      throw Error(fmt::format("spmv_segsum refuses {}", plan::to_string(knobs)));
   }
   void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
     spmv_segsum(ctx, plan_, *m_.device, x, y, alpha, beta);
@@ -143,7 +147,8 @@ class EllrT final : public Executor<T> {
   EllrT(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs)
       : A_(to_ellr(ctx, *m.device)), config_(ellr_t_rule(*m.stats, ctx.props())) {
     this->bytes = A_.bytes();
-    if (!knobs.empty() && !set_knobs(ctx, knobs)) throw Error(fmt::format("ellr_t refuses {}", plan::to_string(knobs)));
+    if (!knobs.empty() && !set_knobs(ctx, knobs))
+      throw Error(fmt::format("ellr_t refuses {}", plan::to_string(knobs)));
   }
   void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
     spmv_ellr_t(ctx, A_, x, y, config_, alpha, beta);
@@ -172,7 +177,9 @@ class EllrT final : public Executor<T> {
 template <class T>
 class CooSpmv final : public Executor<T> {
  public:
-  CooSpmv(Context& ctx, const MatrixParts<T>& m) : A_(upload(ctx, to_coo(*m.host))) { this->bytes = A_.bytes(); }
+  CooSpmv(Context& ctx, const MatrixParts<T>& m) : A_(upload(ctx, to_coo(*m.host))) {
+    this->bytes = A_.bytes();
+  }
   void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
     spmv_coo(ctx, A_, x, y, alpha, beta);
   }
@@ -203,9 +210,11 @@ class HybSpmv final : public Executor<T> {
 template <class T, class Matrix>
 class VendorSpmv final : public Executor<T> {
  public:
-  VendorSpmv(Context& ctx, std::shared_ptr<const Matrix> A, CusparseSpmvAlg alg, bool owns) : A_(std::move(A)) {
+  VendorSpmv(Context& ctx, std::shared_ptr<const Matrix> A, CusparseSpmvAlg alg, bool owns)
+      : A_(std::move(A)) {
     // The scratch vectors only serve the preparation; every call re-points the descriptors.
-    DeviceBuffer<T> x(static_cast<std::size_t>(A_->cols), "planner x"), y(static_cast<std::size_t>(A_->rows), "planner y");
+    DeviceBuffer<T> x(static_cast<std::size_t>(A_->cols), "planner x"),
+        y(static_cast<std::size_t>(A_->rows), "planner y");
     op_.emplace(ctx, *A_, alg, std::span<const T>(x.span()), y.span());
     this->bytes = (owns ? A_->bytes() : 0) + op_->workspace_bytes();
   }
@@ -253,7 +262,9 @@ bool apply_spmm_knobs(Config& config, const plan::Knobs& k, Check check) {
 
 template <class Config>
 plan::Knobs spmm_knobs(const Config& c) {
-  return {{"threads_per_row", c.threads_per_row}, {"cols_per_pass", c.cols_per_pass}, {"block_size", c.block_size}};
+  return {{"threads_per_row", c.threads_per_row},
+          {"cols_per_pass", c.cols_per_pass},
+          {"block_size", c.block_size}};
 }
 
 template <class T>
@@ -261,7 +272,8 @@ class SpmmCsr final : public Executor<T> {
  public:
   SpmmCsr(Context& ctx, const MatrixParts<T>& m, int64_t L, const plan::Knobs& knobs)
       : m_(m), config_(spmm_csr_rule(*m.stats, L, ctx.props(), static_cast<int>(sizeof(T)))) {
-    if (!knobs.empty() && !set_knobs(ctx, knobs)) throw Error(fmt::format("spmm_csr refuses {}", plan::to_string(knobs)));
+    if (!knobs.empty() && !set_knobs(ctx, knobs))
+      throw Error(fmt::format("spmm_csr refuses {}", plan::to_string(knobs)));
   }
   void spmm(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) override {
     spmm_csr(ctx, *m_.device, B, C, config_, alpha, beta);
@@ -283,7 +295,8 @@ class SpmmEllrT final : public Executor<T> {
   SpmmEllrT(Context& ctx, const MatrixParts<T>& m, int64_t L, const plan::Knobs& knobs)
       : A_(to_ellr(ctx, *m.device)), config_(spmm_ellr_rule(*m.stats, L, ctx.props())) {
     this->bytes = A_.bytes();
-    if (!knobs.empty() && !set_knobs(ctx, knobs)) throw Error(fmt::format("spmm_ellr_t refuses {}", plan::to_string(knobs)));
+    if (!knobs.empty() && !set_knobs(ctx, knobs))
+      throw Error(fmt::format("spmm_ellr_t refuses {}", plan::to_string(knobs)));
   }
   void spmm(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) override {
     spmm_ellr_t(ctx, A_, B, C, config_, alpha, beta);
@@ -313,12 +326,14 @@ int64_t planned_ld(int64_t rows, int64_t L, Layout layout) {
 template <class T, class Matrix>
 class VendorSpmm final : public Executor<T> {
  public:
-  VendorSpmm(Context& ctx, std::shared_ptr<const Matrix> A, CusparseSpmmAlg alg, int64_t L, Layout layout, bool owns)
+  VendorSpmm(Context& ctx, std::shared_ptr<const Matrix> A, CusparseSpmmAlg alg, int64_t L, Layout layout,
+             bool owns)
       : A_(std::move(A)), alg_(alg), owns_(owns) {
-    const int64_t ldb = layout == Layout::RowMajor ? planned_ld(A_->cols, L, layout) : std::max<int64_t>(A_->cols, 1);
-    const int64_t ldc = layout == Layout::RowMajor ? planned_ld(A_->rows, L, layout) : std::max<int64_t>(A_->rows, 1);
-    DeviceBuffer<T> b(static_cast<std::size_t>(layout == Layout::RowMajor ? A_->cols * ldb : ldb * L), "planner B");
-    DeviceBuffer<T> c(static_cast<std::size_t>(layout == Layout::RowMajor ? A_->rows * ldc : ldc * L), "planner C");
+    const int64_t ldb = planned_ld(A_->cols, L, layout), ldc = planned_ld(A_->rows, L, layout);
+    const auto elements = [&](int64_t rows, int64_t ld) {
+      return static_cast<std::size_t>(layout == Layout::RowMajor ? rows * ld : ld * L);
+    };
+    DeviceBuffer<T> b(elements(A_->cols, ldb), "planner B"), c(elements(A_->rows, ldc), "planner C");
     build(ctx, {b.data(), A_->cols, L, ldb, layout}, {c.data(), A_->rows, L, ldc, layout}, T{1}, T{0});
   }
   void spmm(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) override {
@@ -380,14 +395,16 @@ std::unique_ptr<Executor<T>> build_executor(Context& ctx, const MatrixParts<T>& 
     const Layout layout = layout_of(p);
     const int64_t L = p.cols_dense;
     if (k == "spmm_csr_row" || k == "spmm_csr_col") return std::make_unique<SpmmCsr<T>>(ctx, m, L, knobs);
-    if (k == "spmm_ellr_t_row" || k == "spmm_ellr_t_col") return std::make_unique<SpmmEllrT<T>>(ctx, m, L, knobs);
+    if (k == "spmm_ellr_t_row" || k == "spmm_ellr_t_col")
+      return std::make_unique<SpmmEllrT<T>>(ctx, m, L, knobs);
     using Csr = DeviceCsr<T, int32_t>;
     using Coo = DeviceCoo<T, int32_t>;
     const auto csr = [&](CusparseSpmmAlg alg) {
       return std::make_unique<VendorSpmm<T, Csr>>(ctx, borrowed(*m.device), alg, L, layout, false);
     };
     const auto coo = [&](CusparseSpmmAlg alg) {
-      return std::make_unique<VendorSpmm<T, Coo>>(ctx, owned(upload(ctx, to_coo(*m.host))), alg, L, layout, true);
+      return std::make_unique<VendorSpmm<T, Coo>>(ctx, owned(upload(ctx, to_coo(*m.host))), alg, L, layout,
+                                                  true);
     };
     if (k == "cusparse_spmm_csr_alg1_col") return csr(CusparseSpmmAlg::CsrAlg1);
     if (k == "cusparse_spmm_csr_alg2_row") return csr(CusparseSpmmAlg::CsrAlg2);
@@ -401,8 +418,9 @@ std::unique_ptr<Executor<T>> build_executor(Context& ctx, const MatrixParts<T>& 
 
 template class Executor<float>;
 template class Executor<double>;
-template std::unique_ptr<Executor<float>> build_executor(Context&, const MatrixParts<float>&, const plan::Problem&,
-                                                         const std::string&, const plan::Knobs&);
+template std::unique_ptr<Executor<float>> build_executor(Context&, const MatrixParts<float>&,
+                                                         const plan::Problem&, const std::string&,
+                                                         const plan::Knobs&);
 template std::unique_ptr<Executor<double>> build_executor(Context&, const MatrixParts<double>&,
                                                           const plan::Problem&, const std::string&,
                                                           const plan::Knobs&);

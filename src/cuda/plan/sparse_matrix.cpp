@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -29,7 +30,9 @@ namespace spx::cuda {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double us_since(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
+double us_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
 
 // The committed profile of this device, loaded once per device name (null when there is none).
 const model::Profile* profile_for(const DeviceProps& props) {
@@ -105,7 +108,8 @@ struct SparseMatrix<T>::Impl {
   }
 
   // Builds `c` (timing its setup), or marks it ineligible with the reason it could not be built.
-  std::unique_ptr<detail::Executor<T>> build(const plan::Problem& p, plan::Candidate& c, const plan::Knobs& knobs) {
+  std::unique_ptr<detail::Executor<T>> build(const plan::Problem& p, plan::Candidate& c,
+                                             const plan::Knobs& knobs) {
     const auto t0 = Clock::now();
     try {
       auto e = detail::build_executor<T>(*ctx, parts(), p, c.kernel, knobs);
@@ -122,8 +126,33 @@ struct SparseMatrix<T>::Impl {
     }
   }
 
-  // The warm median of the candidate on scratch operands of the problem's shape.
-  double time_us(const plan::Problem& p, detail::Executor<T>& e) {
+  // Scratch operands of the problem's shape (x, y for SpMV; B, C for SpMM), made once per plan,
+  // and the warm median of a candidate on them.
+  struct Scratch {
+    DeviceBuffer<T> x, y;
+    DeviceDense<T> B, C;
+  };
+
+  Scratch make_scratch(const plan::Problem& p) {
+    Scratch sc;
+    const auto ones = [&](T* dst, std::size_t n) {
+      const std::vector<T> h(n, T{1});  // any finite values: the time does not depend on them
+      copy_to_device_sync(*ctx, dst, h.data(), n * sizeof(T));
+    };
+    if (p.op == plan::Operation::Spmv) {
+      sc.x = DeviceBuffer<T>(static_cast<std::size_t>(host.cols), "planner x");
+      sc.y = DeviceBuffer<T>(static_cast<std::size_t>(host.rows), "planner y");
+      ones(sc.x.data(), sc.x.size());
+    } else {
+      const Layout layout = p.layout == plan::DenseLayout::RowMajor ? Layout::RowMajor : Layout::ColMajor;
+      sc.B = make_device_dense<T>(host.cols, p.cols_dense, layout);
+      sc.C = make_device_dense<T>(host.rows, p.cols_dense, layout);
+      ones(sc.B.data.data(), sc.B.data.size());
+    }
+    return sc;
+  }
+
+  double time_us(const plan::Problem& p, Scratch& sc, detail::Executor<T>& e) {
     TimingOptions o;
     o.warmup = 2;
     o.min_runs = 10;
@@ -132,20 +161,16 @@ struct SparseMatrix<T>::Impl {
     o.min_seconds = 0.002;
     o.max_runs = 200;
     if (p.op == plan::Operation::Spmv) {
-      DeviceBuffer<T> x(static_cast<std::size_t>(host.cols), "planner x"), y(static_cast<std::size_t>(host.rows), "planner y");
-      const std::vector<T> ones(static_cast<std::size_t>(host.cols), T{1});
-      copy_to_device_sync(*ctx, x.data(), ones.data(), x.bytes());
-      const std::span<const T> xs(x.span());
-      return 1e3 * time_kernel(*ctx, [&] { e.spmv(*ctx, xs, y.span(), T{1}, T{0}); }, o).median_ms;
+      const std::span<const T> xs(sc.x.span());
+      return 1e3 * time_kernel(
+                       *ctx, [&] { e.spmv(*ctx, xs, sc.y.span(), T{1}, T{0}); }, o)
+                       .median_ms;
     }
-    const Layout layout = p.layout == plan::DenseLayout::RowMajor ? Layout::RowMajor : Layout::ColMajor;
-    const int64_t L = p.cols_dense;
-    DeviceDense<T> B = make_device_dense<T>(host.cols, L, layout), C = make_device_dense<T>(host.rows, L, layout);
-    const std::vector<T> ones(B.data.size(), T{1});
-    copy_to_device_sync(*ctx, B.data.data(), ones.data(), B.data.bytes());
-    const DenseView<const T> b = view(static_cast<const DeviceDense<T>&>(B));
-    const DenseView<T> c = view(C);
-    return 1e3 * time_kernel(*ctx, [&] { e.spmm(*ctx, b, c, T{1}, T{0}); }, o).median_ms;
+    const DenseView<const T> b = view(static_cast<const DeviceDense<T>&>(sc.B));
+    const DenseView<T> c = view(sc.C);
+    return 1e3 * time_kernel(
+                     *ctx, [&] { e.spmm(*ctx, b, c, T{1}, T{0}); }, o)
+                     .median_ms;
   }
 
   PlanState<T> make_plan(const plan::Problem& problem_in, const plan::Options& o) {
@@ -157,7 +182,8 @@ struct SparseMatrix<T>::Impl {
     r.device = ctx->props().name;
     r.expected_calls = o.expected_calls;
     st.cache_path = plan::cache_path(o);
-    st.cache_key = {stats.fingerprint, ctx->props().name, static_cast<int>(sizeof(T)), p.op, p.cols_dense, p.layout};
+    st.cache_key = {stats.fingerprint, ctx->props().name, static_cast<int>(sizeof(T)), p.op,
+                    p.cols_dense,      p.layout};
 
     const model::Profile* profile = o.mode == plan::Mode::Rule ? nullptr : profile_for(ctx->props());
     if (o.mode != plan::Mode::Rule) {
@@ -165,9 +191,43 @@ struct SparseMatrix<T>::Impl {
       r.features_us = features_us;
     }
     if (profile != nullptr) r.profile = profile->device.name;
-    std::vector<plan::Candidate> cands = plan::candidates(p, o, basics_of(ctx->props(), profile), free_device_bytes());
+    std::vector<plan::Candidate> cands =
+        plan::candidates(p, o, basics_of(ctx->props(), profile), free_device_bytes());
 
-    // A plan another matrix of this structure made: its kernel and knobs, checked to fit.
+    // The report's problem (features dropped: they are large) and the planning time.
+    const auto finish = [&] {
+      p.features.reset();
+      r.problem = p;
+      r.planning_us = us_since(t0);
+    };
+    // A plan made elsewhere (another matrix's, the cache's): its kernel built with its knobs, first
+    // in the report whatever the ranking says, since it was measured on this structure. False when
+    // the kernel is not a candidate here (or not eligible, where that is required) or refuses.
+    const auto adopt = [&](const std::string& kernel, const plan::Knobs& knobs, double measured_us,
+                           const char* decided_by, bool require_eligible) {
+      const auto it = std::find_if(cands.begin(), cands.end(), [&](const plan::Candidate& c) {
+        return c.kernel == kernel && (c.eligible || !require_eligible);
+      });
+      if (it == cands.end()) return false;
+      auto e = build(p, *it, knobs);
+      if (!e) return false;
+      it->measured_us = measured_us;
+      const plan::Candidate adopted = *it;
+      plan::rank(cands, p, o, profile);
+      const auto now = std::find_if(cands.begin(), cands.end(),
+                                    [&](const plan::Candidate& c) { return c.kernel == kernel; });
+      *now = adopted;
+      std::rotate(cands.begin(), now, now + 1);
+      r.candidates = std::move(cands);
+      r.chosen = 0;
+      r.decided_by = decided_by;
+      r.setup_us = r.candidates[0].setup_us;
+      st.exec = std::move(e);
+      finish();
+      return true;
+    };
+
+    // A plan another matrix of this structure made, checked to fit.
     if (o.reuse != nullptr) {
       const plan::Report& from = *o.reuse;
       const plan::Problem& q = from.problem;
@@ -177,53 +237,25 @@ struct SparseMatrix<T>::Impl {
                               q.stats.fingerprint, stats.fingerprint);
       else if (from.device.rfind(ctx->props().name, 0) != 0)
         differs = fmt::format("it was made on {}, this is {}", from.device, ctx->props().name);
-      else if (q.value_bytes != p.value_bytes || q.op != p.op || q.cols_dense != p.cols_dense || q.layout != p.layout)
+      else if (q.value_bytes != p.value_bytes || q.op != p.op || q.cols_dense != p.cols_dense ||
+               q.layout != p.layout)
         differs = "it was made for another precision, operation, L or layout";
       if (!differs.empty()) throw Error("the plan to reuse does not fit: " + differs);
-      for (plan::Candidate& c : cands)
-        if (c.kernel == from.winner().kernel) {
-          auto e = build(p, c, from.winner().knobs);
-          if (!e) throw Error(fmt::format("the plan to reuse ({}) cannot run here: {}", c.kernel, c.why_not));
-          c.measured_us = from.winner().measured_us;
-          st.exec = std::move(e);
-          r.candidates = {c};
-          r.chosen = 0;
-          r.decided_by = "reused";
-          r.setup_us = c.setup_us;
-          p.features.reset();
-          r.problem = p;
-          r.planning_us = us_since(t0);
-          return st;
-        }
-      throw Error(fmt::format("the plan to reuse names an unknown candidate '{}'", from.winner().kernel));
+      const plan::Candidate& w = from.winner();
+      if (!adopt(w.kernel, w.knobs, w.measured_us, "reused", false)) {
+        const auto c = std::find_if(cands.begin(), cands.end(),
+                                    [&](const plan::Candidate& x) { return x.kernel == w.kernel; });
+        throw Error(c == cands.end()
+                        ? fmt::format("the plan to reuse names an unknown candidate '{}'", w.kernel)
+                        : fmt::format("the plan to reuse ({}) cannot run here: {}", w.kernel, c->why_not));
+      }
+      return st;
     }
 
     // A plan from the tuning cache: the same structure, device, precision, operation, L and layout.
-    if (!st.cache_path.empty()) {
-      plan::TuningCache cache(st.cache_path);
-      if (auto hit = cache.find(st.cache_key)) {
-        for (plan::Candidate& c : cands)
-          if (c.kernel == hit->kernel && c.eligible) {
-            if (auto e = build(p, c, hit->knobs)) {
-              c.measured_us = hit->us;
-              plan::rank(cands, p, o, profile);
-              for (std::size_t i = 0; i < cands.size(); ++i)
-                if (cands[i].kernel == hit->kernel) r.chosen = i;
-              // The cached one wins whatever the ranking says: it was measured on this matrix.
-              std::swap(cands[0], cands[r.chosen]);
-              r.chosen = 0;
-              r.candidates = std::move(cands);
-              r.decided_by = "cache";
-              r.setup_us = r.candidates[0].setup_us;
-              st.exec = std::move(e);
-              p.features.reset();
-              r.problem = p;
-              r.planning_us = us_since(t0);
-              return st;
-            }
-          }
-      }
-    }
+    if (!st.cache_path.empty())
+      if (auto hit = plan::TuningCache(st.cache_path).find(st.cache_key))
+        if (adopt(hit->kernel, hit->knobs, hit->us, "cache", true)) return st;
 
     plan::rank(cands, p, o, profile);
     r.decided_by = (o.mode == plan::Mode::Rule || profile == nullptr) ? "rule" : "model";
@@ -231,13 +263,14 @@ struct SparseMatrix<T>::Impl {
     if (o.mode == plan::Mode::Measure || o.mode == plan::Mode::Tune) {
       // Time the ranked top candidates once; keep the best per call with its setup amortised.
       std::vector<std::unique_ptr<detail::Executor<T>>> built(cands.size());
+      Scratch scratch = make_scratch(p);
       int timed = 0;
       for (std::size_t i = 0; i < cands.size() && timed < std::max(1, o.measure_top); ++i) {
         if (!cands[i].eligible) continue;
         built[i] = build(p, cands[i], {});
         if (!built[i]) continue;
         try {
-          cands[i].measured_us = time_us(p, *built[i]);
+          cands[i].measured_us = time_us(p, scratch, *built[i]);
         } catch (const Error& err) {  // refused on these operands (e.g. cuSPARSE's alignment rules)
           cands[i].eligible = false;
           cands[i].why_not = err.what();
@@ -264,8 +297,8 @@ struct SparseMatrix<T>::Impl {
       }
     }
     if (!chosen)
-      throw Error(fmt::format("no candidate can run this product ({} x {}, {} nonzeros): {}", stats.rows, stats.cols,
-                              stats.nnz, cands.empty() ? "none known" : cands[0].why_not));
+      throw Error(fmt::format("no candidate can run this product ({} x {}, {} nonzeros): {}", stats.rows,
+                              stats.cols, stats.nnz, cands.empty() ? "none known" : cands[0].why_not));
     r.chosen = 0;
     r.setup_us = cands[0].setup_us;
     if (o.mode == plan::Mode::Tune) {
@@ -277,9 +310,7 @@ struct SparseMatrix<T>::Impl {
     }
     st.exec = std::move(chosen);
     r.candidates = std::move(cands);
-    p.features.reset();
-    r.problem = p;
-    r.planning_us = us_since(t0);
+    finish();
     if (r.frozen && r.decided_by == "measured") save_to_cache(st);
     return st;
   }
@@ -325,7 +356,8 @@ struct SparseMatrix<T>::Impl {
   void freeze(PlanState<T>& st, Run&& launch) {
     plan::Tuner& tuner = *st.tuner;
     if (!st.exec->set_knobs(*ctx, tuner.best()))
-      throw Error(fmt::format("the tuner's best configuration ({}) was refused", plan::to_string(tuner.best())));
+      throw Error(
+          fmt::format("the tuner's best configuration ({}) was refused", plan::to_string(tuner.best())));
     plan::Candidate& w = st.report.candidates[st.report.chosen];
     w.params = st.exec->describe();
     w.knobs = st.exec->knobs();
@@ -399,7 +431,8 @@ const MatrixFeatures& SparseMatrix<T>::features() {
 template <class T>
 const plan::Report& SparseMatrix<T>::plan_spmv(const plan::Options& options) {
   impl_->spmv.reset();  // the old plan's memory is released before the new one is built
-  impl_->spmv.emplace(impl_->make_plan(impl_->problem(plan::Operation::Spmv, 0, plan::DenseLayout::RowMajor), options));
+  impl_->spmv.emplace(
+      impl_->make_plan(impl_->problem(plan::Operation::Spmv, 0, plan::DenseLayout::RowMajor), options));
   return impl_->spmv->report;
 }
 
@@ -409,7 +442,8 @@ const plan::Report& SparseMatrix<T>::plan_spmm(int64_t cols_dense, plan::DenseLa
   if (cols_dense < 1) throw Error(fmt::format("an SpMM plan needs L >= 1 dense columns, got {}", cols_dense));
   const auto key = std::make_pair(cols_dense, static_cast<int>(layout));
   impl_->spmm.erase(key);
-  auto [it, _] = impl_->spmm.emplace(key, impl_->make_plan(impl_->problem(plan::Operation::Spmm, cols_dense, layout), options));
+  auto [it, _] = impl_->spmm.emplace(
+      key, impl_->make_plan(impl_->problem(plan::Operation::Spmm, cols_dense, layout), options));
   return it->second.report;
 }
 
@@ -429,7 +463,8 @@ void spmv(Context& ctx, SparseMatrix<T>& A, std::span<const T> x, std::span<T> y
   auto& m = A.impl();
   if (&ctx != m.ctx) throw Error("spmv: the context is not the one the matrix was created with");
   if (static_cast<int64_t>(x.size()) != A.cols() || static_cast<int64_t>(y.size()) != A.rows())
-    throw Error(fmt::format("spmv: A is {} x {} but x has {} entries and y {}", A.rows(), A.cols(), x.size(), y.size()));
+    throw Error(fmt::format("spmv: A is {} x {} but x has {} entries and y {}", A.rows(), A.cols(), x.size(),
+                            y.size()));
   if (!m.spmv) A.plan_spmv();
   m.run(*m.spmv, [&](detail::Executor<T>& e) { e.spmv(ctx, x, y, alpha, beta); });
 }
@@ -439,22 +474,27 @@ void spmm(Context& ctx, SparseMatrix<T>& A, DenseView<const T> B, DenseView<T> C
   auto& m = A.impl();
   if (&ctx != m.ctx) throw Error("spmm: the context is not the one the matrix was created with");
   if (B.rows != A.cols() || C.rows != A.rows() || B.cols != C.cols)
-    throw Error(fmt::format("spmm: A is {} x {}, B {} x {}, C {} x {}", A.rows(), A.cols(), B.rows, B.cols, C.rows,
-                            C.cols));
+    throw Error(fmt::format("spmm: A is {} x {}, B {} x {}, C {} x {}", A.rows(), A.cols(), B.rows, B.cols,
+                            C.rows, C.cols));
   if (B.layout != C.layout) throw Error("spmm: B and C must have the same layout");
   const plan::DenseLayout layout =
       B.layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
-  const auto key = std::make_pair(B.cols, static_cast<int>(layout));
   if (B.cols == 0) return;  // nothing to multiply: C has no columns
-  if (!m.spmm.count(key)) A.plan_spmm(B.cols, layout);
-  m.run(m.spmm.at(key), [&](detail::Executor<T>& e) { e.spmm(ctx, B, C, alpha, beta); });
+  auto it = m.spmm.find(std::make_pair(B.cols, static_cast<int>(layout)));
+  if (it == m.spmm.end()) {
+    A.plan_spmm(B.cols, layout);
+    it = m.spmm.find(std::make_pair(B.cols, static_cast<int>(layout)));
+  }
+  m.run(it->second, [&](detail::Executor<T>& e) { e.spmm(ctx, B, C, alpha, beta); });
 }
 
 template class SparseMatrix<float>;
 template class SparseMatrix<double>;
 template void spmv(Context&, SparseMatrix<float>&, std::span<const float>, std::span<float>, float, float);
-template void spmv(Context&, SparseMatrix<double>&, std::span<const double>, std::span<double>, double, double);
+template void spmv(Context&, SparseMatrix<double>&, std::span<const double>, std::span<double>, double,
+                   double);
 template void spmm(Context&, SparseMatrix<float>&, DenseView<const float>, DenseView<float>, float, float);
-template void spmm(Context&, SparseMatrix<double>&, DenseView<const double>, DenseView<double>, double, double);
+template void spmm(Context&, SparseMatrix<double>&, DenseView<const double>, DenseView<double>, double,
+                   double);
 
 }  // namespace spx::cuda

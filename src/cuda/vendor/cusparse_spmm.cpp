@@ -111,7 +111,8 @@ struct CusparseSpmm<T, I>::Impl {
     if (!cusparse_spmm_supports(alg, B.layout))
       throw Error(fmt::format("{} does not take {} dense matrices", who,
                               B.layout == Layout::ColMajor ? "column-major" : "row-major"));
-    if (static_cast<const void*>(B.data) == static_cast<const void*>(C.data)) throw Error(fmt::format("{}: B and C are the same matrix", who));
+    if (static_cast<const void*>(B.data) == static_cast<const void*>(C.data))
+      throw Error(fmt::format("{}: B and C are the same matrix", who));
     // Measured on H100 with cuSPARSE 12.6 (CUDA 13.0): CSR_ALG3 on row-major f32 operands whose
     // rows start 4 or 8 bytes off a 16-byte boundary (ld = 9 or 10 floats) dies with a sticky
     // "misaligned address" fault that kills the whole CUDA context; ld = 8 or 12 runs correctly,
@@ -119,10 +120,10 @@ struct CusparseSpmm<T, I>::Impl {
     if (alg == CusparseSpmmAlg::CsrAlg3 && B.layout == Layout::RowMajor)
       for (const auto& [name, ld] : {std::pair<const char*, int64_t>{"B", B.ld}, {"C", C.ld}})
         if ((static_cast<std::size_t>(ld) * sizeof(T)) % 16 != 0)
-          throw Error(fmt::format(
-              "{}: row-major {} has ld = {} ({} bytes), but this algorithm needs rows that start "
-              "on 16-byte boundaries: pad ld to a multiple of {}",
-              who, name, ld, static_cast<std::size_t>(ld) * sizeof(T), 16 / sizeof(T)));
+          throw Error(
+              fmt::format("{}: row-major {} has ld = {} ({} bytes), but this algorithm needs rows that start "
+                          "on 16-byte boundaries: pad ld to a multiple of {}",
+                          who, name, ld, static_cast<std::size_t>(ld) * sizeof(T), 16 / sizeof(T)));
   }
 
   void prepare(DenseView<const T> B, DenseView<T> C) {
@@ -138,7 +139,7 @@ struct CusparseSpmm<T, I>::Impl {
     c_ld = C.ld;
     if (degenerate(B.cols)) return;
     SPX_CUSPARSE_CHECK(cusparseCreateDnMat(&mat_b, B.rows, B.cols, B.ld, const_cast<T*>(B.data),
-                                                cuda_data_type<T>(), to_cusparse(B.layout)));
+                                           cuda_data_type<T>(), to_cusparse(B.layout)));
     SPX_CUSPARSE_CHECK(cusparseCreateDnMat(&mat_c, C.rows, C.cols, C.ld, C.data, cuda_data_type<T>(),
                                            to_cusparse(C.layout)));
     cusparseHandle_t h = ctx->cusparse();
@@ -245,8 +246,9 @@ void CusparseSpmm<T, I>::set_operands(DenseView<const T> B, DenseView<T> C, T al
   m.check(B, C);
   if (B.cols != m.planned_cols || B.layout != m.planned_layout || B.ld != m.b_ld || C.ld != m.c_ld_planned)
     throw Error(fmt::format("{}: prepared for {} columns ({}, ld {} and {}), given {} ({}, ld {} and {})",
-                            kernel_name(m.alg), m.planned_cols, m.planned_layout == Layout::RowMajor ? "row" : "col",
-                            m.b_ld, m.c_ld_planned, B.cols, B.layout == Layout::RowMajor ? "row" : "col", B.ld, C.ld));
+                            kernel_name(m.alg), m.planned_cols,
+                            m.planned_layout == Layout::RowMajor ? "row" : "col", m.b_ld, m.c_ld_planned,
+                            B.cols, B.layout == Layout::RowMajor ? "row" : "col", B.ld, C.ld));
   m.alpha = alpha;
   m.beta = beta;
   m.c_data = C.data;
