@@ -12,6 +12,8 @@ from typing import Any, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from . import _spx
+
 _KDLCUDA = 2  # DLPack device types: kDLCUDA, kDLCUDAManaged
 _KDLCUDAMANAGED = 13
 
@@ -81,15 +83,13 @@ def current_stream(obj: Any) -> Tuple[int, Any]:
     return 0, None
 
 
-# The stream each device's context last ran on, kept alive until the next call on that device has
-# been enqueued: the context orders a new stream after its previous one (an event recorded on it),
-# so the previous one must still exist then. Updated after the call, never before.
-_held_streams: dict = {}
-
-
 def hold_stream(device: int, stream_obj: Any) -> None:
-    if stream_obj is not None and _held_streams.get(device) is not stream_obj:
-        _held_streams[device] = stream_obj
+    """Keeps the stream the device's context just ran on alive until the next call on that device
+    has been enqueued: the context orders a new stream after its previous one (an event recorded on
+    it), so the previous one must still exist then. Called after the call, never before. One holder
+    per device, in the compiled core, shared with the CuPy fast path (which holds its own stream)."""
+    if stream_obj is not None:
+        _spx.hold_stream(device, stream_obj)
 
 
 def device_array(obj: Any, what: str) -> DeviceArray:

@@ -119,6 +119,8 @@ int gpu_count();                // 0 without CUDA, a driver or a device
 std::string gpu_unavailable();  // "" when a device is usable, else why not
 // Device of a pointer the caller hands in: >= 0 for device or managed memory, -1 for host memory.
 int pointer_device(uintptr_t ptr);
+// The calling thread's current CUDA device (CuPy's current device too); -1 without CUDA.
+int current_device();
 void synchronize(int device, uintptr_t stream);
 
 }  // namespace spx::python
