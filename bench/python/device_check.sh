@@ -56,8 +56,9 @@ step() {
   compute-sanitizer --version | head -2
   nproc
 } > "$logs/machine.txt" 2>&1
-# The commit: from git, or from .commit where the tree was copied without its .git.
-git log -1 --format='%H %s' > "$logs/commit.txt" 2>/dev/null || cp .commit "$logs/commit.txt" 2>/dev/null || true
+# The commit: from .commit where the tree was copied without its .git (git would find an enclosing
+# checkout's HEAD instead), else from git.
+cp .commit "$logs/commit.txt" 2>/dev/null || git log -1 --format='%H %s' > "$logs/commit.txt" 2>&1 || true
 
 step configure 120 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPX_CUDA=ON -DSPX_PYTHON=ON \
   -DSPX_TOOLS=OFF -DPython_EXECUTABLE="$py"

@@ -508,7 +508,7 @@ def _spmv_device(A: Matrix, x: Any, out: Any, alpha: float, beta: float, stream:
         _check_device_operand(A, dy, "out")
     s, held = (int(stream), None) if stream is not None else _arrays.current_stream(x)
     A._m.spmv_device(d.ptr, dy.ptr, a, b, s)
-    _arrays.hold_stream(A._dev, held)
+    _arrays.after_call(A._m, A._dev, s if stream is not None else None, held)
     return y
 
 
@@ -601,7 +601,7 @@ def _spmm_device(A: Matrix, X: Any, out: Any, alpha: float, beta: float, stream:
         return Y
     s, held = (int(stream), None) if stream is not None else _arrays.current_stream(X)
     A._m.spmm_device(d.ptr, ldb, dy.ptr, ylay[1], row_major, L, a, b, s)
-    _arrays.hold_stream(A._dev, held)
+    _arrays.after_call(A._m, A._dev, s if stream is not None else None, held)
     return Y
 
 

@@ -83,6 +83,18 @@ def current_stream(obj: Any) -> Tuple[int, Any]:
     return 0, None
 
 
+def after_call(m: Any, device: int, raw_stream: Optional[int], stream_obj: Any) -> None:
+    """After a device call on the caller's stream: hold its stream object (CuPy's, PyTorch's), or,
+    for a raw stream= handle spx cannot keep alive, move the device's context off it at once
+    (onto a stream of spx's own, ordered after it), so the caller may destroy it as soon as the
+    call returns. The legacy and per-thread default streams (0, 1, 2) never go away."""
+    if raw_stream is not None:
+        if raw_stream not in (0, 1, 2):
+            m.release_stream()
+    else:
+        hold_stream(device, stream_obj)
+
+
 def hold_stream(device: int, stream_obj: Any) -> None:
     """Keeps the stream the device's context just ran on alive until the next call on that device
     has been enqueued: the context orders a new stream after its previous one (an event recorded on

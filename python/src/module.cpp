@@ -212,6 +212,7 @@ NB_MODULE(_spx, m) {
            [](const Matrix& A, uintptr_t B, int64_t ldb, uintptr_t C, int64_t ldc, bool row_major, int64_t L,
               double alpha, double beta,
               uintptr_t stream) { gpu_of(A).spmm(B, ldb, C, ldc, row_major, L, alpha, beta, stream); })
+      .def("release_stream", [](const Matrix& A) { gpu_of(A).release_stream(); })
       .def("spmv_call_ns", [](const Matrix& A, uintptr_t x, uintptr_t y, int64_t calls,
                               uintptr_t stream) { return gpu_of(A).spmv_call_ns(x, y, calls, stream); })
       .def("spmv_host_on_gpu",

@@ -245,6 +245,29 @@ def test_the_stream_of_the_last_call_is_kept_alive(rng):
     expect_product(S, x, cp.asnumpy(z), np.float64)
 
 
+def test_a_raw_stream_handle_may_be_destroyed_right_after_the_call(rng):
+    """stream= is a bare handle spx cannot keep alive: after the call the context moves onto a stream
+    of spx's own (ordered after it), so the caller may destroy it at once. Before, the context
+    stayed on the dead handle and every later call on the GPU failed or crashed."""
+    S = random_scipy(700, 600, 0.02, 15)
+    A = on_gpu(S)
+    x = rng.uniform(-1, 1, 600)
+    X = np.stack([x, -x], axis=1)
+    for op in ("spmv", "spmm"):
+        o = cp.cuda.Stream(non_blocking=True)
+        with o:
+            dx = cp.asarray(x if op == "spmv" else X)
+        o.synchronize()
+        y = spx.spmv(A, dx, stream=o.ptr) if op == "spmv" else spx.spmm(A, dx, stream=o.ptr)
+        o.synchronize()
+        del o
+        gc.collect()
+        expect_product(S, x if op == "spmv" else X, cp.asnumpy(y), np.float64)
+    B = on_gpu(S)  # uploads on the context's current stream
+    expect_product(S, x, cp.asnumpy(B @ cp.asarray(x)), np.float64)
+    expect_product(S, x, B @ x, np.float64)  # numpy operands: on the context's current stream too
+
+
 def test_to_cpu_astype_and_stats_on_the_gpu(rng):
     S = random_scipy(300, 200, 0.05, 9)
     A = on_gpu(S)
