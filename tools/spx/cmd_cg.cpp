@@ -19,6 +19,8 @@
 #include "bench/inputs.hpp"
 #include "bench/provenance.hpp"
 #include "bench/report.hpp"
+#include "cg_dist.hpp"
+#include "cg_rhs.hpp"
 #include "cli_common.hpp"
 #include "spx/cg.hpp"
 #include "spx/cpu.hpp"
@@ -58,6 +60,8 @@ struct CgCliOptions {
   int repeat = 1;
   int64_t stagnation = 0;
   std::string json_path;
+  std::string gpus;
+  std::string reductions = "one";
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -91,31 +95,6 @@ void require_symmetric(const Csr<T, int32_t>& A) {
                                 static_cast<double>(A.values[k]), c, r, mirror));
     }
   }
-}
-
-template <class T>
-std::vector<T> make_rhs(const std::string& rhs, int64_t n) {
-  std::vector<T> b(static_cast<std::size_t>(n));
-  if (rhs == "ones") {
-    std::fill(b.begin(), b.end(), T{1});
-  } else if (rhs == "random") {
-    uint64_t state = 0x9e3779b97f4a7c15ull;
-    for (auto& v : b) {  // splitmix64, uniform in [-1, 1)
-      uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      z ^= z >> 31;
-      v = static_cast<T>(static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0);
-    }
-  } else {
-    const auto B = read_matrix_market<T, int32_t>(rhs);
-    if (B.rows != n || B.cols != 1)
-      throw Error(fmt::format("{}: the right-hand side is {} x {}; need {} x 1", rhs, B.rows, B.cols, n));
-    std::fill(b.begin(), b.end(), T{0});
-    for (int32_t r = 0; r < B.rows; ++r)
-      for (int32_t k = B.row_ptr[r]; k < B.row_ptr[r + 1]; ++k) b[static_cast<std::size_t>(r)] = B.values[k];
-  }
-  return b;
 }
 
 template <class T>
@@ -392,6 +371,28 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
 }
 
 void run_cg(const CgCliOptions& o) {
+  if (!o.gpus.empty()) {
+    if (o.backend == "cpu") throw Error("--gpus runs on GPUs; drop --backend cpu");
+    if (o.operators != "auto") throw Error("--gpus plans each rank's parts itself; drop --operator");
+    if (o.baseline || o.spmv_timing)
+      throw Error("--gpus: --baseline and --spmv-timing are single-GPU studies");
+    DistCgCliOptions d;
+    d.input = o.input;
+    d.rhs = o.rhs;
+    d.tol = o.tol;
+    d.atol = o.atol;
+    d.maxit = o.maxit;
+    d.precond = o.precond;
+    d.precision = o.precision;
+    d.gpus = o.gpus;
+    d.reductions = o.reductions;
+    d.check_every = o.check_every;
+    d.repeat = o.repeat;
+    d.history = o.history;
+    d.json_path = o.json_path;
+    run_distributed_cg(d);
+    return;
+  }
   Problem problem;
   const bench::MatrixSource source = bench::resolve_matrix(o.input);
   problem.name = source.name;
@@ -490,10 +491,19 @@ void add_cg_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");
+  cmd->add_option("--gpus", o->gpus,
+                  "Solve on several GPUs over NCCL, once per team size (e.g. 1,2,4); with 1, the single-GPU "
+                  "solver runs beside it. Stencil specs are generated rank by rank")
+      ->type_name("N[,N...]");
+  cmd->add_option("--reductions", o->reductions,
+                  "--gpus: all-reduces per iteration: one (the update's sums wait for the next product's), "
+                  "two (one per reduction point), or one,two")
+      ->capture_default_str();
   cmd->footer(R"(Examples:
   spx cg fem2d:n=256,p=2                         GPU when present, CSR operator, rhs of ones
   spx cg fem2d:dofs=4e6,p=4 --operator all --precision f32,f64 --baseline --spmv-timing
-  spx cg bcsstk13.mtx.gz --precond jacobi --tol 1e-6 --backend cpu)");
+  spx cg bcsstk13.mtx.gz --precond jacobi --tol 1e-6 --backend cpu
+  spx cg stencil27:nx=640,ny=640,nz=700 --gpus 4 --precond jacobi --tol 1e-6)");
   cmd->callback([o] { run_cg(*o); });
 }
 
