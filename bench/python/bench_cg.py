@@ -45,6 +45,14 @@ def main():
     params = inspect.signature(cspla.cg).parameters
     tol_key = "rtol" if "rtol" in params else "tol"
     rows = []
+    name_ = cp.cuda.runtime.getDeviceProperties(0)["name"]
+    out = {"device": name_.decode() if isinstance(name_, bytes) else name_, "cupy": cp.__version__,
+           "spx": spx.__version__, "rtol": rtol, "results": rows}
+
+    def save():
+        if len(sys.argv) > 1:
+            pathlib.Path(sys.argv[1]).write_text(json.dumps(out, indent=1))
+
     for name, path in cases:
         A = spx.read(path) if path else spx.generate(name)
         S = A.to_scipy()
@@ -91,13 +99,11 @@ def main():
         rows.append(row)
         print(f"{name:18} n={n:>8} spx gpu {info.iterations:5d} it {warm:8.4f} s (first {cold:.3f} s) | "
               f"cupyx {its[0]:5d} it {tc:8.4f} s | x{tc / warm:5.2f}{cpu}", flush=True)
-    out = {"device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "cupy": cp.__version__,
-           "spx": spx.__version__, "results": rows}
-    text = json.dumps(out, indent=1)
+        save()  # after every matrix: a run cut short keeps what it measured
     if len(sys.argv) > 1:
-        pathlib.Path(sys.argv[1]).write_text(text)
+        save()
     else:
-        print(text)
+        print(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":

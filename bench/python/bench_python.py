@@ -4,11 +4,17 @@ cupyx.scipy.sparse (SpMV, SpMM at L = 8 and 32) on the same device and the same 
 
     python bench/python/bench_python.py --out results.json [--shared DIR] [--budget-s 120]
 
-Overhead. A small matrix (the kernel is a few µs), bursts of N calls timed on the host
-(perf_counter_ns around the burst, the GPU drained between bursts), median over bursts, per call:
+Overhead. Bursts of N calls timed on the host (perf_counter_ns around the burst, the GPU drained
+between bursts), the candidates interleaved burst by burst, median over bursts, per call:
   cpp      N back-to-back calls of spx::cuda::spmv inside C++ (the baseline),
   out      spx.spmv(A, x, out=y)        (no allocation),
-  matmul   A @ x                        (allocates y with cupy.empty),
+  matmul   A @ x                        (allocates y as cupy.empty does),
+  before   the same two through the Python fast path the package had before the C++ one
+           (commit 1f8c529, reproduced below as _Before: same checks, cupy.empty,
+           get_current_stream, the raw-pointer call), on the same matrix and arrays,
+  parts    what a call is made of: an empty lambda (the loop), cupy.empty, cupy.ndarray,
+           cupy.cuda.get_current_stream, the raw-pointer binding alone, the C++ fast path
+           called directly,
   cupyx    S @ x with cupyx.scipy.sparse (for scale).
 The overhead is (python - cpp).
 
@@ -44,18 +50,79 @@ STANDARD = [  # a part of the standard suite (bench/suites.cpp), the ones that b
 ]
 
 
-def burst_ns(fn, calls, bursts=21):
-    fn()
+def interleaved_ns(fns, calls, bursts=31):
+    """Median host ns per call of each fn: bursts of `calls` calls, every fn once per round."""
+    for fn in fns.values():
+        fn()
     cp.cuda.Device().synchronize()
-    per = []
+    per = {k: [] for k in fns}
     for _ in range(bursts):
-        t0 = time.perf_counter_ns()
-        for _ in range(calls):
-            fn()
-        t1 = time.perf_counter_ns()
-        cp.cuda.Device().synchronize()
-        per.append((t1 - t0) / calls)
-    return float(np.median(per))
+        for k, fn in fns.items():
+            t0 = time.perf_counter_ns()
+            for _ in range(calls):
+                fn()
+            t1 = time.perf_counter_ns()
+            cp.cuda.Device().synchronize()
+            per[k].append((t1 - t0) / calls)
+    return {k: float(np.median(v)) for k, v in per.items()}
+
+
+class _Before:
+    """The package's CuPy fast path before the C++ one (commit 1f8c529, python/spx/__init__.py:
+    Matrix.__matmul__, spmv and _spmv_cupy_fast), reproduced for a before/after in one run."""
+
+    ndarray = None
+    empty = None
+    current_stream = None
+    get_device = None
+    several_gpus = False
+    held = {}
+
+
+def _before_init():
+    _Before.ndarray = cp.ndarray
+    _Before.empty = cp.empty
+    _Before.current_stream = cp.cuda.get_current_stream
+    _Before.get_device = cp.cuda.runtime.getDevice
+    _Before.several_gpus = cp.cuda.runtime.getDeviceCount() > 1
+
+
+def _before_fast(A, x, out, alpha, beta):
+    f = _Before
+    if (x.ndim != 1 or x.shape[0] != A._cols or x.dtype != A._dtype or x.data.device_id != A._dev
+            or (x.strides[0] != A._itemsize and A._cols > 1)):
+        return None
+    if out is None:
+        if beta != 0.0 or (f.several_gpus and f.get_device() != A._dev):
+            return None
+        out = f.empty(A._rows, A._dtype)
+    elif (type(out) is not f.ndarray or out.ndim != 1 or out.shape[0] != A._rows or out.dtype != A._dtype
+          or out.data.device_id != A._dev or (out.strides[0] != A._itemsize and A._rows > 1)):
+        return None
+    st = f.current_stream()
+    A._spmv_device(x.data.ptr, out.data.ptr, alpha, beta, st.ptr)
+    if f.held.get(A._dev) is not st:
+        f.held[A._dev] = st
+    return out
+
+
+class BeforeMatrix(spx.Matrix):
+    __slots__ = ("_spmv_device",)
+
+    def __matmul__(self, other):
+        if type(other) is _Before.ndarray and self._dev >= 0:
+            y = _before_fast(self, other, None, 1.0, 0.0)
+            if y is not None:
+                return y
+        return spx.Matrix.__matmul__(self, other)
+
+
+def before_spmv(A, x, out=None, alpha=1.0, beta=0.0, stream=None):
+    if A._dev >= 0 and stream is None and _Before.ndarray is not None and type(x) is _Before.ndarray:
+        y = _before_fast(A, x, out, alpha, beta)
+        if y is not None:
+            return y
+    return spx.spmv(A, x, out, alpha, beta, stream)
 
 
 def overhead(spec, calls):
@@ -64,16 +131,41 @@ def overhead(spec, calls):
     x = cp.ones(A.shape[1])
     y = cp.empty(A.shape[0])
     A @ x  # plans
+    _before_init()
+    B = BeforeMatrix._wrap(A._m)  # the same C++ matrix (and plan) behind the old Python path
+    B._spmv_device = A._m.spmv_device
+    ref = cp.asnumpy(A @ x)
+    for got in (B @ x, before_spmv(B, x, out=cp.empty(A.shape[0])), A._m.spmv_cupy(x, None, 1.0, 0.0)):
+        np.testing.assert_allclose(cp.asnumpy(got), ref, rtol=1e-12, atol=1e-12 * float(np.abs(ref).max()))
     stream = cp.cuda.get_current_stream().ptr
-    cpp = float(np.median([A._m.spmv_call_ns(x.data.ptr, y.data.ptr, calls, stream) for _ in range(21)]))
-    out = burst_ns(lambda: spx.spmv(A, x, out=y), calls)
-    matmul = burst_ns(lambda: A @ x, calls)
-    cupyx = burst_ns(lambda: S @ x, calls)
-    empty = burst_ns(lambda: cp.empty(A.shape[0]), calls)
+    cpp = float(np.median([A._m.spmv_call_ns(x.data.ptr, y.data.ptr, calls, stream) for _ in range(31)]))
+    n, f64 = A.shape[0], np.dtype(np.float64)
+    ndarray, gcs = cp.ndarray, cp.cuda.get_current_stream
+    raw, fast = A._m.spmv_device, A._m.spmv_cupy
+    xp, yp = x.data.ptr, y.data.ptr
+    t = interleaved_ns({
+        "spmv_out": lambda: spx.spmv(A, x, out=y),
+        "matmul": lambda: A @ x,
+        "before_spmv_out": lambda: before_spmv(B, x, out=y),
+        "before_matmul": lambda: B @ x,
+        "loop": lambda: None,
+        "cupy_empty": lambda: cp.empty(n),
+        "cupy_ndarray": lambda: ndarray(n, f64),
+        "get_current_stream": lambda: gcs(),
+        "raw_binding": lambda: raw(xp, yp, 1.0, 0.0, stream),
+        "fast_out": lambda: fast(x, y, 1.0, 0.0),
+        "fast_alloc": lambda: fast(x, None, 1.0, 0.0),
+        "cupyx": lambda: S @ x,
+    }, calls)
     return {
         "matrix": spec, "rows": A.shape[0], "nnz": A.nnz, "calls_per_burst": calls,
-        "cpp_ns": cpp, "spmv_out_ns": out, "matmul_ns": matmul, "cupyx_ns": cupyx, "cupy_empty_ns": empty,
-        "overhead_out_ns": out - cpp, "overhead_matmul_ns": matmul - cpp,
+        "cpp_ns": cpp, "spmv_out_ns": t["spmv_out"], "matmul_ns": t["matmul"], "cupyx_ns": t["cupyx"],
+        "cupy_empty_ns": t["cupy_empty"],
+        "overhead_out_ns": t["spmv_out"] - cpp, "overhead_matmul_ns": t["matmul"] - cpp,
+        "before": {"spmv_out_ns": t["before_spmv_out"], "matmul_ns": t["before_matmul"],
+                   "overhead_out_ns": t["before_spmv_out"] - cpp, "overhead_matmul_ns": t["before_matmul"] - cpp},
+        "parts_ns": {k: t[k] for k in ("loop", "cupy_empty", "cupy_ndarray", "get_current_stream", "raw_binding",
+                                       "fast_out", "fast_alloc")},
         "plan": A.plan(replan=False).kernel,
     }
 
@@ -154,6 +246,7 @@ def main():
     ap.add_argument("--shared", default=os.environ.get("SPX_SHARED_MATRICES", "../shared/matrices"))
     ap.add_argument("--budget-s", type=float, default=120.0, help="stop starting matrices after this")
     ap.add_argument("--standard", type=int, default=len(STANDARD), help="how many standard matrices")
+    ap.add_argument("--overhead-only", action="store_true", help="the overhead tables, not the comparison")
     a = ap.parse_args()
     t_start = time.time()
     dev = cp.cuda.runtime.getDeviceProperties(0)
@@ -171,9 +264,15 @@ def main():
     for spec, calls in (("stencil27:n=16", 200), ("stencil27:n=64", 200)):
         o = overhead(spec, calls)
         report["overhead"].append(o)
-        print(f"overhead {spec}: cpp {o['cpp_ns']:.0f} ns, spmv(out=) {o['spmv_out_ns']:.0f} ns, A @ x "
-              f"{o['matmul_ns']:.0f} ns, cupyx {o['cupyx_ns']:.0f} ns, cupy.empty {o['cupy_empty_ns']:.0f} ns", flush=True)
+        b = o["before"]
+        print(f"overhead {spec} ({o['plan']}): cpp {o['cpp_ns']:.0f} ns | spmv(out=) {o['spmv_out_ns']:.0f} ns "
+              f"(+{o['overhead_out_ns']:.0f}; before {b['spmv_out_ns']:.0f}, +{b['overhead_out_ns']:.0f}) | "
+              f"A @ x {o['matmul_ns']:.0f} ns (+{o['overhead_matmul_ns']:.0f}; before {b['matmul_ns']:.0f}, "
+              f"+{b['overhead_matmul_ns']:.0f}) | cupyx {o['cupyx_ns']:.0f} ns", flush=True)
+        print("  parts (ns/call): " + ", ".join(f"{k} {v:.0f}" for k, v in o["parts_ns"].items()), flush=True)
     save()
+    if a.overhead_only:
+        return
 
     shared = shared_list(a.shared)
     # Interleaved so a short budget still sees both groups: one standard matrix, the 12 largest

@@ -132,7 +132,7 @@ class Matrix:
     (``A.to('cuda')``, which keeps the host copy too). ``A @ x`` and ``A @ X`` are SpMV and SpMM.
     """
 
-    __slots__ = ("_m", "_dtype", "_itemsize", "_dev", "_rows", "_cols", "_stats", "_spmv_device")
+    __slots__ = ("_m", "_dtype", "_itemsize", "_dev", "_rows", "_cols", "_stats", "_spmv_cupy")
 
     def __init__(self, source: Any, shape: Optional[Tuple[int, int]] = None, dtype: Any = None) -> None:
         if isinstance(source, Matrix):
@@ -160,7 +160,7 @@ class Matrix:
         self._m = m
         self._dtype = np.dtype(m.dtype)
         self._itemsize = self._dtype.itemsize
-        self._spmv_device = m.spmv_device
+        self._spmv_cupy = m.spmv_cupy  # the CuPy fast path, bound once
         self._dev = m.device_index
         self._rows = m.rows
         self._cols = m.cols
@@ -245,8 +245,8 @@ class Matrix:
 
     # --- products ----------------------------------------------------------------------------------
     def __matmul__(self, other: Any) -> Any:
-        if type(other) is _CupyFast.ndarray and self._dev >= 0:
-            y = _spmv_cupy_fast(self, other, None, 1.0, 0.0)
+        if type(other) is _CupyFast.ndarray:  # None until spx has seen CuPy
+            y = self._spmv_cupy(other, None, 1.0, 0.0)  # None unless the common case: see below
             if y is not None:
                 return y
         nd = getattr(other, "ndim", None)
@@ -409,48 +409,23 @@ def _check_device_operand(A: Matrix, d: "_arrays.DeviceArray", what: str) -> Non
 
 
 class _CupyFast:
-    """What the CuPy fast path needs, looked up once CuPy is imported."""
+    """The CuPy fast path: cupy.ndarray once spx has seen CuPy (and handed it to the compiled core)."""
 
     ndarray: Any = None
-    empty: Any = None
-    current_stream: Any = None
-    get_device: Any = None
-    several_gpus = False
 
 
 def _cupy_fast() -> Optional[type]:
+    """Hands CuPy to the compiled core's fast path (python/src/cupy_fast.hpp) the first time CuPy is
+    seen. The fast path takes a contiguous CuPy vector of the matrix's dtype on its device (and such
+    an out), on CuPy's current stream, entirely in C++; anything else returns None and the general
+    path below checks again and says what is wrong."""
     if _CupyFast.ndarray is None:
         cp = _arrays._cupy()
         if cp is None:
             return None
+        _spx.set_cupy(cp.ndarray, cp.cuda.get_current_stream, np.dtype(np.float64), np.dtype(np.float32))
         _CupyFast.ndarray = cp.ndarray
-        _CupyFast.empty = cp.empty
-        _CupyFast.current_stream = cp.cuda.get_current_stream
-        _CupyFast.get_device = cp.cuda.runtime.getDevice
-        _CupyFast.several_gpus = cp.cuda.runtime.getDeviceCount() > 1
     return _CupyFast
-
-
-def _spmv_cupy_fast(A: Matrix, x: Any, out: Any, alpha: float, beta: float) -> Any:
-    """The per-call path for the common case: a contiguous CuPy vector of the matrix's dtype on its
-    device, on CuPy's current stream. Returns None when anything differs (the general path then
-    checks again and says what is wrong)."""
-    f = _CupyFast
-    if (x.ndim != 1 or x.shape[0] != A._cols or x.dtype != A._dtype or x.data.device_id != A._dev
-            or (x.strides[0] != A._itemsize and A._cols > 1)):
-        return None
-    if out is None:
-        if beta != 0.0 or (f.several_gpus and f.get_device() != A._dev):
-            return None
-        out = f.empty(A._rows, A._dtype)
-    elif (type(out) is not f.ndarray or out.ndim != 1 or out.shape[0] != A._rows or out.dtype != A._dtype
-          or out.data.device_id != A._dev or (out.strides[0] != A._itemsize and A._rows > 1)):
-        return None
-    st = f.current_stream()
-    A._spmv_device(x.data.ptr, out.data.ptr, alpha, beta, st.ptr)
-    if _arrays._held_streams.get(A._dev) is not st:
-        _arrays._held_streams[A._dev] = st
-    return out
 
 
 def spmv(A: Matrix, x: Any, out: Any = None, alpha: float = 1.0, beta: float = 0.0,
@@ -463,13 +438,13 @@ def spmv(A: Matrix, x: Any, out: Any = None, alpha: float = 1.0, beta: float = 0
     is copied, and the product is enqueued on the caller's current stream (CuPy's, PyTorch's; or
     `stream`, a cudaStream_t as int) without waiting for it.
     """
-    if A._dev >= 0 and stream is None and _CupyFast.ndarray is not None and type(x) is _CupyFast.ndarray:
-        y = _spmv_cupy_fast(A, x, out, alpha, beta)
+    if stream is None and type(x) is _CupyFast.ndarray:
+        y = A._spmv_cupy(x, out, alpha, beta)
         if y is not None:
             return y
     if A._dev >= 0 and _arrays.is_device_array(x):
-        if _cupy_fast() is not None and stream is None and type(x) is _CupyFast.ndarray:
-            y = _spmv_cupy_fast(A, x, out, float(alpha), float(beta))
+        if stream is None and _cupy_fast() is not None and type(x) is _CupyFast.ndarray:
+            y = A._spmv_cupy(x, out, alpha, beta)
             if y is not None:
                 return y
         return _spmv_device(A, x, out, alpha, beta, stream)
@@ -533,7 +508,7 @@ def _spmv_device(A: Matrix, x: Any, out: Any, alpha: float, beta: float, stream:
         _check_device_operand(A, dy, "out")
     s, held = (int(stream), None) if stream is not None else _arrays.current_stream(x)
     A._m.spmv_device(d.ptr, dy.ptr, a, b, s)
-    _arrays.hold_stream(A._dev, held)
+    _arrays.after_call(A._m, A._dev, s if stream is not None else None, held)
     return y
 
 
@@ -626,7 +601,7 @@ def _spmm_device(A: Matrix, X: Any, out: Any, alpha: float, beta: float, stream:
         return Y
     s, held = (int(stream), None) if stream is not None else _arrays.current_stream(X)
     A._m.spmm_device(d.ptr, ldb, dy.ptr, ylay[1], row_major, L, a, b, s)
-    _arrays.hold_stream(A._dev, held)
+    _arrays.after_call(A._m, A._dev, s if stream is not None else None, held)
     return Y
 
 

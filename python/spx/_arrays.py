@@ -12,6 +12,8 @@ from typing import Any, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from . import _spx
+
 _KDLCUDA = 2  # DLPack device types: kDLCUDA, kDLCUDAManaged
 _KDLCUDAMANAGED = 13
 
@@ -81,15 +83,25 @@ def current_stream(obj: Any) -> Tuple[int, Any]:
     return 0, None
 
 
-# The stream each device's context last ran on, kept alive until the next call on that device has
-# been enqueued: the context orders a new stream after its previous one (an event recorded on it),
-# so the previous one must still exist then. Updated after the call, never before.
-_held_streams: dict = {}
+def after_call(m: Any, device: int, raw_stream: Optional[int], stream_obj: Any) -> None:
+    """After a device call on the caller's stream: hold its stream object (CuPy's, PyTorch's), or,
+    for a raw stream= handle spx cannot keep alive, move the device's context off it at once
+    (onto a stream of spx's own, ordered after it), so the caller may destroy it as soon as the
+    call returns. The legacy and per-thread default streams (0, 1, 2) never go away."""
+    if raw_stream is not None:
+        if raw_stream not in (0, 1, 2):
+            m.release_stream()
+    else:
+        hold_stream(device, stream_obj)
 
 
 def hold_stream(device: int, stream_obj: Any) -> None:
-    if stream_obj is not None and _held_streams.get(device) is not stream_obj:
-        _held_streams[device] = stream_obj
+    """Keeps the stream the device's context just ran on alive until the next call on that device
+    has been enqueued: the context orders a new stream after its previous one (an event recorded on
+    it), so the previous one must still exist then. Called after the call, never before. One holder
+    per device, in the compiled core, shared with the CuPy fast path (which holds its own stream)."""
+    if stream_obj is not None:
+        _spx.hold_stream(device, stream_obj)
 
 
 def device_array(obj: Any, what: str) -> DeviceArray:

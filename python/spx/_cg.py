@@ -148,7 +148,7 @@ def cg(A: Any, b: Any, x0: Any = None, *, rtol: float = 1e-5, atol: float = 0.0,
         dx = _arrays.device_array(x, "x")
         s, held = (int(stream), None) if stream is not None else _arrays.current_stream(b)
         res = A._m.cg_device(db.ptr, dx.ptr, dx0.ptr if dx0 is not None else 0, *args, s)
-        _arrays.hold_stream(A._dev, held)
+        _arrays.after_call(A._m, A._dev, s if stream is not None else None, held)
         return x, CgInfo(res, f"cuda:{A._dev}")
 
     for v, what in ((b, "b"), (x0, "x0")):

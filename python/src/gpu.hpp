@@ -95,6 +95,10 @@ class GpuMatrix {
   // Host nanoseconds per call of `calls` back-to-back C++ calls of cuda::spmv (no Python between;
   // the benchmark's baseline for the per-call overhead of A @ x). Waits for the GPU after timing.
   virtual double spmv_call_ns(uintptr_t x, uintptr_t y, int64_t calls, uintptr_t stream) = 0;
+  // After a call on a stream handle the caller may destroy as soon as the call returns (Python's
+  // stream=, which spx cannot keep alive): the device's context moves onto a stream of spx's own,
+  // ordered after the caller's (an event, no host wait), so no later call touches the handle.
+  virtual void release_stream() = 0;
   // Plans now (the front door's plan_spmv / plan_spmm; planning again replaces the plan).
   virtual PlanInfo plan(const PlanRequest& request) = 0;
   // The current plan of (op, L, layout), planned with default options when there is none yet.
@@ -119,6 +123,8 @@ int gpu_count();                // 0 without CUDA, a driver or a device
 std::string gpu_unavailable();  // "" when a device is usable, else why not
 // Device of a pointer the caller hands in: >= 0 for device or managed memory, -1 for host memory.
 int pointer_device(uintptr_t ptr);
+// The calling thread's current CUDA device (CuPy's current device too); -1 without CUDA.
+int current_device();
 void synchronize(int device, uintptr_t stream);
 
 }  // namespace spx::python

@@ -43,6 +43,15 @@ int pointer_device(uintptr_t ptr) {
   return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ? attr.device : -1;
 }
 
+int current_device() {
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return device;
+}
+
 void synchronize(int device, uintptr_t stream) {
   (void)device;
   if (cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)) != cudaSuccess)
@@ -82,6 +91,25 @@ cuda::Context& context(int device) {
     ctx = new cuda::Context(device, nullptr);
   }
   return *ctx;
+}
+
+// A non-blocking stream of spx's own per device, never destroyed: where a context goes after a call
+// on a stream handle the caller may destroy (GpuMatrix::release_stream). Work on the context's
+// current stream (uploads, products of numpy operands) runs there until a call names a stream.
+cudaStream_t parking_stream(int device) {
+  static std::mutex mutex;
+  static std::map<int, cudaStream_t> streams;
+  std::lock_guard lock(mutex);
+  cudaStream_t& s = streams[device];
+  if (s == nullptr) {
+    DeviceGuard guard(device);
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+      s = nullptr;
+      throw Error(
+          fmt::format("cudaStreamCreateWithFlags failed: {}", cudaGetErrorString(cudaGetLastError())));
+    }
+  }
+  return s;
 }
 
 plan::Options options_of(const PlanRequest& r) {
@@ -187,6 +215,11 @@ class CudaMatrix final : public GpuMatrix {
     ctx_.synchronize();
     return std::chrono::duration<double, std::nano>(t1 - t0).count() /
            static_cast<double>(std::max<int64_t>(calls, 1));
+  }
+
+  void release_stream() override {
+    DeviceGuard guard(device_);
+    ctx_.set_stream(parking_stream(device_));
   }
 
   PlanInfo plan(const PlanRequest& r) override {

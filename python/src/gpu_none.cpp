@@ -19,6 +19,7 @@ bool built_with_cuda() { return false; }
 int gpu_count() { return 0; }
 std::string gpu_unavailable() { return "spx was built without CUDA"; }
 int pointer_device(uintptr_t) { no_cuda(); }
+int current_device() { return -1; }
 void synchronize(int, uintptr_t) { no_cuda(); }
 
 }  // namespace spx::python

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "cupy_fast.hpp"
 #include "gpu.hpp"
 #include "matrix.hpp"
 #include "spx/cg.hpp"
@@ -201,13 +202,17 @@ NB_MODULE(_spx, m) {
       .def("spmv_cpu", &spmv_cpu<double>)
       .def("spmm_cpu", &spmm_cpu<float>)
       .def("spmm_cpu", &spmm_cpu<double>)
-      // Device pointers on the caller's stream: the per-call path, kept lean.
+      // A CuPy vector and out (or None) on CuPy's current stream: the per-call path (cupy_fast.hpp);
+      // None when the operands are not the common case.
+      .def("spmv_cupy", &spmv_cupy, "x"_a, "out"_a.none(), "alpha"_a, "beta"_a)
+      // Device pointers on the caller's stream: the general path, after the Python layer's checks.
       .def("spmv_device", [](const Matrix& A, uintptr_t x, uintptr_t y, double alpha, double beta,
                              uintptr_t stream) { gpu_of(A).spmv(x, y, alpha, beta, stream); })
       .def("spmm_device",
            [](const Matrix& A, uintptr_t B, int64_t ldb, uintptr_t C, int64_t ldc, bool row_major, int64_t L,
               double alpha, double beta,
               uintptr_t stream) { gpu_of(A).spmm(B, ldb, C, ldc, row_major, L, alpha, beta, stream); })
+      .def("release_stream", [](const Matrix& A) { gpu_of(A).release_stream(); })
       .def("spmv_call_ns", [](const Matrix& A, uintptr_t x, uintptr_t y, int64_t calls,
                               uintptr_t stream) { return gpu_of(A).spmv_call_ns(x, y, calls, stream); })
       .def("spmv_host_on_gpu",
@@ -269,6 +274,8 @@ NB_MODULE(_spx, m) {
   m.def("gpu_unavailable", &gpu_unavailable);
   m.def("pointer_device", &pointer_device);
   m.def("synchronize", &synchronize);
+  m.def("set_cupy", &set_cupy);
+  m.def("hold_stream", &hold_stream, "device"_a, "stream"_a.none());
   m.def("cpu_threads", &spx::omp::max_threads);
   m.attr("version") = spx::kVersionString;
 }

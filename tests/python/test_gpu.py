@@ -2,7 +2,9 @@
 numpy operands with copies, other device-array protocols, plans and the tuning cache, and the
 checks. Skipped (with the reason) without CuPy or a usable GPU."""
 
+import gc
 import json
+import weakref
 
 import numpy as np
 import pytest
@@ -177,6 +179,93 @@ def test_checks_before_anything_runs(rng):
     host_out = np.empty(100)
     with pytest.raises((TypeError, ValueError)):
         spx.spmv(A, cp.ones(80), out=host_out)
+
+
+def test_cupy_fast_path_scalars_and_what_it_declines(rng):
+    """The per-call path in C++ (python/src/cupy_fast.cpp) takes contiguous CuPy vectors of the
+    matrix's dtype and any real scalar; everything else returns None, and the general path checks."""
+    S = random_scipy(301, 203, 0.05, 13)
+    A = on_gpu(S)
+    x = rng.uniform(-1, 1, 203)
+    dx = cp.asarray(x)
+    y0 = rng.uniform(-1, 1, 301)
+    for alpha, beta in ((2, 1), (np.float32(0.5), np.float64(-1.5)), (True, 0)):
+        out = cp.asarray(y0)
+        assert spx.spmv(A, dx, out=out, alpha=alpha, beta=beta) is out
+        expect_product(S, x, cp.asnumpy(out), np.float64, alpha=float(alpha), beta=float(beta), Y0=y0)
+    fast = A._m.spmv_cupy
+    y = fast(dx, None, 1.0, 0.0)
+    assert isinstance(y, cp.ndarray) and y.shape == (301,) and y.dtype == np.float64
+    expect_product(S, x, cp.asnumpy(y), np.float64)
+    declined = [
+        (cp.asarray(x, dtype=np.float32), None, 1.0, 0.0),  # another dtype
+        (cp.ones(204), None, 1.0, 0.0),  # another length
+        (cp.ones(406)[::2], None, 1.0, 0.0),  # strided
+        (cp.ones((203, 1)), None, 1.0, 0.0),  # two dimensions
+        (dx, None, 1.0, 1.0),  # beta without out
+        (dx, cp.ones(602)[::2], 1.0, 0.0),  # strided out
+        (dx, cp.ones(301, dtype=np.float32), 1.0, 0.0),  # out of another dtype
+        (dx, np.ones(301), 1.0, 0.0),  # out in host memory
+        (dx, None, "2", 0.0),  # not a number
+        (CudaArrayInterfaceOnly(dx), None, 1.0, 0.0),  # not a cupy.ndarray
+    ]
+    for args in declined:
+        assert fast(*args) is None
+    with pytest.raises(ValueError):
+        spx.spmv(A, dx, alpha="two")
+    # A vector of one entry may have any stride.
+    S1 = random_scipy(3, 1, 1.0, 14)
+    x1 = cp.arange(6, dtype=np.float64)[::4][1:]  # [4.0], a stride of 32 bytes
+    expect_product(S1, np.array([4.0]), cp.asnumpy(on_gpu(S1) @ x1), np.float64)
+
+
+def test_the_stream_of_the_last_call_is_kept_alive(rng):
+    """The context orders its next stream after the last one by an event recorded on it: spx keeps
+    the last stream object alive until the next call, on the fast path and the general one."""
+    S = random_scipy(500, 400, 0.02, 12)
+    A = on_gpu(S)
+    x = rng.uniform(-1, 1, 400)
+    dx = cp.asarray(x)
+    for how in ("fast", "general"):
+        s = cp.cuda.Stream(non_blocking=True)
+        with s:
+            if how == "fast":
+                y = A @ dx
+            else:  # an out= CuPy does not know: the general path, still on CuPy's current stream
+                y = CudaArrayInterfaceOnly(cp.empty(500))
+                spx.spmv(A, dx, out=y)
+                y = y._a
+        s.synchronize()
+        w = weakref.ref(s)
+        del s
+        gc.collect()
+        assert w() is not None, how
+        expect_product(S, x, cp.asnumpy(y), np.float64)
+    z = A @ dx  # on the default stream, ordered after the last one, which spx then lets go
+    expect_product(S, x, cp.asnumpy(z), np.float64)
+
+
+def test_a_raw_stream_handle_may_be_destroyed_right_after_the_call(rng):
+    """stream= is a bare handle spx cannot keep alive: after the call the context moves onto a stream
+    of spx's own (ordered after it), so the caller may destroy it at once. Before, the context
+    stayed on the dead handle and every later call on the GPU failed or crashed."""
+    S = random_scipy(700, 600, 0.02, 15)
+    A = on_gpu(S)
+    x = rng.uniform(-1, 1, 600)
+    X = np.stack([x, -x], axis=1)
+    for op in ("spmv", "spmm"):
+        o = cp.cuda.Stream(non_blocking=True)
+        with o:
+            dx = cp.asarray(x if op == "spmv" else X)
+        o.synchronize()
+        y = spx.spmv(A, dx, stream=o.ptr) if op == "spmv" else spx.spmm(A, dx, stream=o.ptr)
+        o.synchronize()
+        del o
+        gc.collect()
+        expect_product(S, x if op == "spmv" else X, cp.asnumpy(y), np.float64)
+    B = on_gpu(S)  # uploads on the context's current stream
+    expect_product(S, x, cp.asnumpy(B @ cp.asarray(x)), np.float64)
+    expect_product(S, x, B @ x, np.float64)  # numpy operands: on the context's current stream too
 
 
 def test_to_cpu_astype_and_stats_on_the_gpu(rng):

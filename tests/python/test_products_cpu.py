@@ -115,6 +115,15 @@ def test_shape_dtype_and_argument_errors():
         spx.spmm(A, np.ones((4, 2)), out=np.empty((6, 3)))
 
 
+def test_the_cupy_fast_path_declines_host_matrices_and_numpy():
+    """The compiled core's per-call path (python/src/cupy_fast.cpp) is for CuPy vectors and GPU
+    matrices only; anything else returns None for the general path (never an error)."""
+    A = spx.Matrix(random_scipy(6, 4, 0.5, 13))
+    assert A._m.spmv_cupy(np.ones(4), None, 1.0, 0.0) is None
+    assert A._m.spmv_cupy(np.ones(4), np.empty(6), "x", object()) is None
+    spx._spx.hold_stream(0, None)  # nothing to hold
+
+
 @pytest.mark.parametrize("name, path", shared_matrices())
 def test_shared_matrices_spmv_and_spmm(name, path, rng):
     A = spx.read(path)
