@@ -175,7 +175,7 @@ CgResult dist_solve(cd::Team& tm, const Csr<T, int32_t>& A, const std::vector<T>
   std::optional<cd::DistVector<T>> inv;
   if (opt.preconditioner == Preconditioner::Jacobi) inv.emplace(cd::inverse_diagonal(tm, D));
   cd::DistCgSolver<T> solver(dA, red);
-  EXPECT_EQ(solver.all_reduces_per_iteration(), red == cd::Reductions::One ? 1 : 2);
+  EXPECT_EQ(solver.reductions_per_iteration(), red == cd::Reductions::One ? 1 : 2);
   const CgResult r = solver.solve(inv ? &*inv : nullptr, db, dx, opt);
   x = dx.download();
   return r;

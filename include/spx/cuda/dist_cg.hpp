@@ -1,16 +1,17 @@
 // Conjugate gradients over several GPUs (docs/distributed.md): the single-GPU solver's iteration
 // (spx/cuda/cg.hpp, Chronopoulos–Gear PCG with fused vector kernels and the decisions made on the
-// device) with the matrix a DistSparseMatrix and every inner product reduced over the ranks by one
-// NCCL all-reduce of a few doubles, after which every rank makes the same decisions on the same sums.
+// device) with the matrix a DistSparseMatrix and the inner products reduced over the ranks by one
+// NCCL all-gather of a few doubles per rank, added in rank order on every rank: every rank makes
+// the same decisions on the same sums, bit for bit, run after run.
 //
 //   spx::cuda::dist::DistCgSolver<double> solver(A);   // A square, rows split like its columns
 //   auto r = solver.solve(&inv_diag, b, x, options);   // DistVectors; inv_diag may be null
 //
 // Reductions::One (default): the update's sums ((r, u), (r, r), (p, p), (x, x)) wait for the next
-// product's δ = (w, u), and the five travel in one all-reduce: one reduction point per iteration.
-// Reductions::Two: the fused iteration as on one GPU, one all-reduce at each of its two reduction
+// product's δ = (w, u), and the five travel in one collective: one reduction point per iteration.
+// Reductions::Two: the fused iteration as on one GPU, one collective at each of its two reduction
 // points (after the update and after the product). Both compute the same sums and take the same
-// decisions, so they give the same iterates; they differ in latency only.
+// decisions, so they give the same iterates, bit for bit; they differ in latency only.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +43,8 @@ class DistCgSolver {
                  const CgOptions& options, const CgProgress& progress = {});
 
   Reductions reductions() const;
-  // NCCL all-reduces per iteration (1 or 2).
-  int all_reduces_per_iteration() const;
+  // NCCL collectives (reduction points) per iteration (1 or 2).
+  int reductions_per_iteration() const;
 
   struct Impl;
 

@@ -1,7 +1,7 @@
 // The distributed CG driver (spx/cuda/dist_cg.hpp). One host thread enqueues every rank's work:
 // the fused kernels of the single-GPU solver in their "totals" form (they write the grid's sums
-// instead of deciding), an NCCL all-reduce of those sums over the ranks, and the decide kernel,
-// which makes the single-GPU solver's decisions on the reduced sums. Batches of check_every
+// instead of deciding), an NCCL all-gather of those sums, and the decide kernel, which adds them in
+// rank order and makes the single-GPU solver's decisions on them. Batches of check_every
 // iterations; rank 0's state is copied back after each and read one batch late, as on one GPU.
 #include "spx/cuda/dist_cg.hpp"
 
@@ -40,7 +40,7 @@ struct DistCgSolver<T>::Impl {
   Reductions reductions;
   DistVector<T> r, u, w, p, s;
   std::vector<unsigned> grid;
-  std::vector<DeviceBuffer<double>> partials, totals;
+  std::vector<DeviceBuffer<double>> partials, totals, gathered;
   std::vector<DeviceBuffer<unsigned>> counter;
   std::vector<DeviceBuffer<CgState>> state;
   DeviceBuffer<double> history;  // rank 0
@@ -65,6 +65,7 @@ struct DistCgSolver<T>::Impl {
                                        spx::cuda::detail::kCgBlocksPerSm));
       partials.emplace_back(static_cast<std::size_t>(grid.back()) * 4, "dist cg partials");
       totals.emplace_back(kTotals, "dist cg totals");
+      gathered.emplace_back(static_cast<std::size_t>(kTotals * team.size()), "dist cg gathered totals");
       counter.emplace_back(1, "dist cg counter");
       state.emplace_back(1, "dist cg state");
       SPX_CUDA_CHECK(cudaMemsetAsync(counter.back().data(), 0, sizeof(unsigned), ctx.stream()));
@@ -81,22 +82,23 @@ struct DistCgSolver<T>::Impl {
     return inv_diag ? inv_diag->part(k).data() : nullptr;
   }
 
-  // The sums totals[offset, offset + count) summed over the ranks, in place, on the compute streams.
-  void all_reduce(int offset, int count) {
+  // Every rank's sums totals[offset, offset + count) onto every rank (gathered[r·count ..]), then the
+  // decisions of `stage` on their rank-ordered sum (cg_kernels.hpp): an all-gather instead of an
+  // all-reduce, so the sums do not depend on NCCL's algorithm, the message size or the rank.
+  void reduce_and_decide(int offset, CgStage stage, double* hist) {
+    const int count = spx::cuda::detail::cg_stage_sums(stage);
     SPX_NCCL_CHECK(ncclGroupStart());
     for (int k = 0; k < team.size(); ++k) {
-      double* t = totals[static_cast<std::size_t>(k)].data() + offset;
-      SPX_NCCL_CHECK(ncclAllReduce(t, t, static_cast<std::size_t>(count), ncclFloat64, ncclSum,
+      const auto K = static_cast<std::size_t>(k);
+      SPX_NCCL_CHECK(ncclAllGather(totals[K].data() + offset, gathered[K].data(),
+                                   static_cast<std::size_t>(count), ncclFloat64,
                                    static_cast<ncclComm_t>(team.nccl_comm(k)), team.context(k).stream()));
     }
     SPX_NCCL_CHECK(ncclGroupEnd());
-  }
-
-  void decide(CgStage stage, int offset, double* hist) {
     for (int k = 0; k < team.size(); ++k) {
       DeviceScope scope(team.context(k).device());
       spx::cuda::detail::launch_cg_decide<T>(
-          team.context(k).stream(), stage, totals[static_cast<std::size_t>(k)].data() + offset,
+          team.context(k).stream(), stage, gathered[static_cast<std::size_t>(k)].data(), team.size(),
           state[static_cast<std::size_t>(k)].data(), k == 0 ? hist : nullptr);
     }
   }
@@ -124,19 +126,13 @@ struct DistCgSolver<T>::Impl {
           s.part(k).data(), x.part(k).data(), r.part(k).data(), dinv(k, inv_diag), partials[K].data(),
           counter[K].data(), state[K].data(), nullptr, totals[K].data());
     }
-    if (reductions == Reductions::Two) {
-      all_reduce(0, 4);
-      decide(CgStage::Update, 0, hist);
-    }
+    if (reductions == Reductions::Two) reduce_and_decide(0, CgStage::Update, hist);
     product(inv_diag);
     scalars(inv_diag);
-    if (reductions == Reductions::Two) {
-      all_reduce(4, 1);
-      decide(CgStage::Scalars, 4, hist);
-    } else {
-      all_reduce(0, kTotals);
-      decide(CgStage::UpdateThenScalars, 0, hist);
-    }
+    if (reductions == Reductions::Two)
+      reduce_and_decide(4, CgStage::Scalars, hist);
+    else
+      reduce_and_decide(0, CgStage::UpdateThenScalars, hist);
   }
 };
 
@@ -157,7 +153,7 @@ Reductions DistCgSolver<T>::reductions() const {
   return impl_->reductions;
 }
 template <class T>
-int DistCgSolver<T>::all_reduces_per_iteration() const {
+int DistCgSolver<T>::reductions_per_iteration() const {
   return impl_->reductions == Reductions::One ? 1 : 2;
 }
 
@@ -205,12 +201,10 @@ CgResult DistCgSolver<T>::solve(const DistVector<T>* inv_diag, const DistVector<
                                          m.dinv(k, inv_diag), m.partials[K].data(), m.counter[K].data(),
                                          m.state[K].data(), nullptr, m.totals[K].data());
   }
-  m.all_reduce(0, 3);
-  m.decide(CgStage::Init, 0, hist);
+  m.reduce_and_decide(0, CgStage::Init, hist);
   m.product(inv_diag);
   m.scalars(inv_diag);
-  m.all_reduce(4, 1);
-  m.decide(CgStage::Scalars, 4, hist);
+  m.reduce_and_decide(4, CgStage::Scalars, hist);
 
   Context& ctx0 = team.context(0);
   CgState* host = m.host_state.data();

@@ -228,8 +228,11 @@ __global__ void __launch_bounds__(kCgBlock)
 }
 
 // One thread: the decisions of `stage` on all-reduced totals (the layout the kernels write).
-__global__ void cg_decide_kernel(CgStage stage, const double* totals, CgState* st, double* history,
-                                 double unit) {
+__global__ void cg_decide_kernel(CgStage stage, const double* gathered, int ranks, int count, CgState* st,
+                                 double* history, double unit) {
+  double totals[5] = {0, 0, 0, 0, 0};
+  for (int r = 0; r < ranks; ++r)  // rank order: the same sums, bit for bit, on every rank and every run
+    for (int k = 0; k < count; ++k) totals[k] += gathered[r * count + k];
   switch (stage) {
     case CgStage::Init: {
       const double v[3] = {totals[0], totals[1], totals[2]};
@@ -253,9 +256,10 @@ __global__ void cg_decide_kernel(CgStage stage, const double* totals, CgState* s
 }  // namespace
 
 template <class T>
-void launch_cg_decide(cudaStream_t stream, CgStage stage, const double* totals, CgState* state,
+void launch_cg_decide(cudaStream_t stream, CgStage stage, const double* gathered, int ranks, CgState* state,
                       double* history) {
-  cg_decide_kernel<<<1, 1, 0, stream>>>(stage, totals, state, history, unit_roundoff<T>());
+  cg_decide_kernel<<<1, 1, 0, stream>>>(stage, gathered, ranks, cg_stage_sums(stage), state, history,
+                                        unit_roundoff<T>());
   SPX_CHECK_LAUNCH("cg_decide_kernel", stream);
 }
 
@@ -299,7 +303,7 @@ void launch_cg_update(cudaStream_t stream, unsigned grid, int64_t n, const T* w,
                                      unsigned*, CgState*, double*);                                          \
   template void launch_cg_update<T>(cudaStream_t, unsigned, int64_t, const T*, T*, T*, T*, T*, T*, const T*, \
                                     double*, unsigned*, CgState*, double*, double*);                         \
-  template void launch_cg_decide<T>(cudaStream_t, CgStage, const double*, CgState*, double*);
+  template void launch_cg_decide<T>(cudaStream_t, CgStage, const double*, int, CgState*, double*);
 SPX_CG_INSTANTIATE(float)
 SPX_CG_INSTANTIATE(double)
 #undef SPX_CG_INSTANTIATE

@@ -39,16 +39,21 @@ struct CgState {
 
 // A distributed solve (spx/cuda/dist_cg.hpp) gives the kernels below `totals`: the last block then
 // writes the grid's sums there (init 3, scalars 1, update 4 doubles, in the order the kernels
-// reduce them) and decides nothing; after the all-reduce of those sums over the ranks,
-// launch_cg_decide makes the same decisions on every rank. Null totals: the single-GPU solve.
+// reduce them) and decides nothing. The ranks' sums are all-gathered (rank r's at r·count), and
+// launch_cg_decide adds them up in rank order — the same bits on every rank, every run and either
+// grouping of the reductions — and makes the single-GPU solver's decisions on them. Null totals:
+// the single-GPU solve.
 enum class CgStage : int {
-  Init,               // totals[0..2]: ‖b‖², (r, u), (r, r)
-  Scalars,            // totals[0]: δ = (w, u)
-  Update,             // totals[0..3]: (r, u), (r, r), (p, p), (x, x)
-  UpdateThenScalars,  // totals[0..4]: Update's four, then Scalars' δ (the single-reduction iteration)
+  Init,               // 3 sums: ‖b‖², (r, u), (r, r)
+  Scalars,            // 1 sum: δ = (w, u)
+  Update,             // 4 sums: (r, u), (r, r), (p, p), (x, x)
+  UpdateThenScalars,  // 5 sums: Update's four, then Scalars' δ (the single-reduction iteration)
 };
+constexpr int cg_stage_sums(CgStage stage) {
+  return stage == CgStage::Init ? 3 : stage == CgStage::Scalars ? 1 : stage == CgStage::Update ? 4 : 5;
+}
 template <class T>
-void launch_cg_decide(cudaStream_t stream, CgStage stage, const double* totals, CgState* state,
+void launch_cg_decide(cudaStream_t stream, CgStage stage, const double* gathered, int ranks, CgState* state,
                       double* history);
 
 // r = b − w (w = A·x0), u = M·r; ‖b‖², (r, u), (r, r); the last block sets the tolerance, history[0]
