@@ -6,7 +6,9 @@
 // the slowest rank's span is the product's. The pieces: Phases::Local alone, Phases::Halo alone
 // (pack + NCCL send/recv), Phases::Remote alone (on the halo left by the last exchange).
 // overlap = (t_local + t_halo + t_remote − t_all) / min(t_local, t_halo), clamped to [0, 1]: the
-// fraction of the shorter of the two that the product hid behind the other.
+// fraction of the shorter of the two that the product hid behind the other — an upper bound, since
+// a piece alone may be bound by the host's enqueueing (four ranks from one thread) rather than by
+// the GPUs; "beyond local" = t_all − t_local is the time the product adds to its local part.
 //
 // Checks: y against the CPU product of the ranks' parts in double, within a rounding bound of
 // 2·(terms + 3)·u·Σ|a||x| per entry; where the whole matrix was loaded, that CPU product is itself
@@ -254,6 +256,7 @@ void run_matrix(const MatrixSource& src, const OpSpec& op, const MultiGpuOptions
                        {"local_ms", t_local},
                        {"halo_ms", t_halo},
                        {"remote_ms", t_remote},
+                       {"beyond_local_ms", t_all - t_local},
                        {"overlap", overlap},
                        {"halo_entries", D_stats.halo_entries},
                        {"halo_bytes", halo_bytes},

@@ -1,8 +1,9 @@
 // A matrix split over a team's GPUs and its products (spx/cuda/dist.hpp). Per rank: the local and
 // remote parts as front-door matrices, the send lists of the halo pattern, and the buffers the
-// exchange fills. A product enqueues, rank by rank, the local product on the compute stream and the
-// packing on the halo stream; then one NCCL group of every rank's sends and receives on the halo
-// streams; then, rank by rank, the compute stream waits for the halo and adds the remote part.
+// exchange fills. A product enqueues, rank by rank, the packing on the halo stream (after x is
+// ready); then one NCCL group of every rank's sends and receives on the halo streams; then the
+// local products on the compute streams; then, rank by rank, the compute stream waits for the halo
+// and adds the remote part.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <nccl.h>
@@ -258,22 +259,22 @@ void DistSparseMatrix<T>::Impl::product(const DistVector<T>& X, DistVector<T>& Y
                                         Phases phases) {
   reserve(L);
   const int n = team.size();
-  // 1. Per rank: pack what it sends (halo stream, after x is ready), the local part (compute stream).
-  for (int r = 0; r < n; ++r) {
+  // 1. Per rank: pack what it sends (halo stream, after x is ready). The exchange is enqueued before
+  // the local product and its stream has the greatest priority, so its kernels take SMs as soon as
+  // any free up instead of queueing behind every block of the product.
+  const bool halo = has(phases, Phases::Halo);
+  for (int r = 0; r < n && halo; ++r) {
     Rank<T>& k = ranks[static_cast<std::size_t>(r)];
+    if (k.send_total == 0 && k.recvs.empty()) continue;
     Context& ctx = team.context(r);
     DeviceScope scope(k.device);
-    if (has(phases, Phases::Halo) && (k.send_total > 0 || !k.recvs.empty())) {
-      k.x_ready->record(ctx.stream());
-      SPX_CUDA_CHECK(cudaStreamWaitEvent(team.halo_stream(r), k.x_ready->get(), 0));
-      detail::launch_pack<T>(team.halo_stream(r), k.send_total, L, k.send_index.data(), X.part(r).data(),
-                             k.send_buffer.data());
-    }
-    if (has(phases, Phases::Local))
-      part_product(ctx, *k.local, X.part(r).data(), Y.part(r).data(), L, alpha, beta);
+    k.x_ready->record(ctx.stream());
+    SPX_CUDA_CHECK(cudaStreamWaitEvent(team.halo_stream(r), k.x_ready->get(), 0));
+    detail::launch_pack<T>(team.halo_stream(r), k.send_total, L, k.send_index.data(), X.part(r).data(),
+                           k.send_buffer.data());
   }
   // 2. Every rank's messages in one group, so one thread can drive all communicators.
-  if (has(phases, Phases::Halo) && n > 1) {
+  if (halo && n > 1) {
     SPX_NCCL_CHECK(ncclGroupStart());
     for (int r = 0; r < n; ++r) {
       Rank<T>& k = ranks[static_cast<std::size_t>(r)];
@@ -287,12 +288,18 @@ void DistSparseMatrix<T>::Impl::product(const DistVector<T>& X, DistVector<T>& Y
     }
     SPX_NCCL_CHECK(ncclGroupEnd());
   }
+  // The local part meanwhile, on the compute streams.
+  for (int r = 0; r < n && has(phases, Phases::Local); ++r) {
+    Rank<T>& k = ranks[static_cast<std::size_t>(r)];
+    DeviceScope scope(k.device);
+    part_product(team.context(r), *k.local, X.part(r).data(), Y.part(r).data(), L, alpha, beta);
+  }
   // 3. Per rank: once the halo is in, the remote part adds its share.
   for (int r = 0; r < n; ++r) {
     Rank<T>& k = ranks[static_cast<std::size_t>(r)];
     Context& ctx = team.context(r);
     DeviceScope scope(k.device);
-    if (has(phases, Phases::Halo) && (k.send_total > 0 || !k.recvs.empty())) {
+    if (halo && (k.send_total > 0 || !k.recvs.empty())) {
       k.halo_done->record(team.halo_stream(r));
       SPX_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(), k.halo_done->get(), 0));
     }

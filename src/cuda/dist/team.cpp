@@ -85,7 +85,7 @@ Team::Team(const std::vector<int>& devices) : impl_(std::make_unique<Impl>()) {
   m.devices = devices;
   for (int d : devices) {
     m.contexts.push_back(std::make_unique<Context>(d));  // selects d
-    m.halo.emplace_back();
+    m.halo.push_back(Stream::highest_priority());  // the exchange is not queued behind the product's blocks
   }
   m.comms.assign(devices.size(), nullptr);
   SPX_NCCL_CHECK(ncclCommInitAll(m.comms.data(), static_cast<int>(devices.size()), devices.data()));
