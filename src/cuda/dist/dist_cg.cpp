@@ -73,6 +73,19 @@ struct DistCgSolver<T>::Impl {
     DeviceScope scope(team.context(0).device());
     batch_done[0].emplace();
     batch_done[1].emplace();
+    // One all-gather now: NCCL sets up the collective's connections on first use (milliseconds),
+    // which belongs to the solver's setup, not to its first solve.
+    for (auto& t : totals) {
+      DeviceScope on(team.context(static_cast<int>(&t - totals.data())).device());
+      SPX_CUDA_CHECK(cudaMemsetAsync(t.data(), 0, t.bytes(),
+                                     team.context(static_cast<int>(&t - totals.data())).stream()));
+    }
+    SPX_NCCL_CHECK(ncclGroupStart());
+    for (int k = 0; k < team.size(); ++k)
+      SPX_NCCL_CHECK(ncclAllGather(totals[static_cast<std::size_t>(k)].data(),
+                                   gathered[static_cast<std::size_t>(k)].data(), kTotals, ncclFloat64,
+                                   static_cast<ncclComm_t>(team.nccl_comm(k)), team.context(k).stream()));
+    SPX_NCCL_CHECK(ncclGroupEnd());
     team.synchronize();
   }
 

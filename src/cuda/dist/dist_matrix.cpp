@@ -90,6 +90,27 @@ struct DistSparseMatrix<T>::Impl {
   }
 
   void product(const DistVector<T>& X, DistVector<T>& Y, int64_t L, T alpha, T beta, Phases phases);
+
+  // One exchange of the send buffers' (meaningless) contents, waited for: NCCL connects a pair of
+  // ranks on its first message (milliseconds per peer), which belongs to setup, not to the first
+  // product or solve.
+  void exchange_once() {
+    if (team.size() > 1) {
+      SPX_NCCL_CHECK(ncclGroupStart());
+      for (int r = 0; r < team.size(); ++r) {
+        Rank<T>& k = ranks[static_cast<std::size_t>(r)];
+        auto comm = static_cast<ncclComm_t>(team.nccl_comm(r));
+        for (const Message& s : k.sends)
+          SPX_NCCL_CHECK(ncclSend(k.send_buffer.data() + s.offset, static_cast<std::size_t>(s.count),
+                                  detail::nccl_type<T>(), s.peer, comm, team.halo_stream(r)));
+        for (const Message& v : k.recvs)
+          SPX_NCCL_CHECK(ncclRecv(k.halo_buffer.data() + v.offset, static_cast<std::size_t>(v.count),
+                                  detail::nccl_type<T>(), v.peer, comm, team.halo_stream(r)));
+      }
+      SPX_NCCL_CHECK(ncclGroupEnd());
+    }
+    team.synchronize();
+  }
 };
 
 template <class T>
@@ -160,7 +181,7 @@ DistSparseMatrix<T>::DistSparseMatrix(Team& team, const spx::dist::DistMatrix<T>
     k.send_index = to_device(team.context(r), send_lists[static_cast<std::size_t>(r)], "halo send index");
   }
   m.reserve(1);
-  team.synchronize();
+  m.exchange_once();
 }
 
 template <class T>
