@@ -31,6 +31,7 @@
 #include "bench/dist_inputs.hpp"
 #include "bench/multigpu.hpp"
 #include "bench/provenance.hpp"
+#include "common/median.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/dist.hpp"
 #include "spx/cuda/stream.hpp"
@@ -41,11 +42,6 @@ namespace {
 
 namespace cd = spx::cuda::dist;
 using json = nlohmann::ordered_json;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 // Milliseconds per call of `run` over the team (see the top of the file).
 template <class F>
@@ -229,17 +225,12 @@ void run_matrix(const MatrixSource& src, const OpSpec& op, const MultiGpuOptions
         kernels);
     out.flush();
     json per_rank = json::array();
-    for (const auto& r : D_stats.per_rank)
-      per_rank.push_back({{"rank", r.rank},
-                          {"rows", r.rows},
-                          {"nnz", r.nnz},
-                          {"local_nnz", r.local_nnz},
-                          {"remote_nnz", r.remote_nnz},
-                          {"halo_recv", r.halo_recv},
-                          {"halo_send", r.halo_send},
-                          {"neighbours_recv", r.neighbours_recv},
-                          {"remote_rows", A.remote_rows(r.rank)},
-                          {"remote_compressed", A.remote_compressed(r.rank)}});
+    for (const auto& r : D_stats.per_rank) {
+      json line = rank_json(r, A.row_partition(), A.col_partition());
+      line["remote_rows"] = A.remote_rows(r.rank);
+      line["remote_compressed"] = A.remote_compressed(r.rank);
+      per_rank.push_back(std::move(line));
+    }
     results.push_back({{"matrix", src.name},
                        {"source", src.location},
                        {"op", op.label()},
@@ -266,6 +257,7 @@ void run_matrix(const MatrixSource& src, const OpSpec& op, const MultiGpuOptions
                        {"check", ok ? "ok" : "failed"},
                        {"check_ratio", ratio},
                        {"kernels_rank0", kernels},
+                       {"per_rank", per_rank},
                        {"layout", A.describe()},
                        {"team", team.summary()}});
   }

@@ -74,6 +74,23 @@ DistInput<T> load_distributed(const MatrixSource& source, int ranks, bool keep_w
   return in;
 }
 
+nlohmann::ordered_json rank_json(const dist::RankStats& r, const dist::Partition& rows,
+                                 const dist::Partition& cols) {
+  const auto at = static_cast<std::size_t>(r.rank);
+  return {{"rank", r.rank},
+          {"row_begin", rows.begin[at]},
+          {"row_end", rows.begin[at + 1]},
+          {"col_begin", cols.begin[at]},
+          {"col_end", cols.begin[at + 1]},
+          {"nnz", r.nnz},
+          {"local_nnz", r.local_nnz},
+          {"remote_nnz", r.remote_nnz},
+          {"halo_recv", r.halo_recv},
+          {"halo_send", r.halo_send},
+          {"neighbours_recv", r.neighbours_recv},
+          {"neighbours_send", r.neighbours_send}};
+}
+
 template DistInput<float> load_distributed<float>(const MatrixSource&, int, bool);
 template DistInput<double> load_distributed<double>(const MatrixSource&, int, bool);
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -36,5 +37,10 @@ struct DistInput {
 // balanced by nonzeros); keep_whole keeps the whole matrix of a loaded source for reference checks.
 template <class T>
 DistInput<T> load_distributed(const MatrixSource& source, int ranks, bool keep_whole);
+
+// One rank's line of the JSON `spx dist` and `spx bench --gpus` write: its row and x ranges, nonzeros
+// (local, remote), halo entries in and out, and neighbours.
+nlohmann::ordered_json rank_json(const dist::RankStats& r, const dist::Partition& rows,
+                                 const dist::Partition& cols);
 
 }  // namespace spx::bench

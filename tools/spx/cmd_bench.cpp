@@ -84,15 +84,8 @@ void print_list(const bench::Registry& registry, bool studies) {
 
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   std::vector<std::string> out;
-  for (const auto& item : items) {
-    std::size_t start = 0;
-    while (start <= item.size()) {
-      std::size_t comma = item.find(',', start);
-      if (comma == std::string::npos) comma = item.size();
-      if (comma > start) out.push_back(item.substr(start, comma - start));
-      start = comma + 1;
-    }
-  }
+  for (const auto& item : items)
+    for (auto& part : split_list(item)) out.push_back(std::move(part));
   return out;
 }
 
@@ -135,8 +128,7 @@ void run_bench_command(const BenchCliOptions& cli) {
     m.matrices = o.matrices;
     m.ops = o.ops;
     m.precisions = o.precisions;
-    for (const auto& g : split_commas({cli.gpus}))
-      m.gpus.push_back(static_cast<int>(parse_count(g, "--gpus")));
+    for (const auto& g : split_list(cli.gpus)) m.gpus.push_back(static_cast<int>(parse_count(g, "--gpus")));
     m.min_seconds = cli.min_time;
     const auto j = bench::run_multigpu(m, out);
     out.flush();

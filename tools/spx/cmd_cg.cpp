@@ -19,9 +19,10 @@
 #include "bench/inputs.hpp"
 #include "bench/provenance.hpp"
 #include "bench/report.hpp"
-#include "cg_dist.hpp"
+#include "cg_cli.hpp"
 #include "cg_rhs.hpp"
 #include "cli_common.hpp"
+#include "common/median.hpp"
 #include "spx/cg.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/device.hpp"
@@ -41,36 +42,6 @@ namespace spx::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-struct CgCliOptions {
-  std::string input;
-  std::string rhs = "ones";
-  double tol = 1e-8;
-  double atol = 0;
-  int64_t maxit = 10000;
-  std::string precond = "none";
-  std::string operators = "auto";
-  std::string backend = "auto";
-  std::string precision = "f64";
-  int check_every = 32;
-  bool no_graph = false;
-  bool baseline = false;
-  bool spmv_timing = false;
-  bool history = false;
-  int repeat = 1;
-  int64_t stagnation = 0;
-  std::string json_path;
-  std::string gpus;
-  std::string reductions = "one";
-};
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 // Refuses what CG cannot solve: non-square, or not symmetric (pattern or values, relative to the
 // largest entry of the row).
@@ -153,11 +124,6 @@ json result_json(const CgResult& r, bool history) {
          {"message", r.message}};
   if (history) j["history"] = r.history;
   return j;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 struct Problem {
@@ -376,21 +342,7 @@ void run_cg(const CgCliOptions& o) {
     if (o.operators != "auto") throw Error("--gpus plans each rank's parts itself; drop --operator");
     if (o.baseline || o.spmv_timing)
       throw Error("--gpus: --baseline and --spmv-timing are single-GPU studies");
-    DistCgCliOptions d;
-    d.input = o.input;
-    d.rhs = o.rhs;
-    d.tol = o.tol;
-    d.atol = o.atol;
-    d.maxit = o.maxit;
-    d.precond = o.precond;
-    d.precision = o.precision;
-    d.gpus = o.gpus;
-    d.reductions = o.reductions;
-    d.check_every = o.check_every;
-    d.repeat = o.repeat;
-    d.history = o.history;
-    d.json_path = o.json_path;
-    run_distributed_cg(d);
+    run_distributed_cg(o);
     return;
   }
   Problem problem;
@@ -402,7 +354,7 @@ void run_cg(const CgCliOptions& o) {
   if (backend == "cuda" && cuda::device_count() == 0)
     throw Error(fmt::format("--backend cuda: {}", cuda::gpu_unavailable_reason()));
   std::vector<std::string> operators;
-  for (const std::string& op : split(o.operators)) {
+  for (const std::string& op : split_list(o.operators)) {
     if (op == "auto") {
       operators.push_back(backend == "cuda" ? "auto" : "csr");
     } else if (op == "all") {
@@ -420,7 +372,7 @@ void run_cg(const CgCliOptions& o) {
   if (operators.empty()) throw Error("--operator: nothing to run");
   std::ostream& out = human_output(o.json_path);
   json runs = json::array();
-  for (const std::string& p : split(o.precision)) {
+  for (const std::string& p : split_list(o.precision)) {
     if (p == "f32")
       run_precision<float>(o, problem, backend, operators, out, runs);
     else if (p == "f64")

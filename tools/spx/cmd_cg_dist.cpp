@@ -1,4 +1,4 @@
-// `spx cg --gpus`: the distributed solve per team size (cg_dist.hpp). The matrix is split by the
+// `spx cg --gpus`: the distributed solve per team size (cg_cli.hpp). The matrix is split by the
 // multi-GPU benchmark's loader (stencil specs generated rank by rank, anything else loaded whole and
 // balanced by nonzeros); both parts of every rank are planned by the front door among the
 // bitwise-reproducible candidates, as the single-GPU CG's operator is. The true residual ‖b − Ax‖ is
@@ -17,9 +17,10 @@
 #include "bench/dist_inputs.hpp"
 #include "bench/provenance.hpp"
 #include "bench/report.hpp"
-#include "cg_dist.hpp"
+#include "cg_cli.hpp"
 #include "cg_rhs.hpp"
 #include "cli_common.hpp"
+#include "common/median.hpp"
 #include "spx/cg.hpp"
 #include "spx/error.hpp"
 #ifdef SPX_HAVE_CUDA
@@ -36,23 +37,6 @@ namespace {
 using json = nlohmann::ordered_json;
 namespace cd = spx::cuda::dist;
 
-std::vector<std::string> items(const std::string& list) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    std::size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    if (comma > start) out.push_back(list.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 struct Row {
   int gpus = 0;
   std::string solver;
@@ -62,8 +46,8 @@ struct Row {
 };
 
 template <class T>
-void run_precision(const DistCgCliOptions& o, const bench::MatrixSource& source,
-                   const std::vector<int>& teams, std::ostream& out, json& runs) {
+void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, const std::vector<int>& teams,
+                   std::ostream& out, json& runs) {
   const char* precision = sizeof(T) == 4 ? "f32" : "f64";
   CgOptions opt;
   opt.rtol = o.tol;
@@ -78,12 +62,12 @@ void run_precision(const DistCgCliOptions& o, const bench::MatrixSource& source,
     bench::DistInput<T> in = bench::load_distributed<T>(source, n, false);
     if (in.D.rows != in.D.cols) throw Error(fmt::format("{}: CG needs a square matrix", source.name));
     const int64_t size = in.D.rows;
-    const std::vector<T> b = make_rhs<T>(o.rhs, size);
+    const std::vector<T> b = make_rhs<T>(o.rhs, size);  // ones or random (checked by the caller)
     std::optional<cd::DistVector<T>> inv;
     if (opt.preconditioner == Preconditioner::Jacobi) inv.emplace(cd::inverse_diagonal(team, in.D));
     // The single-GPU solver on the same matrix: one rank's local part is the whole matrix.
     std::optional<Csr<T, int32_t>> whole;
-    if (n == 1 && o.single_gpu) whole = in.D.parts[0].local;
+    if (n == 1) whole = in.D.parts[0].local;
     cd::DistOptions dopt;
     dopt.plan.mode = plan::Mode::Measure;
     dopt.plan.deterministic_only = true;
@@ -103,7 +87,7 @@ void run_precision(const DistCgCliOptions& o, const bench::MatrixSource& source,
       }
       return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
     };
-    for (const std::string& red : items(o.reductions)) {
+    for (const std::string& red : split_list(o.reductions)) {
       cd::DistCgSolver<T> solver(A, red == "two" ? cd::Reductions::Two : cd::Reductions::One);
       Row row{n, fmt::format("dist-{}", red), {}, 0, 0};
       std::vector<double> times;
@@ -166,22 +150,22 @@ void run_precision(const DistCgCliOptions& o, const bench::MatrixSource& source,
 
 }  // namespace
 
-void run_distributed_cg(const DistCgCliOptions& o) {
+void run_distributed_cg(const CgCliOptions& o) {
   const bench::MatrixSource source = bench::resolve_matrix(o.input);
   std::vector<int> teams;
-  for (const auto& g : items(o.gpus)) teams.push_back(static_cast<int>(parse_count(g, "--gpus")));
+  for (const auto& g : split_list(o.gpus)) teams.push_back(static_cast<int>(parse_count(g, "--gpus")));
   if (teams.empty()) throw Error("--gpus: give team sizes, e.g. 1,2,4");
   const int available = cd::device_count();
   for (int n : teams)
     if (n < 1 || n > available)
       throw Error(fmt::format("--gpus {}: this machine has {} usable GPU{}", n, available,
                               available == 1 ? "" : "s"));
-  for (const auto& r : items(o.reductions))
+  for (const auto& r : split_list(o.reductions))
     if (r != "one" && r != "two") throw Error(fmt::format("--reductions {}: choose one, two or one,two", r));
   if (o.rhs != "ones" && o.rhs != "random") throw Error("--gpus: the right-hand side must be ones or random");
   std::ostream& out = human_output(o.json_path);
   json runs = json::array();
-  for (const std::string& p : items(o.precision)) {
+  for (const std::string& p : split_list(o.precision)) {
     if (p == "f32")
       run_precision<float>(o, source, teams, out, runs);
     else if (p == "f64")
@@ -207,7 +191,7 @@ void run_distributed_cg(const DistCgCliOptions& o) {
 
 #else
 
-void run_distributed_cg(const DistCgCliOptions&) { throw Error("--gpus: this spx was built without CUDA"); }
+void run_distributed_cg(const CgCliOptions&) { throw Error("--gpus: this spx was built without CUDA"); }
 
 #endif
 

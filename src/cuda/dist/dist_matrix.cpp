@@ -94,21 +94,29 @@ struct DistSparseMatrix<T>::Impl {
   // One exchange of the send buffers' (meaningless) contents, waited for: NCCL connects a pair of
   // ranks on its first message (milliseconds per peer), which belongs to setup, not to the first
   // product or solve.
-  void exchange_once() {
-    if (team.size() > 1) {
-      SPX_NCCL_CHECK(ncclGroupStart());
-      for (int r = 0; r < team.size(); ++r) {
-        Rank<T>& k = ranks[static_cast<std::size_t>(r)];
-        auto comm = static_cast<ncclComm_t>(team.nccl_comm(r));
-        for (const Message& s : k.sends)
-          SPX_NCCL_CHECK(ncclSend(k.send_buffer.data() + s.offset, static_cast<std::size_t>(s.count),
-                                  detail::nccl_type<T>(), s.peer, comm, team.halo_stream(r)));
-        for (const Message& v : k.recvs)
-          SPX_NCCL_CHECK(ncclRecv(k.halo_buffer.data() + v.offset, static_cast<std::size_t>(v.count),
-                                  detail::nccl_type<T>(), v.peer, comm, team.halo_stream(r)));
-      }
-      SPX_NCCL_CHECK(ncclGroupEnd());
+  // Every rank's messages of L values per entry in one NCCL group on the halo streams (one thread
+  // drives all communicators, so they must be grouped).
+  void exchange(int64_t L) {
+    if (team.size() < 2) return;
+    SPX_NCCL_CHECK(ncclGroupStart());
+    for (int r = 0; r < team.size(); ++r) {
+      Rank<T>& k = ranks[static_cast<std::size_t>(r)];
+      auto comm = static_cast<ncclComm_t>(team.nccl_comm(r));
+      for (const Message& s : k.sends)
+        SPX_NCCL_CHECK(ncclSend(k.send_buffer.data() + s.offset * L, static_cast<std::size_t>(s.count * L),
+                                detail::nccl_type<T>(), s.peer, comm, team.halo_stream(r)));
+      for (const Message& v : k.recvs)
+        SPX_NCCL_CHECK(ncclRecv(k.halo_buffer.data() + v.offset * L, static_cast<std::size_t>(v.count * L),
+                                detail::nccl_type<T>(), v.peer, comm, team.halo_stream(r)));
     }
+    SPX_NCCL_CHECK(ncclGroupEnd());
+  }
+
+  // One exchange of the send buffers' (meaningless) contents, waited for: NCCL connects a pair of
+  // ranks on its first message (milliseconds per peer), which belongs to setup, not to the first
+  // product or solve.
+  void exchange_once() {
+    exchange(1);
     team.synchronize();
   }
 };
@@ -294,21 +302,8 @@ void DistSparseMatrix<T>::Impl::product(const DistVector<T>& X, DistVector<T>& Y
     detail::launch_pack<T>(team.halo_stream(r), k.send_total, L, k.send_index.data(), X.part(r).data(),
                            k.send_buffer.data());
   }
-  // 2. Every rank's messages in one group, so one thread can drive all communicators.
-  if (halo && n > 1) {
-    SPX_NCCL_CHECK(ncclGroupStart());
-    for (int r = 0; r < n; ++r) {
-      Rank<T>& k = ranks[static_cast<std::size_t>(r)];
-      auto comm = static_cast<ncclComm_t>(team.nccl_comm(r));
-      for (const Message& s : k.sends)
-        SPX_NCCL_CHECK(ncclSend(k.send_buffer.data() + s.offset * L, static_cast<std::size_t>(s.count * L),
-                                detail::nccl_type<T>(), s.peer, comm, team.halo_stream(r)));
-      for (const Message& v : k.recvs)
-        SPX_NCCL_CHECK(ncclRecv(k.halo_buffer.data() + v.offset * L, static_cast<std::size_t>(v.count * L),
-                                detail::nccl_type<T>(), v.peer, comm, team.halo_stream(r)));
-    }
-    SPX_NCCL_CHECK(ncclGroupEnd());
-  }
+  // 2. The messages.
+  if (halo) exchange(L);
   // The local part meanwhile, on the compute streams.
   for (int r = 0; r < n && has(phases, Phases::Local); ++r) {
     Rank<T>& k = ranks[static_cast<std::size_t>(r)];

@@ -11,6 +11,7 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/dist/nccl.hpp"
+#include "spx/cuda/device.hpp"
 #include "spx/cuda/dist.hpp"
 #include "spx/cuda/stream.hpp"
 #include "spx/error.hpp"
@@ -25,14 +26,7 @@ void throw_nccl_error(ncclResult_t status, const char* call, const char* file, i
 }
 }  // namespace detail
 
-int device_count() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky "no device" error
-    return 0;
-  }
-  return n;
-}
+int device_count() { return spx::cuda::device_count(); }
 
 DeviceScope::DeviceScope(int device) {
   SPX_CUDA_CHECK(cudaGetDevice(&previous_));
