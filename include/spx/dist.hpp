@@ -4,10 +4,11 @@
 // pattern — for every ordered pair of ranks, exactly which x entries are sent and where they land —
 // computed once. A CPU executor runs k "simulated ranks" with that pattern (the copies NCCL's
 // grouped send/recv would make), so the layout is tested against spx::ref without several GPUs.
-// The NCCL device layer is not built yet.
+// The GPUs' side (NCCL) is spx/cuda/dist.hpp.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -85,6 +86,16 @@ DistMatrix<T> distribute(const Csr<T, I>& A, const Partition& rows, const Partit
 // then share one layout, as CG needs), else evenly.
 template <class T, class I>
 DistMatrix<T> distribute(const Csr<T, I>& A, int ranks, double row_overhead = 0.0);
+
+// Makes rows [begin, end) of a matrix: (end − begin) × cols with global column indices.
+template <class T>
+using RowBlockMaker = std::function<Csr<T, int64_t>(int64_t begin, int64_t end)>;
+// The same split built rank by rank from blocks of rows, so the whole matrix never exists in one
+// place: a matrix larger than one GPU (or than the host holds twice) is generated straight into
+// its parts. Every block is validated. Throws spx::Error.
+template <class T>
+DistMatrix<T> distribute_blocks(int64_t rows, int64_t cols, const Partition& row_partition,
+                                const Partition& col_partition, const RowBlockMaker<T>& make_block);
 
 // What a user looks at before running on several GPUs.
 struct RankStats {

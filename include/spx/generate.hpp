@@ -35,6 +35,11 @@ Csr<T, I> stencil_3d_7pt(I nx, I ny, I nz);
 // 27-point stencil on nx × ny × nz (26 / -1): SPD. nnz = (3nx-2)(3ny-2)(3nz-2).
 template <class T, class I = int32_t>
 Csr<T, I> stencil_3d_27pt(I nx, I ny, I nz);
+// Rows [begin, end) of the 5-, 7- or 27-point stencil matrix (points; nz = 1 for 5) with 64-bit
+// global columns: the same rows as the whole-matrix generators, one block at a time, for
+// spx::dist::distribute_blocks (a matrix too large to exist in one place).
+template <class T>
+Csr<T, int64_t> stencil_rows(int points, int64_t nx, int64_t ny, int64_t nz, int64_t begin, int64_t end);
 
 // FEM-like: `rows` × `rows`, rows of about `row_len` (1 … 375; 9 … 81 are typical of P1 … P4
 // elements) nonzeros in small dense column blocks near the diagonal, as element assembly on a

@@ -1,6 +1,7 @@
 // The split of each rank's rows into a local part (columns the rank owns) and a remote part
 // (columns of other ranks, renumbered compactly into the halo vector), and the halo pattern.
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -19,50 +20,84 @@ void require_int32(int64_t value, int rank, const char* what) {
                             value, what));
 }
 
+// Rank `rank`'s part from the rows of A starting at row0 (A is the whole matrix, row0 = the rank's
+// first row, or a block holding just the rank's rows, row0 = 0). Two parallel passes over the rows:
+// count local and remote entries, then fill; the halo columns are gathered per thread and merged.
 template <class T, class I>
-RankPart<T> split_rank(const Csr<T, I>& A, int rank, const Partition& rows, const Partition& cols) {
+RankPart<T> split_rank(const Csr<T, I>& A, int64_t row0, int rank, const Partition& rows,
+                       const Partition& cols) {
   RankPart<T> part;
   part.rank = rank;
   part.row_begin = rows.begin[static_cast<std::size_t>(rank)];
   part.row_end = rows.begin[static_cast<std::size_t>(rank) + 1];
   part.col_begin = cols.begin[static_cast<std::size_t>(rank)];
   part.col_end = cols.begin[static_cast<std::size_t>(rank) + 1];
-  const auto owned = [&](int64_t c) { return c >= part.col_begin && c < part.col_end; };
+  const int64_t col_begin = part.col_begin, col_end = part.col_end;
+  const auto owned = [col_begin, col_end](int64_t c) { return c >= col_begin && c < col_end; };
   const int64_t n_rows = part.row_end - part.row_begin;
-  const int64_t k0 = static_cast<int64_t>(A.row_ptr[static_cast<std::size_t>(part.row_begin)]);
-  const int64_t k1 = static_cast<int64_t>(A.row_ptr[static_cast<std::size_t>(part.row_end)]);
+  const auto ptr = [&A, row0](int64_t r) {
+    return static_cast<int64_t>(A.row_ptr[static_cast<std::size_t>(row0 + r)]);
+  };
+  const int64_t k0 = ptr(0), k1 = ptr(n_rows);
   require_int32(n_rows, rank, "rows");
   require_int32(k1 - k0, rank, "nonzeros");
-  require_int32(part.col_end - part.col_begin, rank, "owned columns");
+  require_int32(col_end - col_begin, rank, "owned columns");
+  const bool threads = k1 - k0 >= (int64_t{1} << 16);
 
-  for (int64_t k = k0; k < k1; ++k) {
-    const auto c = static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(k)]);
-    if (!owned(c)) part.halo_global.push_back(c);
+  std::vector<std::vector<int64_t>> found(static_cast<std::size_t>(threads ? omp_get_max_threads() : 1));
+#pragma omp parallel if (threads)
+  {
+    auto& mine = found[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(static)
+    for (int64_t k = k0; k < k1; ++k) {
+      const auto c = static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(k)]);
+      if (!owned(c)) mine.push_back(c);
+    }
+    std::sort(mine.begin(), mine.end());
+    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
   }
+  for (const auto& f : found) part.halo_global.insert(part.halo_global.end(), f.begin(), f.end());
   std::sort(part.halo_global.begin(), part.halo_global.end());
   part.halo_global.erase(std::unique(part.halo_global.begin(), part.halo_global.end()),
                          part.halo_global.end());
+  const auto& halo = part.halo_global;
 
   const auto r32 = static_cast<int32_t>(n_rows);
-  part.local = Csr<T, int32_t>(r32, static_cast<int32_t>(part.col_end - part.col_begin));
-  part.remote = Csr<T, int32_t>(r32, static_cast<int32_t>(part.halo_global.size()));
+  part.local = Csr<T, int32_t>(r32, static_cast<int32_t>(col_end - col_begin));
+  part.remote = Csr<T, int32_t>(r32, static_cast<int32_t>(halo.size()));
+#pragma omp parallel for if (threads) schedule(static)
   for (int64_t r = 0; r < n_rows; ++r) {
-    const auto g = static_cast<std::size_t>(part.row_begin + r);
-    for (auto k = static_cast<int64_t>(A.row_ptr[g]); k < static_cast<int64_t>(A.row_ptr[g + 1]); ++k) {
+    int32_t local = 0, remote = 0;
+    for (int64_t k = ptr(r); k < ptr(r + 1); ++k)
+      (owned(static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(k)])) ? local : remote) += 1;
+    part.local.row_ptr[static_cast<std::size_t>(r) + 1] = local;
+    part.remote.row_ptr[static_cast<std::size_t>(r) + 1] = remote;
+  }
+  for (int64_t r = 0; r < n_rows; ++r) {
+    const auto i = static_cast<std::size_t>(r) + 1;
+    part.local.row_ptr[i] += part.local.row_ptr[i - 1];
+    part.remote.row_ptr[i] += part.remote.row_ptr[i - 1];
+  }
+  part.local.col_idx.resize(static_cast<std::size_t>(part.local.row_ptr.back()));
+  part.local.values.resize(part.local.col_idx.size());
+  part.remote.col_idx.resize(static_cast<std::size_t>(part.remote.row_ptr.back()));
+  part.remote.values.resize(part.remote.col_idx.size());
+#pragma omp parallel for if (threads) schedule(static)
+  for (int64_t r = 0; r < n_rows; ++r) {
+    auto l = static_cast<std::size_t>(part.local.row_ptr[static_cast<std::size_t>(r)]);
+    auto m = static_cast<std::size_t>(part.remote.row_ptr[static_cast<std::size_t>(r)]);
+    for (int64_t k = ptr(r); k < ptr(r + 1); ++k) {
       const auto c = static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(k)]);
       const T v = A.values[static_cast<std::size_t>(k)];
       if (owned(c)) {
-        part.local.col_idx.push_back(static_cast<int32_t>(c - part.col_begin));
-        part.local.values.push_back(v);
+        part.local.col_idx[l] = static_cast<int32_t>(c - col_begin);
+        part.local.values[l++] = v;
       } else {
-        const auto h =
-            std::lower_bound(part.halo_global.begin(), part.halo_global.end(), c) - part.halo_global.begin();
-        part.remote.col_idx.push_back(static_cast<int32_t>(h));
-        part.remote.values.push_back(v);
+        part.remote.col_idx[m] =
+            static_cast<int32_t>(std::lower_bound(halo.begin(), halo.end(), c) - halo.begin());
+        part.remote.values[m++] = v;
       }
     }
-    part.local.row_ptr[static_cast<std::size_t>(r) + 1] = static_cast<int32_t>(part.local.col_idx.size());
-    part.remote.row_ptr[static_cast<std::size_t>(r) + 1] = static_cast<int32_t>(part.remote.col_idx.size());
   }
   return part;
 }
@@ -108,7 +143,8 @@ DistMatrix<T> distribute(const Csr<T, I>& A, const Partition& rows, const Partit
   D.cols = A.cols;
   D.row_partition = rows;
   D.col_partition = cols;
-  for (int r = 0; r < rows.ranks(); ++r) D.parts.push_back(split_rank(A, r, rows, cols));
+  for (int r = 0; r < rows.ranks(); ++r)
+    D.parts.push_back(split_rank(A, rows.begin[static_cast<std::size_t>(r)], r, rows, cols));
   for (const auto& part : D.parts) add_messages(part, cols, D.messages);
   return D;
 }
@@ -118,6 +154,37 @@ DistMatrix<T> distribute(const Csr<T, I>& A, int ranks, double row_overhead) {
   const Partition rows = partition_rows(A, ranks, row_overhead);
   return distribute(A, rows, A.rows == A.cols ? rows : partition_even(A.cols, ranks));
 }
+
+template <class T>
+DistMatrix<T> distribute_blocks(int64_t rows, int64_t cols, const Partition& row_partition,
+                                const Partition& col_partition, const RowBlockMaker<T>& make_block) {
+  check_partition(row_partition, rows, "row");
+  check_partition(col_partition, cols, "column");
+  if (row_partition.ranks() != col_partition.ranks())
+    throw Error(fmt::format("distribute: the row partition has {} ranks, the column partition {}",
+                            row_partition.ranks(), col_partition.ranks()));
+  DistMatrix<T> D;
+  D.rows = rows;
+  D.cols = cols;
+  D.row_partition = row_partition;
+  D.col_partition = col_partition;
+  for (int r = 0; r < row_partition.ranks(); ++r) {
+    const int64_t begin = row_partition.begin[static_cast<std::size_t>(r)];
+    const int64_t end = row_partition.begin[static_cast<std::size_t>(r) + 1];
+    const Csr<T, int64_t> block = make_block(begin, end);
+    if (block.rows != end - begin || block.cols != cols)
+      throw Error(fmt::format("distribute: the block of rows [{}, {}) came back {} × {}, not {} × {}", begin,
+                              end, block.rows, block.cols, end - begin, cols));
+    block.validate();
+    D.parts.push_back(split_rank(block, 0, r, row_partition, col_partition));
+  }
+  for (const auto& part : D.parts) add_messages(part, col_partition, D.messages);
+  return D;
+}
+template DistMatrix<float> distribute_blocks(int64_t, int64_t, const Partition&, const Partition&,
+                                             const RowBlockMaker<float>&);
+template DistMatrix<double> distribute_blocks(int64_t, int64_t, const Partition&, const Partition&,
+                                              const RowBlockMaker<double>&);
 
 #define SPX_INSTANTIATE(T, I)                                                              \
   template DistMatrix<T> distribute(const Csr<T, I>&, const Partition&, const Partition&); \

@@ -59,4 +59,23 @@ TEST_F(CliDist, RefusedRequests) {
   EXPECT_NE(r.err.find("--precision f16"), std::string::npos) << r.err;
 }
 
+// The multi-GPU commands refuse what cannot run before touching a GPU (none is needed here).
+TEST_F(CliDist, GpusOptionsRefusedClearly) {
+  CliRun r = spx("bench --gpus 0 stencil27:n=5");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("spx: error: --gpus 0: this machine has"), std::string::npos) << r.err;
+  r = spx("bench --gpus 1 --ops gemm:64 stencil27:n=5");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("--gpus"), std::string::npos) << r.err;
+  r = spx("cg stencil27:n=5 --gpus 1 --backend cpu");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("--gpus runs on GPUs; drop --backend cpu"), std::string::npos) << r.err;
+  r = spx("cg stencil27:n=5 --gpus 1 --operator ell");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("drop --operator"), std::string::npos) << r.err;
+  r = spx("cg stencil27:n=5 --gpus 0");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("--gpus 0: this machine has"), std::string::npos) << r.err;
+}
+
 }  // namespace

@@ -132,6 +132,53 @@ TEST(DistHalo, StencilHaloIsTheNeighbouringPlanes) {
   EXPECT_EQ(s.halo_entries, 2 * (n - 1) * n * n);
 }
 
+// Building the parts block by block from stencil_rows gives exactly the parts of the whole matrix.
+TEST(DistHalo, BlocksOfRowsGiveTheSameParts) {
+  for (int points : {5, 7, 27}) {
+    const int64_t nx = 13, ny = 7, nz = points == 5 ? 1 : 5;
+    const auto A = points == 5   ? spx::gen::stencil_2d_5pt<double, int32_t>(13, 7)
+                   : points == 7 ? spx::gen::stencil_3d_7pt<double, int32_t>(13, 7, 5)
+                                 : spx::gen::stencil_3d_27pt<double, int32_t>(13, 7, 5);
+    for (int k : {1, 2, 3, 7}) {
+      SCOPED_TRACE(std::to_string(points) + " points, k " + std::to_string(k));
+      const auto rows = spx::dist::partition_even(A.rows, k);
+      const auto whole = spx::dist::distribute(A, rows, rows);
+      const auto blocks = spx::dist::distribute_blocks<double>(
+          A.rows, A.cols, rows, rows,
+          [&](int64_t b, int64_t e) { return spx::gen::stencil_rows<double>(points, nx, ny, nz, b, e); });
+      expect_exact_pattern(A, blocks);
+      ASSERT_EQ(blocks.parts.size(), whole.parts.size());
+      for (std::size_t r = 0; r < whole.parts.size(); ++r) {
+        EXPECT_EQ(blocks.parts[r].local.col_idx, whole.parts[r].local.col_idx);
+        EXPECT_EQ(blocks.parts[r].local.values, whole.parts[r].local.values);
+        EXPECT_EQ(blocks.parts[r].remote.col_idx, whole.parts[r].remote.col_idx);
+        EXPECT_EQ(blocks.parts[r].halo_global, whole.parts[r].halo_global);
+      }
+      EXPECT_EQ(blocks.messages.size(), whole.messages.size());
+    }
+  }
+  // A large stencil split in parallel (the threaded passes) against the serial whole-matrix split.
+  const auto big = spx::gen::stencil_3d_27pt<float, int32_t>(40, 41, 42);
+  const auto rows = spx::dist::partition_rows(big, 3);
+  const auto blocks = spx::dist::distribute_blocks<float>(
+      big.rows, big.cols, rows, rows,
+      [](int64_t b, int64_t e) { return spx::gen::stencil_rows<float>(27, 40, 41, 42, b, e); });
+  expect_exact_pattern(big, blocks);
+}
+
+TEST(DistHalo, BadBlocksAreClearErrors) {
+  const auto p = spx::dist::partition_even(100, 2);
+  spx::test::expect_error(
+      [&] {
+        spx::dist::distribute_blocks<double>(100, 100, p, p, [](int64_t b, int64_t e) {
+          return spx::gen::stencil_rows<double>(27, 4, 5, 5, b, e + (b > 0 ? 0 : 1));
+        });
+      },
+      "came back 51 × 100");
+  spx::test::expect_error([] { spx::gen::stencil_rows<double>(9, 4, 4, 4, 0, 4); }, "must be 5, 7 or 27");
+  spx::test::expect_error([] { spx::gen::stencil_rows<double>(27, 4, 4, 4, 0, 65); }, "row range");
+}
+
 TEST(DistHalo, Errors) {
   const auto A = spx::test::random_csr<double, int32_t>(10, 12, 1, 3, 5);
   const auto rows = spx::dist::partition_rows(A, 2);

@@ -12,6 +12,7 @@
 
 #include "bench/engine.hpp"
 #include "bench/host_device.hpp"
+#include "bench/multigpu.hpp"
 #include "bench/report.hpp"
 #include "bench/suites.hpp"
 #include "cli_common.hpp"
@@ -37,6 +38,7 @@ struct BenchCliOptions {
   bool list = false;
   bool studies = false;
   bool quiet = false;
+  std::string gpus;  // team sizes: the multi-GPU benchmark
 };
 
 void print_list(const bench::Registry& registry, bool studies) {
@@ -82,15 +84,8 @@ void print_list(const bench::Registry& registry, bool studies) {
 
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   std::vector<std::string> out;
-  for (const auto& item : items) {
-    std::size_t start = 0;
-    while (start <= item.size()) {
-      std::size_t comma = item.find(',', start);
-      if (comma == std::string::npos) comma = item.size();
-      if (comma > start) out.push_back(item.substr(start, comma - start));
-      start = comma + 1;
-    }
-  }
+  for (const auto& item : items)
+    for (auto& part : split_list(item)) out.push_back(std::move(part));
   return out;
 }
 
@@ -127,6 +122,18 @@ void run_bench_command(const BenchCliOptions& cli) {
     }
     auto sources = bench::resolve_matrices(cli.inputs);
     o.matrices.insert(o.matrices.end(), sources.begin(), sources.end());
+  }
+  if (!cli.gpus.empty()) {
+    bench::MultiGpuOptions m;
+    m.matrices = o.matrices;
+    m.ops = o.ops;
+    m.precisions = o.precisions;
+    for (const auto& g : split_list(cli.gpus)) m.gpus.push_back(static_cast<int>(parse_count(g, "--gpus")));
+    m.min_seconds = cli.min_time;
+    const auto j = bench::run_multigpu(m, out);
+    out.flush();
+    if (!cli.json.empty()) bench::write_json(cli.json, j);
+    return;
   }
   bench::validate_options(registry, o);  // fail before the copy-bandwidth measurement
 
@@ -196,6 +203,11 @@ void add_bench_command(CLI::App& app) {
       ->check(at_least(1, "threads", "leave it out for all cores"));
   cmd->add_option("--json", o->json, "Write all results as JSON to FILE ('-': stdout, tables go to stderr)")
       ->type_name("FILE|-");
+  cmd->add_option(
+         "--gpus", o->gpus,
+         "Team sizes for the distributed products over NCCL, e.g. 1,2,4: each matrix split over that "
+         "many GPUs, timed whole and by piece (local, halo, remote), checked (spmv, spmm:L)")
+      ->type_name("N[,N...]");
   cmd->add_flag("--list", o->list, "List backends, kernels and suites, then exit");
   cmd->add_flag("--studies", o->studies,
                 "Also run (and list) the study entries: forced modes and fixed parameters of kernels whose "

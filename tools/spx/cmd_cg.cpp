@@ -19,7 +19,10 @@
 #include "bench/inputs.hpp"
 #include "bench/provenance.hpp"
 #include "bench/report.hpp"
+#include "cg_cli.hpp"
+#include "cg_rhs.hpp"
 #include "cli_common.hpp"
+#include "common/median.hpp"
 #include "spx/cg.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/device.hpp"
@@ -39,34 +42,6 @@ namespace spx::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-struct CgCliOptions {
-  std::string input;
-  std::string rhs = "ones";
-  double tol = 1e-8;
-  double atol = 0;
-  int64_t maxit = 10000;
-  std::string precond = "none";
-  std::string operators = "auto";
-  std::string backend = "auto";
-  std::string precision = "f64";
-  int check_every = 32;
-  bool no_graph = false;
-  bool baseline = false;
-  bool spmv_timing = false;
-  bool history = false;
-  int repeat = 1;
-  int64_t stagnation = 0;
-  std::string json_path;
-};
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 // Refuses what CG cannot solve: non-square, or not symmetric (pattern or values, relative to the
 // largest entry of the row).
@@ -91,31 +66,6 @@ void require_symmetric(const Csr<T, int32_t>& A) {
                                 static_cast<double>(A.values[k]), c, r, mirror));
     }
   }
-}
-
-template <class T>
-std::vector<T> make_rhs(const std::string& rhs, int64_t n) {
-  std::vector<T> b(static_cast<std::size_t>(n));
-  if (rhs == "ones") {
-    std::fill(b.begin(), b.end(), T{1});
-  } else if (rhs == "random") {
-    uint64_t state = 0x9e3779b97f4a7c15ull;
-    for (auto& v : b) {  // splitmix64, uniform in [-1, 1)
-      uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      z ^= z >> 31;
-      v = static_cast<T>(static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0);
-    }
-  } else {
-    const auto B = read_matrix_market<T, int32_t>(rhs);
-    if (B.rows != n || B.cols != 1)
-      throw Error(fmt::format("{}: the right-hand side is {} x {}; need {} x 1", rhs, B.rows, B.cols, n));
-    std::fill(b.begin(), b.end(), T{0});
-    for (int32_t r = 0; r < B.rows; ++r)
-      for (int32_t k = B.row_ptr[r]; k < B.row_ptr[r + 1]; ++k) b[static_cast<std::size_t>(r)] = B.values[k];
-  }
-  return b;
 }
 
 template <class T>
@@ -174,11 +124,6 @@ json result_json(const CgResult& r, bool history) {
          {"message", r.message}};
   if (history) j["history"] = r.history;
   return j;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 struct Problem {
@@ -392,6 +337,14 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
 }
 
 void run_cg(const CgCliOptions& o) {
+  if (!o.gpus.empty()) {
+    if (o.backend == "cpu") throw Error("--gpus runs on GPUs; drop --backend cpu");
+    if (o.operators != "auto") throw Error("--gpus plans each rank's parts itself; drop --operator");
+    if (o.baseline || o.spmv_timing)
+      throw Error("--gpus: --baseline and --spmv-timing are single-GPU studies");
+    run_distributed_cg(o);
+    return;
+  }
   Problem problem;
   const bench::MatrixSource source = bench::resolve_matrix(o.input);
   problem.name = source.name;
@@ -401,7 +354,7 @@ void run_cg(const CgCliOptions& o) {
   if (backend == "cuda" && cuda::device_count() == 0)
     throw Error(fmt::format("--backend cuda: {}", cuda::gpu_unavailable_reason()));
   std::vector<std::string> operators;
-  for (const std::string& op : split(o.operators)) {
+  for (const std::string& op : split_list(o.operators)) {
     if (op == "auto") {
       operators.push_back(backend == "cuda" ? "auto" : "csr");
     } else if (op == "all") {
@@ -419,7 +372,7 @@ void run_cg(const CgCliOptions& o) {
   if (operators.empty()) throw Error("--operator: nothing to run");
   std::ostream& out = human_output(o.json_path);
   json runs = json::array();
-  for (const std::string& p : split(o.precision)) {
+  for (const std::string& p : split_list(o.precision)) {
     if (p == "f32")
       run_precision<float>(o, problem, backend, operators, out, runs);
     else if (p == "f64")
@@ -490,10 +443,19 @@ void add_cg_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");
+  cmd->add_option("--gpus", o->gpus,
+                  "Solve on several GPUs over NCCL, once per team size (e.g. 1,2,4); with 1, the single-GPU "
+                  "solver runs beside it. Stencil specs are generated rank by rank")
+      ->type_name("N[,N...]");
+  cmd->add_option("--reductions", o->reductions,
+                  "--gpus: all-reduces per iteration: one (the update's sums wait for the next product's), "
+                  "two (one per reduction point), or one,two")
+      ->capture_default_str();
   cmd->footer(R"(Examples:
   spx cg fem2d:n=256,p=2                         GPU when present, CSR operator, rhs of ones
   spx cg fem2d:dofs=4e6,p=4 --operator all --precision f32,f64 --baseline --spmv-timing
-  spx cg bcsstk13.mtx.gz --precond jacobi --tol 1e-6 --backend cpu)");
+  spx cg bcsstk13.mtx.gz --precond jacobi --tol 1e-6 --backend cpu
+  spx cg stencil27:nx=640,ny=640,nz=700 --gpus 4 --precond jacobi --tol 1e-6)");
   cmd->callback([o] { run_cg(*o); });
 }
 

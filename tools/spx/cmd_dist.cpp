@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/dist_inputs.hpp"
 #include "bench/inputs.hpp"
 #include "bench/provenance.hpp"
 #include "bench/report.hpp"
@@ -98,21 +99,7 @@ json run_dist(const DistCliOptions& o, const bench::MatrixSource& source, std::o
       precision, o.ranks, off == 0 ? "equal within the bound" : fmt::format("{} rows off", off), worst);
 
   json ranks = json::array();
-  for (const auto& r : s.per_rank) {
-    const auto& p = D.parts[static_cast<std::size_t>(r.rank)];
-    ranks.push_back({{"rank", r.rank},
-                     {"row_begin", p.row_begin},
-                     {"row_end", p.row_end},
-                     {"col_begin", p.col_begin},
-                     {"col_end", p.col_end},
-                     {"nnz", r.nnz},
-                     {"local_nnz", r.local_nnz},
-                     {"remote_nnz", r.remote_nnz},
-                     {"halo_recv", r.halo_recv},
-                     {"halo_send", r.halo_send},
-                     {"neighbours_recv", r.neighbours_recv},
-                     {"neighbours_send", r.neighbours_send}});
-  }
+  for (const auto& r : s.per_rank) ranks.push_back(bench::rank_json(r, D.row_partition, D.col_partition));
   return json{{"matrix", source.name},
               {"precision", precision},
               {"rows", A.rows},

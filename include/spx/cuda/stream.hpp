@@ -4,6 +4,8 @@
 // destructor never throws, even after a device fault).
 #pragma once
 
+#include <cstddef>
+
 struct CUstream_st;
 struct CUevent_st;
 typedef struct CUstream_st* cudaStream_t;
@@ -15,6 +17,9 @@ namespace spx::cuda {
 class Stream {
  public:
   Stream();  // throws spx::Error naming the CUDA call on failure
+  // A stream of the current device's greatest priority: its pending blocks are dispatched before
+  // those of ordinary streams as SMs free up (a halo exchange beside a product that fills the GPU).
+  static Stream highest_priority();
   ~Stream();
   Stream(Stream&& other) noexcept;
   Stream& operator=(Stream&& other) noexcept;
@@ -27,6 +32,7 @@ class Stream {
   void wait(cudaEvent_t event) const;
 
  private:
+  explicit Stream(std::nullptr_t) {}
   cudaStream_t stream_ = nullptr;
 };
 

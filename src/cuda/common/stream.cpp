@@ -9,6 +9,14 @@ namespace spx::cuda {
 
 Stream::Stream() { SPX_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
 
+Stream Stream::highest_priority() {
+  int least = 0, greatest = 0;
+  SPX_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  Stream s(nullptr);
+  SPX_CUDA_CHECK(cudaStreamCreateWithPriority(&s.stream_, cudaStreamNonBlocking, greatest));
+  return s;
+}
+
 Stream::~Stream() {
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }

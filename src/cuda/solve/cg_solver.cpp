@@ -12,6 +12,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/solve/cg_kernels.hpp"
+#include "cuda/solve/cg_result.hpp"
 #include "spx/cuda/cg.hpp"
 #include "spx/cuda/stream.hpp"
 #include "spx/error.hpp"
@@ -82,23 +83,6 @@ double CgSolver<T>::vector_bytes_per_iteration(bool jacobi) const {
   // without: u is r, so read r, w, p, s, x; write p, s, x, r (11 words).
   return static_cast<double>(impl_->n) * sizeof(T) * (jacobi ? 2 + 7 + 5 : 2 + 5 + 4);
 }
-
-namespace {
-
-std::string breakdown_message(const CgState& st) {
-  switch (st.reason) {
-    case detail::kReasonGamma:
-      return fmt::format("(r, M r) = {:.3e} <= 0: the preconditioner is not SPD", st.bad);
-    case detail::kReasonCurvature:
-      return fmt::format("p'Ap = {:.3e} <= 0: the matrix is not SPD", st.bad);
-    case detail::kReasonNotFinite:
-      return "residual is not finite";
-    default:
-      return "breakdown";
-  }
-}
-
-}  // namespace
 
 template <class T>
 CgResult CgSolver<T>::solve(std::span<const T> inv_diag, std::span<const T> b, std::span<T> x,
@@ -190,40 +174,10 @@ CgResult CgSolver<T>::solve(std::span<const T> inv_diag, std::span<const T> b, s
   }
 
   const CgState st = host[2];
-  CgResult res;
-  res.iterations = st.it;
-  res.rhs_norm = std::sqrt(st.bb);
-  res.residual = std::sqrt(st.rr);
-  switch (st.status) {
-    case detail::kCgConverged:
-      res.status = CgStatus::Converged;
-      break;
-    case detail::kCgMaxIterations:
-      res.status = CgStatus::MaxIterations;
-      res.message = "iteration cap reached";
-      break;
-    case detail::kCgStagnation:
-      res.status = CgStatus::Stagnation;
-      res.message = st.reason == detail::kReasonUnchanged
-                        ? fmt::format("x no longer changes: |alpha p| <= u |x| for {} iterations",
-                                      detail::kCgStagnationSteps)
-                        : fmt::format("no smaller residual in {} iterations", options.stagnation_window);
-      break;
-    case detail::kCgBreakdown:
-      res.status = CgStatus::Breakdown;
-      res.message = breakdown_message(st);
-      break;
-    default:
-      throw Error("cg: the device state is still running after the last batch (internal error)");
-  }
+  CgResult res = detail::cg_result(st, options);
   if (st.reason == detail::kReasonZeroRhs) {
     SPX_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, N * sizeof(T), stream));
-    res.residual = 0;
-    res.message = "zero right-hand side: x = 0";
-  } else if (st.reason == detail::kReasonInitialConverged) {
-    res.message = "initial guess already converged";
   }
-  res.relative_residual = res.rhs_norm > 0 ? res.residual / res.rhs_norm : 0;
   if (options.history) {
     res.history.resize(static_cast<std::size_t>(st.it) + 1);
     copy_to_host_sync(m.ctx, res.history.data(), m.history.data(), res.history.size() * sizeof(double));

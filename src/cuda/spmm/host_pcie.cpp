@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/median.hpp"
 #include "cuda/common/check.hpp"
 #include "spx/cuda/spmm_host.hpp"
 #include "spx/cuda/stream.hpp"
@@ -13,11 +14,6 @@
 namespace spx::cuda {
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 double gbs(std::size_t bytes, double ms) { return ms > 0 ? static_cast<double>(bytes) / (ms * 1e6) : 0.0; }
 

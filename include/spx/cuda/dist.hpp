@@ -1,0 +1,158 @@
+// Several GPUs of one host, driven by one process and joined by NCCL (docs/distributed.md).
+//
+//   spx::cuda::dist::Team team(4);                                   // GPUs 0..3, ncclCommInitAll
+//   auto D = spx::dist::distribute(host_csr, team.size());           // rows balanced by nonzeros
+//   spx::cuda::dist::DistSparseMatrix<double> A(team, D);            // local + remote parts planned
+//   spx::cuda::dist::DistVector<double> x(team, A.col_partition()), y(team, A.row_partition());
+//   x.upload(host_x);
+//   spx::cuda::dist::spmv(A, x, y);                                  // y = A·x over the 4 GPUs
+//   std::vector<double> host_y = y.download();
+//
+// A product on every rank: the local part (the columns the rank owns) starts at once on the rank's
+// stream; beside it, on a second stream, the rank packs the x entries other ranks need and NCCL's
+// grouped send/recv moves exactly those into each receiver's halo buffer; then the remote part
+// (the halo columns) adds its share. Both parts are front-door matrices (spx/cuda/sparse_matrix.hpp),
+// planned like any other. Nothing synchronises the host; all of it is enqueued on the ranks' streams.
+//
+// One GPU runs the same code: no halo, no remote part. NVLink multicast (NVLS) is turned off
+// unless NCCL_NVLS_ENABLE is already set: the products use point-to-point messages and tiny
+// all-reduces, which never need it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/sparse_matrix.hpp"
+#include "spx/dist.hpp"
+#include "spx/plan.hpp"
+
+namespace spx::cuda::dist {
+
+// GPUs this process can use (0 when none is usable).
+int device_count();
+
+// The GPUs of a distributed product: per rank a Context (its stream is the rank's compute stream),
+// a halo stream, and an NCCL communicator over all ranks.
+class Team {
+ public:
+  // GPUs 0 .. gpus-1. spx::Error when fewer are usable or NCCL fails (with NCCL's reason).
+  explicit Team(int gpus);
+  explicit Team(const std::vector<int>& devices);
+  ~Team();
+  Team(const Team&) = delete;
+  Team& operator=(const Team&) = delete;
+
+  int size() const;
+  Context& context(int rank);
+  cudaStream_t halo_stream(int rank);
+  void* nccl_comm(int rank);  // ncclComm_t
+  // Waits for every rank's streams; a device fault becomes spx::Error.
+  void synchronize();
+  // "2 × NVIDIA H100 80GB HBM3, NCCL 2.28.9, peer access 0↔1".
+  std::string summary() const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Makes `device` current for the calling thread and restores the previous one on scope exit.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+// A block-distributed dense vector (cols == 1) or row-major block of `cols` columns: rank r holds
+// rows [p.begin[r], p.begin[r + 1]) on its GPU.
+template <class T>
+class DistVector {
+ public:
+  DistVector(Team& team, const spx::dist::Partition& p, int64_t cols = 1);
+  int64_t size() const { return partition_.size(); }
+  int64_t cols() const { return cols_; }
+  const spx::dist::Partition& partition() const { return partition_; }
+  std::span<T> part(int rank);
+  std::span<const T> part(int rank) const;
+  // The whole vector (size() × cols() row-major) from / to the host; synchronous.
+  void upload(std::span<const T> host);
+  std::vector<T> download();
+  // Every entry set to `value` on every rank (asynchronous, on the ranks' streams).
+  void fill(T value);
+
+ private:
+  Team* team_;
+  spx::dist::Partition partition_;
+  int64_t cols_;
+  std::vector<DeviceBuffer<T>> parts_;
+};
+
+// How a distributed matrix is set up.
+struct DistOptions {
+  plan::Options plan;  // for both parts of every rank (the front door's options)
+  // The remote part keeps only the rows that have remote entries when they are at most this
+  // fraction of the rank's rows (its product then goes to a short buffer that a kernel adds into
+  // y); above it, the remote part spans every row and adds into y directly (beta = 1).
+  double compress_remote_below = 0.5;
+};
+
+// What one product does; the benchmark times the pieces apart to report the overlap.
+enum class Phases : unsigned { Local = 1, Halo = 2, Remote = 4, All = 7 };
+
+template <class T>
+class DistSparseMatrix {
+ public:
+  // Uploads every rank's parts to its GPU and plans their SpMV (D's ranks must equal team.size()).
+  DistSparseMatrix(Team& team, const spx::dist::DistMatrix<T>& D, const DistOptions& options = {});
+  ~DistSparseMatrix();
+  DistSparseMatrix(DistSparseMatrix&&) noexcept;
+  DistSparseMatrix& operator=(DistSparseMatrix&&) noexcept;
+
+  int64_t rows() const;
+  int64_t cols() const;
+  int64_t nnz() const;
+  Team& team();
+  const spx::dist::Partition& row_partition() const;
+  const spx::dist::Partition& col_partition() const;
+  const spx::dist::DistStats& stats() const;
+  // Rank r's parts (remote is null when the rank needs no halo).
+  SparseMatrix<T>& local(int rank);
+  SparseMatrix<T>* remote(int rank);
+  // Rows of rank r's remote part ("compressed": only the rows with remote entries).
+  int64_t remote_rows(int rank) const;
+  bool remote_compressed(int rank) const;
+  // One line per rank: rows, nonzeros, halo in/out, and whose kernel each part's plan chose.
+  std::string describe() const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// y = alpha·A·x + beta·y over the team (beta = 0 never reads y). x follows A.col_partition(), y
+// A.row_partition(), both with cols() == 1. `phases` other than All is for timing studies only
+// (the result is then incomplete).
+template <class T>
+void spmv(DistSparseMatrix<T>& A, const DistVector<T>& x, DistVector<T>& y, T alpha = T{1}, T beta = T{0},
+          Phases phases = Phases::All);
+
+// Y = alpha·A·X + beta·Y with X and Y of L = X.cols() columns, row-major on every rank; each halo
+// message carries L values per x entry. Planned per L on first use, like the front door.
+template <class T>
+void spmm(DistSparseMatrix<T>& A, const DistVector<T>& X, DistVector<T>& Y, T alpha = T{1}, T beta = T{0},
+          Phases phases = Phases::All);
+
+}  // namespace spx::cuda::dist

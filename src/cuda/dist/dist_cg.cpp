@@ -1,0 +1,293 @@
+// The distributed CG driver (spx/cuda/dist_cg.hpp). One host thread enqueues every rank's work:
+// the fused kernels of the single-GPU solver in their "totals" form (they write the grid's sums
+// instead of deciding), an NCCL all-gather of those sums, and the decide kernel, which adds them in
+// rank order and makes the single-GPU solver's decisions on them. Batches of check_every
+// iterations; rank 0's state is copied back after each and read one batch late, as on one GPU.
+#include "spx/cuda/dist_cg.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <nccl.h>
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "cuda/common/check.hpp"
+#include "cuda/common/launch.hpp"
+#include "cuda/dist/nccl.hpp"
+#include "cuda/solve/cg_kernels.hpp"
+#include "cuda/solve/cg_result.hpp"
+#include "spx/cuda/stream.hpp"
+#include "spx/error.hpp"
+
+namespace spx::cuda::dist {
+
+using spx::cuda::detail::CgStage;
+using spx::cuda::detail::CgState;
+
+const char* to_string(Reductions r) { return r == Reductions::One ? "one" : "two"; }
+
+namespace {
+constexpr int kTotals = 5;  // the update's four sums, then δ
+}
+
+template <class T>
+struct DistCgSolver<T>::Impl {
+  DistSparseMatrix<T>& A;
+  Team& team;
+  Reductions reductions;
+  DistVector<T> r, u, w, p, s;
+  std::vector<unsigned> grid;
+  std::vector<DeviceBuffer<double>> partials, totals, gathered;
+  std::vector<DeviceBuffer<unsigned>> counter;
+  std::vector<DeviceBuffer<CgState>> state;
+  DeviceBuffer<double> history;  // rank 0
+  PinnedBuffer<CgState> host_state;
+  std::optional<Event> batch_done[2];  // on rank 0's device
+
+  Impl(DistSparseMatrix<T>& a, Reductions red)
+      : A(a),
+        team(a.team()),
+        reductions(red),
+        r(team, a.row_partition()),
+        u(team, a.row_partition()),
+        w(team, a.row_partition()),
+        p(team, a.row_partition()),
+        s(team, a.row_partition()),
+        host_state(3, "dist cg state (host)") {
+    for (int k = 0; k < team.size(); ++k) {
+      Context& ctx = team.context(k);
+      DeviceScope scope(ctx.device());
+      const int64_t n = a.row_partition().block_size(k);
+      grid.push_back(grid_for_resident(ctx, std::max<int64_t>(n, 1), spx::cuda::detail::kCgBlock,
+                                       spx::cuda::detail::kCgBlocksPerSm));
+      partials.emplace_back(static_cast<std::size_t>(grid.back()) * 4, "dist cg partials");
+      totals.emplace_back(kTotals, "dist cg totals");
+      gathered.emplace_back(static_cast<std::size_t>(kTotals * team.size()), "dist cg gathered totals");
+      counter.emplace_back(1, "dist cg counter");
+      state.emplace_back(1, "dist cg state");
+      SPX_CUDA_CHECK(cudaMemsetAsync(counter.back().data(), 0, sizeof(unsigned), ctx.stream()));
+    }
+    DeviceScope scope(team.context(0).device());
+    batch_done[0].emplace();
+    batch_done[1].emplace();
+    // One all-gather now: NCCL sets up the collective's connections on first use (milliseconds),
+    // which belongs to the solver's setup, not to its first solve.
+    for (auto& t : totals) {
+      DeviceScope on(team.context(static_cast<int>(&t - totals.data())).device());
+      SPX_CUDA_CHECK(cudaMemsetAsync(t.data(), 0, t.bytes(),
+                                     team.context(static_cast<int>(&t - totals.data())).stream()));
+    }
+    SPX_NCCL_CHECK(ncclGroupStart());
+    for (int k = 0; k < team.size(); ++k)
+      SPX_NCCL_CHECK(ncclAllGather(totals[static_cast<std::size_t>(k)].data(),
+                                   gathered[static_cast<std::size_t>(k)].data(), kTotals, ncclFloat64,
+                                   static_cast<ncclComm_t>(team.nccl_comm(k)), team.context(k).stream()));
+    SPX_NCCL_CHECK(ncclGroupEnd());
+    team.synchronize();
+  }
+
+  int64_t n(int k) const { return A.row_partition().block_size(k); }
+  T* u_of(int k, const DistVector<T>* inv_diag) { return inv_diag ? u.part(k).data() : r.part(k).data(); }
+  const T* dinv(int k, const DistVector<T>* inv_diag) {
+    return inv_diag ? inv_diag->part(k).data() : nullptr;
+  }
+
+  // Every rank's sums totals[offset, offset + count) onto every rank (gathered[r·count ..]), then the
+  // decisions of `stage` on their rank-ordered sum (cg_kernels.hpp): an all-gather instead of an
+  // all-reduce, so the sums do not depend on NCCL's algorithm, the message size or the rank.
+  void reduce_and_decide(int offset, CgStage stage, double* hist) {
+    const int count = spx::cuda::detail::cg_stage_sums(stage);
+    SPX_NCCL_CHECK(ncclGroupStart());
+    for (int k = 0; k < team.size(); ++k) {
+      const auto K = static_cast<std::size_t>(k);
+      SPX_NCCL_CHECK(ncclAllGather(totals[K].data() + offset, gathered[K].data(),
+                                   static_cast<std::size_t>(count), ncclFloat64,
+                                   static_cast<ncclComm_t>(team.nccl_comm(k)), team.context(k).stream()));
+    }
+    SPX_NCCL_CHECK(ncclGroupEnd());
+    for (int k = 0; k < team.size(); ++k) {
+      DeviceScope scope(team.context(k).device());
+      spx::cuda::detail::launch_cg_decide<T>(
+          team.context(k).stream(), stage, gathered[static_cast<std::size_t>(k)].data(), team.size(),
+          state[static_cast<std::size_t>(k)].data(), k == 0 ? hist : nullptr);
+    }
+  }
+
+  // δ = (w, u) on every rank into totals[4].
+  void scalars(const DistVector<T>* inv_diag) {
+    for (int k = 0; k < team.size(); ++k) {
+      DeviceScope scope(team.context(k).device());
+      const auto K = static_cast<std::size_t>(k);
+      spx::cuda::detail::launch_cg_scalars<T>(team.context(k).stream(), grid[K], n(k), w.part(k).data(),
+                                              u_of(k, inv_diag), partials[K].data(), counter[K].data(),
+                                              state[K].data(), totals[K].data() + 4);
+    }
+  }
+
+  // w = A·u on every rank.
+  void product(const DistVector<T>* inv_diag) { spmv(A, inv_diag ? u : r, w); }
+
+  void iteration(const DistVector<T>* inv_diag, DistVector<T>& x, double* hist) {
+    for (int k = 0; k < team.size(); ++k) {
+      DeviceScope scope(team.context(k).device());
+      const auto K = static_cast<std::size_t>(k);
+      spx::cuda::detail::launch_cg_update<T>(
+          team.context(k).stream(), grid[K], n(k), w.part(k).data(), u_of(k, inv_diag), p.part(k).data(),
+          s.part(k).data(), x.part(k).data(), r.part(k).data(), dinv(k, inv_diag), partials[K].data(),
+          counter[K].data(), state[K].data(), nullptr, totals[K].data());
+    }
+    if (reductions == Reductions::Two) reduce_and_decide(0, CgStage::Update, hist);
+    product(inv_diag);
+    scalars(inv_diag);
+    if (reductions == Reductions::Two)
+      reduce_and_decide(4, CgStage::Scalars, hist);
+    else
+      reduce_and_decide(0, CgStage::UpdateThenScalars, hist);
+  }
+};
+
+template <class T>
+DistCgSolver<T>::DistCgSolver(DistSparseMatrix<T>& A, Reductions reductions) {
+  if (A.rows() != A.cols())
+    throw Error(fmt::format("dist cg: the matrix is {} × {}, not square", A.rows(), A.cols()));
+  if (A.row_partition().begin != A.col_partition().begin)
+    throw Error("dist cg: the matrix's rows and columns must be split alike (x and b share one layout)");
+  impl_ = std::make_unique<Impl>(A, reductions);
+}
+
+template <class T>
+DistCgSolver<T>::~DistCgSolver() = default;
+
+template <class T>
+Reductions DistCgSolver<T>::reductions() const {
+  return impl_->reductions;
+}
+template <class T>
+int DistCgSolver<T>::reductions_per_iteration() const {
+  return impl_->reductions == Reductions::One ? 1 : 2;
+}
+
+template <class T>
+CgResult DistCgSolver<T>::solve(const DistVector<T>* inv_diag, const DistVector<T>& b, DistVector<T>& x,
+                                const CgOptions& options, const CgProgress& progress) {
+  Impl& m = *impl_;
+  Team& team = m.team;
+  const auto start = std::chrono::steady_clock::now();
+  const auto& layout = m.A.row_partition().begin;
+  if (b.partition().begin != layout || x.partition().begin != layout || b.cols() != 1 || x.cols() != 1)
+    throw Error("dist cg: b and x must be vectors split like the matrix's rows");
+  if (inv_diag && (inv_diag->partition().begin != layout || inv_diag->cols() != 1))
+    throw Error("dist cg: the Jacobi diagonal must be split like the matrix's rows");
+  if (options.max_iterations < 0) throw Error("cg: max_iterations must be >= 0");
+  if (options.check_every < 1) throw Error("cg: check_every must be >= 1");
+  double* hist = nullptr;
+  if (options.history) {
+    DeviceScope scope(team.context(0).device());
+    if (m.history.size() < static_cast<std::size_t>(options.max_iterations) + 1)
+      m.history =
+          DeviceBuffer<double>(static_cast<std::size_t>(options.max_iterations) + 1, "dist cg history");
+    hist = m.history.data();
+  }
+
+  CgState init{};
+  init.rtol = options.rtol;
+  init.atol = options.atol;
+  init.max_it = options.max_iterations;
+  init.window = options.stagnation_window;
+  if (options.zero_initial_guess) x.fill(T{0});
+  m.p.fill(T{0});
+  m.s.fill(T{0});
+  for (int k = 0; k < team.size(); ++k) {
+    DeviceScope scope(team.context(k).device());
+    copy_to_device_sync(team.context(k), m.state[static_cast<std::size_t>(k)].data(), &init, sizeof(CgState));
+  }
+  // r = b − A·x, u = M·r, the first decisions; then w = A·u and the first α.
+  spmv(m.A, x, m.w);
+  for (int k = 0; k < team.size(); ++k) {
+    DeviceScope scope(team.context(k).device());
+    const auto K = static_cast<std::size_t>(k);
+    spx::cuda::detail::launch_cg_init<T>(team.context(k).stream(), m.grid[K], m.n(k), b.part(k).data(),
+                                         m.w.part(k).data(), m.r.part(k).data(), m.u_of(k, inv_diag),
+                                         m.dinv(k, inv_diag), m.partials[K].data(), m.counter[K].data(),
+                                         m.state[K].data(), nullptr, m.totals[K].data());
+  }
+  m.reduce_and_decide(0, CgStage::Init, hist);
+  m.product(inv_diag);
+  m.scalars(inv_diag);
+  m.reduce_and_decide(4, CgStage::Scalars, hist);
+
+  Context& ctx0 = team.context(0);
+  CgState* host = m.host_state.data();
+  {
+    DeviceScope scope(ctx0.device());
+    copy_to_host_async(ctx0, &host[2], m.state[0].data(), sizeof(CgState));
+    ctx0.synchronize();
+  }
+  if (host[2].status == spx::cuda::detail::kCgRunning) {
+    const int k = options.check_every;
+    const int64_t max_batches = options.max_iterations / k + 3;
+    bool done = false;
+    for (int64_t batch = 0; !done; ++batch) {
+      if (batch < max_batches) {
+        for (int i = 0; i < k; ++i) m.iteration(inv_diag, x, hist);
+        DeviceScope scope(ctx0.device());
+        copy_to_host_async(ctx0, &host[batch % 2], m.state[0].data(), sizeof(CgState));
+        m.batch_done[batch % 2]->record(ctx0.stream());
+      }
+      if (batch >= 1) {
+        const int64_t prev = batch - 1;
+        m.batch_done[prev % 2]->synchronize();
+        const CgState& st = host[prev % 2];
+        if (progress) progress(st.it, std::sqrt(st.rr));
+        done = st.status != spx::cuda::detail::kCgRunning;
+      }
+      if (batch >= max_batches) done = true;  // safety net; the device caps iterations itself
+    }
+    team.synchronize();
+    DeviceScope scope(ctx0.device());
+    copy_to_host_async(ctx0, &host[2], m.state[0].data(), sizeof(CgState));
+    ctx0.synchronize();
+  }
+
+  const CgState st = host[2];
+  CgResult res = spx::cuda::detail::cg_result(st, options);
+  if (st.reason == spx::cuda::detail::kReasonZeroRhs) x.fill(T{0});
+  if (options.history) {
+    DeviceScope scope(ctx0.device());
+    res.history.resize(static_cast<std::size_t>(st.it) + 1);
+    copy_to_host_sync(ctx0, res.history.data(), m.history.data(), res.history.size() * sizeof(double));
+    if (st.reason == spx::cuda::detail::kReasonZeroRhs) res.history[0] = 0;
+  }
+  team.synchronize();
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return res;
+}
+
+template <class T>
+DistVector<T> inverse_diagonal(Team& team, const spx::dist::DistMatrix<T>& D) {
+  if (D.rows != D.cols || D.row_partition.begin != D.col_partition.begin)
+    throw Error("dist: Jacobi needs a square matrix whose rows and columns are split alike");
+  DistVector<T> v(team, D.row_partition);
+  std::vector<T> all;
+  all.reserve(static_cast<std::size_t>(D.rows));
+  for (const auto& part : D.parts) {
+    try {
+      const std::vector<T> d = spx::inverse_diagonal(part.local);
+      all.insert(all.end(), d.begin(), d.end());
+    } catch (const Error& e) {
+      throw Error(fmt::format("dist: rank {} (rows from {}): {}", part.rank, part.row_begin, e.what()));
+    }
+  }
+  v.upload(all);
+  return v;
+}
+
+template class DistCgSolver<float>;
+template class DistCgSolver<double>;
+template DistVector<float> inverse_diagonal<float>(Team&, const spx::dist::DistMatrix<float>&);
+template DistVector<double> inverse_diagonal<double>(Team&, const spx::dist::DistMatrix<double>&);
+
+}  // namespace spx::cuda::dist

@@ -1,0 +1,378 @@
+// A matrix split over a team's GPUs and its products (spx/cuda/dist.hpp). Per rank: the local and
+// remote parts as front-door matrices, the send lists of the halo pattern, and the buffers the
+// exchange fills. A product enqueues, rank by rank, the packing on the halo stream (after x is
+// ready); then one NCCL group of every rank's sends and receives on the halo streams; then the
+// local products on the compute streams; then, rank by rank, the compute stream waits for the halo
+// and adds the remote part.
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "cuda/common/check.hpp"
+#include "cuda/dist/halo_kernels.hpp"
+#include "cuda/dist/nccl.hpp"
+#include "spx/cuda/dist.hpp"
+#include "spx/cuda/stream.hpp"
+#include "spx/error.hpp"
+
+namespace spx::cuda::dist {
+namespace {
+
+struct Message {
+  int peer = 0;
+  int64_t offset = 0;  // entries: into the send buffer (sends) or the halo buffer (receives)
+  int64_t count = 0;
+};
+
+template <class T>
+struct Rank {
+  int device = 0;
+  int64_t rows = 0, owned = 0, halo = 0;
+  std::unique_ptr<SparseMatrix<T>> local, remote;
+  bool compressed = false;
+  int64_t remote_rows = 0;
+  DeviceBuffer<int32_t> remote_row_map;  // compressed remote row i is the rank's row map[i]
+  std::vector<Message> sends, recvs;
+  int64_t send_total = 0;
+  DeviceBuffer<int32_t> send_index;  // every send list, concatenated in `sends` order
+  int64_t capacity = 0;              // columns the buffers below hold
+  DeviceBuffer<T> send_buffer, halo_buffer, remote_out;
+  std::optional<Event> x_ready, halo_done;
+};
+
+// Rank r's remote part restricted to its rows with remote entries.
+template <class T>
+Csr<T, int32_t> compress_rows(const Csr<T, int32_t>& R, std::vector<int32_t>& kept) {
+  kept.clear();
+  for (int32_t i = 0; i < R.rows; ++i)
+    if (R.row_ptr[static_cast<std::size_t>(i) + 1] > R.row_ptr[static_cast<std::size_t>(i)])
+      kept.push_back(i);
+  Csr<T, int32_t> C(static_cast<int32_t>(kept.size()), R.cols);
+  C.col_idx = R.col_idx;
+  C.values = R.values;
+  for (std::size_t k = 0; k < kept.size(); ++k)
+    C.row_ptr[k + 1] = R.row_ptr[static_cast<std::size_t>(kept[k]) + 1];
+  return C;
+}
+
+}  // namespace
+
+template <class T>
+struct DistSparseMatrix<T>::Impl {
+  Team& team;
+  int64_t rows = 0, cols = 0, nnz = 0;
+  spx::dist::Partition row_partition, col_partition;
+  spx::dist::DistStats stats;
+  DistOptions options;
+  std::vector<Rank<T>> ranks;
+
+  Impl(Team& t) : team(t) {}
+
+  // Send, halo and remote-output buffers for `cols` columns (grown, never shrunk).
+  void reserve(int64_t L) {
+    if (std::all_of(ranks.begin(), ranks.end(), [L](const Rank<T>& k) { return k.capacity >= L; })) return;
+    team.synchronize();  // the old buffers may still be in use
+    for (int r = 0; r < team.size(); ++r) {
+      Rank<T>& k = ranks[static_cast<std::size_t>(r)];
+      if (k.capacity >= L) continue;
+      DeviceScope scope(k.device);
+      k.send_buffer = DeviceBuffer<T>(static_cast<std::size_t>(k.send_total * L), "halo send buffer");
+      k.halo_buffer = DeviceBuffer<T>(static_cast<std::size_t>(k.halo * L), "halo buffer");
+      k.remote_out = DeviceBuffer<T>(static_cast<std::size_t>(k.compressed ? k.remote_rows * L : 0),
+                                     "remote part output");
+      k.capacity = L;
+    }
+  }
+
+  void product(const DistVector<T>& X, DistVector<T>& Y, int64_t L, T alpha, T beta, Phases phases);
+
+  // One exchange of the send buffers' (meaningless) contents, waited for: NCCL connects a pair of
+  // ranks on its first message (milliseconds per peer), which belongs to setup, not to the first
+  // product or solve.
+  // Every rank's messages of L values per entry in one NCCL group on the halo streams (one thread
+  // drives all communicators, so they must be grouped).
+  void exchange(int64_t L) {
+    if (team.size() < 2) return;
+    SPX_NCCL_CHECK(ncclGroupStart());
+    for (int r = 0; r < team.size(); ++r) {
+      Rank<T>& k = ranks[static_cast<std::size_t>(r)];
+      auto comm = static_cast<ncclComm_t>(team.nccl_comm(r));
+      for (const Message& s : k.sends)
+        SPX_NCCL_CHECK(ncclSend(k.send_buffer.data() + s.offset * L, static_cast<std::size_t>(s.count * L),
+                                detail::nccl_type<T>(), s.peer, comm, team.halo_stream(r)));
+      for (const Message& v : k.recvs)
+        SPX_NCCL_CHECK(ncclRecv(k.halo_buffer.data() + v.offset * L, static_cast<std::size_t>(v.count * L),
+                                detail::nccl_type<T>(), v.peer, comm, team.halo_stream(r)));
+    }
+    SPX_NCCL_CHECK(ncclGroupEnd());
+  }
+
+  // One exchange of the send buffers' (meaningless) contents, waited for: NCCL connects a pair of
+  // ranks on its first message (milliseconds per peer), which belongs to setup, not to the first
+  // product or solve.
+  void exchange_once() {
+    exchange(1);
+    team.synchronize();
+  }
+};
+
+template <class T>
+DistSparseMatrix<T>::DistSparseMatrix(Team& team, const spx::dist::DistMatrix<T>& D,
+                                      const DistOptions& options)
+    : impl_(std::make_unique<Impl>(team)) {
+  Impl& m = *impl_;
+  if (D.ranks() != team.size())
+    throw Error(
+        fmt::format("dist: the matrix is split over {} ranks, the team has {} GPUs", D.ranks(), team.size()));
+  m.rows = D.rows;
+  m.cols = D.cols;
+  m.row_partition = D.row_partition;
+  m.col_partition = D.col_partition;
+  m.stats = spx::dist::statistics(D);
+  m.nnz = m.stats.nnz;
+  m.options = options;
+  m.ranks.resize(static_cast<std::size_t>(team.size()));
+  for (int r = 0; r < team.size(); ++r) {
+    const auto& part = D.parts[static_cast<std::size_t>(r)];
+    Rank<T>& k = m.ranks[static_cast<std::size_t>(r)];
+    Context& ctx = team.context(r);
+    k.device = ctx.device();
+    DeviceScope scope(k.device);
+    k.rows = part.row_end - part.row_begin;
+    k.owned = part.col_end - part.col_begin;
+    if (k.rows < 1 || k.owned < 1)
+      throw Error(
+          fmt::format("dist: rank {} holds {} rows and owns {} entries of x; split the {} × {} matrix "
+                      "over fewer GPUs",
+                      r, k.rows, k.owned, D.rows, D.cols));
+    k.halo = static_cast<int64_t>(part.halo_global.size());
+    k.local = std::make_unique<SparseMatrix<T>>(ctx, part.local);
+    k.local->plan_spmv(options.plan);
+    if (part.remote.nnz() > 0) {
+      std::vector<int32_t> kept;
+      Csr<T, int32_t> compressed = compress_rows(part.remote, kept);
+      k.compressed =
+          static_cast<double>(kept.size()) <= options.compress_remote_below * static_cast<double>(k.rows);
+      k.remote_rows = k.compressed ? static_cast<int64_t>(kept.size()) : k.rows;
+      if (k.compressed) {
+        k.remote_row_map = to_device(ctx, kept, "remote row map");
+        k.remote = std::make_unique<SparseMatrix<T>>(ctx, std::move(compressed));
+      } else {
+        k.remote = std::make_unique<SparseMatrix<T>>(ctx, part.remote);
+      }
+      k.remote->plan_spmv(options.plan);
+    }
+    k.x_ready.emplace();
+    k.halo_done.emplace();
+  }
+  // The halo pattern: D.messages sorted by (to, from); receives land at recv_offset, sends are packed
+  // back to back in the order of the receiving rank.
+  std::vector<std::vector<int32_t>> send_lists(static_cast<std::size_t>(team.size()));
+  for (const auto& msg : D.messages) {
+    if (msg.count() == 0) continue;
+    Rank<T>& to = m.ranks[static_cast<std::size_t>(msg.to)];
+    Rank<T>& from = m.ranks[static_cast<std::size_t>(msg.from)];
+    to.recvs.push_back({msg.from, msg.recv_offset, msg.count()});
+    from.sends.push_back({msg.to, from.send_total, msg.count()});
+    from.send_total += msg.count();
+    auto& list = send_lists[static_cast<std::size_t>(msg.from)];
+    list.insert(list.end(), msg.send_local.begin(), msg.send_local.end());
+  }
+  for (int r = 0; r < team.size(); ++r) {
+    Rank<T>& k = m.ranks[static_cast<std::size_t>(r)];
+    DeviceScope scope(k.device);
+    k.send_index = to_device(team.context(r), send_lists[static_cast<std::size_t>(r)], "halo send index");
+  }
+  m.reserve(1);
+  m.exchange_once();
+}
+
+template <class T>
+DistSparseMatrix<T>::~DistSparseMatrix() = default;
+template <class T>
+DistSparseMatrix<T>::DistSparseMatrix(DistSparseMatrix&&) noexcept = default;
+template <class T>
+DistSparseMatrix<T>& DistSparseMatrix<T>::operator=(DistSparseMatrix&&) noexcept = default;
+
+template <class T>
+int64_t DistSparseMatrix<T>::rows() const {
+  return impl_->rows;
+}
+template <class T>
+int64_t DistSparseMatrix<T>::cols() const {
+  return impl_->cols;
+}
+template <class T>
+int64_t DistSparseMatrix<T>::nnz() const {
+  return impl_->nnz;
+}
+template <class T>
+Team& DistSparseMatrix<T>::team() {
+  return impl_->team;
+}
+template <class T>
+const spx::dist::Partition& DistSparseMatrix<T>::row_partition() const {
+  return impl_->row_partition;
+}
+template <class T>
+const spx::dist::Partition& DistSparseMatrix<T>::col_partition() const {
+  return impl_->col_partition;
+}
+template <class T>
+const spx::dist::DistStats& DistSparseMatrix<T>::stats() const {
+  return impl_->stats;
+}
+template <class T>
+SparseMatrix<T>& DistSparseMatrix<T>::local(int rank) {
+  return *impl_->ranks.at(static_cast<std::size_t>(rank)).local;
+}
+template <class T>
+SparseMatrix<T>* DistSparseMatrix<T>::remote(int rank) {
+  return impl_->ranks.at(static_cast<std::size_t>(rank)).remote.get();
+}
+template <class T>
+int64_t DistSparseMatrix<T>::remote_rows(int rank) const {
+  return impl_->ranks.at(static_cast<std::size_t>(rank)).remote_rows;
+}
+template <class T>
+bool DistSparseMatrix<T>::remote_compressed(int rank) const {
+  return impl_->ranks.at(static_cast<std::size_t>(rank)).compressed;
+}
+
+template <class T>
+std::string DistSparseMatrix<T>::describe() const {
+  const Impl& m = *impl_;
+  std::string s;
+  for (std::size_t r = 0; r < m.ranks.size(); ++r) {
+    const Rank<T>& k = m.ranks[r];
+    const auto& st = m.stats.per_rank[r];
+    const auto kernel = [](const SparseMatrix<T>& A) {
+      const plan::Report* rep = A.spmv_report();
+      return rep ? fmt::format("{} ({})", rep->winner().kernel, rep->winner().owner)
+                 : std::string("unplanned");
+    };
+    s += fmt::format(
+        "rank {} (GPU {}): {} rows, {} nonzeros ({} local, {} remote), halo in {} / out {}; "
+        "local {}",
+        r, k.device, k.rows, st.nnz, st.local_nnz, st.remote_nnz, st.halo_recv, st.halo_send,
+        kernel(*k.local));
+    if (k.remote)
+      s += fmt::format(", remote {} on {} rows{}", kernel(*k.remote), k.remote_rows,
+                       k.compressed ? " (compressed)" : "");
+    s += "\n";
+  }
+  return s;
+}
+
+namespace {
+bool has(Phases all, Phases p) { return (static_cast<unsigned>(all) & static_cast<unsigned>(p)) != 0; }
+
+template <class T>
+void part_product(Context& ctx, SparseMatrix<T>& A, const T* x, T* y, int64_t L, T alpha, T beta) {
+  const auto n_in = static_cast<std::size_t>(A.cols()), n_out = static_cast<std::size_t>(A.rows());
+  if (L == 1)
+    spmv(ctx, A, std::span<const T>(x, n_in), std::span<T>(y, n_out), alpha, beta);
+  else
+    spmm(ctx, A, DenseView<const T>{x, A.cols(), L, L, Layout::RowMajor},
+         DenseView<T>{y, A.rows(), L, L, Layout::RowMajor}, alpha, beta);
+}
+}  // namespace
+
+template <class T>
+void DistSparseMatrix<T>::Impl::product(const DistVector<T>& X, DistVector<T>& Y, int64_t L, T alpha, T beta,
+                                        Phases phases) {
+  reserve(L);
+  const int n = team.size();
+  // 1. Per rank: pack what it sends (halo stream, after x is ready). The exchange is enqueued before
+  // the local product and its stream has the greatest priority, so its kernels take SMs as soon as
+  // any free up instead of queueing behind every block of the product.
+  const bool halo = has(phases, Phases::Halo);
+  for (int r = 0; r < n && halo; ++r) {
+    Rank<T>& k = ranks[static_cast<std::size_t>(r)];
+    if (k.send_total == 0 && k.recvs.empty()) continue;
+    Context& ctx = team.context(r);
+    DeviceScope scope(k.device);
+    k.x_ready->record(ctx.stream());
+    SPX_CUDA_CHECK(cudaStreamWaitEvent(team.halo_stream(r), k.x_ready->get(), 0));
+    detail::launch_pack<T>(team.halo_stream(r), k.send_total, L, k.send_index.data(), X.part(r).data(),
+                           k.send_buffer.data());
+  }
+  // 2. The messages.
+  if (halo) exchange(L);
+  // The local part meanwhile, on the compute streams.
+  for (int r = 0; r < n && has(phases, Phases::Local); ++r) {
+    Rank<T>& k = ranks[static_cast<std::size_t>(r)];
+    DeviceScope scope(k.device);
+    part_product(team.context(r), *k.local, X.part(r).data(), Y.part(r).data(), L, alpha, beta);
+  }
+  // 3. Per rank: once the halo is in, the remote part adds its share.
+  for (int r = 0; r < n; ++r) {
+    Rank<T>& k = ranks[static_cast<std::size_t>(r)];
+    Context& ctx = team.context(r);
+    DeviceScope scope(k.device);
+    if (halo && (k.send_total > 0 || !k.recvs.empty())) {
+      k.halo_done->record(team.halo_stream(r));
+      SPX_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(), k.halo_done->get(), 0));
+    }
+    if (!k.remote || !has(phases, Phases::Remote)) continue;
+    if (k.compressed) {
+      part_product(ctx, *k.remote, k.halo_buffer.data(), k.remote_out.data(), L, alpha, T{0});
+      detail::launch_scatter_add<T>(ctx.stream(), k.remote_rows, L, k.remote_row_map.data(),
+                                    k.remote_out.data(), Y.part(r).data());
+    } else {
+      part_product(ctx, *k.remote, k.halo_buffer.data(), Y.part(r).data(), L, alpha, T{1});
+    }
+  }
+}
+
+namespace {
+template <class T>
+void check_operands(DistSparseMatrix<T>& A, const DistVector<T>& X, const DistVector<T>& Y, bool single) {
+  const char* what = single ? "spmv" : "spmm";
+  if (X.partition().begin != A.col_partition().begin)
+    throw Error(fmt::format("dist {}: x is not split like the matrix's columns", what));
+  if (Y.partition().begin != A.row_partition().begin)
+    throw Error(fmt::format("dist {}: y is not split like the matrix's rows", what));
+  if (X.cols() != Y.cols())
+    throw Error(fmt::format("dist {}: X has {} columns, Y {}", what, X.cols(), Y.cols()));
+  if (single && X.cols() != 1) throw Error(fmt::format("dist spmv: x has {} columns; use spmm", X.cols()));
+}
+}  // namespace
+
+template <class T>
+void spmv(DistSparseMatrix<T>& A, const DistVector<T>& x, DistVector<T>& y, T alpha, T beta, Phases phases) {
+  check_operands(A, x, y, true);
+  A.impl().product(x, y, 1, alpha, beta, phases);
+}
+
+template <class T>
+void spmm(DistSparseMatrix<T>& A, const DistVector<T>& X, DistVector<T>& Y, T alpha, T beta, Phases phases) {
+  check_operands(A, X, Y, false);
+  const int64_t L = X.cols();
+  auto& m = A.impl();
+  if (L > 1)
+    for (int r = 0; r < A.team().size(); ++r) {  // plan every part for this L with the matrix's options
+      DeviceScope scope(m.ranks[static_cast<std::size_t>(r)].device);
+      for (SparseMatrix<T>* part : {&A.local(r), A.remote(r)})
+        if (part && !part->spmm_report(L)) part->plan_spmm(L, plan::DenseLayout::RowMajor, m.options.plan);
+    }
+  m.product(X, Y, L, alpha, beta, phases);
+}
+
+template class DistSparseMatrix<float>;
+template class DistSparseMatrix<double>;
+template void spmv<float>(DistSparseMatrix<float>&, const DistVector<float>&, DistVector<float>&, float,
+                          float, Phases);
+template void spmv<double>(DistSparseMatrix<double>&, const DistVector<double>&, DistVector<double>&, double,
+                           double, Phases);
+template void spmm<float>(DistSparseMatrix<float>&, const DistVector<float>&, DistVector<float>&, float,
+                          float, Phases);
+template void spmm<double>(DistSparseMatrix<double>&, const DistVector<double>&, DistVector<double>&, double,
+                           double, Phases);
+
+}  // namespace spx::cuda::dist

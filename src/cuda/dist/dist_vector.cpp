@@ -1,0 +1,81 @@
+// Block-distributed vectors (spx/cuda/dist.hpp): one device buffer per rank, on the rank's GPU.
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "cuda/common/check.hpp"
+#include "spx/cuda/dist.hpp"
+#include "spx/error.hpp"
+
+namespace spx::cuda::dist {
+
+template <class T>
+DistVector<T>::DistVector(Team& team, const spx::dist::Partition& p, int64_t cols)
+    : team_(&team), partition_(p), cols_(cols) {
+  if (p.ranks() != team.size())
+    throw Error(
+        fmt::format("dist: a vector partitioned over {} ranks on a team of {}", p.ranks(), team.size()));
+  if (cols < 1) throw Error(fmt::format("dist: a vector needs at least 1 column, not {}", cols));
+  for (int r = 0; r < team.size(); ++r) {
+    DeviceScope scope(team.context(r).device());
+    parts_.emplace_back(static_cast<std::size_t>(p.block_size(r) * cols), "distributed vector part");
+  }
+}
+
+template <class T>
+std::span<T> DistVector<T>::part(int rank) {
+  return parts_.at(static_cast<std::size_t>(rank)).span();
+}
+template <class T>
+std::span<const T> DistVector<T>::part(int rank) const {
+  return parts_.at(static_cast<std::size_t>(rank)).span();
+}
+
+template <class T>
+void DistVector<T>::upload(std::span<const T> host) {
+  if (static_cast<int64_t>(host.size()) != size() * cols_)
+    throw Error(
+        fmt::format("dist: uploading {} values into a vector of {} × {}", host.size(), size(), cols_));
+  for (int r = 0; r < team_->size(); ++r) {
+    Context& ctx = team_->context(r);
+    DeviceScope scope(ctx.device());
+    const auto offset = static_cast<std::size_t>(partition_.begin[static_cast<std::size_t>(r)] * cols_);
+    copy_to_device_sync(ctx, parts_[static_cast<std::size_t>(r)].data(), host.data() + offset,
+                        parts_[static_cast<std::size_t>(r)].bytes());
+  }
+}
+
+template <class T>
+std::vector<T> DistVector<T>::download() {
+  std::vector<T> host(static_cast<std::size_t>(size() * cols_));
+  for (int r = 0; r < team_->size(); ++r) {
+    Context& ctx = team_->context(r);
+    DeviceScope scope(ctx.device());
+    const auto offset = static_cast<std::size_t>(partition_.begin[static_cast<std::size_t>(r)] * cols_);
+    copy_to_host_sync(ctx, host.data() + offset, parts_[static_cast<std::size_t>(r)].data(),
+                      parts_[static_cast<std::size_t>(r)].bytes());
+  }
+  return host;
+}
+
+template <class T>
+void DistVector<T>::fill(T value) {
+  for (int r = 0; r < team_->size(); ++r) {
+    Context& ctx = team_->context(r);
+    DeviceScope scope(ctx.device());
+    auto& part = parts_[static_cast<std::size_t>(r)];
+    if (part.empty()) continue;
+    if (value == T{0}) {
+      SPX_CUDA_CHECK(cudaMemsetAsync(part.data(), 0, part.bytes(), ctx.stream()));
+    } else {
+      const std::vector<T> host(part.size(), value);
+      copy_to_device_sync(ctx, part.data(), host.data(), part.bytes());
+    }
+  }
+}
+
+template class DistVector<float>;
+template class DistVector<double>;
+
+}  // namespace spx::cuda::dist

@@ -1,0 +1,121 @@
+// The team of GPUs (spx/cuda/dist.hpp): a Context and a halo stream per rank, one NCCL
+// communicator per rank from ncclCommInitAll (one process drives all of them).
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <nccl.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda/common/check.hpp"
+#include "cuda/dist/nccl.hpp"
+#include "spx/cuda/device.hpp"
+#include "spx/cuda/dist.hpp"
+#include "spx/cuda/stream.hpp"
+#include "spx/error.hpp"
+
+namespace spx::cuda::dist {
+
+namespace detail {
+void throw_nccl_error(ncclResult_t status, const char* call, const char* file, int line) {
+  const char* last = ncclGetLastError(nullptr);
+  throw Error(fmt::format("{} failed at {}:{}: {}{}{}", call, file, line, ncclGetErrorString(status),
+                          last && *last ? "; " : "", last ? last : ""));
+}
+}  // namespace detail
+
+int device_count() { return spx::cuda::device_count(); }
+
+DeviceScope::DeviceScope(int device) {
+  SPX_CUDA_CHECK(cudaGetDevice(&previous_));
+  SPX_CUDA_CHECK(cudaSetDevice(device));
+}
+DeviceScope::~DeviceScope() { cudaSetDevice(previous_); }
+
+struct Team::Impl {
+  std::vector<int> devices;
+  std::vector<std::unique_ptr<Context>> contexts;
+  std::vector<Stream> halo;
+  std::vector<ncclComm_t> comms;
+
+  ~Impl() {
+    for (std::size_t r = 0; r < comms.size(); ++r) {
+      if (!comms[r]) continue;
+      cudaSetDevice(devices[r]);
+      ncclCommDestroy(comms[r]);
+    }
+  }
+};
+
+namespace {
+std::vector<int> first_devices(int gpus) {
+  if (gpus < 1) throw Error(fmt::format("dist: a team needs at least 1 GPU, not {}", gpus));
+  std::vector<int> d(static_cast<std::size_t>(gpus));
+  for (int i = 0; i < gpus; ++i) d[static_cast<std::size_t>(i)] = i;
+  return d;
+}
+}  // namespace
+
+Team::Team(int gpus) : Team(first_devices(gpus)) {}
+
+Team::Team(const std::vector<int>& devices) : impl_(std::make_unique<Impl>()) {
+  const int available = device_count();
+  if (devices.empty()) throw Error("dist: a team needs at least 1 GPU");
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i] < 0 || devices[i] >= available)
+      throw Error(fmt::format("dist: GPU {} asked for, but this process sees {} GPU{}", devices[i], available,
+                              available == 1 ? "" : "s"));
+    for (std::size_t j = 0; j < i; ++j)
+      if (devices[j] == devices[i]) throw Error(fmt::format("dist: GPU {} named twice", devices[i]));
+  }
+  // Point-to-point messages and 5-double all-reduces never need NVLink SHARP; leave it off unless
+  // the user turned it on explicitly.
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
+  int previous = 0;
+  SPX_CUDA_CHECK(cudaGetDevice(&previous));
+  Impl& m = *impl_;
+  m.devices = devices;
+  for (int d : devices) {
+    m.contexts.push_back(std::make_unique<Context>(d));  // selects d
+    m.halo.push_back(Stream::highest_priority());  // the exchange is not queued behind the product's blocks
+  }
+  m.comms.assign(devices.size(), nullptr);
+  SPX_NCCL_CHECK(ncclCommInitAll(m.comms.data(), static_cast<int>(devices.size()), devices.data()));
+  SPX_CUDA_CHECK(cudaSetDevice(previous));
+}
+
+Team::~Team() = default;
+
+int Team::size() const { return static_cast<int>(impl_->devices.size()); }
+Context& Team::context(int rank) { return *impl_->contexts.at(static_cast<std::size_t>(rank)); }
+cudaStream_t Team::halo_stream(int rank) { return impl_->halo.at(static_cast<std::size_t>(rank)).get(); }
+void* Team::nccl_comm(int rank) { return impl_->comms.at(static_cast<std::size_t>(rank)); }
+
+void Team::synchronize() {
+  for (int r = 0; r < size(); ++r) {
+    DeviceScope scope(impl_->devices[static_cast<std::size_t>(r)]);
+    impl_->halo[static_cast<std::size_t>(r)].synchronize();
+    context(r).synchronize();
+  }
+}
+
+std::string Team::summary() const {
+  const Impl& m = *impl_;
+  int version = 0;
+  ncclGetVersion(&version);
+  std::string s = fmt::format("{} × {}, NCCL {}.{}.{}", m.devices.size(), m.contexts.front()->props().name,
+                              version / 10000, version / 100 % 100, version % 100);
+  std::string peers;
+  for (std::size_t i = 0; i < m.devices.size(); ++i)
+    for (std::size_t j = i + 1; j < m.devices.size(); ++j) {
+      int can = 0;
+      cudaDeviceCanAccessPeer(&can, m.devices[i], m.devices[j]);
+      peers += fmt::format("{}{}{}{}", peers.empty() ? "" : " ", m.devices[i], can ? "↔" : "✗", m.devices[j]);
+    }
+  if (!peers.empty()) s += ", peer access " + peers;
+  return s;
+}
+
+}  // namespace spx::cuda::dist

@@ -1,0 +1,51 @@
+// The multi-GPU benchmark's inputs (bench/dist_inputs.hpp): stencil specs generated rank by rank
+// give exactly the split of the whole generated matrix; other specs are loaded whole and split by
+// nonzeros; the grid of a spec is read with the generator's defaults.
+#include <gtest/gtest.h>
+
+#include "bench/dist_inputs.hpp"
+#include "bench/inputs.hpp"
+#include "spx/dist.hpp"
+#include "spx/generate.hpp"
+
+namespace {
+
+using spx::bench::load_distributed;
+using spx::bench::resolve_matrix;
+using spx::bench::stencil_grid;
+
+TEST(BenchDistInputs, StencilGrids) {
+  auto g = stencil_grid(resolve_matrix("stencil27:nx=7,ny=5,nz=3"));
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->points, 27);
+  EXPECT_EQ(g->rows(), 105);
+  g = stencil_grid(resolve_matrix("stencil7:n=4"));
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->points, 7);
+  EXPECT_EQ(g->rows(), 64);
+  g = stencil_grid(resolve_matrix("stencil2d"));
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->points, 5);
+  EXPECT_EQ(g->rows(), 64 * 64);
+  EXPECT_FALSE(stencil_grid(resolve_matrix("rmat:scale=8")));
+}
+
+TEST(BenchDistInputs, RankByRankEqualsTheWholeSplit) {
+  const auto in = load_distributed<double>(resolve_matrix("stencil27:nx=9,ny=8,nz=7"), 3, true);
+  EXPECT_TRUE(in.stencil);
+  EXPECT_FALSE(in.whole);  // never built whole
+  const auto A = spx::gen::stencil_3d_27pt<double, int32_t>(9, 8, 7);
+  const auto rows = spx::dist::partition_even(A.rows, 3);
+  const auto whole = spx::dist::distribute(A, rows, rows);
+  ASSERT_EQ(in.D.parts.size(), 3u);
+  for (std::size_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(in.D.parts[r].local.col_idx, whole.parts[r].local.col_idx);
+    EXPECT_EQ(in.D.parts[r].remote.values, whole.parts[r].remote.values);
+  }
+  const auto other = load_distributed<float>(resolve_matrix("rmat:scale=9,ef=4"), 2, true);
+  EXPECT_FALSE(other.stencil);
+  ASSERT_TRUE(other.whole);
+  EXPECT_EQ(other.D.rows, other.whole->rows);
+}
+
+}  // namespace

@@ -1,0 +1,283 @@
+// The distributed products and CG on the GPUs this machine has (spx/cuda/dist.hpp,
+// spx/cuda/dist_cg.hpp): every team size from 1 to min(4, GPUs) — so one GPU runs the distributed
+// path in every GPU test run, and 2, 3 and 4 GPUs run where they exist — against spx::ref on the
+// whole matrix: random shapes (odd sizes, empty rows, one long row, rectangular), a stencil, an
+// R-MAT graph and the shared matrices; SpMM with L = 3 and 8; distributed CG against the CPU solver
+// and against itself (one and two reductions give identical iterates); bad input.
+#include "spx/cuda/dist.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/gpu_test_support.hpp"
+#include "spx/cg.hpp"
+#include "spx/cpu.hpp"
+#include "spx/cuda/cg.hpp"
+#include "spx/cuda/dist_cg.hpp"
+#include "spx/dist.hpp"
+#include "spx/generate.hpp"
+#include "test_support.hpp"
+
+namespace spx {
+namespace {
+
+namespace cd = spx::cuda::dist;
+
+// Team sizes to test: 1 .. min(4, GPUs).
+std::vector<int> team_sizes() {
+  std::vector<int> sizes;
+  for (int n = 1; n <= std::min(4, cd::device_count()); ++n) sizes.push_back(n);
+  return sizes;
+}
+
+// One team per size for the whole binary (communicator setup takes a while); never destroyed, like
+// test::gpu().
+cd::Team& team(int n) {
+  static std::map<int, cd::Team*> teams;
+  auto& t = teams[n];
+  if (!t) t = new cd::Team(n);
+  return *t;
+}
+
+template <class T>
+std::vector<test::NamedMatrix<T, int32_t>> dist_matrices(uint64_t seed) {
+  auto out = test::random_matrices<T, int32_t>(seed);
+  out.push_back({"stencil27 n=23", gen::stencil_3d_27pt<T, int32_t>(23, 23, 23)});
+  out.push_back({"rmat scale 13",
+                 gen::generate<T, int32_t>(fmt::format("rmat:scale=13,ef=12,seed={}", seed % 1000 + 1))});
+  out.push_back(
+      {"random 5003x4001 rows 0..30", test::random_csr<T, int32_t>(5003, 4001, 0, 30, seed + 9, 0.05)});
+  return out;
+}
+
+// Splits A over n ranks, or returns false when the shape cannot be (fewer rows or x entries than
+// ranks: a rank would own nothing).
+template <class T>
+bool splittable(const Csr<T, int32_t>& A, int n) {
+  return A.rows >= n && A.cols >= n;
+}
+
+template <class T>
+void check_spmv(cd::Team& tm, const std::string& name, const Csr<T, int32_t>& A, uint64_t seed) {
+  const auto D = dist::distribute(A, tm.size());
+  cd::DistSparseMatrix<T> dA(tm, D);
+  const auto x = test::random_vector<T>(static_cast<std::size_t>(A.cols), seed);
+  cd::DistVector<T> dx(tm, dA.col_partition()), dy(tm, dA.row_partition());
+  dx.upload(x);
+  for (const auto& c : test::spmv_cases(A, x, seed)) {
+    dy.upload(c.y0);
+    cd::spmv(dA, dx, dy, c.alpha, c.beta);
+    c.expect_close(dy.download(), fmt::format("{} on {} GPUs{}", name, tm.size(), c.label()));
+  }
+}
+
+template <class T>
+void check_spmm(cd::Team& tm, const std::string& name, const Csr<T, int32_t>& A, int64_t L, uint64_t seed) {
+  const auto D = dist::distribute(A, tm.size());
+  cd::DistSparseMatrix<T> dA(tm, D);
+  const auto B = test::random_dense<T>(A.cols, L, Layout::RowMajor, seed, 0);
+  cd::DistVector<T> dB(tm, dA.col_partition(), L), dC(tm, dA.row_partition(), L);
+  dB.upload(B.data);
+  for (auto [alpha, beta] : {std::pair<T, T>{T{1}, T{0}}, std::pair<T, T>{T(0.75), T(-2)}}) {
+    const auto c = test::spmm_case(A, B, Layout::RowMajor, alpha, beta, seed, 0);
+    dC.upload(c.C0.data);
+    cd::spmm(dA, dB, dC, alpha, beta);
+    Dense<T> got = c.C0;
+    got.data = dC.download();
+    c.expect_close(got, fmt::format("{} L={} on {} GPUs alpha={} beta={}", name, L, tm.size(), alpha, beta));
+  }
+}
+
+template <class T>
+class DistGpu : public ::testing::Test {};
+TYPED_TEST_SUITE(DistGpu, test::Precisions);
+
+TYPED_TEST(DistGpu, SpmvMatchesTheReferenceOnEveryTeamSize) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  for (int n : team_sizes())
+    for (const auto& m : dist_matrices<T>(seed)) {
+      if (!splittable(m.A, n)) continue;
+      check_spmv<T>(team(n), m.name, m.A, seed);
+      if (::testing::Test::HasFailure()) return;
+    }
+}
+
+TYPED_TEST(DistGpu, SpmmMatchesTheReferenceOnEveryTeamSize) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  for (int n : team_sizes())
+    for (const auto& m : dist_matrices<T>(seed)) {
+      if (!splittable(m.A, n) || m.A.rows > 20000) continue;  // the CPU reference bounds are O(nnz·L)
+      for (int64_t L : {3, 8}) check_spmm<T>(team(n), m.name, m.A, L, seed);
+      if (::testing::Test::HasFailure()) return;
+    }
+}
+
+TEST(DistGpuShared, SpmvOnTheLargestTeam) {
+  SPX_REQUIRE_GPU();
+  const int n = team_sizes().back();
+  test::for_each_shared_matrix<double>(
+      [&](const std::string& name, const Csr<double, int32_t>& A, uint64_t seed) {
+        if (splittable(A, n)) check_spmv<double>(team(n), name, A, seed);
+      });
+}
+
+TEST(DistGpu, RemotePartsCompressedAndNot) {
+  SPX_REQUIRE_GPU();
+  if (cd::device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
+  const auto A = gen::stencil_3d_27pt<double, int32_t>(20, 20, 20);
+  const auto D = dist::distribute(A, 2);
+  cd::DistSparseMatrix<double> compressed(team(2), D);
+  EXPECT_TRUE(compressed.remote_compressed(0));
+  EXPECT_EQ(compressed.remote_rows(0), 20 * 20);  // the plane next to rank 1
+  cd::DistOptions full;
+  full.compress_remote_below = 0;
+  cd::DistSparseMatrix<double> spanning(team(2), D, full);
+  EXPECT_FALSE(spanning.remote_compressed(0));
+  EXPECT_EQ(spanning.remote_rows(0), D.parts[0].row_end - D.parts[0].row_begin);
+  const auto x = test::random_vector<double>(static_cast<std::size_t>(A.cols), test::fresh_seed());
+  std::vector<double> want(x.size());
+  ref::spmv(A, std::span<const double>(x), std::span<double>(want));
+  for (auto* M : {&compressed, &spanning}) {
+    cd::DistVector<double> dx(team(2), M->col_partition()), dy(team(2), M->row_partition());
+    dx.upload(x);
+    cd::spmv(*M, dx, dy);
+    EXPECT_LT(test::relative_error(std::span<const double>(dy.download()), std::span<const double>(want)),
+              1e-14);
+  }
+  EXPECT_NE(compressed.describe().find("compressed"), std::string::npos) << compressed.describe();
+}
+
+template <class T>
+CgResult dist_solve(cd::Team& tm, const Csr<T, int32_t>& A, const std::vector<T>& b, const CgOptions& opt,
+                    cd::Reductions red, std::vector<T>& x) {
+  const auto D = dist::distribute(A, tm.size());
+  cd::DistOptions dopt;
+  dopt.plan.deterministic_only = true;  // one and two reductions are compared bit for bit
+  cd::DistSparseMatrix<T> dA(tm, D, dopt);
+  cd::DistVector<T> db(tm, dA.row_partition()), dx(tm, dA.row_partition());
+  db.upload(b);
+  std::vector<T> nan(b.size(), std::numeric_limits<T>::quiet_NaN());
+  dx.upload(nan);  // poisoned: the zero initial guess must overwrite it
+  std::optional<cd::DistVector<T>> inv;
+  if (opt.preconditioner == Preconditioner::Jacobi) inv.emplace(cd::inverse_diagonal(tm, D));
+  cd::DistCgSolver<T> solver(dA, red);
+  EXPECT_EQ(solver.reductions_per_iteration(), red == cd::Reductions::One ? 1 : 2);
+  const CgResult r = solver.solve(inv ? &*inv : nullptr, db, dx, opt);
+  x = dx.download();
+  return r;
+}
+
+template <class T>
+double true_relative_residual(const Csr<T, int32_t>& A, const std::vector<T>& b, const std::vector<T>& x) {
+  std::vector<double> xd(x.begin(), x.end()), ax(b.size());
+  ref::spmv(cast<double, int32_t>(A), std::span<const double>(xd), std::span<double>(ax));
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    num += (b[i] - ax[i]) * (b[i] - ax[i]);
+    den += static_cast<double>(b[i]) * b[i];
+  }
+  return std::sqrt(num / den);
+}
+
+TYPED_TEST(DistGpu, CgFollowsTheCpuSolverOneAndTwoReductionsAgree) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  const auto A = gen::stencil_3d_27pt<T, int32_t>(29, 23, 17);
+  const auto b = test::random_vector<T>(static_cast<std::size_t>(A.rows), seed);
+  for (Preconditioner pc : {Preconditioner::None, Preconditioner::Jacobi}) {
+    CgOptions opt;
+    opt.rtol = std::is_same_v<T, double> ? 1e-9 : 1e-4;
+    opt.preconditioner = pc;
+    opt.check_every = 7;
+    std::vector<T> x_cpu(b.size());
+    const CgResult cpu = cg(A, std::span<const T>(b), std::span<T>(x_cpu), opt);
+    ASSERT_EQ(cpu.status, CgStatus::Converged);
+    for (int n : team_sizes()) {
+      SCOPED_TRACE(fmt::format("{} GPUs, {}", n, to_string(pc)));
+      std::vector<T> x1, x2;
+      const CgResult one = dist_solve(team(n), A, b, opt, cd::Reductions::One, x1);
+      const CgResult two = dist_solve(team(n), A, b, opt, cd::Reductions::Two, x2);
+      EXPECT_EQ(one.status, CgStatus::Converged) << summary(one);
+      const double slack = std::is_same_v<T, double>
+                               ? std::max(1.0, 0.01 * static_cast<double>(cpu.iterations))
+                               : std::max(2.0, 0.03 * static_cast<double>(cpu.iterations));
+      EXPECT_NEAR(static_cast<double>(one.iterations), static_cast<double>(cpu.iterations), slack);
+      ASSERT_EQ(one.history.size(), static_cast<std::size_t>(one.iterations) + 1);
+      EXPECT_EQ(one.iterations, two.iterations);
+      EXPECT_TRUE(test::same_bits(x1, x2)) << "one and two reductions must give the same iterates";
+      EXPECT_LT(true_relative_residual(A, b, x1), (std::is_same_v<T, double> ? 1e-8 : 1e-3));
+    }
+  }
+}
+
+TEST(DistGpu, CgOnOneGpuMatchesTheSingleGpuSolver) {
+  SPX_REQUIRE_GPU();
+  const auto A = gen::stencil_3d_27pt<double, int32_t>(31, 31, 31);
+  const auto b = test::random_vector<double>(static_cast<std::size_t>(A.rows), test::fresh_seed());
+  CgOptions opt;
+  opt.rtol = 1e-10;
+  std::vector<double> x_dist;
+  const CgResult d = dist_solve(team(1), A, b, opt, cd::Reductions::One, x_dist);
+  auto op = cuda::make_planned_operator(test::gpu(), A);
+  cuda::CgSolver<double> solver(test::gpu(), *op);
+  auto d_b = cuda::to_device(test::gpu(), b);
+  cuda::DeviceBuffer<double> d_x(b.size());
+  const CgResult s = solver.solve({}, std::span<const double>(d_b.span()), d_x.span(), opt);
+  EXPECT_EQ(d.status, s.status);
+  EXPECT_NEAR(static_cast<double>(d.iterations), static_cast<double>(s.iterations), 1.0);
+}
+
+TEST(DistGpu, CgEdgesZeroRhsAndTheCap) {
+  SPX_REQUIRE_GPU();
+  const int n = team_sizes().back();
+  const auto A = gen::stencil_3d_27pt<double, int32_t>(12, 11, 10);
+  std::vector<double> x;
+  const CgResult z = dist_solve(team(n), A, std::vector<double>(static_cast<std::size_t>(A.rows), 0.0), {},
+                                cd::Reductions::One, x);
+  EXPECT_EQ(z.status, CgStatus::Converged);
+  EXPECT_EQ(z.iterations, 0);
+  for (double v : x) ASSERT_EQ(v, 0.0);
+  CgOptions cap;
+  cap.max_iterations = 5;
+  cap.rtol = 1e-14;
+  const auto b = test::random_vector<double>(static_cast<std::size_t>(A.rows), test::fresh_seed());
+  const CgResult c = dist_solve(team(n), A, b, cap, cd::Reductions::Two, x);
+  EXPECT_EQ(c.status, CgStatus::MaxIterations);
+  EXPECT_EQ(c.iterations, 5);
+}
+
+TEST(DistGpu, BadInputIsAClearError) {
+  SPX_REQUIRE_GPU();
+  EXPECT_THROW(cd::Team(cd::device_count() + 1), Error);
+  EXPECT_THROW(cd::Team(std::vector<int>{0, 0}), Error);
+  const auto A = gen::stencil_3d_27pt<double, int32_t>(8, 8, 8);
+  const auto D = dist::distribute(A, 1);
+  cd::DistSparseMatrix<double> dA(team(1), D);
+  cd::DistVector<double> x(team(1), dA.col_partition(), 2), y(team(1), dA.row_partition());
+  EXPECT_THROW(cd::spmv(dA, x, y), Error);  // two columns
+  const auto D2 = dist::distribute(A, 2);
+  EXPECT_THROW(cd::DistSparseMatrix<double>(team(1), D2), Error);  // 2 ranks on a team of 1
+  const auto R = test::random_csr<double, int32_t>(40, 30, 1, 5, 3);
+  const auto DR = dist::distribute(R, 1);
+  cd::DistSparseMatrix<double> dR(team(1), DR);
+  EXPECT_THROW(cd::DistCgSolver<double>{dR}, Error);  // not square
+}
+
+}  // namespace
+}  // namespace spx

@@ -1,0 +1,37 @@
+// `spx cg`'s options, shared by the single-GPU/CPU driver (cmd_cg.cpp) and the several-GPU one
+// (cmd_cg_dist.cpp: `--gpus`, conjugate gradients over NCCL, spx/cuda/dist_cg.hpp, beside the
+// single-GPU solver where the matrix fits one GPU).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace spx::cli {
+
+struct CgCliOptions {
+  std::string input;
+  std::string rhs = "ones";
+  double tol = 1e-8;
+  double atol = 0;
+  int64_t maxit = 10000;
+  std::string precond = "none";
+  std::string operators = "auto";
+  std::string backend = "auto";
+  std::string precision = "f64";
+  int check_every = 32;
+  bool no_graph = false;
+  bool baseline = false;
+  bool spmv_timing = false;
+  bool history = false;
+  int repeat = 1;
+  int64_t stagnation = 0;
+  std::string json_path;
+  std::string gpus;                // --gpus: team sizes, e.g. "1,2,4" (empty: one GPU or the CPU)
+  std::string reductions = "one";  // --gpus: one, two or one,two
+};
+
+// `spx cg --gpus`: the distributed solve per team size; the single-GPU solver beside it when 1 is
+// among the sizes.
+void run_distributed_cg(const CgCliOptions& options);
+
+}  // namespace spx::cli
