@@ -91,9 +91,6 @@ struct DistSparseMatrix<T>::Impl {
 
   void product(const DistVector<T>& X, DistVector<T>& Y, int64_t L, T alpha, T beta, Phases phases);
 
-  // One exchange of the send buffers' (meaningless) contents, waited for: NCCL connects a pair of
-  // ranks on its first message (milliseconds per peer), which belongs to setup, not to the first
-  // product or solve.
   // Every rank's messages of L values per entry in one NCCL group on the halo streams (one thread
   // drives all communicators, so they must be grouped).
   void exchange(int64_t L) {
