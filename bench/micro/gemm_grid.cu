@@ -2,8 +2,11 @@
 // process and interleaved rounds, with each shape's floor and the plan rule's prediction
 // (docs/dgemm.md, "Shape classes"; scripts/gemm-grid runs it with the issue-25 grid).
 //
-//   spx_gemm_grid [--json FILE] [--rounds R] [--min-time S] [--variants] SHAPE...
+//   spx_gemm_grid [--json FILE] [--rounds R] [--min-time S] [--variants] [--profile] SHAPE...
 //   SHAPE = MxNxK or MxNxK:AB with A, B in {N, T} (op(A), op(B)); alpha = 1, beta = 0.
+//   --profile: no timing and no check; per shape cuBLAS once and spx Auto once (with --variants,
+//   every variant once), A and B memset to 0x3f bytes (no fill kernels), so that a profiler
+//   (scripts/gemm-profile: Nsight Compute) sees only the GEMM kernels, in shape order.
 //
 // Per shape: A, B filled on the device with values in [-1, 1]; R rounds of (cuBLAS, spx) timed with
 // spx's time_kernel (warm, median); the ratio is the median of the per-round ratios. spx's C is
@@ -99,13 +102,79 @@ double copy_bandwidth_gbs(cuda::Context& ctx) {
   return 2.0 * static_cast<double>(bytes) / (t.median_ms * 1e-3) / 1e9;
 }
 
+// One variant of --variants: a table entry (tile) at one split, and whether that split is the
+// rule's for the tile.
+struct Variant {
+  const cuda::GemmTileEntry* entry;
+  int split_k;
+  bool rule_split;
+};
+
+// Every tile at the rule's split for it, 1, half and twice it (the data the rule is fitted to), but
+// not a tile whose best prediction is over kVariantSlack times the rule's pick (32 x 32 tiles on
+// 16384^3: minutes of timing that no fit needs).
+constexpr double kVariantSlack = 4.0;
+std::vector<Variant> variants_of(const Shape& s, const cuda::DeviceProps& props) {
+  std::vector<Variant> out;
+  const double best = cuda::gemm_rule(s.m, s.n, s.k, false, props).predicted_us;
+  for (const cuda::GemmTileEntry& e : cuda::default_rule_tables().gemm.tiles) {
+    const cuda::GemmChoice tc =
+        cuda::gemm_rule(s.m, s.n, s.k, false, props, cuda::default_rule_tables(), e.tile);
+    if (tc.predicted_us > kVariantSlack * best) continue;
+    std::vector<int> splits = {tc.split_k, 1};
+    if (tc.split_k > 1) splits.push_back(std::max(2, tc.split_k / 2));
+    if (tc.split_k * 2 <= cuda::kMaxGemmSplitK) splits.push_back(tc.split_k * 2);
+    std::sort(splits.begin(), splits.end());
+    splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
+    for (int split : splits) out.push_back(Variant{&e, split, split == tc.split_k});
+  }
+  return out;
+}
+
+cuda::GemmParams params_of(const Variant& v) {
+  return cuda::GemmParams{cuda::GemmVersion::TensorCoreV3, v.entry->tile, v.split_k};
+}
+
+// --profile: each GEMM once, nothing else launched (see the header).
+int profile_shapes(cuda::Context& ctx, const std::vector<Shape>& shapes, bool variants) {
+  for (const Shape& s : shapes) {
+    const int64_t a_rows = s.op_a == Op::N ? s.m : s.k, a_cols = s.op_a == Op::N ? s.k : s.m;
+    const int64_t b_rows = s.op_b == Op::N ? s.k : s.n, b_cols = s.op_b == Op::N ? s.n : s.k;
+    cuda::DeviceBuffer<double> A(static_cast<std::size_t>(a_rows * a_cols), "A");
+    cuda::DeviceBuffer<double> B(static_cast<std::size_t>(b_rows * b_cols), "B");
+    cuda::DeviceBuffer<double> C(static_cast<std::size_t>(s.m * s.n), "C");
+    GRID_CHECK(cudaMemsetAsync(A.data(), 0x3f, A.size() * sizeof(double), ctx.stream()));
+    GRID_CHECK(cudaMemsetAsync(B.data(), 0x3f, B.size() * sizeof(double), ctx.stream()));
+    cuda::CublasGemm<double> cublas(ctx, s.op_a, s.op_b, s.m, s.n, s.k, 1.0, A.data(), a_rows, B.data(),
+                                    b_rows, 0.0, C.data(), s.m);
+    const auto run_spx = [&](const cuda::GemmParams& p) {
+      cuda::gemm<double>(ctx, s.op_a, s.op_b, s.m, s.n, s.k, 1.0, A.data(), a_rows, B.data(), b_rows, 0.0,
+                         C.data(), s.m, p);
+    };
+    cublas.run();
+    run_spx(cuda::GemmParams{});
+    const cuda::GemmChoice choice = cuda::gemm_rule(s.m, s.n, s.k, false, ctx.props());
+    std::printf("%lldx%lldx%lld %c%c: cuBLAS, then spx %s split %d%s\n", static_cast<long long>(s.m),
+                static_cast<long long>(s.n), static_cast<long long>(s.k), s.op_a == Op::N ? 'N' : 'T',
+                s.op_b == Op::N ? 'N' : 'T', cuda::gemm_tile_name(choice.tile), choice.split_k,
+                variants ? ", then the variants:" : "");
+    if (variants)
+      for (const Variant& v : variants_of(s, ctx.props())) {
+        run_spx(params_of(v));
+        std::printf("    %s split %d\n", cuda::gemm_tile_name(v.entry->tile), v.split_k);
+      }
+    ctx.synchronize();
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string json_path;
   int rounds = 3;
   double min_time = 0.03;
-  bool variants = false;
+  bool variants = false, profile = false;
   std::vector<Shape> shapes;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -117,6 +186,8 @@ int main(int argc, char** argv) {
       min_time = std::atof(argv[++i]);
     } else if (a == "--variants") {
       variants = true;
+    } else if (a == "--profile") {
+      profile = true;
     } else {
       Shape s;
       if (!parse_shape(argv[i], s)) {
@@ -127,6 +198,7 @@ int main(int argc, char** argv) {
     }
   }
   cuda::Context ctx;
+  if (profile) return profile_shapes(ctx, shapes, variants);
   const double copy_gbs = copy_bandwidth_gbs(ctx);
   std::FILE* json = json_path.empty() ? nullptr : std::fopen(json_path.c_str(), "w");
   if (json)
@@ -229,29 +301,20 @@ int main(int argc, char** argv) {
     if (variants) {
       if (json) std::fprintf(json, ", \"variants\": [");
       bool first = true;
-      for (const cuda::GemmTileEntry& e : cuda::default_rule_tables().gemm.tiles) {
-        const cuda::GemmChoice tc =
-            cuda::gemm_rule(s.m, s.n, s.k, false, ctx.props(), cuda::default_rule_tables(), e.tile);
-        std::vector<int> splits = {tc.split_k, 1};
-        if (tc.split_k > 1) splits.push_back(std::max(2, tc.split_k / 2));
-        if (tc.split_k * 2 <= cuda::kMaxGemmSplitK) splits.push_back(tc.split_k * 2);
-        std::sort(splits.begin(), splits.end());
-        splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
-        for (int split : splits) {
-          cuda::GemmParams p{cuda::GemmVersion::TensorCoreV3, e.tile, split};
-          double best = 1e30;
-          for (int round = 0; round < 2; ++round)
-            best = std::min(best, cuda::time_kernel(
-                                      ctx, [&] { run_spx(p); }, topt)
-                                      .median_ms);
-          const double pred = cuda::gemm_predicted_us(e, split, s.m, s.n, s.k, false, ctx.props());
-          std::printf("    %-8s split %4d: %10.1f us (model %9.1f)%s\n", cuda::gemm_tile_name(e.tile), split,
-                      best * 1e3, pred, split == tc.split_k ? "  <- rule for this tile" : "");
-          if (json)
-            std::fprintf(json, "%s{\"tile\": \"%s\", \"split_k\": %d, \"us\": %.3f, \"predicted_us\": %.2f}",
-                         first ? "" : ", ", cuda::gemm_tile_name(e.tile), split, best * 1e3, pred);
-          first = false;
-        }
+      for (const Variant& v : variants_of(s, ctx.props())) {
+        const cuda::GemmParams p = params_of(v);
+        double best = 1e30;
+        for (int round = 0; round < 2; ++round)
+          best = std::min(best, cuda::time_kernel(
+                                    ctx, [&] { run_spx(p); }, topt)
+                                    .median_ms);
+        const double pred = cuda::gemm_predicted_us(*v.entry, v.split_k, s.m, s.n, s.k, false, ctx.props());
+        std::printf("    %-8s split %4d: %10.1f us (model %9.1f)%s\n", cuda::gemm_tile_name(p.tile),
+                    v.split_k, best * 1e3, pred, v.rule_split ? "  <- rule for this tile" : "");
+        if (json)
+          std::fprintf(json, "%s{\"tile\": \"%s\", \"split_k\": %d, \"us\": %.3f, \"predicted_us\": %.2f}",
+                       first ? "" : ", ", cuda::gemm_tile_name(p.tile), v.split_k, best * 1e3, pred);
+        first = false;
       }
       if (json) std::fprintf(json, "]");
       std::fflush(stdout);

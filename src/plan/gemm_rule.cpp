@@ -11,14 +11,12 @@
 namespace spx::cuda {
 namespace {
 
-constexpr int64_t kSlabK = 16;  // version 3's slab depth: splits are whole slabs
-
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Splits that k's slabs allow at this factor: whole slabs each, empty trailing splits dropped
-// (what launch_gemm_v3 runs).
-int64_t effective_splits(int64_t k, int64_t split) {
-  const int64_t slabs = ceil_div(k, kSlabK);
+// Splits that k's slabs (slab_k deep: the tile's) allow at this factor: whole slabs each, empty
+// trailing splits dropped (what launch_gemm_v3 runs).
+int64_t effective_splits(int64_t k, int64_t slab_k, int64_t split) {
+  const int64_t slabs = ceil_div(k, slab_k);
   const int64_t per = ceil_div(slabs, std::clamp<int64_t>(split, 1, slabs));
   return ceil_div(slabs, per);
 }
@@ -30,8 +28,9 @@ double gemm_predicted_us(const GemmTileEntry& e, int split_k, int64_t m, int64_t
   const GemmRuleTable& t = tables.gemm;
   const DeviceLimits d = device_limits(device);
   const double sms = d.sm_count, hbm = d.stream_gbs * 1e3;  // bytes per µs
-  const int64_t s = effective_splits(k, split_k);
-  const int64_t slabs_per_split = ceil_div(ceil_div(k, kSlabK), s);
+  const int64_t slab_k = gemm_tile_shape(e.tile).bk;
+  const int64_t s = effective_splits(k, slab_k, split_k);
+  const int64_t slabs_per_split = ceil_div(ceil_div(k, slab_k), s);
   const int64_t tiles = ceil_div(m, e.bm) * ceil_div(n, e.bn);
   const int64_t blocks = tiles * s;
   // Compute: blocks spread evenly; the busiest SM runs ceil(blocks / SMs) of them, blocks_per_sm at a
@@ -44,7 +43,7 @@ double gemm_predicted_us(const GemmTileEntry& e, int split_k, int64_t m, int64_t
   const auto rate = [&](int64_t b) {
     return sm_rate * std::min(1.0, static_cast<double>(b) * e.alone_fraction);
   };
-  const double block_flops = 2.0 * e.bm * e.bn * static_cast<double>(slabs_per_split * kSlabK);
+  const double block_flops = 2.0 * e.bm * e.bn * static_cast<double>(slabs_per_split * slab_k);
   const int64_t per_sm = ceil_div(blocks, d.sm_count), full = per_sm / e.blocks_per_sm;
   const int64_t rest = per_sm - full * e.blocks_per_sm;
   double compute = static_cast<double>(full * e.blocks_per_sm) * block_flops / rate(e.blocks_per_sm);
@@ -70,17 +69,17 @@ GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const Device
   best.predicted_us = std::numeric_limits<double>::infinity();
   if (t.tiles.empty() || m <= 0 || n <= 0 || k <= 0) return best;
   best.tile = only == GemmTile::Auto ? t.tiles.front().tile : only;
-  const int64_t slabs = ceil_div(k, kSlabK);
   const double mn_bytes = 8.0 * static_cast<double>(m) * static_cast<double>(n);
   for (const GemmTileEntry& e : t.tiles) {
     if (only != GemmTile::Auto && e.tile != only) continue;
+    const int64_t slab_k = gemm_tile_shape(e.tile).bk, slabs = ceil_div(k, slab_k);
     for (int split : t.split_steps) {
       if (split > 1) {
         if (slabs / split < t.min_split_slabs) break;  // ascending steps: the rest are shallower
         if (mn_bytes * split > static_cast<double>(t.max_workspace_bytes)) break;
       }
       // The splits launch_gemm_v3 runs for this factor (whole slabs each: maybe a few fewer).
-      const int s = static_cast<int>(effective_splits(k, split));
+      const int s = static_cast<int>(effective_splits(k, slab_k, split));
       const double us = gemm_predicted_us(e, s, m, n, k, reads_c, device, tables);
       if (us < best.predicted_us) best = GemmChoice{e.tile, s, us};
     }

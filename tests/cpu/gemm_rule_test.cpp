@@ -10,6 +10,7 @@
 
 #include "cpu/h100_props.hpp"
 #include "spx/cuda/rules.hpp"
+#include "spx/error.hpp"
 
 namespace spx::test {
 namespace {
@@ -20,14 +21,16 @@ using cuda::GemmTile;
 const cuda::DeviceProps kH100 = h100_props();
 
 int64_t tiles(const GemmChoice& c, int64_t m, int64_t n) {
-  const int64_t bm = c.tile == GemmTile::T64x64 ? 64 : 128, bn = c.tile == GemmTile::T128x128 ? 128 : 64;
+  const cuda::GemmTileShape t = cuda::gemm_tile_shape(c.tile);
+  const int64_t bm = t.bm, bn = t.bn;
   return ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
 }
 
 TEST(GemmRule, LongKSplitsASmallTile) {
   const GemmChoice c = cuda::gemm_rule(64, 64, 100000, false, kH100);
-  EXPECT_EQ(c.tile, GemmTile::T64x64);
-  EXPECT_GE(c.split_k, 132) << "one output tile must spread over every SM";
+  const cuda::GemmTileShape t = cuda::gemm_tile_shape(c.tile);
+  EXPECT_LE(t.bm * t.bn, 64 * 64) << "a small tile";
+  EXPECT_GE(tiles(c, 64, 64) * c.split_k, 132) << "one or two output tiles must spread over every SM";
   EXPECT_GT(c.predicted_us, 0);
   // 1000 x 1000 x 1e5: 64 tiles of 128 x 128 leave half the SMs idle without a split.
   const GemmChoice d = cuda::gemm_rule(1000, 1000, 100000, false, kH100);
@@ -56,13 +59,14 @@ TEST(GemmRule, SmallGridsFillTheDevice) {
 }
 
 TEST(GemmRule, SplitsKeepWholeSlabsAndTheWorkspaceCap) {
-  // k = 16: one slab, nothing to split.
+  // k = 16: one slab of any tile, nothing to split.
   EXPECT_EQ(cuda::gemm_rule(64, 64, 16, false, kH100).split_k, 1);
   EXPECT_EQ(cuda::gemm_rule(1, 1, 1, false, kH100).split_k, 1);
   const cuda::GemmRuleTable& t = cuda::default_rule_tables().gemm;
   for (int64_t k : {1000, 5000, 100000}) {
     const GemmChoice c = cuda::gemm_rule(200, 200, k, true, kH100);
-    EXPECT_GE((k + 15) / 16 / c.split_k, c.split_k > 1 ? t.min_split_slabs : 0) << k;
+    const int64_t bk = cuda::gemm_tile_shape(c.tile).bk;
+    EXPECT_GE((k + bk - 1) / bk / c.split_k, c.split_k > 1 ? t.min_split_slabs : 0) << k;
     EXPECT_LE(8.0 * 200 * 200 * c.split_k, static_cast<double>(t.max_workspace_bytes)) << k;
   }
   // A tiny workspace cap forbids splitting.
@@ -88,6 +92,17 @@ TEST(GemmRule, ChoiceIsTheModelsMinimum) {
       EXPECT_LE(c.predicted_us, only.predicted_us + 1e-9);
     }
   }
+}
+
+TEST(GemmRule, EveryTableTileHasItsShape) {
+  for (const cuda::GemmTileEntry& e : cuda::default_rule_tables().gemm.tiles) {
+    const cuda::GemmTileShape t = cuda::gemm_tile_shape(e.tile);
+    EXPECT_EQ(t.bm, e.bm) << cuda::gemm_tile_name(e.tile);
+    EXPECT_EQ(t.bn, e.bn) << cuda::gemm_tile_name(e.tile);
+    EXPECT_TRUE(t.bk == 16 || t.bk == 32) << cuda::gemm_tile_name(e.tile);
+  }
+  EXPECT_STREQ(cuda::gemm_tile_name(GemmTile::T32x64), "32x64");
+  EXPECT_THROW(cuda::gemm_tile_shape(GemmTile::Auto), Error);
 }
 
 }  // namespace

@@ -84,8 +84,9 @@ TEST(SpxGemmShapes, EveryTileAndSplitOnOddShapes) {
       {{1, 65, 33}, 1},    {{127, 131, 257}, 0}, {{131, 63, 1000}, 0}, {{257, 67, 211}, 2},
       {{130, 70, 600}, 0}, {{131, 66, 320}, 1},  {{66, 131, 320}, 1},  {{200, 2, 64}, 0}};
   const std::tuple<GemmTile, int> knobs[] = {
-      {GemmTile::T128x128, 1}, {GemmTile::T128x64, 3},  {GemmTile::T64x64, 1},   {GemmTile::T64x64, 7},
-      {GemmTile::T128x64, 1},  {GemmTile::T128x128, 5}, {GemmTile::T64x64, 4096}};
+      {GemmTile::T128x128, 1}, {GemmTile::T128x64, 3},  {GemmTile::T64x64, 1},    {GemmTile::T64x64, 7},
+      {GemmTile::T128x64, 1},  {GemmTile::T128x128, 5}, {GemmTile::T64x64, 4096}, {GemmTile::T64x32, 1},
+      {GemmTile::T64x32, 2},   {GemmTile::T32x64, 5},   {GemmTile::T32x32, 1},    {GemmTile::T32x32, 4096}};
   for (const auto& [tile, split] : knobs)
     for (Op op_a : {Op::N, Op::T})
       for (Op op_b : {Op::N, Op::T})
@@ -123,6 +124,11 @@ TEST(SpxGemmShapes, SplitKIsDeterministic) {
   const auto second = check(Op::N, Op::N, {70, 66, 5000}, 0, 1.0, 0.0, p, seed);
   ASSERT_EQ(first.size(), second.size());
   for (std::size_t i = 0; i < first.size(); ++i) ASSERT_EQ(first[i], second[i]) << "entry " << i;
+  // A 32-deep-slab tile: its splits cut k in whole 32-deep slabs.
+  const GemmParams q{GemmVersion::TensorCoreV3, GemmTile::T32x32, 29};
+  const auto third = check(Op::T, Op::N, {40, 33, 4001}, 0, 1.0, 0.0, q, seed);
+  const auto fourth = check(Op::T, Op::N, {40, 33, 4001}, 0, 1.0, 0.0, q, seed);
+  for (std::size_t i = 0; i < third.size(); ++i) ASSERT_EQ(third[i], fourth[i]) << "entry " << i;
 }
 
 TEST(SpxGemmShapes, KnobsAreValidated) {

@@ -29,19 +29,27 @@ constexpr GemmVersion resolve_gemm_version(GemmVersion version) {
 }
 
 // Version 3's block tile of C (docs/dgemm.md, "Shape classes"). Auto: the plan rule's choice
-// (gemm_rule in rules.hpp, by the shape of the product and the device).
+// (gemm_rule in rules.hpp, by the shape of the product and the device). Warp tiles in brackets.
 enum class GemmTile {
   Auto,
-  T128x128,  // 256 threads, one block per SM: large grids
-  T128x64,   // 256 threads, two blocks per SM: mid-size and short-k grids
-  T64x64,    // 128 threads, three blocks per SM: small, skinny and split-k grids
+  T128x128,  // 256 threads [64 x 32], one block per SM: large grids
+  T128x64,   // 256 threads [32 x 32], two blocks per SM: mid-size and short-k grids
+  T64x64,    // 128 threads [32 x 32], three blocks per SM: small, skinny and split-k grids
+  T64x32,    // 128 threads [32 x 16], 32-deep slabs, two blocks per SM: small grids, n small
+  T32x64,    // 128 threads [16 x 32], 32-deep slabs, two blocks per SM: small grids, m small
+  T32x32,    // 128 threads [16 x 16], 32-deep slabs, three blocks per SM: the smallest grids, long k
 };
-const char* gemm_tile_name(GemmTile tile);  // "auto", "128x128", "128x64", "64x64"
+// A tile's extents: bm × bn of C per block, bk of k per pipeline slab (splits cut k in whole slabs).
+struct GemmTileShape {
+  int bm, bn, bk;
+};
+GemmTileShape gemm_tile_shape(GemmTile tile);  // an spx::Error for Auto
+const char* gemm_tile_name(GemmTile tile);     // "auto", "128x128", "128x64", "64x64", "64x32", ...
 
 // Tuning knobs are data: the version to run, and version 3's tile and k splits. The defaults (Auto,
 // Auto, 0) pick per type and per shape (gemm_rule, also for an explicit TensorCoreV3); tile and
 // split_k other than Auto / 0 apply to version 3 only (an spx::Error for v1/v2 or float).
-// split_k: 0 = the rule's choice, 1 = none, s > 1 = k cut into s parts of whole 16-deep slabs
+// split_k: 0 = the rule's choice, 1 = none, s > 1 = k cut into s parts of whole slabs (bk deep)
 // (fewer when k has fewer slabs), each part's partial written to ctx.workspace() (s × m × n
 // doubles) and summed in a fixed order; at most kMaxGemmSplitK. TensorCoreV2/V3 with float is an
 // spx::Error.

@@ -250,7 +250,7 @@ struct GemmRuleTable {
   double l2_gbs = 5500.0;            // L2 → SM bandwidth all SMs share
   // HBM: the device's streaming bandwidth (DeviceLimits::stream_gbs).
   std::vector<int> split_steps;  // split factors tried (1 first)
-  int64_t min_split_slabs = 8;   // a split keeps at least this many 16-deep slabs (pipeline fill)
+  int64_t min_split_slabs = 8;   // a split keeps at least this many of the tile's slabs (pipeline fill)
   std::size_t max_workspace_bytes = std::size_t{256} << 20;  // s × m × n partials at most
   double launch_us = 3.0;  // per kernel launch (the reduction is a second one)
 };

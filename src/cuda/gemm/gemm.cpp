@@ -20,10 +20,6 @@ void check_ld(const char* who, const char* name, int64_t ld, int64_t stored_rows
     throw Error(fmt::format("{}: ld{} = {} is less than the {} rows it stores", who, name, ld, stored_rows));
 }
 
-// The tile's extents (Auto: none; resolved before use).
-int tile_m(GemmTile tile) { return tile == GemmTile::T64x64 ? 64 : 128; }
-int tile_n(GemmTile tile) { return tile == GemmTile::T128x128 ? 128 : 64; }
-
 // Version 3's launch: the caller's tile and split factor where given, the plan rule's otherwise.
 detail::V3Launch resolve_v3(const Context& ctx, const GemmParams& params, int64_t m, int64_t n, int64_t k,
                             bool reads_c) {
@@ -39,20 +35,6 @@ detail::V3Launch resolve_v3(const Context& ctx, const GemmParams& params, int64_
 }
 
 }  // namespace
-
-const char* gemm_tile_name(GemmTile tile) {
-  switch (tile) {
-    case GemmTile::Auto:
-      return "auto";
-    case GemmTile::T128x128:
-      return "128x128";
-    case GemmTile::T128x64:
-      return "128x64";
-    case GemmTile::T64x64:
-      return "64x64";
-  }
-  throw Error("spx::cuda::gemm: unknown GemmTile");
-}
 
 const char* kernel_name(GemmVersion version) {
   switch (version) {
@@ -95,8 +77,8 @@ void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alp
     if (version == GemmVersion::TensorCoreV3) {
       const detail::V3Launch launch = resolve_v3(ctx, params, m, n, k, beta != 0.0);
       // A 1-D grid of all tiles (at most 2^31 - 1), splits in y.
-      const int64_t tiles_m = (m + tile_m(launch.tile) - 1) / tile_m(launch.tile);
-      const int64_t tiles_n = (n + tile_n(launch.tile) - 1) / tile_n(launch.tile);
+      const GemmTileShape ts = gemm_tile_shape(launch.tile);
+      const int64_t tiles_m = (m + ts.bm - 1) / ts.bm, tiles_n = (n + ts.bn - 1) / ts.bn;
       if (tiles_m > int64_t{0x7fffffff} / tiles_n)
         throw Error(fmt::format("{}: {} x {} needs more {} tiles than a grid holds", who, m, n,
                                 gemm_tile_name(launch.tile)));

@@ -41,17 +41,26 @@ void launch_gemm_v3(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_
 struct V3Grid {
   int group_m;
   int splits;
-  int64_t k_split;  // k per split, a multiple of the slab depth
+  int64_t k_split;  // k per split, a multiple of the tile's slab depth
   double* partial;  // null without split
 };
-void launch_v3_128x128(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha,
-                       const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
-                       int64_t ldc, const V3Grid& grid);
-void launch_v3_128x64(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha,
-                      const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
-                      int64_t ldc, const V3Grid& grid);
-void launch_v3_64x64(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha,
-                     const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
-                     int64_t ldc, const V3Grid& grid);
+// Specialised once per GemmTile (other than Auto) in that tile's file.
+template <GemmTile Tile>
+void launch_v3_tile(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha,
+                    const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
+                    int64_t ldc, const V3Grid& grid);
+// The specialisations, declared before any use (gemm_v3.cu) as the language asks.
+#define SPX_GEMM_V3_TILE(TILE)                                                                            \
+  template <>                                                                                             \
+  void launch_v3_tile<GemmTile::TILE>(Context&, Op, Op, int64_t, int64_t, int64_t, double, const double*, \
+                                      int64_t, const double*, int64_t, double, double*, int64_t,          \
+                                      const V3Grid&)
+SPX_GEMM_V3_TILE(T128x128);
+SPX_GEMM_V3_TILE(T128x64);
+SPX_GEMM_V3_TILE(T64x64);
+SPX_GEMM_V3_TILE(T64x32);
+SPX_GEMM_V3_TILE(T32x64);
+SPX_GEMM_V3_TILE(T32x32);
+#undef SPX_GEMM_V3_TILE
 
 }  // namespace spx::cuda::detail

@@ -4,6 +4,7 @@
 // (GemmParams); gemm.cpp resolves it into a V3Launch.
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
@@ -11,8 +12,6 @@
 
 namespace spx::cuda::detail {
 namespace {
-
-constexpr int kSlabK = 16;  // every tile shape's slab depth: splits start on whole slabs
 
 // C = alpha * (sum of the splits' partials) + beta * C. Block (X, R): thread (x, y) adds splits
 // y, y + R, y + 2R, ... of element blockIdx.x * X + x in that order, then thread (x, 0) adds the R
@@ -60,23 +59,37 @@ void launch_gemm_v3(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_
                     int64_t ldc, const V3Launch& launch) {
   // Whole slabs per split, so every split but the last runs only full slabs; a factor that leaves
   // the last splits empty shrinks to the splits that have k (the partials they would write).
-  const int64_t slabs = (k + kSlabK - 1) / kSlabK;
+  const int64_t slab_k = gemm_tile_shape(launch.tile).bk;
+  const int64_t slabs = (k + slab_k - 1) / slab_k;
   int64_t splits = std::clamp<int64_t>(launch.split_k, 1, slabs);
-  const int64_t k_split = (slabs + splits - 1) / splits * kSlabK;
+  const int64_t k_split = (slabs + splits - 1) / splits * slab_k;
   splits = (k + k_split - 1) / k_split;
   V3Grid grid{std::max(1, launch.group_m), static_cast<int>(splits), k_split, nullptr};
   if (splits > 1)
     grid.partial =
         static_cast<double*>(ctx.workspace(static_cast<std::size_t>(splits * m * n) * sizeof(double)));
+  const auto run = [&](auto tile) {
+    launch_v3_tile<decltype(tile)::value>(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                          grid);
+  };
   switch (launch.tile) {
-    case GemmTile::T64x64:
-      launch_v3_64x64(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, grid);
-      break;
     case GemmTile::T128x64:
-      launch_v3_128x64(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, grid);
+      run(std::integral_constant<GemmTile, GemmTile::T128x64>{});
       break;
-    default:
-      launch_v3_128x128(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, grid);
+    case GemmTile::T64x64:
+      run(std::integral_constant<GemmTile, GemmTile::T64x64>{});
+      break;
+    case GemmTile::T64x32:
+      run(std::integral_constant<GemmTile, GemmTile::T64x32>{});
+      break;
+    case GemmTile::T32x64:
+      run(std::integral_constant<GemmTile, GemmTile::T32x64>{});
+      break;
+    case GemmTile::T32x32:
+      run(std::integral_constant<GemmTile, GemmTile::T32x32>{});
+      break;
+    default:  // T128x128 (Auto never reaches here: gemm.cpp resolves it)
+      run(std::integral_constant<GemmTile, GemmTile::T128x128>{});
   }
   if (grid.partial == nullptr) return;
   const int s = grid.splits;

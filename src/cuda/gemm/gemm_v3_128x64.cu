@@ -5,9 +5,10 @@
 
 namespace spx::cuda::detail {
 
-void launch_v3_128x64(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha,
-                      const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
-                      int64_t ldc, const V3Grid& grid) {
+template <>
+void launch_v3_tile<GemmTile::T128x64>(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+                                       double alpha, const double* A, int64_t lda, const double* B,
+                                       int64_t ldb, double beta, double* C, int64_t ldc, const V3Grid& grid) {
   using Cfg = gemm_v3::Config<128, 64, 4, 2, 16, 3, 4, 2>;
   gemm_v3::launch_tile<Cfg>(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, grid);
 }
