@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "micro/gemm_bench.cuh"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/gemm.hpp"
@@ -48,17 +49,6 @@ constexpr double kTensorTflops = 66.3;  // spx_micro, DMMA m16n8k4 (bench/result
       std::exit(1);                                                                                      \
     }                                                                                                    \
   } while (0)
-
-__global__ void fill(double* x, int64_t count, uint64_t seed) {
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    uint64_t h = (static_cast<uint64_t>(i) + seed) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 29;
-    x[i] = static_cast<double>(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-  }
-}
 
 // out[0] = max |a - b| (as bits: non-negative doubles order like their bit patterns).
 __global__ void max_diff(const double* a, const double* b, int64_t count, unsigned long long* out) {
@@ -200,6 +190,7 @@ int main(int argc, char** argv) {
   cuda::Context ctx;
   if (profile) return profile_shapes(ctx, shapes, variants);
   const double copy_gbs = copy_bandwidth_gbs(ctx);
+  spx::bench_gemm::warm_up(ctx);
   std::FILE* json = json_path.empty() ? nullptr : std::fopen(json_path.c_str(), "w");
   if (json)
     std::fprintf(json,
@@ -225,8 +216,8 @@ int main(int argc, char** argv) {
     cuda::DeviceBuffer<double> C(static_cast<std::size_t>(s.m * s.n), "C");
     cuda::DeviceBuffer<double> Cref(static_cast<std::size_t>(s.m * s.n), "Cref");
     cuda::DeviceBuffer<unsigned long long> diff(1, "diff");
-    fill<<<1024, 256, 0, ctx.stream()>>>(A.data(), a_rows * a_cols, 1 + si);
-    fill<<<1024, 256, 0, ctx.stream()>>>(B.data(), b_rows * b_cols, 7919 + si);
+    spx::bench_gemm::fill(ctx, A.data(), a_rows * a_cols, 1 + si);
+    spx::bench_gemm::fill(ctx, B.data(), b_rows * b_cols, 7919 + si);
     GRID_CHECK(cudaMemsetAsync(C.data(), 0xff, C.size() * sizeof(double), ctx.stream()));  // NaN
     cuda::CublasGemm<double> cublas(ctx, s.op_a, s.op_b, s.m, s.n, s.k, 1.0, A.data(), a_rows, B.data(),
                                     b_rows, 0.0, Cref.data(), s.m);

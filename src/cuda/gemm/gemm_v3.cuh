@@ -46,17 +46,23 @@
 namespace spx::cuda::detail::gemm_v3 {
 
 // The compile-time shape of one kernel: block tile bm × bn, a WarpsM × WarpsN grid of warps, slab
-// depth, pipeline depth, MMA k (4 or 8), and the blocks per SM its registers are capped for.
-template <int BM, int BN, int WarpsM, int WarpsN, int BK, int Stages, int MmaK, int MinBlocks>
+// depth, pipeline depth, MMA k (4, 8 or 16: m16n8k8 and m16n8k16 are sm_90 shapes that do 2 and 4
+// times m16n8k4's work per instruction), the blocks per SM its registers are capped for, and the
+// fragment buffers (2: step q + 1's fragments load during step q's DMMAs; 1: each step loads its
+// own, which leaves the registers of a second set to larger MMA shapes and co-resident warps hide
+// the shared-memory latency instead).
+template <int BM, int BN, int WarpsM, int WarpsN, int BK, int Stages, int MmaK, int MinBlocks,
+          int FragBufs = 2>
 struct Config {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kStages = Stages, kMmaK = MmaK;
-  static constexpr int kWarpsM = WarpsM, kWarpsN = WarpsN, kMinBlocks = MinBlocks;
+  static constexpr int kWarpsM = WarpsM, kWarpsN = WarpsN, kMinBlocks = MinBlocks, kFragBufs = FragBufs;
   static constexpr int kThreads = 32 * WarpsM * WarpsN;
   static constexpr int kWM = BM / WarpsM, kWN = BN / WarpsN;   // the warp tile
   static constexpr int kFragsM = kWM / 16, kFragsN = kWN / 8;  // m16n8 fragments per warp
   static_assert(kWM % 16 == 0 && kWN % 8 == 0, "whole m16n8 fragments per warp");
-  static_assert(BK % MmaK == 0 && (MmaK == 4 || MmaK == 8), "m16n8k4 or m16n8k8 steps per slab");
-  static_assert(BK / MmaK >= 2 && BK / MmaK % 2 == 0,
+  static_assert(BK % MmaK == 0 && (MmaK == 4 || MmaK == 8 || MmaK == 16),
+                "m16n8k4, k8 or k16 steps per slab");
+  static_assert(FragBufs == 1 || (FragBufs == 2 && BK / MmaK >= 2 && BK / MmaK % 2 == 0),
                 "fragment double buffer: an even number of steps per slab");
   static_assert(Stages >= 2, "at least double buffering");
 };
@@ -206,13 +212,20 @@ __device__ __forceinline__ TileCoord grouped_tile(int64_t pid, int64_t tiles_m, 
 }
 
 // d += a * b on one m16n8 fragment. Fragment layouts (PTX ISA, "Matrix Fragments for
-// mma.m16n8k8", .f64; m16n8k4 is its first half), g = lane / 4, t = lane % 4:
+// mma.m16n8k8" and "mma.m16n8k16", .f64; m16n8k4 is k8's first half), g = lane / 4, t = lane % 4:
 //   A: a[i] = A(g + 8 (i % 2), t + 4 (i / 2));  B: b[i] = B(t + 4 i, g);
 //   C: c[i] = C(g + 8 (i / 2), 2 t + i % 2).
 template <int MmaK>
 __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[MmaK / 2],
                                      const double (&b)[MmaK / 4]) {
-  if constexpr (MmaK == 8) {
+  if constexpr (MmaK == 16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
+        "{%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
+          "d"(b[1]), "d"(b[2]), "d"(b[3]));
+  } else if constexpr (MmaK == 8) {
     asm volatile(
         "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
         "{%0,%1,%2,%3};\n"
@@ -227,8 +240,11 @@ __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[MmaK / 2]
 }
 
 // op(A) is m × k, op(B) k × n; kAKContig: A stored contiguous along k (op_a == T); kBKContig: B
-// stored contiguous along k (op_b == N).
-template <class Cfg, bool kAKContig, bool kBKContig>
+// stored contiguous along k (op_b == N). kVec: both operands allow 16-byte copies (Operand::vec_ok),
+// known at compile time, so the main loop holds only the 16-byte interior copies: with the choice
+// made at run time nvcc predicated both forms, and every slab issued the 8-byte copies and their
+// addresses too, switched off (Nsight Compute, docs/dgemm.md).
+template <class Cfg, bool kAKContig, bool kBKContig, bool kVec>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     gemm_v3_kernel(Operand a, Operand b, int64_t m, int64_t n, int64_t k, double alpha, double beta,
                    double* C, int64_t ldc, int group_m, int64_t k_split, double* partial) {
@@ -278,9 +294,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     const bool full = k0 + BK <= k;
     if (interior && full) {
       load_slab_interior<BK, kBM, kAKContig, kThreads>(a_src + s * a_step, a.ld, da + a_c * SA::kPitch + a_r,
-                                                       a.vec_ok);
+                                                       kVec || a.vec_ok);
       load_slab_interior<BK, kBN, kBKContig, kThreads>(b_src + s * b_step, b.ld, db + b_c * SB::kPitch + b_r,
-                                                       b.vec_ok);
+                                                       kVec || b.vec_ok);
       return;
     }
     if (full) {
@@ -307,9 +323,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   // This lane's fragment origins inside a slab: A rows wm*64 + g, B columns wn*32 + g, k = t.
   const int a_lane = t * SA::kStrideK + (wm * kWM + g) * SA::kStrideO;
   const int b_lane = t * SB::kStrideK + (wn * kWN + g) * SB::kStrideO;
-  // Fragments of one MMA k step, double-buffered in registers: step q + 1's loads are issued
-  // before step q's DMMAs, so their shared-memory latency hides behind the tensor cores.
-  double fa[2][kFragsM][MK / 2], fb[2][kFragsN][MK / 4];
+  // Fragments of one MMA k step: with two buffers step q + 1's loads are issued before step q's
+  // DMMAs, so their shared-memory latency hides behind the tensor cores.
+  constexpr int FB = Cfg::kFragBufs;
+  double fa[FB][kFragsM][MK / 2], fb[FB][kFragsN][MK / 4];
   const auto load_frags = [&](int buf, int slot, int kk) {
     const double* as = sa + slot * SA::kElems + a_lane;
     const double* bs = sb + slot * SB::kElems + b_lane;
@@ -323,6 +340,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
       for (int e = 0; e < MK / 4; ++e) fb[buf][j][e] = bs[(kk + 4 * e) * SB::kStrideK + j * 8 * SB::kStrideO];
   };
+  const auto mma_step = [&](int buf) {
+#pragma unroll
+    for (int i = 0; i < kFragsM; ++i)
+#pragma unroll
+      for (int j = 0; j < kFragsN; ++j) dmma<MK>(acc[i][j], fa[buf][i], fb[buf][j]);
+  };
 
   const int64_t slabs = (k + BK - 1) / BK;
   // Prologue: slabs 0 .. S-2 in flight, one commit group each (empty groups keep the count).
@@ -333,31 +356,44 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   }
   cp_async_wait<S - 2>();  // slab 0 has landed
   __syncthreads();
-  load_frags(0, 0, 0);
 
   constexpr int kSteps = BK / MK;
-  for (int64_t s = 0; s < slabs; ++s) {
-    const int slot = static_cast<int>(s % S);
+  if constexpr (FB == 1) {
+    for (int64_t s = 0; s < slabs; ++s) {
+      const int slot = static_cast<int>(s % S);
+      // Slot (s - 1) % S was last read before the previous barrier: refill it with slab s + S - 1.
+      if (s + S - 1 < slabs) load(s + S - 1, static_cast<int>((s + S - 1) % S));
+      cp_async_commit();
 #pragma unroll
-    for (int q = 0; q < kSteps; ++q) {
-      if (q == kSteps - 1) {
-        // Slab s + 1 must have landed (everyone's copies) before its first fragments are read;
-        // the barrier also ends all reads of slot (s - 1) % S, which the next load overwrites.
-        cp_async_wait<S - 2>();
-        __syncthreads();
+      for (int q = 0; q < kSteps; ++q) {
+        load_frags(0, slot, q * MK);
+        mma_step(0);
       }
-      if (q + 1 < kSteps)
-        load_frags((q + 1) % 2, slot, (q + 1) * MK);
-      else if (s + 1 < slabs)
-        load_frags((q + 1) % 2, static_cast<int>((s + 1) % S), 0);
-      if (q == 0) {  // after the barrier of the previous slab: slot (s + S - 1) % S is free
-        if (s + S - 1 < slabs) load(s + S - 1, static_cast<int>((s + S - 1) % S));
-        cp_async_commit();
+      cp_async_wait<S - 2>();  // slab s + 1 has landed (this thread's copies) ...
+      __syncthreads();         // ... and everyone's; all reads of slot s % S are done
+    }
+  } else {
+    load_frags(0, 0, 0);
+    for (int64_t s = 0; s < slabs; ++s) {
+      const int slot = static_cast<int>(s % S);
+#pragma unroll
+      for (int q = 0; q < kSteps; ++q) {
+        if (q == kSteps - 1) {
+          // Slab s + 1 must have landed (everyone's copies) before its first fragments are read;
+          // the barrier also ends all reads of slot (s - 1) % S, which the next load overwrites.
+          cp_async_wait<S - 2>();
+          __syncthreads();
+        }
+        if (q + 1 < kSteps)
+          load_frags((q + 1) % 2, slot, (q + 1) * MK);
+        else if (s + 1 < slabs)
+          load_frags((q + 1) % 2, static_cast<int>((s + 1) % S), 0);
+        if (q == 0) {  // after the barrier of the previous slab: slot (s + S - 1) % S is free
+          if (s + S - 1 < slabs) load(s + S - 1, static_cast<int>((s + S - 1) % S));
+          cp_async_commit();
+        }
+        mma_step(q % 2);
       }
-#pragma unroll
-      for (int i = 0; i < kFragsM; ++i)
-#pragma unroll
-        for (int j = 0; j < kFragsN; ++j) dmma<MK>(acc[i][j], fa[q % 2][i], fb[q % 2][j]);
     }
   }
   cp_async_wait<0>();  // no copy may still target shared memory when the block exits

@@ -1,0 +1,42 @@
+// Pieces the DGEMM study tools share (spx_gemm_grid, spx_gemm_configs): random operands made on the
+// device, and a warm-up that brings the clocks up before the first timed shape (an idle H100 sits at
+// a few hundred MHz, and the first shape of a run was timed up to 1.5x slow for cuBLAS and spx alike).
+#pragma once
+
+#include <cstdint>
+
+#include "spx/cuda/buffer.hpp"
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/timing.hpp"
+#include "spx/cuda/vendor.hpp"
+
+namespace spx::bench_gemm {
+
+// x[i] uniform in [-1, 1), a hash of (i, seed): the same operands on every run.
+__global__ void fill_uniform(double* x, int64_t count, uint64_t seed) {
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    uint64_t h = (static_cast<uint64_t>(i) + seed) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+    x[i] = static_cast<double>(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  }
+}
+
+inline void fill(cuda::Context& ctx, double* x, int64_t count, uint64_t seed) {
+  fill_uniform<<<1024, 256, 0, ctx.stream()>>>(x, count, seed);
+}
+
+// About `seconds` of cuBLAS DGEMM at 4096^3: the clocks and the power cap settle before timing.
+inline void warm_up(cuda::Context& ctx, double seconds = 0.5) {
+  constexpr int64_t n = 4096;
+  cuda::DeviceBuffer<double> a(static_cast<std::size_t>(n * n), "warm-up A"),
+      c(static_cast<std::size_t>(n * n), "warm-up C");
+  fill(ctx, a.data(), n * n, 3);
+  cuda::CublasGemm<double> g(ctx, Op::N, Op::N, n, n, n, 1.0, a.data(), n, a.data(), n, 0.0, c.data(), n);
+  cuda::time_kernel(
+      ctx, [&] { g.run(); }, 1, 10, seconds);
+}
+
+}  // namespace spx::bench_gemm

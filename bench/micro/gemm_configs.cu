@@ -1,0 +1,166 @@
+// spx_gemm_configs: version 3's kernel template (src/cuda/gemm/gemm_v3.cuh) at candidate Configs that
+// the library does not instantiate, NN, no split, beside cuBLAS DGEMM in interleaved rounds, each
+// result checked against cuBLAS's. It answers "which tile, MMA shape, slab depth, stages and fragment
+// buffering should a library tile have" before the library and its rule are changed (docs/dgemm.md).
+//
+//   spx_gemm_configs [--rounds R] SHAPE...     SHAPE = MxNxK (NN, alpha = 1, beta = 0)
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cuda/gemm/gemm_v3_launch.cuh"
+#include "micro/gemm_bench.cuh"
+#include "spx/cuda/buffer.hpp"
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/timing.hpp"
+#include "spx/cuda/vendor.hpp"
+
+namespace {
+
+namespace cuda = spx::cuda;
+namespace v3 = spx::cuda::detail::gemm_v3;
+using spx::cuda::detail::V3Grid;
+
+struct Candidate {
+  const char* name;
+  void (*run)(cuda::Context&, const double*, const double*, double*, int64_t, int64_t, int64_t);
+};
+
+template <class Cfg>
+void run_nn(cuda::Context& ctx, const double* A, const double* B, double* C, int64_t m, int64_t n,
+            int64_t k) {
+  const v3::Operand a = v3::operand(A, m, m, k), b = v3::operand(B, k, k, n);
+  v3::launch_ops<Cfg, false, true>(ctx, a, b, m, n, k, 1.0, 0.0, C, m, V3Grid{8, 1, k, nullptr});
+}
+// The same with the copy width chosen at run time inside the loop (no compile-time dispatch).
+template <class Cfg>
+void run_nn_runtime_vec(cuda::Context& ctx, const double* A, const double* B, double* C, int64_t m, int64_t n,
+                        int64_t k) {
+  const v3::Operand a = v3::operand(A, m, m, k), b = v3::operand(B, k, k, n);
+  v3::launch_ops<Cfg, false, true>(ctx, a, b, m, n, k, 1.0, 0.0, C, m, V3Grid{8, 1, k, nullptr}, false);
+}
+
+// Config<bm, bn, warps m, warps n, bk, stages, mma k, blocks per SM, fragment buffers>
+// "run-time vec": the loop chooses 16- or 8-byte copies at run time (the library before the
+// compile-time dispatch), "(lib)" the library's configurations.
+const Candidate kCandidates[] = {
+    {"128x128 run-time vec", run_nn_runtime_vec<v3::Config<128, 128, 2, 4, 16, 4, 4, 1>>},
+    {"128x64 run-time vec", run_nn_runtime_vec<v3::Config<128, 64, 4, 2, 16, 3, 4, 2>>},
+    {"64x64 run-time vec", run_nn_runtime_vec<v3::Config<64, 64, 2, 2, 16, 3, 4, 3>>},
+    {"32x32 run-time vec", run_nn_runtime_vec<v3::Config<32, 32, 2, 2, 32, 4, 8, 3>>},
+    {"128x128 k4 d (lib)", run_nn<v3::Config<128, 128, 2, 4, 16, 4, 4, 1>>},
+    {"128x128 k8 s", run_nn<v3::Config<128, 128, 2, 4, 16, 4, 8, 1, 1>>},
+    {"128x128 k16 s", run_nn<v3::Config<128, 128, 2, 4, 16, 4, 16, 1, 1>>},
+    {"128x128 bk32 k8 s st3", run_nn<v3::Config<128, 128, 2, 4, 32, 3, 8, 1, 1>>},
+    {"128x64 k4 d (lib)", run_nn<v3::Config<128, 64, 4, 2, 16, 3, 4, 2>>},
+    {"128x64 k8 s", run_nn<v3::Config<128, 64, 4, 2, 16, 3, 8, 2, 1>>},
+    {"128x64 bk32 k8 s 1/SM", run_nn<v3::Config<128, 64, 4, 2, 32, 3, 8, 1, 1>>},
+    {"64x64 k4 d (lib)", run_nn<v3::Config<64, 64, 2, 2, 16, 3, 4, 3>>},
+    {"64x64 k8 s st4", run_nn<v3::Config<64, 64, 2, 2, 16, 4, 8, 3, 1>>},
+    {"64x64 bk32 k16 s", run_nn<v3::Config<64, 64, 2, 2, 32, 3, 16, 2, 1>>},
+    {"32x32 k8 d (lib)", run_nn<v3::Config<32, 32, 2, 2, 32, 4, 8, 3>>},
+    {"32x32 k16 d", run_nn<v3::Config<32, 32, 2, 2, 32, 4, 16, 3, 2>>},
+    {"32x32 k8 d st6", run_nn<v3::Config<32, 32, 2, 2, 32, 6, 8, 2>>},
+    {"64x32 k16 d", run_nn<v3::Config<64, 32, 2, 2, 32, 3, 16, 2, 2>>},
+};
+
+double max_abs_diff(cuda::Context& ctx, const cuda::DeviceBuffer<double>& x,
+                    const cuda::DeviceBuffer<double>& y) {
+  // On the context's stream: a copy on the legacy stream would not wait for the kernel.
+  std::vector<double> a(x.size()), b(y.size());
+  cudaMemcpyAsync(a.data(), x.data(), a.size() * sizeof(double), cudaMemcpyDeviceToHost, ctx.stream());
+  cudaMemcpyAsync(b.data(), y.data(), b.size() * sizeof(double), cudaMemcpyDeviceToHost, ctx.stream());
+  ctx.synchronize();
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double d = std::fabs(a[i] - b[i]);
+    worst = d != d ? INFINITY : std::max(worst, d);
+  }
+  return worst;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rounds = 3;
+  std::vector<std::array<int64_t, 3>> shapes;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    long long m, n, k;
+    if (a == "--rounds" && i + 1 < argc) {
+      rounds = std::max(1, std::atoi(argv[++i]));
+    } else if (std::sscanf(argv[i], "%lldx%lldx%lld", &m, &n, &k) == 3 && m > 0 && n > 0 && k > 0) {
+      shapes.push_back({m, n, k});
+    } else {
+      std::fprintf(stderr, "spx_gemm_configs: bad argument '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+  cuda::Context ctx;
+  cuda::TimingOptions topt;
+  topt.warmup = 2;
+  topt.min_runs = 5;
+  topt.min_seconds = 0.03;
+  spx::bench_gemm::warm_up(ctx);
+  std::printf("%-22s", "m x n x k");
+  std::printf(" %10s", "cuBLAS us");
+  for (const Candidate& c : kCandidates) std::printf(" | %s", c.name);
+  std::printf("\n");
+  int failures = 0;
+  for (const auto& [m, n, k] : shapes) {
+    cuda::DeviceBuffer<double> A(static_cast<std::size_t>(m * k), "A"),
+        B(static_cast<std::size_t>(k * n), "B");
+    cuda::DeviceBuffer<double> C(static_cast<std::size_t>(m * n), "C"),
+        R(static_cast<std::size_t>(m * n), "R");
+    spx::bench_gemm::fill(ctx, A.data(), m * k, 1);
+    spx::bench_gemm::fill(ctx, B.data(), k * n, 2);
+    cuda::CublasGemm<double> cublas(ctx, spx::Op::N, spx::Op::N, m, n, k, 1.0, A.data(), m, B.data(), k, 0.0,
+                                    R.data(), m);
+    cublas.run();
+    const double bound =
+        4.0 * (static_cast<double>(k) + 3.0) * 1.1102230246251565e-16 * static_cast<double>(k);
+    std::vector<std::string> bad;
+    for (const Candidate& c : kCandidates) {
+      cudaMemsetAsync(C.data(), 0xff, C.size() * sizeof(double), ctx.stream());  // NaN
+      c.run(ctx, A.data(), B.data(), C.data(), m, n, k);
+      if (!(max_abs_diff(ctx, C, R) <= bound)) bad.push_back(c.name);
+    }
+    std::vector<double> cub;
+    std::vector<std::vector<double>> mine(std::size(kCandidates));
+    for (int r = 0; r < rounds; ++r) {
+      cub.push_back(cuda::time_kernel(
+                        ctx, [&] { cublas.run(); }, topt)
+                        .median_ms);
+      for (std::size_t i = 0; i < std::size(kCandidates); ++i)
+        mine[i].push_back(
+            cuda::time_kernel(
+                ctx, [&] { kCandidates[i].run(ctx, A.data(), B.data(), C.data(), m, n, k); }, topt)
+                .median_ms);
+    }
+    char name[64];
+    std::snprintf(name, sizeof name, "%lldx%lldx%lld", static_cast<long long>(m), static_cast<long long>(n),
+                  static_cast<long long>(k));
+    const double c_us = median(cub) * 1e3;
+    std::printf("%-22s %10.1f", name, c_us);
+    for (std::size_t i = 0; i < std::size(kCandidates); ++i) {
+      const double us = median(mine[i]) * 1e3;
+      std::printf(" | %8.1f %.2f", us, c_us / us);
+    }
+    std::printf("\n");
+    for (const std::string& b : bad) std::printf("  WRONG RESULT: %s on %s\n", b.c_str(), name);
+    failures += static_cast<int>(bad.size());
+    std::fflush(stdout);
+  }
+  return failures ? 1 : 0;
+}
