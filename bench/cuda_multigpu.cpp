@@ -171,13 +171,13 @@ void run_matrix(const MatrixSource& src, const OpSpec& op, const MultiGpuOptions
     cd::DistOptions dopt;
     dopt.plan.mode = o.plan_mode;
     dopt.plan.expected_calls = 1000;
-    const auto D_stats = dist::statistics(in.D);
     // The reference needs the parts; compute it before the matrix goes to the GPUs.
     const std::vector<T> x = input_values<T>(in.D.cols * L, 3);
     const Reference ref = reference(in, x, L);
-    const int64_t rows = in.D.rows, cols = in.D.cols, nnz = D_stats.nnz;
     cd::DistSparseMatrix<T> A(team, in.D, dopt);
     in = DistInput<T>{};  // frees the host parts
+    const dist::DistStats& D_stats = A.stats();
+    const int64_t rows = A.rows(), cols = A.cols(), nnz = A.nnz();
     cd::DistVector<T> dx(team, A.col_partition(), L), dy(team, A.row_partition(), L);
     dx.upload(x);
     dy.upload(std::vector<T>(static_cast<std::size_t>(rows * L), std::numeric_limits<T>::quiet_NaN()));

@@ -443,10 +443,8 @@ def spmv(A: Matrix, x: Any, out: Any = None, alpha: float = 1.0, beta: float = 0
         if y is not None:
             return y
     if A._dev >= 0 and _arrays.is_device_array(x):
-        if stream is None and _cupy_fast() is not None and type(x) is _CupyFast.ndarray:
-            y = A._spmv_cupy(x, out, alpha, beta)
-            if y is not None:
-                return y
+        if _CupyFast.ndarray is None and _cupy_fast() is not None:
+            return spmv(A, x, out, alpha, beta, stream)  # CuPy seen for the first time: the fast path above
         return _spmv_device(A, x, out, alpha, beta, stream)
     a, b = _check_scalars(alpha, beta, out)
     if _arrays.is_device_array(x):

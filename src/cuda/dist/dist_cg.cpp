@@ -17,8 +17,8 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/dist/nccl.hpp"
+#include "cuda/solve/cg_driver.hpp"
 #include "cuda/solve/cg_kernels.hpp"
-#include "cuda/solve/cg_result.hpp"
 #include "spx/cuda/stream.hpp"
 #include "spx/error.hpp"
 
@@ -69,23 +69,14 @@ struct DistCgSolver<T>::Impl {
       counter.emplace_back(1, "dist cg counter");
       state.emplace_back(1, "dist cg state");
       SPX_CUDA_CHECK(cudaMemsetAsync(counter.back().data(), 0, sizeof(unsigned), ctx.stream()));
+      SPX_CUDA_CHECK(cudaMemsetAsync(totals.back().data(), 0, totals.back().bytes(), ctx.stream()));
     }
     DeviceScope scope(team.context(0).device());
     batch_done[0].emplace();
     batch_done[1].emplace();
     // One all-gather now: NCCL sets up the collective's connections on first use (milliseconds),
     // which belongs to the solver's setup, not to its first solve.
-    for (auto& t : totals) {
-      DeviceScope on(team.context(static_cast<int>(&t - totals.data())).device());
-      SPX_CUDA_CHECK(cudaMemsetAsync(t.data(), 0, t.bytes(),
-                                     team.context(static_cast<int>(&t - totals.data())).stream()));
-    }
-    SPX_NCCL_CHECK(ncclGroupStart());
-    for (int k = 0; k < team.size(); ++k)
-      SPX_NCCL_CHECK(ncclAllGather(totals[static_cast<std::size_t>(k)].data(),
-                                   gathered[static_cast<std::size_t>(k)].data(), kTotals, ncclFloat64,
-                                   static_cast<ncclComm_t>(team.nccl_comm(k)), team.context(k).stream()));
-    SPX_NCCL_CHECK(ncclGroupEnd());
+    gather(0, kTotals);
     team.synchronize();
   }
 
@@ -95,11 +86,9 @@ struct DistCgSolver<T>::Impl {
     return inv_diag ? inv_diag->part(k).data() : nullptr;
   }
 
-  // Every rank's sums totals[offset, offset + count) onto every rank (gathered[r·count ..]), then the
-  // decisions of `stage` on their rank-ordered sum (cg_kernels.hpp): an all-gather instead of an
-  // all-reduce, so the sums do not depend on NCCL's algorithm, the message size or the rank.
-  void reduce_and_decide(int offset, CgStage stage, double* hist) {
-    const int count = spx::cuda::detail::cg_stage_sums(stage);
+  // Every rank's sums totals[offset, offset + count) onto every rank (gathered[r·count ..]), on the
+  // compute streams.
+  void gather(int offset, int count) {
     SPX_NCCL_CHECK(ncclGroupStart());
     for (int k = 0; k < team.size(); ++k) {
       const auto K = static_cast<std::size_t>(k);
@@ -108,6 +97,13 @@ struct DistCgSolver<T>::Impl {
                                    static_cast<ncclComm_t>(team.nccl_comm(k)), team.context(k).stream()));
     }
     SPX_NCCL_CHECK(ncclGroupEnd());
+  }
+
+  // gather(), then the decisions of `stage` on the rank-ordered sum (cg_kernels.hpp): an all-gather
+  // instead of an all-reduce, so the sums do not depend on NCCL's algorithm, the message size or
+  // the rank.
+  void reduce_and_decide(int offset, CgStage stage, double* hist) {
+    gather(offset, spx::cuda::detail::cg_stage_sums(stage));
     for (int k = 0; k < team.size(); ++k) {
       DeviceScope scope(team.context(k).device());
       spx::cuda::detail::launch_cg_decide<T>(
@@ -181,8 +177,7 @@ CgResult DistCgSolver<T>::solve(const DistVector<T>* inv_diag, const DistVector<
     throw Error("dist cg: b and x must be vectors split like the matrix's rows");
   if (inv_diag && (inv_diag->partition().begin != layout || inv_diag->cols() != 1))
     throw Error("dist cg: the Jacobi diagonal must be split like the matrix's rows");
-  if (options.max_iterations < 0) throw Error("cg: max_iterations must be >= 0");
-  if (options.check_every < 1) throw Error("cg: check_every must be >= 1");
+  const CgState init = spx::cuda::detail::initial_cg_state(options);
   double* hist = nullptr;
   if (options.history) {
     DeviceScope scope(team.context(0).device());
@@ -192,11 +187,6 @@ CgResult DistCgSolver<T>::solve(const DistVector<T>* inv_diag, const DistVector<
     hist = m.history.data();
   }
 
-  CgState init{};
-  init.rtol = options.rtol;
-  init.atol = options.atol;
-  init.max_it = options.max_iterations;
-  init.window = options.stagnation_window;
   if (options.zero_initial_guess) x.fill(T{0});
   m.p.fill(T{0});
   m.s.fill(T{0});
@@ -227,24 +217,14 @@ CgResult DistCgSolver<T>::solve(const DistVector<T>* inv_diag, const DistVector<
     ctx0.synchronize();
   }
   if (host[2].status == spx::cuda::detail::kCgRunning) {
-    const int k = options.check_every;
-    const int64_t max_batches = options.max_iterations / k + 3;
-    bool done = false;
-    for (int64_t batch = 0; !done; ++batch) {
-      if (batch < max_batches) {
-        for (int i = 0; i < k; ++i) m.iteration(inv_diag, x, hist);
-        DeviceScope scope(ctx0.device());
-        copy_to_host_async(ctx0, &host[batch % 2], m.state[0].data(), sizeof(CgState));
-        m.batch_done[batch % 2]->record(ctx0.stream());
-      }
-      if (batch >= 1) {
-        const int64_t prev = batch - 1;
-        m.batch_done[prev % 2]->synchronize();
-        const CgState& st = host[prev % 2];
-        if (progress) progress(st.it, std::sqrt(st.rr));
-        done = st.status != spx::cuda::detail::kCgRunning;
-      }
-      if (batch >= max_batches) done = true;  // safety net; the device caps iterations itself
+    {
+      DeviceScope scope(ctx0.device());  // the state copies and events are rank 0's
+      spx::cuda::detail::run_cg_batches(
+          ctx0, m.state[0].data(), host, *m.batch_done[0], *m.batch_done[1], options,
+          [&] {
+            for (int i = 0; i < options.check_every; ++i) m.iteration(inv_diag, x, hist);
+          },
+          progress);
     }
     team.synchronize();
     DeviceScope scope(ctx0.device());

@@ -32,7 +32,7 @@ struct Message {
 template <class T>
 struct Rank {
   int device = 0;
-  int64_t rows = 0, owned = 0, halo = 0;
+  int64_t rows = 0, halo = 0;
   std::unique_ptr<SparseMatrix<T>> local, remote;
   bool compressed = false;
   int64_t remote_rows = 0;
@@ -43,15 +43,23 @@ struct Rank {
   int64_t capacity = 0;              // columns the buffers below hold
   DeviceBuffer<T> send_buffer, halo_buffer, remote_out;
   std::optional<Event> x_ready, halo_done;
+
+  bool exchanges() const { return send_total > 0 || !recvs.empty(); }
 };
 
-// Rank r's remote part restricted to its rows with remote entries.
+// The rows of R that hold entries.
 template <class T>
-Csr<T, int32_t> compress_rows(const Csr<T, int32_t>& R, std::vector<int32_t>& kept) {
-  kept.clear();
+std::vector<int32_t> nonempty_rows(const Csr<T, int32_t>& R) {
+  std::vector<int32_t> kept;
   for (int32_t i = 0; i < R.rows; ++i)
     if (R.row_ptr[static_cast<std::size_t>(i) + 1] > R.row_ptr[static_cast<std::size_t>(i)])
       kept.push_back(i);
+  return kept;
+}
+
+// R restricted to the rows `kept` (all of its nonempty rows, in order).
+template <class T>
+Csr<T, int32_t> keep_rows(const Csr<T, int32_t>& R, const std::vector<int32_t>& kept) {
   Csr<T, int32_t> C(static_cast<int32_t>(kept.size()), R.cols);
   C.col_idx = R.col_idx;
   C.values = R.values;
@@ -65,7 +73,6 @@ Csr<T, int32_t> compress_rows(const Csr<T, int32_t>& R, std::vector<int32_t>& ke
 template <class T>
 struct DistSparseMatrix<T>::Impl {
   Team& team;
-  int64_t rows = 0, cols = 0, nnz = 0;
   spx::dist::Partition row_partition, col_partition;
   spx::dist::DistStats stats;
   DistOptions options;
@@ -126,12 +133,9 @@ DistSparseMatrix<T>::DistSparseMatrix(Team& team, const spx::dist::DistMatrix<T>
   if (D.ranks() != team.size())
     throw Error(
         fmt::format("dist: the matrix is split over {} ranks, the team has {} GPUs", D.ranks(), team.size()));
-  m.rows = D.rows;
-  m.cols = D.cols;
   m.row_partition = D.row_partition;
   m.col_partition = D.col_partition;
   m.stats = spx::dist::statistics(D);
-  m.nnz = m.stats.nnz;
   m.options = options;
   m.ranks.resize(static_cast<std::size_t>(team.size()));
   for (int r = 0; r < team.size(); ++r) {
@@ -141,24 +145,23 @@ DistSparseMatrix<T>::DistSparseMatrix(Team& team, const spx::dist::DistMatrix<T>
     k.device = ctx.device();
     DeviceScope scope(k.device);
     k.rows = part.row_end - part.row_begin;
-    k.owned = part.col_end - part.col_begin;
-    if (k.rows < 1 || k.owned < 1)
+    const int64_t owned = part.col_end - part.col_begin;
+    if (k.rows < 1 || owned < 1)
       throw Error(
           fmt::format("dist: rank {} holds {} rows and owns {} entries of x; split the {} × {} matrix "
                       "over fewer GPUs",
-                      r, k.rows, k.owned, D.rows, D.cols));
+                      r, k.rows, owned, D.rows, D.cols));
     k.halo = static_cast<int64_t>(part.halo_global.size());
     k.local = std::make_unique<SparseMatrix<T>>(ctx, part.local);
     k.local->plan_spmv(options.plan);
     if (part.remote.nnz() > 0) {
-      std::vector<int32_t> kept;
-      Csr<T, int32_t> compressed = compress_rows(part.remote, kept);
+      const std::vector<int32_t> kept = nonempty_rows(part.remote);
       k.compressed =
           static_cast<double>(kept.size()) <= options.compress_remote_below * static_cast<double>(k.rows);
       k.remote_rows = k.compressed ? static_cast<int64_t>(kept.size()) : k.rows;
       if (k.compressed) {
         k.remote_row_map = to_device(ctx, kept, "remote row map");
-        k.remote = std::make_unique<SparseMatrix<T>>(ctx, std::move(compressed));
+        k.remote = std::make_unique<SparseMatrix<T>>(ctx, keep_rows(part.remote, kept));
       } else {
         k.remote = std::make_unique<SparseMatrix<T>>(ctx, part.remote);
       }
@@ -198,15 +201,15 @@ DistSparseMatrix<T>& DistSparseMatrix<T>::operator=(DistSparseMatrix&&) noexcept
 
 template <class T>
 int64_t DistSparseMatrix<T>::rows() const {
-  return impl_->rows;
+  return impl_->row_partition.size();
 }
 template <class T>
 int64_t DistSparseMatrix<T>::cols() const {
-  return impl_->cols;
+  return impl_->col_partition.size();
 }
 template <class T>
 int64_t DistSparseMatrix<T>::nnz() const {
-  return impl_->nnz;
+  return impl_->stats.nnz;
 }
 template <class T>
 Team& DistSparseMatrix<T>::team() {
@@ -291,7 +294,7 @@ void DistSparseMatrix<T>::Impl::product(const DistVector<T>& X, DistVector<T>& Y
   const bool halo = has(phases, Phases::Halo);
   for (int r = 0; r < n && halo; ++r) {
     Rank<T>& k = ranks[static_cast<std::size_t>(r)];
-    if (k.send_total == 0 && k.recvs.empty()) continue;
+    if (!k.exchanges()) continue;
     Context& ctx = team.context(r);
     DeviceScope scope(k.device);
     k.x_ready->record(ctx.stream());
@@ -312,7 +315,7 @@ void DistSparseMatrix<T>::Impl::product(const DistVector<T>& X, DistVector<T>& Y
     Rank<T>& k = ranks[static_cast<std::size_t>(r)];
     Context& ctx = team.context(r);
     DeviceScope scope(k.device);
-    if (halo && (k.send_total > 0 || !k.recvs.empty())) {
+    if (halo && k.exchanges()) {
       k.halo_done->record(team.halo_stream(r));
       SPX_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(), k.halo_done->get(), 0));
     }

@@ -11,6 +11,13 @@
 namespace spx::cuda::detail {
 namespace {
 
+// The block's total from its warps' sums, added in warp order (deterministic).
+__device__ double block_total(const double (&warp_sums)[kCgBlock / 32]) {
+  double t = 0;
+  for (int w = 0; w < kCgBlock / 32; ++w) t += warp_sums[w];
+  return t;
+}
+
 // Reduces K per-thread values over the grid. Returns true in the last block to finish, where
 // thread 0 holds the totals in v; the arrival counter is left at zero.
 template <int K>
@@ -27,11 +34,8 @@ __device__ bool grid_reduce(double (&v)[K], double* partials, unsigned* counter)
   __syncthreads();
   if (threadIdx.x == 0) {
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      double t = 0;
-      for (int w = 0; w < kWarps; ++w) t += warp_sums[k][w];
-      partials[static_cast<std::size_t>(blockIdx.x) * K + k] = t;
-    }
+    for (int k = 0; k < K; ++k)
+      partials[static_cast<std::size_t>(blockIdx.x) * K + k] = block_total(warp_sums[k]);
     __threadfence();
     last = atomicAdd(counter, 1u) == gridDim.x - 1;
   }
@@ -52,11 +56,7 @@ __device__ bool grid_reduce(double (&v)[K], double* partials, unsigned* counter)
   __syncthreads();
   if (threadIdx.x == 0) {
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      double t = 0;
-      for (int w = 0; w < kWarps; ++w) t += warp_sums[k][w];
-      v[k] = t;
-    }
+    for (int k = 0; k < K; ++k) v[k] = block_total(warp_sums[k]);
     *counter = 0u;
   }
   return true;

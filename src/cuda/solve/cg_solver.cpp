@@ -11,8 +11,8 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
+#include "cuda/solve/cg_driver.hpp"
 #include "cuda/solve/cg_kernels.hpp"
-#include "cuda/solve/cg_result.hpp"
 #include "spx/cuda/cg.hpp"
 #include "spx/cuda/stream.hpp"
 #include "spx/error.hpp"
@@ -96,19 +96,13 @@ CgResult CgSolver<T>::solve(std::span<const T> inv_diag, std::span<const T> b, s
         fmt::format("cg: b has {} and x {} entries; the operator has {} rows", b.size(), x.size(), n));
   if (!inv_diag.empty() && static_cast<int64_t>(inv_diag.size()) != n)
     throw Error(fmt::format("cg: Jacobi diagonal has {} entries, not {}", inv_diag.size(), n));
-  if (options.max_iterations < 0) throw Error("cg: max_iterations must be >= 0");
-  if (options.check_every < 1) throw Error("cg: check_every must be >= 1");
+  const CgState init = detail::initial_cg_state(options);
   const T* dinv = inv_diag.empty() ? nullptr : inv_diag.data();
   cudaStream_t stream = m.ctx.stream();
   if (options.history && m.history.size() < static_cast<std::size_t>(options.max_iterations) + 1)
     m.history = DeviceBuffer<double>(static_cast<std::size_t>(options.max_iterations) + 1, "cg history");
   double* hist = options.history ? m.history.data() : nullptr;
 
-  CgState init{};
-  init.rtol = options.rtol;
-  init.atol = options.atol;
-  init.max_it = options.max_iterations;
-  init.window = options.stagnation_window;
   copy_to_device_async(m.ctx, m.state.data(), &init, sizeof(CgState));  // pageable: copied before return
   if (options.zero_initial_guess) SPX_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, N * sizeof(T), stream));
   SPX_CUDA_CHECK(cudaMemsetAsync(m.p.data(), 0, N * sizeof(T), stream));
@@ -121,8 +115,7 @@ CgResult CgSolver<T>::solve(std::span<const T> inv_diag, std::span<const T> b, s
   m.ctx.synchronize();
 
   if (host[2].status == detail::kCgRunning) {
-    // Batches of k iterations; batch j's state lands in host[j % 2], read after batch j + 1 is
-    // enqueued.
+    // Batches of k iterations (run_cg_batches), replayed as one CUDA graph when asked for.
     const int k = options.check_every;
     cudaGraphExec_t exec = nullptr;
     if (options.use_graph) {
@@ -140,29 +133,16 @@ CgResult CgSolver<T>::solve(std::span<const T> inv_diag, std::span<const T> b, s
       cudaGraphDestroy(graph);
       SPX_CUDA_CHECK(made);
     }
-    const int64_t max_batches = options.max_iterations / k + 3;
-    int64_t batch = 0;
-    bool done = false;
     try {
-      while (!done) {
-        if (batch < max_batches) {
-          if (exec)
-            SPX_CUDA_CHECK(cudaGraphLaunch(exec, stream));
-          else
-            for (int i = 0; i < k; ++i) m.iteration(dinv, x.data());
-          copy_to_host_async(m.ctx, &host[batch % 2], m.state.data(), sizeof(CgState));
-          m.batch_done[batch % 2].record(stream);
-        }
-        if (batch >= 1) {
-          const int64_t prev = batch - 1;
-          m.batch_done[prev % 2].synchronize();
-          const CgState& st = host[prev % 2];
-          if (progress) progress(st.it, std::sqrt(st.rr));
-          done = st.status != detail::kCgRunning;
-        }
-        if (batch >= max_batches) done = true;  // safety net; the device caps iterations itself
-        ++batch;
-      }
+      detail::run_cg_batches(
+          m.ctx, m.state.data(), host, m.batch_done[0], m.batch_done[1], options,
+          [&] {
+            if (exec)
+              SPX_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+            else
+              for (int i = 0; i < k; ++i) m.iteration(dinv, x.data());
+          },
+          progress);
     } catch (...) {
       if (exec) cudaGraphExecDestroy(exec);
       throw;

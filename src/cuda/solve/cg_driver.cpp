@@ -1,11 +1,12 @@
-// The host's reading of the device state a GPU solve ends in (cg_result.hpp).
-#include "cuda/solve/cg_result.hpp"
+// The host side shared by the GPU CG drivers (cg_driver.hpp).
+#include "cuda/solve/cg_driver.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <string>
 
+#include "spx/cuda/buffer.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cuda::detail {
@@ -25,6 +26,40 @@ std::string breakdown_message(const CgState& st) {
 }
 
 }  // namespace
+
+CgState initial_cg_state(const CgOptions& options) {
+  if (options.max_iterations < 0) throw Error("cg: max_iterations must be >= 0");
+  if (options.check_every < 1) throw Error("cg: check_every must be >= 1");
+  CgState init{};
+  init.rtol = options.rtol;
+  init.atol = options.atol;
+  init.max_it = options.max_iterations;
+  init.window = options.stagnation_window;
+  return init;
+}
+
+void run_cg_batches(Context& ctx, const CgState* state, CgState* host, Event& done0, Event& done1,
+                    const CgOptions& options, const std::function<void()>& enqueue_batch,
+                    const CgProgress& progress) {
+  Event* done[2] = {&done0, &done1};
+  const int64_t max_batches = options.max_iterations / options.check_every + 3;
+  bool finished = false;
+  for (int64_t batch = 0; !finished; ++batch) {
+    if (batch < max_batches) {
+      enqueue_batch();
+      copy_to_host_async(ctx, &host[batch % 2], state, sizeof(CgState));
+      done[batch % 2]->record(ctx.stream());
+    }
+    if (batch >= 1) {
+      const int64_t prev = batch - 1;
+      done[prev % 2]->synchronize();
+      const CgState& st = host[prev % 2];
+      if (progress) progress(st.it, std::sqrt(st.rr));
+      finished = st.status != kCgRunning;
+    }
+    if (batch >= max_batches) finished = true;
+  }
+}
 
 CgResult cg_result(const CgState& st, const CgOptions& options) {
   CgResult res;
