@@ -92,6 +92,42 @@ double copy_bandwidth_gbs(cuda::Context& ctx) {
   return 2.0 * static_cast<double>(bytes) / (t.median_ms * 1e-3) / 1e9;
 }
 
+// One shape's operands on the device, cuBLAS's product into Cref (or into C when there is no
+// reference) and spx's into C: C = op(A) op(B), alpha = 1, beta = 0. `random`: operands uniform in
+// [-1, 1) (seeded by the shape's index) and a reference to check against; otherwise memset operands
+// and no fill kernel at all (--profile).
+struct ShapeRun {
+  ShapeRun(cuda::Context& context, const Shape& shape, bool random, uint64_t seed)
+      : ctx(context),
+        s(shape),
+        a_rows(s.op_a == Op::N ? s.m : s.k),
+        b_rows(s.op_b == Op::N ? s.k : s.n),
+        A(static_cast<std::size_t>(a_rows * (s.op_a == Op::N ? s.k : s.m)), "A"),
+        B(static_cast<std::size_t>(b_rows * (s.op_b == Op::N ? s.n : s.k)), "B"),
+        C(static_cast<std::size_t>(s.m * s.n), "C"),
+        Cref(random ? static_cast<std::size_t>(s.m * s.n) : 0, "Cref"),
+        cublas(ctx, s.op_a, s.op_b, s.m, s.n, s.k, 1.0, A.data(), a_rows, B.data(), b_rows, 0.0,
+               random ? Cref.data() : C.data(), s.m) {
+    if (random) {
+      spx::bench_gemm::fill(ctx, A.data(), static_cast<int64_t>(A.size()), 1 + seed);
+      spx::bench_gemm::fill(ctx, B.data(), static_cast<int64_t>(B.size()), 7919 + seed);
+    } else {
+      GRID_CHECK(cudaMemsetAsync(A.data(), 0x3f, A.size() * sizeof(double), ctx.stream()));
+      GRID_CHECK(cudaMemsetAsync(B.data(), 0x3f, B.size() * sizeof(double), ctx.stream()));
+    }
+  }
+  void run_spx(const cuda::GemmParams& p) {
+    cuda::gemm<double>(ctx, s.op_a, s.op_b, s.m, s.n, s.k, 1.0, A.data(), a_rows, B.data(), b_rows, 0.0,
+                       C.data(), s.m, p);
+  }
+
+  cuda::Context& ctx;
+  Shape s;
+  int64_t a_rows, b_rows;
+  cuda::DeviceBuffer<double> A, B, C, Cref;
+  cuda::CublasGemm<double> cublas;
+};
+
 // One variant of --variants: a table entry (tile) at one split, and whether that split is the
 // rule's for the tile.
 struct Variant {
@@ -128,21 +164,9 @@ cuda::GemmParams params_of(const Variant& v) {
 // --profile: each GEMM once, nothing else launched (see the header).
 int profile_shapes(cuda::Context& ctx, const std::vector<Shape>& shapes, bool variants) {
   for (const Shape& s : shapes) {
-    const int64_t a_rows = s.op_a == Op::N ? s.m : s.k, a_cols = s.op_a == Op::N ? s.k : s.m;
-    const int64_t b_rows = s.op_b == Op::N ? s.k : s.n, b_cols = s.op_b == Op::N ? s.n : s.k;
-    cuda::DeviceBuffer<double> A(static_cast<std::size_t>(a_rows * a_cols), "A");
-    cuda::DeviceBuffer<double> B(static_cast<std::size_t>(b_rows * b_cols), "B");
-    cuda::DeviceBuffer<double> C(static_cast<std::size_t>(s.m * s.n), "C");
-    GRID_CHECK(cudaMemsetAsync(A.data(), 0x3f, A.size() * sizeof(double), ctx.stream()));
-    GRID_CHECK(cudaMemsetAsync(B.data(), 0x3f, B.size() * sizeof(double), ctx.stream()));
-    cuda::CublasGemm<double> cublas(ctx, s.op_a, s.op_b, s.m, s.n, s.k, 1.0, A.data(), a_rows, B.data(),
-                                    b_rows, 0.0, C.data(), s.m);
-    const auto run_spx = [&](const cuda::GemmParams& p) {
-      cuda::gemm<double>(ctx, s.op_a, s.op_b, s.m, s.n, s.k, 1.0, A.data(), a_rows, B.data(), b_rows, 0.0,
-                         C.data(), s.m, p);
-    };
-    cublas.run();
-    run_spx(cuda::GemmParams{});
+    ShapeRun run(ctx, s, false, 0);
+    run.cublas.run();
+    run.run_spx(cuda::GemmParams{});
     const cuda::GemmChoice choice = cuda::gemm_rule(s.m, s.n, s.k, false, ctx.props());
     std::printf("%lldx%lldx%lld %c%c: cuBLAS, then spx %s split %d%s\n", static_cast<long long>(s.m),
                 static_cast<long long>(s.n), static_cast<long long>(s.k), s.op_a == Op::N ? 'N' : 'T',
@@ -150,7 +174,7 @@ int profile_shapes(cuda::Context& ctx, const std::vector<Shape>& shapes, bool va
                 variants ? ", then the variants:" : "");
     if (variants)
       for (const Variant& v : variants_of(s, ctx.props())) {
-        run_spx(params_of(v));
+        run.run_spx(params_of(v));
         std::printf("    %s split %d\n", cuda::gemm_tile_name(v.entry->tile), v.split_k);
       }
     ctx.synchronize();
@@ -209,27 +233,14 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     const Shape& s = shapes[si];
-    const int64_t a_rows = s.op_a == Op::N ? s.m : s.k, a_cols = s.op_a == Op::N ? s.k : s.m;
-    const int64_t b_rows = s.op_b == Op::N ? s.k : s.n, b_cols = s.op_b == Op::N ? s.n : s.k;
-    cuda::DeviceBuffer<double> A(static_cast<std::size_t>(a_rows * a_cols), "A");
-    cuda::DeviceBuffer<double> B(static_cast<std::size_t>(b_rows * b_cols), "B");
-    cuda::DeviceBuffer<double> C(static_cast<std::size_t>(s.m * s.n), "C");
-    cuda::DeviceBuffer<double> Cref(static_cast<std::size_t>(s.m * s.n), "Cref");
+    ShapeRun run(ctx, s, true, si);
     cuda::DeviceBuffer<unsigned long long> diff(1, "diff");
-    spx::bench_gemm::fill(ctx, A.data(), a_rows * a_cols, 1 + si);
-    spx::bench_gemm::fill(ctx, B.data(), b_rows * b_cols, 7919 + si);
-    GRID_CHECK(cudaMemsetAsync(C.data(), 0xff, C.size() * sizeof(double), ctx.stream()));  // NaN
-    cuda::CublasGemm<double> cublas(ctx, s.op_a, s.op_b, s.m, s.n, s.k, 1.0, A.data(), a_rows, B.data(),
-                                    b_rows, 0.0, Cref.data(), s.m);
-    const auto run_spx = [&](const cuda::GemmParams& p) {
-      cuda::gemm<double>(ctx, s.op_a, s.op_b, s.m, s.n, s.k, 1.0, A.data(), a_rows, B.data(), b_rows, 0.0,
-                         C.data(), s.m, p);
-    };
+    GRID_CHECK(cudaMemsetAsync(run.C.data(), 0xff, run.C.size() * sizeof(double), ctx.stream()));  // NaN
     // Check: one run each from a NaN C (beta = 0 must not read it).
-    cublas.run();
-    run_spx(cuda::GemmParams{});
+    run.cublas.run();
+    run.run_spx(cuda::GemmParams{});
     GRID_CHECK(cudaMemsetAsync(diff.data(), 0, sizeof(unsigned long long), ctx.stream()));
-    max_diff<<<1024, 256, 0, ctx.stream()>>>(C.data(), Cref.data(), s.m * s.n, diff.data());
+    max_diff<<<1024, 256, 0, ctx.stream()>>>(run.C.data(), run.Cref.data(), s.m * s.n, diff.data());
     unsigned long long bits = 0;
     GRID_CHECK(cudaMemcpyAsync(&bits, diff.data(), sizeof bits, cudaMemcpyDeviceToHost, ctx.stream()));
     ctx.synchronize();
@@ -243,10 +254,10 @@ int main(int argc, char** argv) {
     std::vector<double> spx_ms, cub_ms, r;
     for (int round = 0; round < rounds; ++round) {
       const double c = cuda::time_kernel(
-                           ctx, [&] { cublas.run(); }, topt)
+                           ctx, [&] { run.cublas.run(); }, topt)
                            .median_ms;
       const double x = cuda::time_kernel(
-                           ctx, [&] { run_spx(cuda::GemmParams{}); }, topt)
+                           ctx, [&] { run.run_spx(cuda::GemmParams{}); }, topt)
                            .median_ms;
       cub_ms.push_back(c);
       spx_ms.push_back(x);
@@ -297,7 +308,7 @@ int main(int argc, char** argv) {
         double best = 1e30;
         for (int round = 0; round < 2; ++round)
           best = std::min(best, cuda::time_kernel(
-                                    ctx, [&] { run_spx(p); }, topt)
+                                    ctx, [&] { run.run_spx(p); }, topt)
                                     .median_ms);
         const double pred = cuda::gemm_predicted_us(*v.entry, v.split_k, s.m, s.n, s.k, false, ctx.props());
         std::printf("    %-8s split %4d: %10.1f us (model %9.1f)%s\n", cuda::gemm_tile_name(p.tile),
