@@ -7,6 +7,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cpu/h100_props.hpp"
 #include "spx/cuda/rules.hpp"
@@ -103,6 +106,78 @@ TEST(GemmRule, EveryTableTileHasItsShape) {
   }
   EXPECT_STREQ(cuda::gemm_tile_name(GemmTile::T32x64), "32x64");
   EXPECT_THROW(cuda::gemm_tile_shape(GemmTile::Auto), Error);
+}
+
+// tests/data/gemm_model_golden.json holds the model's times for a spread of (tile, split, shape) on
+// this H100 with the committed table; bench/gemm_fit.py's port of the model is tested against the
+// same file (tests/python/test_gemm_fit_model.py), so the fit and the rule cannot drift apart. A
+// change of the model or the table regenerates the file (its "what" says from what).
+// SPX_WRITE_GEMM_GOLDEN=1 writes the file from the current model and table instead of checking it.
+void write_gemm_golden(const std::string& path) {
+  const cuda::GemmRuleTable& t = cuda::default_rule_tables().gemm;
+  nlohmann::ordered_json j;
+  j["what"] =
+      "gemm_predicted_us on tests/cpu/h100_props.hpp's H100 with the committed GemmRuleTable; the C++ rule "
+      "(gemm_rule_test) and bench/gemm_fit.py's port (tests/python/test_gemm_fit_model.py) both reproduce "
+      "these";
+  j["l2_gbs"] = t.l2_gbs;
+  for (const cuda::GemmTileEntry& e : t.tiles)
+    j["tiles"][cuda::gemm_tile_name(e.tile)] = {e.bm,
+                                                e.bn,
+                                                e.blocks_per_sm,
+                                                e.tensor_fraction,
+                                                e.alone_fraction,
+                                                e.store_overlap,
+                                                e.store_efficiency};
+  const int64_t shapes[][3] = {{256, 256, 256},    {1000, 128, 1000},  {64, 64, 100000},
+                               {100000, 32, 1000}, {4096, 4096, 4096}, {60000, 96, 2000},
+                               {16, 16, 500000},   {1, 777, 301},      {16384, 16384, 16}};
+  j["cases"] = nlohmann::ordered_json::array();
+  for (const auto& s : shapes)
+    for (const cuda::GemmTileEntry& e : t.tiles)
+      for (int split : {1, 2, 7, 131})
+        for (bool reads_c : {false, true}) {
+          if (reads_c && split != 1 && split != 7) continue;
+          j["cases"].push_back({{"tile", cuda::gemm_tile_name(e.tile)},
+                                {"split_k", split},
+                                {"m", s[0]},
+                                {"n", s[1]},
+                                {"k", s[2]},
+                                {"reads_c", reads_c},
+                                {"us", cuda::gemm_predicted_us(e, split, s[0], s[1], s[2], reads_c, kH100)}});
+        }
+  std::ofstream(path) << j.dump(2) << "\n";
+}
+
+TEST(GemmRule, ModelMatchesItsGoldenTimes) {
+  const std::string path = std::string(SPX_TEST_DATA) + "/gemm_model_golden.json";
+  if (const char* w = std::getenv("SPX_WRITE_GEMM_GOLDEN"); w != nullptr && std::string(w) == "1")
+    write_gemm_golden(path);
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << SPX_TEST_DATA << "/gemm_model_golden.json";
+  const nlohmann::json golden = nlohmann::json::parse(in);
+  const cuda::GemmRuleTable& t = cuda::default_rule_tables().gemm;
+  EXPECT_DOUBLE_EQ(golden["l2_gbs"].get<double>(), t.l2_gbs)
+      << "the table changed: regenerate the golden file";
+  for (const cuda::GemmTileEntry& e : t.tiles) {
+    const auto& g = golden["tiles"].at(cuda::gemm_tile_name(e.tile));
+    EXPECT_EQ(g[2].get<int>(), e.blocks_per_sm);
+    EXPECT_DOUBLE_EQ(g[3].get<double>(), e.tensor_fraction) << cuda::gemm_tile_name(e.tile);
+    EXPECT_DOUBLE_EQ(g[4].get<double>(), e.alone_fraction) << cuda::gemm_tile_name(e.tile);
+    EXPECT_DOUBLE_EQ(g[5].get<double>(), e.store_overlap) << cuda::gemm_tile_name(e.tile);
+    EXPECT_DOUBLE_EQ(g[6].get<double>(), e.store_efficiency) << cuda::gemm_tile_name(e.tile);
+  }
+  ASSERT_GT(golden["cases"].size(), 100u);
+  for (const auto& c : golden["cases"]) {
+    const cuda::GemmTileEntry* entry = nullptr;
+    for (const cuda::GemmTileEntry& e : t.tiles)
+      if (c["tile"].get<std::string>() == cuda::gemm_tile_name(e.tile)) entry = &e;
+    ASSERT_NE(entry, nullptr) << c.dump();
+    const double us =
+        cuda::gemm_predicted_us(*entry, c["split_k"].get<int>(), c["m"].get<int64_t>(), c["n"].get<int64_t>(),
+                                c["k"].get<int64_t>(), c["reads_c"].get<bool>(), kH100);
+    EXPECT_NEAR(us, c["us"].get<double>(), 1e-9 * c["us"].get<double>()) << c.dump();
+  }
 }
 
 }  // namespace
