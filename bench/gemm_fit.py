@@ -69,6 +69,30 @@ def predicted_us(tile, e, split, m, n, k, l2_gbs, reads_c=False):
     return main + LAUNCH_US + mn_bytes * (s + (2.0 if reads_c else 1.0)) / HBM
 
 
+# The rule's candidate list (GemmRuleTable: split_steps, min_split_slabs, max_workspace_bytes).
+SPLIT_STEPS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 132, 198, 264, 396, 528, 792]
+MIN_SPLIT_SLABS, MAX_WORKSPACE_BYTES = 8, 256 << 20
+
+
+def rule(m, n, k, table=None, l2_gbs=None, reads_c=False):
+    """gemm_rule: the (tile, split, model us) of least predicted time over the table's tiles and the
+    split steps, as src/plan/gemm_rule.cpp walks them (ties keep the first)."""
+    table = COMMITTED_TABLE if table is None else table
+    l2_gbs = COMMITTED_L2_GBS if l2_gbs is None else l2_gbs
+    best = None
+    for tile, e in table.items():
+        slabs = cdiv(k, SLAB_K[tile])
+        for split in SPLIT_STEPS:
+            if split > 1:
+                if slabs // split < MIN_SPLIT_SLABS or 8.0 * m * n * split > MAX_WORKSPACE_BYTES:
+                    break
+            s = cdiv(slabs, cdiv(slabs, max(1, min(split, slabs))))
+            us = predicted_us(tile, e, s, m, n, k, l2_gbs, reads_c)
+            if best is None or us < best[2]:
+                best = (tile, s, us)
+    return best
+
+
 def load(paths):
     shapes = []
     for p in paths:

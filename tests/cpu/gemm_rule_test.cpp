@@ -5,8 +5,10 @@
 // workspace cap), and the choice is the minimum of the model over the table's candidates.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -112,6 +114,25 @@ TEST(GemmRule, EveryTableTileHasItsShape) {
 // this H100 with the committed table; bench/gemm_fit.py's port of the model is tested against the
 // same file (tests/python/test_gemm_fit_model.py), so the fit and the rule cannot drift apart. A
 // change of the model or the table regenerates the file (its "what" says from what).
+// The m x n x k of bench/gemm-shapes/{grid,validation}.txt (op pairs do not change the rule).
+std::vector<std::array<int64_t, 3>> gemm_shape_sets() {
+  std::vector<std::array<int64_t, 3>> out;
+  const std::string root = std::string(SPX_TEST_DATA) + "/../../bench/gemm-shapes/";
+  for (const char* set : {"grid.txt", "validation.txt"}) {
+    std::ifstream in(root + set);
+    EXPECT_TRUE(in) << root + set;
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream words(line.substr(0, line.find('#')));
+      std::string w;
+      long long m = 0, n = 0, k = 0;
+      while (words >> w)
+        if (std::sscanf(w.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) out.push_back({m, n, k});
+    }
+  }
+  return out;
+}
+
 // SPX_WRITE_GEMM_GOLDEN=1 writes the file from the current model and table instead of checking it.
 void write_gemm_golden(const std::string& path) {
   const cuda::GemmRuleTable& t = cuda::default_rule_tables().gemm;
@@ -146,6 +167,13 @@ void write_gemm_golden(const std::string& path) {
                                 {"reads_c", reads_c},
                                 {"us", cuda::gemm_predicted_us(e, split, s[0], s[1], s[2], reads_c, kH100)}});
         }
+  // The rule's pick on every shape of bench/gemm-shapes (the fit and validation sets).
+  j["picks"] = nlohmann::ordered_json::array();
+  for (const auto& [m, n, k] : gemm_shape_sets()) {
+    const GemmChoice c = cuda::gemm_rule(m, n, k, false, kH100);
+    j["picks"].push_back(
+        {{"m", m}, {"n", n}, {"k", k}, {"tile", cuda::gemm_tile_name(c.tile)}, {"split_k", c.split_k}});
+  }
   std::ofstream(path) << j.dump(2) << "\n";
 }
 
@@ -177,6 +205,14 @@ TEST(GemmRule, ModelMatchesItsGoldenTimes) {
         cuda::gemm_predicted_us(*entry, c["split_k"].get<int>(), c["m"].get<int64_t>(), c["n"].get<int64_t>(),
                                 c["k"].get<int64_t>(), c["reads_c"].get<bool>(), kH100);
     EXPECT_NEAR(us, c["us"].get<double>(), 1e-9 * c["us"].get<double>()) << c.dump();
+  }
+  const auto shapes = gemm_shape_sets();
+  ASSERT_EQ(golden["picks"].size(), shapes.size()) << "the shape sets changed: regenerate the golden file";
+  for (const auto& p : golden["picks"]) {
+    const GemmChoice c =
+        cuda::gemm_rule(p["m"].get<int64_t>(), p["n"].get<int64_t>(), p["k"].get<int64_t>(), false, kH100);
+    EXPECT_EQ(p["tile"].get<std::string>(), cuda::gemm_tile_name(c.tile)) << p.dump();
+    EXPECT_EQ(p["split_k"].get<int>(), c.split_k) << p.dump();
   }
 }
 

@@ -29,6 +29,16 @@ def test_python_model_matches_the_cpp_golden_times():
         assert us == pytest.approx(c["us"], rel=1e-9), c
 
 
+def test_python_rule_picks_what_the_cpp_rule_picks():
+    # The fit and validation shapes' picks: the Python rule can stand in for gemm_rule off the GPU.
+    fit = load_fit()
+    golden = json.loads((REPO / "tests" / "data" / "gemm_model_golden.json").read_text())
+    assert len(golden["picks"]) >= 70
+    for p in golden["picks"]:
+        tile, split, _ = fit.rule(p["m"], p["n"], p["k"])
+        assert (tile, split) == (p["tile"], p["split_k"]), p
+
+
 def test_fit_starts_from_the_committed_table():
     fit = load_fit()
     golden = json.loads((REPO / "tests" / "data" / "gemm_model_golden.json").read_text())
