@@ -87,4 +87,20 @@ GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const Device
   return best;
 }
 
+GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
+                     const GemmParams& params, const RuleTables& tables) {
+  GemmChoice c;
+  if (params.tile == GemmTile::Auto || params.split_k == 0)
+    c = gemm_rule(m, n, k, reads_c, device, tables, params.tile);
+  if (params.tile != GemmTile::Auto) c.tile = params.tile;
+  if (params.split_k != 0) {
+    const int64_t slab_k = gemm_tile_shape(c.tile).bk;
+    c.split_k = static_cast<int>(effective_splits(std::max<int64_t>(k, 1), slab_k, params.split_k));
+  }
+  c.predicted_us = 0;
+  for (const GemmTileEntry& e : tables.gemm.tiles)
+    if (e.tile == c.tile) c.predicted_us = gemm_predicted_us(e, c.split_k, m, n, k, reads_c, device, tables);
+  return c;
+}
+
 }  // namespace spx::cuda

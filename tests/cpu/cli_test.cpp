@@ -202,6 +202,17 @@ TEST_F(Cli, CountOptionsSayWhatToGive) {
   expect_clean_error("spmv stencil2d:n=8 --repeat lots");
 }
 
+// spx gemm's version-3 knobs are checked before anything runs (no GPU needed to be told).
+TEST_F(Cli, GemmTileAndSplitAreValidated) {
+  expect_clean_error("gemm 64 --tile 16x16");
+  EXPECT_NE(spx("gemm 64 --tile 16x16").err.find("unknown GEMM tile '16x16' (one of: auto, 128x128"),
+            std::string::npos);
+  expect_clean_error("gemm 64 --tile 32x32 --precision f32");
+  EXPECT_NE(spx("gemm 64 --tile 32x32 --precision f32").err.find("f64 only"), std::string::npos);
+  expect_clean_error("gemm 64 --split-k 5000");
+  EXPECT_NE(spx("gemm 64 --split-k 5000").err.find("--split-k 5000 is outside [0, 4096]"), std::string::npos);
+}
+
 TEST_F(Cli, AutoBackendUsesTheGpuWhenThereIsOne) {
   if (spx::cuda::device_count() == 0) GTEST_SKIP() << "no GPU: auto is the CPU (tested above)";
   CliRun r = spx("spmv stencil27:n=8 --backend auto --repeat 3 --json " + path("gpu.json"));
@@ -358,6 +369,14 @@ TEST_F(Cli, GemmChecksItsArgumentsAndRunsWhereThereIsAGpu) {
   EXPECT_EQ(j["m"], 33);
   EXPECT_EQ(j["k"], 9);
   ASSERT_GE(j["results"].size(), 5u);  // spx_gemm, v1, v2, v3, cuBLAS
+  for (const auto& res : j["results"]) EXPECT_TRUE(res["checked"].get<bool>()) << res.dump();
+  EXPECT_NE(r.out.find("plan       v3: tile "), std::string::npos) << r.out;
+  // The knobs reach spx_gemm and v3 (a 32-deep-slab tile, 2 splits of 320's 10 slabs), checked too.
+  r = spx("gemm 70 33 320 --kernel auto,v3 --tile 32x32 --split-k 2 --repeat 1 --json " + path("knobs.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  j = read_json(path("knobs.json"));
+  EXPECT_EQ(j["v3_plan"]["tile"], "32x32");
+  EXPECT_EQ(j["v3_plan"]["split_k"], 2);
   for (const auto& res : j["results"]) EXPECT_TRUE(res["checked"].get<bool>()) << res.dump();
 }
 

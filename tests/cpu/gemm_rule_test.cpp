@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
 
 #include "cpu/h100_props.hpp"
 #include "spx/cuda/rules.hpp"
@@ -213,6 +215,52 @@ TEST(GemmRule, ModelMatchesItsGoldenTimes) {
         cuda::gemm_rule(p["m"].get<int64_t>(), p["n"].get<int64_t>(), p["k"].get<int64_t>(), false, kH100);
     EXPECT_EQ(p["tile"].get<std::string>(), cuda::gemm_tile_name(c.tile)) << p.dump();
     EXPECT_EQ(p["split_k"].get<int>(), c.split_k) << p.dump();
+  }
+}
+
+// gemm_plan: the knobs over the rule, as gemm() launches them.
+TEST(GemmRule, PlanAppliesTheKnobsOverTheRule) {
+  using cuda::GemmParams;
+  using cuda::GemmVersion;
+  for (auto [m, n, k] :
+       {std::tuple<int64_t, int64_t, int64_t>{1000, 128, 1000}, {64, 64, 100000}, {4096, 4096, 16}}) {
+    const GemmChoice rule = cuda::gemm_rule(m, n, k, false, kH100);
+    const GemmChoice plan = cuda::gemm_plan(m, n, k, false, kH100, GemmParams{});
+    EXPECT_EQ(plan.tile, rule.tile);
+    EXPECT_EQ(plan.split_k, rule.split_k);
+    EXPECT_DOUBLE_EQ(plan.predicted_us, rule.predicted_us);
+    // A tile alone: the rule's split for that tile.
+    const GemmChoice tile =
+        cuda::gemm_plan(m, n, k, false, kH100, GemmParams{GemmVersion::Auto, GemmTile::T32x64, 0});
+    const GemmChoice only =
+        cuda::gemm_rule(m, n, k, false, kH100, cuda::default_rule_tables(), GemmTile::T32x64);
+    EXPECT_EQ(tile.tile, GemmTile::T32x64);
+    EXPECT_EQ(tile.split_k, only.split_k);
+  }
+  // A split alone keeps the rule's tile; past what k's slabs allow it shrinks to whole slabs: k = 100
+  // is 4 slabs of 32 (32 x 32) or 7 of 16 (64 x 64).
+  const GemmChoice a =
+      cuda::gemm_plan(64, 64, 100, false, kH100, GemmParams{GemmVersion::Auto, GemmTile::T32x32, 10});
+  EXPECT_EQ(a.split_k, 4);
+  EXPECT_GT(a.predicted_us, 0);
+  const GemmChoice b =
+      cuda::gemm_plan(64, 64, 100, false, kH100, GemmParams{GemmVersion::Auto, GemmTile::T64x64, 10});
+  EXPECT_EQ(b.split_k, 7);
+  const GemmChoice c =
+      cuda::gemm_plan(64, 64, 100, false, kH100, GemmParams{GemmVersion::Auto, GemmTile::T64x64, 3});
+  EXPECT_EQ(c.split_k, 3);  // 7 slabs: 3, 3 and 1
+}
+
+TEST(GemmRule, TileNamesRoundTrip) {
+  EXPECT_EQ(cuda::gemm_tile_from_name("auto"), GemmTile::Auto);
+  for (GemmTile t : cuda::kGemmTiles) EXPECT_EQ(cuda::gemm_tile_from_name(cuda::gemm_tile_name(t)), t);
+  try {
+    cuda::gemm_tile_from_name("16x16");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown GEMM tile '16x16' (one of: auto, 128x128"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,12 +21,13 @@
 #include "bench/report.hpp"
 #include "cli_common.hpp"
 #include "spx/cuda/device.hpp"
+#include "spx/cuda/gemm.hpp"
+#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/matrix.hpp"
 #ifdef SPX_HAVE_CUDA
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
-#include "spx/cuda/gemm.hpp"
 #include "spx/cuda/timing.hpp"
 #include "spx/cuda/vendor.hpp"
 #endif
@@ -42,6 +44,8 @@ struct GemmOptions {
   double alpha = 1, beta = 0;
   std::string precision = "f64";
   std::string kernels = "all";
+  std::string tile = "auto";  // version 3's knobs (f64): GemmParams::tile and split_k
+  int split_k = 0;
   int64_t ld_pad = 0;
   int repeat = 0;
   double min_time = 0.2;
@@ -214,6 +218,20 @@ void run_gemm_command(const GemmOptions& o) {
       "gemm       C ({} x {}) = {} * op(A) op(B) + {} * C, op(A) = {}, op(B) = {}, inner dimension {}, {}\n",
       m, n, o.alpha, o.beta, o.op_a, o.op_b, k, o.precision);
   fmt::print(out, "device     {}, leading dimensions padded by {}\n", ctx.props().name, o.ld_pad);
+  // Version 3's tile and split for this shape (f64): what spx_gemm and spx_gemm_v3 run, and why.
+  const cuda::GemmParams knobs{cuda::GemmVersion::Auto, cuda::gemm_tile_from_name(o.tile), o.split_k};
+  std::optional<cuda::GemmChoice> plan;
+  if constexpr (sizeof(T) == sizeof(double)) {
+    plan = cuda::gemm_plan(m, n, k, o.beta != 0, ctx.props(), knobs);
+    fmt::print(out, "plan       v3: tile {}, {} split{} ({}; the model predicts {:.1f} us)\n",
+               cuda::gemm_tile_name(plan->tile), plan->split_k, plan->split_k == 1 ? "" : "s",
+               knobs.tile == cuda::GemmTile::Auto && knobs.split_k == 0 ? "the plan rule's choice"
+               : knobs.tile != cuda::GemmTile::Auto && knobs.split_k != 0
+                   ? "--tile and --split-k"
+                   : (knobs.tile != cuda::GemmTile::Auto ? "--tile, the rule's split for it"
+                                                         : "--split-k, the rule's tile"),
+               plan->predicted_us);
+  }
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
 
   std::vector<KernelResult> results;
@@ -226,6 +244,12 @@ void run_gemm_command(const GemmOptions& o) {
     }
     cuda::GemmParams params;
     params.version = kernel.version;
+    // The knobs reach the kernels that run version 3 (f64: spx_gemm and spx_gemm_v3).
+    if (plan && !kernel.cublas &&
+        (kernel.version == cuda::GemmVersion::Auto || kernel.version == cuda::GemmVersion::TensorCoreV3)) {
+      params.tile = knobs.tile;
+      params.split_k = knobs.split_k;
+    }
     auto launch = [&] {
       if (cublas) {
         cublas->run();
@@ -288,6 +312,12 @@ void run_gemm_command(const GemmOptions& o) {
     j["beta"] = o.beta;
     j["ld_pad"] = o.ld_pad;
     j["precision"] = o.precision;
+    if (plan)
+      j["v3_plan"] = {{"tile", cuda::gemm_tile_name(plan->tile)},
+                      {"split_k", plan->split_k},
+                      {"predicted_us", plan->predicted_us},
+                      {"tile_option", o.tile},
+                      {"split_k_option", o.split_k}};
     j["results"] = json::array();
     for (const KernelResult& r : results) {
       j["results"].push_back(
@@ -321,6 +351,12 @@ void run_gemm(const GemmOptions& o) {
     if (d <= 0) throw Error(fmt::format("spx gemm: dimensions must be positive, got {}", d));
   }
   if (o.ld_pad < 0) throw Error(fmt::format("--ld-pad must be >= 0, got {}", o.ld_pad));
+  cuda::gemm_tile_from_name(o.tile);  // an unknown name is an error before anything runs
+  if (o.split_k < 0 || o.split_k > cuda::kMaxGemmSplitK)
+    throw Error(fmt::format("--split-k {} is outside [0, {}] (0: the rule's choice)", o.split_k,
+                            cuda::kMaxGemmSplitK));
+  if ((o.tile != "auto" || o.split_k != 0) && o.precision != "f64")
+    throw Error("--tile and --split-k are version 3's knobs: f64 only");
 #ifdef SPX_HAVE_CUDA
   if (o.precision == "f32") {
     run_gemm_command<float>(o);
@@ -358,6 +394,15 @@ void add_gemm_command(CLI::App& app) {
                   "Comma list: all, auto (the library default), v1 (CUDA cores), v2, v3 (FP64 tensor cores), "
                   "cublas, or kernel names")
       ->capture_default_str();
+  cmd->add_option(
+         "--tile", options->tile,
+         "Version 3's block tile (f64): auto (the plan rule's), 128x128, 128x64, 64x64, 64x32, 32x64, "
+         "32x32")
+      ->capture_default_str();
+  cmd->add_option("--split-k", options->split_k,
+                  "Version 3's k splits (f64): 0 = the plan rule's, 1 = none, up to 4096 (fewer when k has "
+                  "fewer slabs)")
+      ->capture_default_str();
   cmd->add_option("--ld-pad", options->ld_pad,
                   "Extra rows in every leading dimension (lda = rows + pad, ...)")
       ->capture_default_str();
@@ -375,7 +420,8 @@ void add_gemm_command(CLI::App& app) {
 Examples:
   spx gemm 4096                          all kernels, f64, 4096 x 4096 x 4096
   spx gemm 1000 33 4097 --op-a T --beta 1.5 --ld-pad 3
-  spx gemm 65536 512 512 --kernel v3,cublas --json tall.json)");
+  spx gemm 65536 512 512 --kernel v3,cublas --json tall.json
+  spx gemm 1000 128 1000 --kernel auto,cublas --tile 32x32 --split-k 2)");
   cmd->callback([options] { run_gemm(*options); });
 }
 

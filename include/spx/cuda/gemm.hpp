@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "spx/cpu.hpp"
 #include "spx/cuda/context.hpp"
@@ -44,7 +45,12 @@ struct GemmTileShape {
   int bm, bn, bk;
 };
 GemmTileShape gemm_tile_shape(GemmTile tile);  // an spx::Error for Auto
-const char* gemm_tile_name(GemmTile tile);     // "auto", "128x128", "128x64", "64x64", "64x32", ...
+// The tile a name gives ("auto", "128x128", …, "32x32", as gemm_tile_name writes them); an
+// spx::Error naming every valid name otherwise.
+GemmTile gemm_tile_from_name(std::string_view name);
+inline constexpr GemmTile kGemmTiles[] = {GemmTile::T128x128, GemmTile::T128x64, GemmTile::T64x64,
+                                          GemmTile::T64x32,   GemmTile::T32x64,  GemmTile::T32x32};
+const char* gemm_tile_name(GemmTile tile);  // "auto", "128x128", "128x64", "64x64", "64x32", ...
 
 // Tuning knobs are data: the version to run, and version 3's tile and k splits. The defaults (Auto,
 // Auto, 0) pick per type and per shape (gemm_rule, also for an explicit TensorCoreV3); tile and

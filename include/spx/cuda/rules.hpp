@@ -352,5 +352,11 @@ GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const Device
 double gemm_predicted_us(const GemmTileEntry& tile, int split_k, int64_t m, int64_t n, int64_t k,
                          bool reads_c, const DeviceProps& device,
                          const RuleTables& tables = default_rule_tables());
+// What version 3 runs for these knobs (GemmParams::tile, split_k; the version is not read): the
+// rule's choice where a knob is Auto / 0, the caller's where set, split_k as the launch runs it
+// (whole slabs of the tile: a factor past what k's slabs allow shrinks), and the model's time for
+// that pair (0 when the tile has no table entry). gemm() launches exactly this.
+GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
+                     const GemmParams& params, const RuleTables& tables = default_rule_tables());
 
 }  // namespace spx::cuda

@@ -20,17 +20,14 @@ void check_ld(const char* who, const char* name, int64_t ld, int64_t stored_rows
     throw Error(fmt::format("{}: ld{} = {} is less than the {} rows it stores", who, name, ld, stored_rows));
 }
 
-// Version 3's launch: the caller's tile and split factor where given, the plan rule's otherwise.
+// Version 3's launch: the caller's tile and split factor where given, the plan rule's otherwise
+// (gemm_plan, which `spx gemm` prints).
 detail::V3Launch resolve_v3(const Context& ctx, const GemmParams& params, int64_t m, int64_t n, int64_t k,
                             bool reads_c) {
+  const GemmChoice plan = gemm_plan(m, n, k, reads_c, ctx.props(), params);
   detail::V3Launch launch;
-  if (params.tile == GemmTile::Auto || params.split_k == 0) {
-    const GemmChoice choice = gemm_rule(m, n, k, reads_c, ctx.props(), default_rule_tables(), params.tile);
-    launch.tile = choice.tile;
-    launch.split_k = choice.split_k;
-  }
-  if (params.tile != GemmTile::Auto) launch.tile = params.tile;
-  if (params.split_k != 0) launch.split_k = params.split_k;
+  launch.tile = plan.tile;
+  launch.split_k = plan.split_k;
   return launch;
 }
 
