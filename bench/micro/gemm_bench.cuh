@@ -1,14 +1,19 @@
 // Pieces the DGEMM study tools share (spx_gemm_grid, spx_gemm_configs): random operands made on the
-// device, and a warm-up that brings the clocks up before the first timed shape (an idle H100 sits at
-// a few hundred MHz, and the first shape of a run was timed up to 1.5x slow for cuBLAS and spx alike).
+// device, the largest difference of two results (reduced on the device), and a warm-up that brings the clocks
+// up before the first timed shape (an idle H100 sits at a few hundred MHz, and the first shape of a run was
+// timed up to 1.5x slow for cuBLAS and spx alike).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <string>
 
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/timing.hpp"
 #include "spx/cuda/vendor.hpp"
+#include "spx/error.hpp"
 
 namespace spx::bench_gemm {
 
@@ -26,6 +31,35 @@ __global__ void fill_uniform(double* x, int64_t count, uint64_t seed) {
 
 inline void fill(cuda::Context& ctx, double* x, int64_t count, uint64_t seed) {
   fill_uniform<<<1024, 256, 0, ctx.stream()>>>(x, count, seed);
+}
+
+// out[0] = max |a - b| as bits (non-negative doubles order like their bit patterns); NaN counts as inf.
+__global__ void max_diff_bits(const double* a, const double* b, int64_t count, unsigned long long* out) {
+  double worst = 0;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const double d = fabs(a[i] - b[i]);
+    worst = d != d ? INFINITY : fmax(worst, d);
+  }
+  atomicMax(out, static_cast<unsigned long long>(__double_as_longlong(worst)));
+}
+
+inline void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorString(err));
+}
+
+// max |a - b| over count doubles on the device, on the context's stream (8 bytes come back).
+inline double max_abs_diff(cuda::Context& ctx, const double* a, const double* b, int64_t count) {
+  cuda::DeviceBuffer<unsigned long long> bits(1, "max diff");
+  check(cudaMemsetAsync(bits.data(), 0, sizeof(unsigned long long), ctx.stream()), "max_abs_diff memset");
+  max_diff_bits<<<1024, 256, 0, ctx.stream()>>>(a, b, count, bits.data());
+  unsigned long long host = 0;
+  check(cudaMemcpyAsync(&host, bits.data(), sizeof host, cudaMemcpyDeviceToHost, ctx.stream()),
+        "max_abs_diff copy");
+  ctx.synchronize();
+  double worst;
+  std::memcpy(&worst, &host, sizeof worst);
+  return worst;
 }
 
 // About `seconds` of cuBLAS DGEMM at 4096^3: the clocks and the power cap settle before timing.

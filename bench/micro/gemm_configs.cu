@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/median.hpp"
 #include "cuda/gemm/gemm_v3_launch.cuh"
 #include "micro/gemm_bench.cuh"
 #include "spx/cuda/buffer.hpp"
@@ -70,26 +71,6 @@ const Candidate kCandidates[] = {
     {"64x32 k16 d", run_nn<v3::Config<64, 32, 2, 2, 32, 3, 16, 2, 2>>},
 };
 
-double max_abs_diff(cuda::Context& ctx, const cuda::DeviceBuffer<double>& x,
-                    const cuda::DeviceBuffer<double>& y) {
-  // On the context's stream: a copy on the legacy stream would not wait for the kernel.
-  std::vector<double> a(x.size()), b(y.size());
-  cudaMemcpyAsync(a.data(), x.data(), a.size() * sizeof(double), cudaMemcpyDeviceToHost, ctx.stream());
-  cudaMemcpyAsync(b.data(), y.data(), b.size() * sizeof(double), cudaMemcpyDeviceToHost, ctx.stream());
-  ctx.synchronize();
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double d = std::fabs(a[i] - b[i]);
-    worst = d != d ? INFINITY : std::max(worst, d);
-  }
-  return worst;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,7 +115,7 @@ int main(int argc, char** argv) {
     for (const Candidate& c : kCandidates) {
       cudaMemsetAsync(C.data(), 0xff, C.size() * sizeof(double), ctx.stream());  // NaN
       c.run(ctx, A.data(), B.data(), C.data(), m, n, k);
-      if (!(max_abs_diff(ctx, C, R) <= bound)) bad.push_back(c.name);
+      if (!(spx::bench_gemm::max_abs_diff(ctx, C.data(), R.data(), m * n) <= bound)) bad.push_back(c.name);
     }
     std::vector<double> cub;
     std::vector<std::vector<double>> mine(std::size(kCandidates));
@@ -151,10 +132,10 @@ int main(int argc, char** argv) {
     char name[64];
     std::snprintf(name, sizeof name, "%lldx%lldx%lld", static_cast<long long>(m), static_cast<long long>(n),
                   static_cast<long long>(k));
-    const double c_us = median(cub) * 1e3;
+    const double c_us = spx::median(cub) * 1e3;
     std::printf("%-22s %10.1f", name, c_us);
     for (std::size_t i = 0; i < std::size(kCandidates); ++i) {
-      const double us = median(mine[i]) * 1e3;
+      const double us = spx::median(mine[i]) * 1e3;
       std::printf(" | %8.1f %.2f", us, c_us / us);
     }
     std::printf("\n");

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "common/median.hpp"
 #include "micro/gemm_bench.cuh"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
@@ -50,17 +51,6 @@ constexpr double kTensorTflops = 66.3;  // spx_micro, DMMA m16n8k4 (bench/result
     }                                                                                                    \
   } while (0)
 
-// out[0] = max |a - b| (as bits: non-negative doubles order like their bit patterns).
-__global__ void max_diff(const double* a, const double* b, int64_t count, unsigned long long* out) {
-  double worst = 0;
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    const double d = fabs(a[i] - b[i]);
-    worst = d != d ? INFINITY : fmax(worst, d);
-  }
-  atomicMax(out, static_cast<unsigned long long>(__double_as_longlong(worst)));
-}
-
 struct Shape {
   int64_t m, n, k;
   Op op_a = Op::N, op_b = Op::N;
@@ -73,12 +63,6 @@ bool parse_shape(const char* s, Shape& out) {
   if (got != 3 && got != 5) return false;
   out = Shape{m, n, k, a == 'T' ? Op::T : Op::N, b == 'T' ? Op::T : Op::N};
   return m > 0 && n > 0 && k > 0;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
 double copy_bandwidth_gbs(cuda::Context& ctx) {
@@ -234,18 +218,11 @@ int main(int argc, char** argv) {
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     const Shape& s = shapes[si];
     ShapeRun run(ctx, s, true, si);
-    cuda::DeviceBuffer<unsigned long long> diff(1, "diff");
     GRID_CHECK(cudaMemsetAsync(run.C.data(), 0xff, run.C.size() * sizeof(double), ctx.stream()));  // NaN
     // Check: one run each from a NaN C (beta = 0 must not read it).
     run.cublas.run();
     run.run_spx(cuda::GemmParams{});
-    GRID_CHECK(cudaMemsetAsync(diff.data(), 0, sizeof(unsigned long long), ctx.stream()));
-    max_diff<<<1024, 256, 0, ctx.stream()>>>(run.C.data(), run.Cref.data(), s.m * s.n, diff.data());
-    unsigned long long bits = 0;
-    GRID_CHECK(cudaMemcpyAsync(&bits, diff.data(), sizeof bits, cudaMemcpyDeviceToHost, ctx.stream()));
-    ctx.synchronize();
-    double worst;
-    std::memcpy(&worst, &bits, sizeof worst);
+    const double worst = spx::bench_gemm::max_abs_diff(ctx, run.C.data(), run.Cref.data(), s.m * s.n);
     const double kd = static_cast<double>(s.k);
     const double bound = 4.0 * (kd + 3.0) * 1.1102230246251565e-16 * kd;
     const bool ok = worst <= bound;
@@ -263,7 +240,7 @@ int main(int argc, char** argv) {
       spx_ms.push_back(x);
       r.push_back(c / x);
     }
-    const double spx = median(spx_ms), cub = median(cub_ms), ratio = median(r);
+    const double spx = spx::median(spx_ms), cub = spx::median(cub_ms), ratio = spx::median(r);
     ratios.push_back(ratio);
     const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * kd;
     const double bytes = 8.0 * static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n);

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "spx/cg.hpp"
+
 namespace spx::cli {
 
 struct CgCliOptions {
@@ -29,6 +31,19 @@ struct CgCliOptions {
   std::string gpus;                // --gpus: team sizes, e.g. "1,2,4" (empty: one GPU or the CPU)
   std::string reductions = "one";  // --gpus: one, two or one,two
 };
+
+// The solver options both drivers take from the command line: tolerances, the iteration cap, the
+// preconditioner and how often the GPU solver reads its status. Each driver adds its own (graphs and
+// the stagnation window for one GPU, the residual history for several).
+inline CgOptions solver_options(const CgCliOptions& o) {
+  CgOptions opt;
+  opt.rtol = o.tol;
+  opt.atol = o.atol;
+  opt.max_iterations = o.maxit;
+  opt.preconditioner = o.precond == "jacobi" ? Preconditioner::Jacobi : Preconditioner::None;
+  opt.check_every = o.check_every;
+  return opt;
+}
 
 // `spx cg --gpus`: the distributed solve per team size; the single-GPU solver beside it when 1 is
 // among the sizes.

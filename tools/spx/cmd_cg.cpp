@@ -150,12 +150,7 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
   const Csr<T, int32_t>& A = P.A;
   require_symmetric(A);
   const std::vector<T> b = make_rhs<T>(o.rhs, A.rows);
-  CgOptions opt;
-  opt.rtol = o.tol;
-  opt.atol = o.atol;
-  opt.max_iterations = o.maxit;
-  opt.preconditioner = o.precond == "jacobi" ? Preconditioner::Jacobi : Preconditioner::None;
-  opt.check_every = o.check_every;
+  CgOptions opt = solver_options(o);
   opt.use_graph = !o.no_graph;
   opt.stagnation_window = o.stagnation;
   const bool jacobi = opt.preconditioner == Preconditioner::Jacobi;

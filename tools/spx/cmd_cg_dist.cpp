@@ -49,13 +49,8 @@ template <class T>
 void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, const std::vector<int>& teams,
                    std::ostream& out, json& runs) {
   const char* precision = sizeof(T) == 4 ? "f32" : "f64";
-  CgOptions opt;
-  opt.rtol = o.tol;
-  opt.atol = o.atol;
-  opt.max_iterations = o.maxit;
-  opt.check_every = o.check_every;
+  CgOptions opt = solver_options(o);
   opt.history = o.history;
-  opt.preconditioner = o.precond == "jacobi" ? Preconditioner::Jacobi : Preconditioner::None;
   std::vector<Row> rows;
   for (int n : teams) {
     cd::Team team(n);
