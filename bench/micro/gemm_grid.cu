@@ -8,8 +8,9 @@
 //   every variant once), A and B memset to 0x3f bytes (no fill kernels), so that a profiler
 //   (scripts/gemm-profile: Nsight Compute) sees only the GEMM kernels, in shape order.
 //
-// Per shape: A, B filled on the device with values in [-1, 1]; R rounds of (cuBLAS, spx) timed with
-// spx's time_kernel (warm, median); the ratio is the median of the per-round ratios. spx's C is
+// Per shape: A, B filled on the device with values in [-1, 1]; R rounds of cuBLAS and spx (cuBLAS
+// first in even rounds, spx first in odd ones) timed with spx's time_kernel (warm, median); the
+// ratio is the median of the per-round ratios (use an even R for balance). spx's C is
 // checked against cuBLAS's: max |diff| <= 4 (k + 3) u k (both errors' worst case for |a|, |b| <= 1).
 // Floor: max(flops at the FP64 tensor peak (66.3 TFLOP/s, spx_micro), bytes (A, B read and C written
 // once) at the copy bandwidth measured here). --variants also times every tile with the rule's split
@@ -230,12 +231,26 @@ int main(int argc, char** argv) {
 
     std::vector<double> spx_ms, cub_ms, r;
     for (int round = 0; round < rounds; ++round) {
-      const double c = cuda::time_kernel(
-                           ctx, [&] { run.cublas.run(); }, topt)
-                           .median_ms;
-      const double x = cuda::time_kernel(
-                           ctx, [&] { run.run_spx(cuda::GemmParams{}); }, topt)
-                           .median_ms;
+      // Odd rounds time spx first, so that neither library always runs right after the other (the
+      // clock follows the power the previous kernel drew); the order showed no consistent effect.
+      const auto time_cublas = [&] {
+        return cuda::time_kernel(
+                   ctx, [&] { run.cublas.run(); }, topt)
+            .median_ms;
+      };
+      const auto time_spx = [&] {
+        return cuda::time_kernel(
+                   ctx, [&] { run.run_spx(cuda::GemmParams{}); }, topt)
+            .median_ms;
+      };
+      double c, x;
+      if (round % 2 == 0) {
+        c = time_cublas();
+        x = time_spx();
+      } else {
+        x = time_spx();
+        c = time_cublas();
+      }
       cub_ms.push_back(c);
       spx_ms.push_back(x);
       r.push_back(c / x);

@@ -45,14 +45,17 @@
 
 namespace spx::cuda::detail::gemm_v3 {
 
+// Fragment buffering (Config's FragBufs), see Config.
+inline constexpr int kFragsPerStep = 1, kFragsNextStep = 2, kFragsAfterRow = 3;
+
 // The compile-time shape of one kernel: block tile bm × bn, a WarpsM × WarpsN grid of warps, slab
 // depth, pipeline depth, MMA k (4, 8 or 16: m16n8k8 and m16n8k16 are sm_90 shapes that do 2 and 4
 // times m16n8k4's work per instruction), the blocks per SM its registers are capped for, and the
-// fragment buffers (2: step q + 1's fragments load during step q's DMMAs; 1: each step loads its
-// own, which leaves the registers of a second set to larger MMA shapes and co-resident warps hide
-// the shared-memory latency instead).
+// fragment buffering (kFragsNextStep: step q + 1's fragments load before step q's DMMAs;
+// kFragsAfterRow: the same two buffers, step q + 1's fragments of row i loaded after row i's DMMAs;
+// kFragsPerStep: each step loads its own, co-resident warps hide the shared-memory latency).
 template <int BM, int BN, int WarpsM, int WarpsN, int BK, int Stages, int MmaK, int MinBlocks,
-          int FragBufs = 2>
+          int FragBufs = kFragsNextStep>
 struct Config {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kStages = Stages, kMmaK = MmaK;
   static constexpr int kWarpsM = WarpsM, kWarpsN = WarpsN, kMinBlocks = MinBlocks, kFragBufs = FragBufs;
@@ -62,7 +65,8 @@ struct Config {
   static_assert(kWM % 16 == 0 && kWN % 8 == 0, "whole m16n8 fragments per warp");
   static_assert(BK % MmaK == 0 && (MmaK == 4 || MmaK == 8 || MmaK == 16),
                 "m16n8k4, k8 or k16 steps per slab");
-  static_assert(FragBufs == 1 || (FragBufs == 2 && BK / MmaK >= 2 && BK / MmaK % 2 == 0),
+  static_assert(FragBufs == kFragsPerStep || ((FragBufs == kFragsNextStep || FragBufs == kFragsAfterRow) &&
+                                              BK / MmaK >= 2 && BK / MmaK % 2 == 0),
                 "fragment double buffer: an even number of steps per slab");
   static_assert(Stages >= 2, "at least double buffering");
 };
@@ -287,11 +291,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   // Slab s covers k in [s * BK, (s + 1) * BK): stored (r0, c0) is (outer0, k0) or (k0, outer0).
   // Edge tiles take load_slab_edge on full slabs: a small grid whose edge tiles ran the general
   // loader on every slab waited on them (1000^3 took 1.3-1.7x the time of 1024^3).
-  const auto load = [&](int64_t s, int slot) {
-    const int64_t k0 = s * BK;
+  const int full_slabs = static_cast<int>(k / BK);  // k < 2^31 BK: A alone would be > 256 GB
+  const auto load = [&](int s, int slot) {
     double* const da = sa + slot * SA::kElems;
     double* const db = sb + slot * SB::kElems;
-    const bool full = k0 + BK <= k;
+    const bool full = s < full_slabs;
     if (interior && full) {
       load_slab_interior<BK, kBM, kAKContig, kThreads>(a_src + s * a_step, a.ld, da + a_c * SA::kPitch + a_r,
                                                        kVec || a.vec_ok);
@@ -307,6 +311,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       load_slab_edge<BK, kBN, kBKContig, kThreads>(b_src + s * b_step, b.ld, db + b_c * SB::kPitch + b_r,
                                                    b.vec_ok, b_left, b.ptr);
     } else {
+      const int64_t k0 = int64_t{s} * BK;
       load_slab<BK, kBM, kAKContig, kThreads>(a, kAKContig ? k0 : m0, kAKContig ? m0 : k0, da);
       load_slab<BK, kBN, kBKContig, kThreads>(b, kBKContig ? k0 : n0, kBKContig ? n0 : k0, db);
     }
@@ -323,22 +328,29 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   // This lane's fragment origins inside a slab: A rows wm*64 + g, B columns wn*32 + g, k = t.
   const int a_lane = t * SA::kStrideK + (wm * kWM + g) * SA::kStrideO;
   const int b_lane = t * SB::kStrideK + (wn * kWN + g) * SB::kStrideO;
-  // Fragments of one MMA k step: with two buffers step q + 1's loads are issued before step q's
-  // DMMAs, so their shared-memory latency hides behind the tensor cores.
-  constexpr int FB = Cfg::kFragBufs;
-  double fa[FB][kFragsM][MK / 2], fb[FB][kFragsN][MK / 4];
-  const auto load_frags = [&](int buf, int slot, int kk) {
+  // Fragments of one MMA k step (Config::kFragBufs): with two buffers step q + 1's loads are
+  // issued during step q's DMMAs, so their shared-memory latency hides behind the tensor cores.
+  constexpr int FB = Cfg::kFragBufs, kBufs = FB == kFragsPerStep ? 1 : 2;
+  double fa[kBufs][kFragsM][MK / 2], fb[kBufs][kFragsN][MK / 4];
+  // A's fragment row i of step kk into dst.
+  const auto load_a_row = [&](double(&dst)[MK / 2], int slot, int kk, int i) {
     const double* as = sa + slot * SA::kElems + a_lane;
+#pragma unroll
+    for (int e = 0; e < MK / 2; ++e)
+      dst[e] = as[(kk + 4 * (e / 2)) * SA::kStrideK + (i * 16 + 8 * (e % 2)) * SA::kStrideO];
+  };
+  // B's fragments of step kk.
+  const auto load_b = [&](double(&dst)[kFragsN][MK / 4], int slot, int kk) {
     const double* bs = sb + slot * SB::kElems + b_lane;
-#pragma unroll
-    for (int i = 0; i < kFragsM; ++i)
-#pragma unroll
-      for (int e = 0; e < MK / 2; ++e)
-        fa[buf][i][e] = as[(kk + 4 * (e / 2)) * SA::kStrideK + (i * 16 + 8 * (e % 2)) * SA::kStrideO];
 #pragma unroll
     for (int j = 0; j < kFragsN; ++j)
 #pragma unroll
-      for (int e = 0; e < MK / 4; ++e) fb[buf][j][e] = bs[(kk + 4 * e) * SB::kStrideK + j * 8 * SB::kStrideO];
+      for (int e = 0; e < MK / 4; ++e) dst[j][e] = bs[(kk + 4 * e) * SB::kStrideK + j * 8 * SB::kStrideO];
+  };
+  const auto load_frags = [&](int buf, int slot, int kk) {
+#pragma unroll
+    for (int i = 0; i < kFragsM; ++i) load_a_row(fa[buf][i], slot, kk, i);
+    load_b(fb[buf], slot, kk);
   };
   const auto mma_step = [&](int buf) {
 #pragma unroll
@@ -347,7 +359,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       for (int j = 0; j < kFragsN; ++j) dmma<MK>(acc[i][j], fa[buf][i], fb[buf][j]);
   };
 
-  const int64_t slabs = (k + BK - 1) / BK;
+  const int slabs = static_cast<int>((k + BK - 1) / BK);
   // Prologue: slabs 0 .. S-2 in flight, one commit group each (empty groups keep the count).
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
@@ -358,11 +370,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   __syncthreads();
 
   constexpr int kSteps = BK / MK;
-  if constexpr (FB == 1) {
-    for (int64_t s = 0; s < slabs; ++s) {
-      const int slot = static_cast<int>(s % S);
+  if constexpr (FB == kFragsPerStep) {
+    for (int s = 0; s < slabs; ++s) {
+      const int slot = s % S;
       // Slot (s - 1) % S was last read before the previous barrier: refill it with slab s + S - 1.
-      if (s + S - 1 < slabs) load(s + S - 1, static_cast<int>((s + S - 1) % S));
+      if (s + S - 1 < slabs) load(s + S - 1, (s + S - 1) % S);
       cp_async_commit();
 #pragma unroll
       for (int q = 0; q < kSteps; ++q) {
@@ -374,8 +386,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     }
   } else {
     load_frags(0, 0, 0);
-    for (int64_t s = 0; s < slabs; ++s) {
-      const int slot = static_cast<int>(s % S);
+    for (int s = 0; s < slabs; ++s) {
+      const int slot = s % S;
 #pragma unroll
       for (int q = 0; q < kSteps; ++q) {
         if (q == kSteps - 1) {
@@ -384,15 +396,35 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
           cp_async_wait<S - 2>();
           __syncthreads();
         }
-        if (q + 1 < kSteps)
-          load_frags((q + 1) % 2, slot, (q + 1) * MK);
-        else if (s + 1 < slabs)
-          load_frags((q + 1) % 2, static_cast<int>((s + 1) % S), 0);
+        // The step after this one: the next k step of this slab, or the first of the next slab.
+        const bool more = q + 1 < kSteps || s + 1 < slabs;
+        const int next_slot = q + 1 < kSteps ? slot : (s + 1) % S,
+                  next_kk = q + 1 < kSteps ? (q + 1) * MK : 0;
+        if constexpr (FB == kFragsNextStep) {
+          if (more) load_frags((q + 1) % 2, next_slot, next_kk);
+        }
         if (q == 0) {  // after the barrier of the previous slab: slot (s + S - 1) % S is free
-          if (s + S - 1 < slabs) load(s + S - 1, static_cast<int>((s + S - 1) % S));
+          if (s + S - 1 < slabs) load(s + S - 1, (s + S - 1) % S);
           cp_async_commit();
         }
-        mma_step(q % 2);
+        if constexpr (FB == kFragsAfterRow) {
+          // Two buffers as kFragsNextStep, but the next step's fragments of row i load right after
+          // row i's DMMAs, and B's after the first half of the rows: the registers they overwrite
+          // were last read by the previous step's DMMAs well before, so the loads do not wait for
+          // queued DMMAs to read their operands (Nsight Compute: short-scoreboard stalls on the loads).
+          constexpr int kBRow = kFragsM / 2 > 0 ? kFragsM / 2 - 1 : 0;
+#pragma unroll
+          for (int i = 0; i < kFragsM; ++i) {
+#pragma unroll
+            for (int j = 0; j < kFragsN; ++j) dmma<MK>(acc[i][j], fa[q % 2][i], fb[q % 2][j]);
+            if (more) {
+              load_a_row(fa[(q + 1) % 2][i], next_slot, next_kk, i);
+              if (i == kBRow) load_b(fb[(q + 1) % 2], next_slot, next_kk);
+            }
+          }
+        } else {
+          mma_step(q % 2);
+        }
       }
     }
   }
