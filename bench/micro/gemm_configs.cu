@@ -1,6 +1,7 @@
 // spx_gemm_configs: version 3's kernel template (src/cuda/gemm/gemm_v3.cuh) at candidate Configs that
-// the library does not instantiate, NN, no split, beside cuBLAS DGEMM in interleaved rounds, each
-// result checked against cuBLAS's. It answers "which tile, MMA shape, slab depth, stages and fragment
+// the library does not instantiate, NN, no split, each timed beside cuBLAS DGEMM in pairs over
+// several rounds (the ratio printed is the median of the pairs'), each result checked against
+// cuBLAS's. It answers "which tile, MMA shape, slab depth, stages and fragment
 // buffering should a library tile have" before the library and its rule are changed (docs/dgemm.md).
 //
 //   spx_gemm_configs [--rounds R] SHAPE...     SHAPE = MxNxK (NN, alpha = 1, beta = 0)
@@ -45,17 +46,13 @@ void run_nn(cuda::Context& ctx, const double* A, const double* B, double* C, int
 // default), "after-row" kFragsAfterRow. A configuration listed twice shows the tool's noise.
 constexpr int kA = v3::kFragsAfterRow;
 const Candidate kCandidates[] = {
-    {"128x128 next-step", run_nn<v3::Config<128, 128, 2, 4, 16, 4, 4, 1>>},
     {"128x128 after-row (lib)", run_nn<v3::Config<128, 128, 2, 4, 16, 4, 4, 1, kA>>},
-    {"128x128 next-step again", run_nn<v3::Config<128, 128, 2, 4, 16, 4, 4, 1>>},
+    {"128x128 k8 after-row bk32 st3", run_nn<v3::Config<128, 128, 2, 4, 32, 3, 8, 1, kA>>},
+    {"128x128 k8 after-row", run_nn<v3::Config<128, 128, 2, 4, 16, 4, 8, 1, kA>>},
+    {"128x128 after-row (lib) again", run_nn<v3::Config<128, 128, 2, 4, 16, 4, 4, 1, kA>>},
+    {"64x64 k4 next-step", run_nn<v3::Config<64, 64, 2, 2, 16, 3, 4, 3>>},
+    {"64x64 k8 after-row (lib)", run_nn<v3::Config<64, 64, 2, 2, 16, 3, 8, 3, kA>>},
     {"128x64 (lib)", run_nn<v3::Config<128, 64, 4, 2, 16, 3, 4, 2>>},
-    {"128x64 after-row", run_nn<v3::Config<128, 64, 4, 2, 16, 3, 4, 2, kA>>},
-    {"64x64 (lib)", run_nn<v3::Config<64, 64, 2, 2, 16, 3, 4, 3>>},
-    {"64x64 after-row", run_nn<v3::Config<64, 64, 2, 2, 16, 3, 4, 3, kA>>},
-    {"64x32 next-step", run_nn<v3::Config<64, 32, 2, 2, 32, 3, 8, 2>>},
-    {"64x32 after-row (lib)", run_nn<v3::Config<64, 32, 2, 2, 32, 3, 8, 2, kA>>},
-    {"32x32 (lib)", run_nn<v3::Config<32, 32, 2, 2, 32, 4, 8, 3>>},
-    {"32x32 after-row", run_nn<v3::Config<32, 32, 2, 2, 32, 4, 8, 3, kA>>},
 };
 
 }  // namespace
@@ -104,34 +101,47 @@ int main(int argc, char** argv) {
       c.run(ctx, A.data(), B.data(), C.data(), m, n, k);
       if (!(spx::bench_gemm::max_abs_diff(ctx, C.data(), R.data(), m * n) <= bound)) bad.push_back(c.name);
     }
+    // Every candidate is timed right beside its own cuBLAS timing (cuBLAS first in even rounds, the
+    // candidate first in odd ones) and scored by the median of those pairs' ratios: the clock drifts
+    // with the power the kernels before drew, and one cuBLAS timing per round for a dozen candidates
+    // let two copies of one configuration differ by 4-7% in geomean. Each round also starts at
+    // another candidate.
     std::vector<double> cub;
-    std::vector<std::vector<double>> mine(std::size(kCandidates));
-    // Each round starts at another candidate, so that none keeps the place right after cuBLAS (the
-    // clock follows the power the previous kernel drew). A configuration listed twice still differed
-    // by up to 4% in geomean over a shape set: read differences below that as noise.
+    std::vector<std::vector<double>> mine(std::size(kCandidates)), ratio(std::size(kCandidates));
     const std::size_t count = std::size(kCandidates);
+    const auto time_cublas = [&] {
+      return cuda::time_kernel(
+                 ctx, [&] { cublas.run(); }, topt)
+          .median_ms;
+    };
     for (int r = 0; r < rounds; ++r) {
-      cub.push_back(cuda::time_kernel(
-                        ctx, [&] { cublas.run(); }, topt)
-                        .median_ms);
       for (std::size_t step = 0; step < count; ++step) {
         const std::size_t i =
             (step + static_cast<std::size_t>(r) * count / static_cast<std::size_t>(rounds)) % count;
-        mine[i].push_back(
-            cuda::time_kernel(
-                ctx, [&] { kCandidates[i].run(ctx, A.data(), B.data(), C.data(), m, n, k); }, topt)
-                .median_ms);
+        const auto time_mine = [&] {
+          return cuda::time_kernel(
+                     ctx, [&] { kCandidates[i].run(ctx, A.data(), B.data(), C.data(), m, n, k); }, topt)
+              .median_ms;
+        };
+        double c, x;
+        if (r % 2 == 0) {
+          c = time_cublas();
+          x = time_mine();
+        } else {
+          x = time_mine();
+          c = time_cublas();
+        }
+        cub.push_back(c);
+        mine[i].push_back(x);
+        ratio[i].push_back(c / x);
       }
     }
     char name[64];
     std::snprintf(name, sizeof name, "%lldx%lldx%lld", static_cast<long long>(m), static_cast<long long>(n),
                   static_cast<long long>(k));
-    const double c_us = spx::median(cub) * 1e3;
-    std::printf("%-22s %10.1f", name, c_us);
-    for (std::size_t i = 0; i < std::size(kCandidates); ++i) {
-      const double us = spx::median(mine[i]) * 1e3;
-      std::printf(" | %8.1f %.2f", us, c_us / us);
-    }
+    std::printf("%-22s %10.1f", name, spx::median(cub) * 1e3);
+    for (std::size_t i = 0; i < std::size(kCandidates); ++i)
+      std::printf(" | %8.1f %.2f", spx::median(mine[i]) * 1e3, spx::median(ratio[i]));
     std::printf("\n");
     for (const std::string& b : bad) std::printf("  WRONG RESULT: %s on %s\n", b.c_str(), name);
     failures += static_cast<int>(bad.size());

@@ -1,5 +1,7 @@
 // Version 3 at 64 × 64 tiles (small, skinny and split-k grids): 4 warps of 32 × 32, bk = 16,
-// 3 stages (at most 61 KB of shared memory), three blocks per SM. docs/dgemm.md, "Shape classes".
+// 3 stages (at most 61 KB of shared memory), three blocks per SM (164 registers), m16n8k8 DMMAs
+// with the next step's fragments loaded after each row's (6% over m16n8k4 with them loaded before
+// the step, spx_gemm_configs). docs/dgemm.md, "Shape classes".
 #include "cuda/gemm/gemm_v3_launch.cuh"
 
 namespace spx::cuda::detail {
@@ -8,7 +10,7 @@ template <>
 void launch_v3_tile<GemmTile::T64x64>(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
                                       double alpha, const double* A, int64_t lda, const double* B,
                                       int64_t ldb, double beta, double* C, int64_t ldc, const V3Grid& grid) {
-  using Cfg = gemm_v3::Config<64, 64, 2, 2, 16, 3, 4, 3>;
+  using Cfg = gemm_v3::Config<64, 64, 2, 2, 16, 3, 8, 3, gemm_v3::kFragsAfterRow>;
   gemm_v3::launch_tile<Cfg>(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, grid);
 }
 
