@@ -46,14 +46,14 @@
 namespace spx::cuda::detail::gemm_v3 {
 
 // Fragment buffering (Config's FragBufs), see Config.
-inline constexpr int kFragsPerStep = 1, kFragsNextStep = 2, kFragsAfterRow = 3;
+inline constexpr int kFragsNextStep = 2, kFragsAfterRow = 3;
 
 // The compile-time shape of one kernel: block tile bm × bn, a WarpsM × WarpsN grid of warps, slab
-// depth, pipeline depth, MMA k (4, 8 or 16: m16n8k8 and m16n8k16 are sm_90 shapes that do 2 and 4
-// times m16n8k4's work per instruction), the blocks per SM its registers are capped for, and the
-// fragment buffering (kFragsNextStep: step q + 1's fragments load before step q's DMMAs;
-// kFragsAfterRow: the same two buffers, step q + 1's fragments of row i loaded after row i's DMMAs;
-// kFragsPerStep: each step loads its own, co-resident warps hide the shared-memory latency).
+// depth, pipeline depth, MMA k (4 or 8: m16n8k8 is an sm_90 shape that does twice m16n8k4's work
+// per instruction), the blocks per SM its registers are capped for, and the fragment buffering, two
+// register buffers either way (kFragsNextStep: step q + 1's fragments load before step q's DMMAs;
+// kFragsAfterRow: step q + 1's fragments of row i load after row i's DMMAs). Fragments loaded per
+// step and m16n8k16 were studied and dropped (docs/dgemm.md, study log).
 template <int BM, int BN, int WarpsM, int WarpsN, int BK, int Stages, int MmaK, int MinBlocks,
           int FragBufs = kFragsNextStep>
 struct Config {
@@ -63,10 +63,10 @@ struct Config {
   static constexpr int kWM = BM / WarpsM, kWN = BN / WarpsN;   // the warp tile
   static constexpr int kFragsM = kWM / 16, kFragsN = kWN / 8;  // m16n8 fragments per warp
   static_assert(kWM % 16 == 0 && kWN % 8 == 0, "whole m16n8 fragments per warp");
-  static_assert(BK % MmaK == 0 && (MmaK == 4 || MmaK == 8 || MmaK == 16),
-                "m16n8k4, k8 or k16 steps per slab");
-  static_assert(FragBufs == kFragsPerStep || ((FragBufs == kFragsNextStep || FragBufs == kFragsAfterRow) &&
-                                              BK / MmaK >= 2 && BK / MmaK % 2 == 0),
+  static_assert(BK % MmaK == 0 && (MmaK == 4 || MmaK == 8), "m16n8k4 or m16n8k8 steps per slab");
+  static_assert(FragBufs == kFragsNextStep || FragBufs == kFragsAfterRow,
+                "a fragment buffering of the kernel");
+  static_assert(BK / MmaK >= 2 && BK / MmaK % 2 == 0,
                 "fragment double buffer: an even number of steps per slab");
   static_assert(Stages >= 2, "at least double buffering");
 };
@@ -216,20 +216,13 @@ __device__ __forceinline__ TileCoord grouped_tile(int64_t pid, int64_t tiles_m, 
 }
 
 // d += a * b on one m16n8 fragment. Fragment layouts (PTX ISA, "Matrix Fragments for
-// mma.m16n8k8" and "mma.m16n8k16", .f64; m16n8k4 is k8's first half), g = lane / 4, t = lane % 4:
+// mma.m16n8k8", .f64; m16n8k4 is its first half), g = lane / 4, t = lane % 4:
 //   A: a[i] = A(g + 8 (i % 2), t + 4 (i / 2));  B: b[i] = B(t + 4 i, g);
 //   C: c[i] = C(g + 8 (i / 2), 2 t + i % 2).
 template <int MmaK>
 __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[MmaK / 2],
                                      const double (&b)[MmaK / 4]) {
-  if constexpr (MmaK == 16) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
-        "{%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
-        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
-          "d"(b[1]), "d"(b[2]), "d"(b[3]));
-  } else if constexpr (MmaK == 8) {
+  if constexpr (MmaK == 8) {
     asm volatile(
         "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
         "{%0,%1,%2,%3};\n"
@@ -328,10 +321,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   // This lane's fragment origins inside a slab: A rows wm*64 + g, B columns wn*32 + g, k = t.
   const int a_lane = t * SA::kStrideK + (wm * kWM + g) * SA::kStrideO;
   const int b_lane = t * SB::kStrideK + (wn * kWN + g) * SB::kStrideO;
-  // Fragments of one MMA k step (Config::kFragBufs): with two buffers step q + 1's loads are
-  // issued during step q's DMMAs, so their shared-memory latency hides behind the tensor cores.
-  constexpr int FB = Cfg::kFragBufs, kBufs = FB == kFragsPerStep ? 1 : 2;
-  double fa[kBufs][kFragsM][MK / 2], fb[kBufs][kFragsN][MK / 4];
+  // Fragments of one MMA k step, double-buffered (Config::kFragBufs): step q + 1's loads are issued
+  // during step q's DMMAs, so their shared-memory latency hides behind the tensor cores.
+  constexpr int FB = Cfg::kFragBufs;
+  double fa[2][kFragsM][MK / 2], fb[2][kFragsN][MK / 4];
   // A's fragment row i of step kk into dst.
   const auto load_a_row = [&](double(&dst)[MK / 2], int slot, int kk, int i) {
     const double* as = sa + slot * SA::kElems + a_lane;
@@ -370,61 +363,44 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   __syncthreads();
 
   constexpr int kSteps = BK / MK;
-  if constexpr (FB == kFragsPerStep) {
-    for (int s = 0; s < slabs; ++s) {
-      const int slot = s % S;
-      // Slot (s - 1) % S was last read before the previous barrier: refill it with slab s + S - 1.
-      if (s + S - 1 < slabs) load(s + S - 1, (s + S - 1) % S);
-      cp_async_commit();
+  load_frags(0, 0, 0);
+  for (int s = 0; s < slabs; ++s) {
+    const int slot = s % S;
 #pragma unroll
-      for (int q = 0; q < kSteps; ++q) {
-        load_frags(0, slot, q * MK);
-        mma_step(0);
+    for (int q = 0; q < kSteps; ++q) {
+      if (q == kSteps - 1) {
+        // Slab s + 1 must have landed (everyone's copies) before its first fragments are read;
+        // the barrier also ends all reads of slot (s - 1) % S, which the next load overwrites.
+        cp_async_wait<S - 2>();
+        __syncthreads();
       }
-      cp_async_wait<S - 2>();  // slab s + 1 has landed (this thread's copies) ...
-      __syncthreads();         // ... and everyone's; all reads of slot s % S are done
-    }
-  } else {
-    load_frags(0, 0, 0);
-    for (int s = 0; s < slabs; ++s) {
-      const int slot = s % S;
+      // The step after this one: the next k step of this slab, or the first of the next slab.
+      const bool more = q + 1 < kSteps || s + 1 < slabs;
+      const int next_slot = q + 1 < kSteps ? slot : (s + 1) % S, next_kk = q + 1 < kSteps ? (q + 1) * MK : 0;
+      if constexpr (FB == kFragsNextStep) {
+        if (more) load_frags((q + 1) % 2, next_slot, next_kk);
+      }
+      if (q == 0) {  // after the barrier of the previous slab: slot (s + S - 1) % S is free
+        if (s + S - 1 < slabs) load(s + S - 1, (s + S - 1) % S);
+        cp_async_commit();
+      }
+      if constexpr (FB == kFragsAfterRow) {
+        // Two buffers as kFragsNextStep, but the next step's fragments of row i load right after
+        // row i's DMMAs, and B's after the first half of the rows: the registers they overwrite
+        // were last read by the previous step's DMMAs well before, so the loads do not wait for
+        // queued DMMAs to read their operands (Nsight Compute: short-scoreboard stalls on the loads).
+        constexpr int kBRow = kFragsM / 2 > 0 ? kFragsM / 2 - 1 : 0;
 #pragma unroll
-      for (int q = 0; q < kSteps; ++q) {
-        if (q == kSteps - 1) {
-          // Slab s + 1 must have landed (everyone's copies) before its first fragments are read;
-          // the barrier also ends all reads of slot (s - 1) % S, which the next load overwrites.
-          cp_async_wait<S - 2>();
-          __syncthreads();
-        }
-        // The step after this one: the next k step of this slab, or the first of the next slab.
-        const bool more = q + 1 < kSteps || s + 1 < slabs;
-        const int next_slot = q + 1 < kSteps ? slot : (s + 1) % S,
-                  next_kk = q + 1 < kSteps ? (q + 1) * MK : 0;
-        if constexpr (FB == kFragsNextStep) {
-          if (more) load_frags((q + 1) % 2, next_slot, next_kk);
-        }
-        if (q == 0) {  // after the barrier of the previous slab: slot (s + S - 1) % S is free
-          if (s + S - 1 < slabs) load(s + S - 1, (s + S - 1) % S);
-          cp_async_commit();
-        }
-        if constexpr (FB == kFragsAfterRow) {
-          // Two buffers as kFragsNextStep, but the next step's fragments of row i load right after
-          // row i's DMMAs, and B's after the first half of the rows: the registers they overwrite
-          // were last read by the previous step's DMMAs well before, so the loads do not wait for
-          // queued DMMAs to read their operands (Nsight Compute: short-scoreboard stalls on the loads).
-          constexpr int kBRow = kFragsM / 2 > 0 ? kFragsM / 2 - 1 : 0;
+        for (int i = 0; i < kFragsM; ++i) {
 #pragma unroll
-          for (int i = 0; i < kFragsM; ++i) {
-#pragma unroll
-            for (int j = 0; j < kFragsN; ++j) dmma<MK>(acc[i][j], fa[q % 2][i], fb[q % 2][j]);
-            if (more) {
-              load_a_row(fa[(q + 1) % 2][i], next_slot, next_kk, i);
-              if (i == kBRow) load_b(fb[(q + 1) % 2], next_slot, next_kk);
-            }
+          for (int j = 0; j < kFragsN; ++j) dmma<MK>(acc[i][j], fa[q % 2][i], fb[q % 2][j]);
+          if (more) {
+            load_a_row(fa[(q + 1) % 2][i], next_slot, next_kk, i);
+            if (i == kBRow) load_b(fb[(q + 1) % 2], next_slot, next_kk);
           }
-        } else {
-          mma_step(q % 2);
         }
+      } else {
+        mma_step(q % 2);
       }
     }
   }

@@ -10,15 +10,14 @@
 
 namespace spx::cuda::detail::gemm_v3 {
 
-// vec_dispatch: both operands 16-byte copyable run the kernel whose loop has only 16-byte copies
-// (false keeps the run-time choice everywhere: the study's baseline, spx_gemm_configs).
+// Both operands 16-byte copyable run the kernel whose loop has only 16-byte copies; otherwise the
+// one that chooses each operand's copy width at run time.
 template <class Cfg, bool kAKContig, bool kBKContig>
 void launch_ops(Context& ctx, const Operand& a, const Operand& b, int64_t m, int64_t n, int64_t k,
-                double alpha, double beta, double* C, int64_t ldc, const V3Grid& g,
-                bool vec_dispatch = true) {
+                double alpha, double beta, double* C, int64_t ldc, const V3Grid& g) {
   constexpr int bytes = shared_bytes<Cfg, kAKContig, kBKContig>();
-  const auto kernel = vec_dispatch && a.vec_ok && b.vec_ok ? gemm_v3_kernel<Cfg, kAKContig, kBKContig, true>
-                                                           : gemm_v3_kernel<Cfg, kAKContig, kBKContig, false>;
+  const auto kernel = a.vec_ok && b.vec_ok ? gemm_v3_kernel<Cfg, kAKContig, kBKContig, true>
+                                           : gemm_v3_kernel<Cfg, kAKContig, kBKContig, false>;
   // Over 48 KB of shared memory needs the opt-in, per device: set on every launch (a cheap
   // attribute write), so a second device gets it too.
   SPX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
