@@ -1,19 +1,20 @@
 // Pieces the DGEMM study tools share (spx_gemm_grid, spx_gemm_configs): random operands made on the
-// device, the largest difference of two results (reduced on the device), and a warm-up that brings the clocks
-// up before the first timed shape (an idle H100 sits at a few hundred MHz, and the first shape of a run was
-// timed up to 1.5x slow for cuBLAS and spx alike).
+// device, the largest difference of two results (reduced on the device) and the bound it is checked
+// against, a warm-up that brings the clocks up before the first timed shape (an idle H100 sits at a
+// few hundred MHz, and the first shape of a run was timed up to 1.5x slow for cuBLAS and spx alike),
+// and the timing of a kernel beside cuBLAS in one round.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <string>
+#include <utility>
 
+#include "cuda/common/check.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/timing.hpp"
 #include "spx/cuda/vendor.hpp"
-#include "spx/error.hpp"
 
 namespace spx::bench_gemm {
 
@@ -44,22 +45,39 @@ __global__ void max_diff_bits(const double* a, const double* b, int64_t count, u
   atomicMax(out, static_cast<unsigned long long>(__double_as_longlong(worst)));
 }
 
-inline void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorString(err));
-}
-
 // max |a - b| over count doubles on the device, on the context's stream (8 bytes come back).
 inline double max_abs_diff(cuda::Context& ctx, const double* a, const double* b, int64_t count) {
   cuda::DeviceBuffer<unsigned long long> bits(1, "max diff");
-  check(cudaMemsetAsync(bits.data(), 0, sizeof(unsigned long long), ctx.stream()), "max_abs_diff memset");
+  SPX_CUDA_CHECK(cudaMemsetAsync(bits.data(), 0, sizeof(unsigned long long), ctx.stream()));
   max_diff_bits<<<1024, 256, 0, ctx.stream()>>>(a, b, count, bits.data());
   unsigned long long host = 0;
-  check(cudaMemcpyAsync(&host, bits.data(), sizeof host, cudaMemcpyDeviceToHost, ctx.stream()),
-        "max_abs_diff copy");
+  SPX_CUDA_CHECK(cudaMemcpyAsync(&host, bits.data(), sizeof host, cudaMemcpyDeviceToHost, ctx.stream()));
   ctx.synchronize();
   double worst;
   std::memcpy(&worst, &host, sizeof worst);
   return worst;
+}
+
+// The largest |spx - cuBLAS| a correct product of operands in [-1, 1] may show: both results' worst
+// rounding error, 4 (k + 3) u k.
+inline double check_bound(int64_t k) {
+  const double kd = static_cast<double>(k);
+  return 4.0 * (kd + 3.0) * 1.1102230246251565e-16 * kd;
+}
+
+// One round's timing of cuBLAS and another kernel, medians in ms {cuBLAS, kernel}: cuBLAS first in
+// even rounds, the kernel first in odd ones, so that neither always runs right after the other
+// (the clock follows the power the previous kernel drew).
+template <class Cublas, class Kernel>
+std::pair<double, double> time_pair(cuda::Context& ctx, const cuda::TimingOptions& options, int round,
+                                    Cublas&& cublas, Kernel&& kernel) {
+  const auto time = [&](auto& f) { return cuda::time_kernel(ctx, f, options).median_ms; };
+  if (round % 2 == 0) {
+    const double c = time(cublas);
+    return {c, time(kernel)};
+  }
+  const double x = time(kernel);
+  return {time(cublas), x};
 }
 
 // About `seconds` of cuBLAS DGEMM at 4096^3: the clocks and the power cap settle before timing.

@@ -93,8 +93,7 @@ int main(int argc, char** argv) {
     cuda::CublasGemm<double> cublas(ctx, spx::Op::N, spx::Op::N, m, n, k, 1.0, A.data(), m, B.data(), k, 0.0,
                                     R.data(), m);
     cublas.run();
-    const double bound =
-        4.0 * (static_cast<double>(k) + 3.0) * 1.1102230246251565e-16 * static_cast<double>(k);
+    const double bound = spx::bench_gemm::check_bound(k);
     std::vector<std::string> bad;
     for (const Candidate& c : kCandidates) {
       cudaMemsetAsync(C.data(), 0xff, C.size() * sizeof(double), ctx.stream());  // NaN
@@ -109,28 +108,13 @@ int main(int argc, char** argv) {
     std::vector<double> cub;
     std::vector<std::vector<double>> mine(std::size(kCandidates)), ratio(std::size(kCandidates));
     const std::size_t count = std::size(kCandidates);
-    const auto time_cublas = [&] {
-      return cuda::time_kernel(
-                 ctx, [&] { cublas.run(); }, topt)
-          .median_ms;
-    };
     for (int r = 0; r < rounds; ++r) {
       for (std::size_t step = 0; step < count; ++step) {
         const std::size_t i =
             (step + static_cast<std::size_t>(r) * count / static_cast<std::size_t>(rounds)) % count;
-        const auto time_mine = [&] {
-          return cuda::time_kernel(
-                     ctx, [&] { kCandidates[i].run(ctx, A.data(), B.data(), C.data(), m, n, k); }, topt)
-              .median_ms;
-        };
-        double c, x;
-        if (r % 2 == 0) {
-          c = time_cublas();
-          x = time_mine();
-        } else {
-          x = time_mine();
-          c = time_cublas();
-        }
+        const auto [c, x] = spx::bench_gemm::time_pair(
+            ctx, topt, r, [&] { cublas.run(); },
+            [&] { kCandidates[i].run(ctx, A.data(), B.data(), C.data(), m, n, k); });
         cub.push_back(c);
         mine[i].push_back(x);
         ratio[i].push_back(c / x);

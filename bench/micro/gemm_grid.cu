@@ -225,32 +225,15 @@ int main(int argc, char** argv) {
     run.run_spx(cuda::GemmParams{});
     const double worst = spx::bench_gemm::max_abs_diff(ctx, run.C.data(), run.Cref.data(), s.m * s.n);
     const double kd = static_cast<double>(s.k);
-    const double bound = 4.0 * (kd + 3.0) * 1.1102230246251565e-16 * kd;
+    const double bound = spx::bench_gemm::check_bound(s.k);
     const bool ok = worst <= bound;
     failures += ok ? 0 : 1;
 
     std::vector<double> spx_ms, cub_ms, r;
     for (int round = 0; round < rounds; ++round) {
-      // Odd rounds time spx first, so that neither library always runs right after the other (the
-      // clock follows the power the previous kernel drew); the order showed no consistent effect.
-      const auto time_cublas = [&] {
-        return cuda::time_kernel(
-                   ctx, [&] { run.cublas.run(); }, topt)
-            .median_ms;
-      };
-      const auto time_spx = [&] {
-        return cuda::time_kernel(
-                   ctx, [&] { run.run_spx(cuda::GemmParams{}); }, topt)
-            .median_ms;
-      };
-      double c, x;
-      if (round % 2 == 0) {
-        c = time_cublas();
-        x = time_spx();
-      } else {
-        x = time_spx();
-        c = time_cublas();
-      }
+      // The order alternates per round (time_pair); it showed no consistent effect.
+      const auto [c, x] = spx::bench_gemm::time_pair(
+          ctx, topt, round, [&] { run.cublas.run(); }, [&] { run.run_spx(cuda::GemmParams{}); });
       cub_ms.push_back(c);
       spx_ms.push_back(x);
       r.push_back(c / x);

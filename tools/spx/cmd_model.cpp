@@ -30,6 +30,7 @@
 #include "bench/report.hpp"
 #include "bench/suites.hpp"
 #include "cli_common.hpp"
+#include "common/median.hpp"
 #include "spx/cuda/device.hpp"
 #ifdef SPX_HAVE_CUDA
 #include "spx/cuda/context.hpp"
@@ -103,12 +104,7 @@ struct ErrorStats {
                ? 0
                : std::accumulate(errors.begin(), errors.end(), 0.0) / static_cast<double>(errors.size());
   }
-  double median() const {
-    if (errors.empty()) return 0;
-    std::vector<double> e = errors;
-    std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(e.size() / 2), e.end());
-    return e[e.size() / 2];
-  }
+  double median() const { return spx::median(errors); }
   double worst() const { return errors.empty() ? 0 : *std::max_element(errors.begin(), errors.end()); }
   json to_json() const {
     return json{{"n", errors.size()}, {"mean", mean()}, {"median", median()}, {"worst", worst()}};
