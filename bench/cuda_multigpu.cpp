@@ -119,31 +119,33 @@ Reference reference(const DistInput<T>& in, const std::vector<T>& x, int64_t L) 
   ref.y.assign(static_cast<std::size_t>(D.rows * L), 0.0);
   ref.scale.assign(ref.y.size(), 0.0);
   // Per rank, from its parts (the parts are the matrix): y_local + y_remote in double.
-  for (const auto& part : D.parts) {
+  for (const auto& part : D.parts)
+    for (const auto& slice : part.local) {
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < part.row_end - part.row_begin; ++i) {
-      for (int64_t j = 0; j < L; ++j) {
-        double s = 0, m = 0;
-        int64_t terms = 0;
-        const auto add = [&](const Csr<T, int32_t>& P, auto column) {
-          for (int32_t k = P.row_ptr[static_cast<std::size_t>(i)];
-               k < P.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
-            const double a = P.values[static_cast<std::size_t>(k)];
-            const double xv =
-                x[static_cast<std::size_t>(column(P.col_idx[static_cast<std::size_t>(k)]) * L + j)];
-            s += a * xv;
-            m += std::abs(a * xv);
-            ++terms;
-          }
-        };
-        add(part.local, [&](int32_t c) { return part.col_begin + c; });
-        add(part.remote, [&](int32_t c) { return part.halo_global[static_cast<std::size_t>(c)]; });
-        const auto at = static_cast<std::size_t>((part.row_begin + i) * L + j);
-        ref.y[at] = s;
-        ref.scale[at] = 2.0 * static_cast<double>(terms + 3) * u * m;
+      for (int64_t si = 0; si < slice.A.rows; ++si) {
+        const int64_t i = slice.row_begin + si;  // the row within the rank
+        for (int64_t j = 0; j < L; ++j) {
+          double s = 0, m = 0;
+          int64_t terms = 0;
+          const auto add = [&](const Csr<T, int32_t>& P, int64_t row, auto column) {
+            for (int32_t k = P.row_ptr[static_cast<std::size_t>(row)];
+                 k < P.row_ptr[static_cast<std::size_t>(row) + 1]; ++k) {
+              const double a = P.values[static_cast<std::size_t>(k)];
+              const double xv =
+                  x[static_cast<std::size_t>(column(P.col_idx[static_cast<std::size_t>(k)]) * L + j)];
+              s += a * xv;
+              m += std::abs(a * xv);
+              ++terms;
+            }
+          };
+          add(slice.A, si, [&](int32_t c) { return part.col_begin + c; });
+          add(part.remote, i, [&](int32_t c) { return part.halo_global[static_cast<std::size_t>(c)]; });
+          const auto at = static_cast<std::size_t>((part.row_begin + i) * L + j);
+          ref.y[at] = s;
+          ref.scale[at] = 2.0 * static_cast<double>(terms + 3) * u * m;
+        }
       }
     }
-  }
   // An independent check of the split itself where the whole matrix exists: spx::ref on it.
   if (in.whole && L == 1) {
     std::vector<double> xd(x.begin(), x.end()), yd(static_cast<std::size_t>(D.rows));

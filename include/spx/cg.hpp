@@ -69,6 +69,10 @@ std::string summary(const CgResult& r);
 // zero or negative.
 template <class T>
 std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A);
+// The same for rows [first_row, first_row + A.rows) of a square matrix given as a block of rows
+// (a slice of a rank's local part): row r's diagonal entry is in column first_row + r.
+template <class T>
+std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A, int64_t first_row);
 
 // The CPU solver on any operator y = A·x (size n). inv_diag: empty for no preconditioner.
 template <class T>

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -54,15 +55,35 @@ struct HaloMessage {
   int32_t count() const { return static_cast<int32_t>(send_local.size()); }
 };
 
+// The most nonzeros one slice of a local part holds: every kernel indexes a matrix with int32_t.
+inline constexpr int64_t kMaxSliceNnz = std::numeric_limits<int32_t>::max();
+
+// Consecutive rows of a rank's local part: its rows [row_begin, row_begin + A.rows), counted from
+// the rank's first row, × the columns the rank owns (column c is global col_begin + c).
+template <class T>
+struct LocalSlice {
+  int64_t row_begin = 0;
+  Csr<T, int32_t> A;
+};
+
 // Rank r's share: rows [row_begin, row_end) of A, owning x entries [col_begin, col_end).
 template <class T>
 struct RankPart {
   int rank = 0;
   int64_t row_begin = 0, row_end = 0;
   int64_t col_begin = 0, col_end = 0;
-  Csr<T, int32_t> local;             // rows × owned columns; column c is global col_begin + c
+  // The local part in row slices of at most the split's slice_nnz nonzeros each, in row order and
+  // covering every row: one slice unless the rank holds more local nonzeros than int32_t indexes
+  // (a rank of a large GPU) or the caller asked for smaller slices.
+  std::vector<LocalSlice<T>> local;
   Csr<T, int32_t> remote;            // rows × halo size; column h is global halo_global[h]
   std::vector<int64_t> halo_global;  // strictly increasing, so each sender's entries are contiguous
+
+  int64_t local_nnz() const {
+    int64_t n = 0;
+    for (const auto& s : local) n += s.A.nnz();
+    return n;
+  }
 };
 
 // A matrix split over ranks, with its halo pattern. Messages are sorted by (to, from); pairs that
@@ -79,9 +100,12 @@ struct DistMatrix {
 };
 
 // Splits A (canonical) by the given row and x partitions (sizes rows(A) and cols(A), the same
-// number of ranks). Every rank's rows and nonzeros must fit int32_t. Throws spx::Error.
+// number of ranks). Every rank's rows, owned columns, halo and remote nonzeros must fit int32_t;
+// its local nonzeros are cut into slices of at most slice_nnz (1 .. kMaxSliceNnz; a row longer
+// than that is a slice of its own). Throws spx::Error.
 template <class T, class I>
-DistMatrix<T> distribute(const Csr<T, I>& A, const Partition& rows, const Partition& cols);
+DistMatrix<T> distribute(const Csr<T, I>& A, const Partition& rows, const Partition& cols,
+                         int64_t slice_nnz = kMaxSliceNnz);
 // The default layout: rows balanced by nonzeros; x split like the rows when A is square (y and x
 // then share one layout, as CG needs), else evenly.
 template <class T, class I>
@@ -95,7 +119,8 @@ using RowBlockMaker = std::function<Csr<T, int64_t>(int64_t begin, int64_t end)>
 // its parts. Every block is validated. Throws spx::Error.
 template <class T>
 DistMatrix<T> distribute_blocks(int64_t rows, int64_t cols, const Partition& row_partition,
-                                const Partition& col_partition, const RowBlockMaker<T>& make_block);
+                                const Partition& col_partition, const RowBlockMaker<T>& make_block,
+                                int64_t slice_nnz = kMaxSliceNnz);
 
 // What a user looks at before running on several GPUs.
 struct RankStats {

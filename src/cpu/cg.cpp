@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <vector>
@@ -48,20 +49,40 @@ std::string summary(const CgResult& r) {
 }
 
 template <class T>
-std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A) {
-  if (A.rows != A.cols) throw Error(fmt::format("Jacobi: matrix is {} x {}, not square", A.rows, A.cols));
+std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A, int64_t first_row) {
+  if (first_row < 0 || first_row + A.rows > A.cols)
+    throw Error(fmt::format("Jacobi: rows {} .. {} of a matrix of {} columns hold no square's diagonal",
+                            first_row, first_row + A.rows - 1, A.cols));
   std::vector<T> inv(static_cast<std::size_t>(A.rows));
+  int64_t bad = A.rows;  // the first row without a positive diagonal
+#pragma omp parallel for schedule(static) reduction(min : bad) if (A.rows >= 8192)
   for (int32_t r = 0; r < A.rows; ++r) {
     double d = 0;
     for (int32_t k = A.row_ptr[static_cast<std::size_t>(r)]; k < A.row_ptr[static_cast<std::size_t>(r) + 1];
          ++k)
-      if (A.col_idx[static_cast<std::size_t>(k)] == r)
+      if (A.col_idx[static_cast<std::size_t>(k)] == first_row + r)
         d = static_cast<double>(A.values[static_cast<std::size_t>(k)]);
-    if (!(d > 0))
-      throw Error(fmt::format("Jacobi needs a positive diagonal: row {} has diagonal {} (not SPD?)", r, d));
-    inv[static_cast<std::size_t>(r)] = static_cast<T>(1.0 / d);
+    if (d > 0)
+      inv[static_cast<std::size_t>(r)] = static_cast<T>(1.0 / d);
+    else
+      bad = std::min<int64_t>(bad, r);
+  }
+  if (bad < A.rows) {
+    double d = 0;
+    for (int32_t k = A.row_ptr[static_cast<std::size_t>(bad)];
+         k < A.row_ptr[static_cast<std::size_t>(bad) + 1]; ++k)
+      if (A.col_idx[static_cast<std::size_t>(k)] == first_row + bad)
+        d = static_cast<double>(A.values[static_cast<std::size_t>(k)]);
+    throw Error(fmt::format("Jacobi needs a positive diagonal: row {} has diagonal {} (not SPD?)",
+                            first_row + bad, d));
   }
   return inv;
+}
+
+template <class T>
+std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A) {
+  if (A.rows != A.cols) throw Error(fmt::format("Jacobi: matrix is {} x {}, not square", A.rows, A.cols));
+  return inverse_diagonal(A, 0);
 }
 
 namespace {
@@ -192,6 +213,8 @@ CgResult cg(const Csr<T, int32_t>& A, std::span<const T> b, std::span<T> x, cons
 
 template std::vector<float> inverse_diagonal<float>(const Csr<float, int32_t>&);
 template std::vector<double> inverse_diagonal<double>(const Csr<double, int32_t>&);
+template std::vector<float> inverse_diagonal<float>(const Csr<float, int32_t>&, int64_t);
+template std::vector<double> inverse_diagonal<double>(const Csr<double, int32_t>&, int64_t);
 template CgResult cg<float>(const HostOperator<float>&, int64_t, std::span<const float>,
                             std::span<const float>, std::span<float>, const CgOptions&);
 template CgResult cg<double>(const HostOperator<double>&, int64_t, std::span<const double>,

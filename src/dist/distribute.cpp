@@ -22,10 +22,11 @@ void require_int32(int64_t value, int rank, const char* what) {
 
 // Rank `rank`'s part from the rows of A starting at row0 (A is the whole matrix, row0 = the rank's
 // first row, or a block holding just the rank's rows, row0 = 0). Two parallel passes over the rows:
-// count local and remote entries, then fill; the halo columns are gathered per thread and merged.
+// count local and remote entries, then (slice by slice) fill; the halo columns are gathered per
+// thread and merged.
 template <class T, class I>
 RankPart<T> split_rank(const Csr<T, I>& A, int64_t row0, int rank, const Partition& rows,
-                       const Partition& cols) {
+                       const Partition& cols, int64_t slice_nnz) {
   RankPart<T> part;
   part.rank = rank;
   part.row_begin = rows.begin[static_cast<std::size_t>(rank)];
@@ -40,7 +41,6 @@ RankPart<T> split_rank(const Csr<T, I>& A, int64_t row0, int rank, const Partiti
   };
   const int64_t k0 = ptr(0), k1 = ptr(n_rows);
   require_int32(n_rows, rank, "rows");
-  require_int32(k1 - k0, rank, "nonzeros");
   require_int32(col_end - col_begin, rank, "owned columns");
   const bool threads = k1 - k0 >= (int64_t{1} << 16);
 
@@ -62,40 +62,63 @@ RankPart<T> split_rank(const Csr<T, I>& A, int64_t row0, int rank, const Partiti
                          part.halo_global.end());
   const auto& halo = part.halo_global;
 
-  const auto r32 = static_cast<int32_t>(n_rows);
-  part.local = Csr<T, int32_t>(r32, static_cast<int32_t>(col_end - col_begin));
-  part.remote = Csr<T, int32_t>(r32, static_cast<int32_t>(halo.size()));
+  // Entries per row, local and remote.
+  std::vector<int32_t> local_count(static_cast<std::size_t>(n_rows)), remote_count(local_count.size());
 #pragma omp parallel for if (threads) schedule(static)
   for (int64_t r = 0; r < n_rows; ++r) {
     int32_t local = 0, remote = 0;
     for (int64_t k = ptr(r); k < ptr(r + 1); ++k)
       (owned(static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(k)])) ? local : remote) += 1;
-    part.local.row_ptr[static_cast<std::size_t>(r) + 1] = local;
-    part.remote.row_ptr[static_cast<std::size_t>(r) + 1] = remote;
+    local_count[static_cast<std::size_t>(r)] = local;
+    remote_count[static_cast<std::size_t>(r)] = remote;
   }
-  for (int64_t r = 0; r < n_rows; ++r) {
-    const auto i = static_cast<std::size_t>(r) + 1;
-    part.local.row_ptr[i] += part.local.row_ptr[i - 1];
-    part.remote.row_ptr[i] += part.remote.row_ptr[i - 1];
-  }
-  part.local.col_idx.resize(static_cast<std::size_t>(part.local.row_ptr.back()));
-  part.local.values.resize(part.local.col_idx.size());
-  part.remote.col_idx.resize(static_cast<std::size_t>(part.remote.row_ptr.back()));
+  // The remote part is one matrix; the local part is cut into slices of at most slice_nnz.
+  int64_t remote_nnz = 0;
+  for (const int32_t c : remote_count) remote_nnz += c;
+  require_int32(static_cast<int64_t>(halo.size()), rank, "halo entries");
+  require_int32(remote_nnz, rank, "remote nonzeros");
+  const auto r32 = static_cast<int32_t>(n_rows);
+  const auto owned32 = static_cast<int32_t>(col_end - col_begin);
+  part.remote = Csr<T, int32_t>(r32, static_cast<int32_t>(halo.size()));
+  for (int64_t r = 0; r < n_rows; ++r)
+    part.remote.row_ptr[static_cast<std::size_t>(r) + 1] =
+        part.remote.row_ptr[static_cast<std::size_t>(r)] + remote_count[static_cast<std::size_t>(r)];
+  part.remote.col_idx.resize(static_cast<std::size_t>(remote_nnz));
   part.remote.values.resize(part.remote.col_idx.size());
+  for (int64_t r = 0; r < n_rows || part.local.empty();) {
+    const int64_t first = r;
+    int64_t nnz = 0;
+    while (r < n_rows && (r == first || nnz + local_count[static_cast<std::size_t>(r)] <= slice_nnz))
+      nnz += local_count[static_cast<std::size_t>(r++)];
+    LocalSlice<T> slice{first, Csr<T, int32_t>(static_cast<int32_t>(r - first), owned32)};
+    for (int64_t i = first; i < r; ++i)
+      slice.A.row_ptr[static_cast<std::size_t>(i - first) + 1] =
+          slice.A.row_ptr[static_cast<std::size_t>(i - first)] + local_count[static_cast<std::size_t>(i)];
+    slice.A.col_idx.resize(static_cast<std::size_t>(nnz));
+    slice.A.values.resize(slice.A.col_idx.size());
+    part.local.push_back(std::move(slice));
+  }
+  local_count = {};
+  remote_count = {};
+  for (auto& slice : part.local) {
+    Csr<T, int32_t>& L = slice.A;
+    const int64_t first = slice.row_begin, rows_here = L.rows;
 #pragma omp parallel for if (threads) schedule(static)
-  for (int64_t r = 0; r < n_rows; ++r) {
-    auto l = static_cast<std::size_t>(part.local.row_ptr[static_cast<std::size_t>(r)]);
-    auto m = static_cast<std::size_t>(part.remote.row_ptr[static_cast<std::size_t>(r)]);
-    for (int64_t k = ptr(r); k < ptr(r + 1); ++k) {
-      const auto c = static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(k)]);
-      const T v = A.values[static_cast<std::size_t>(k)];
-      if (owned(c)) {
-        part.local.col_idx[l] = static_cast<int32_t>(c - col_begin);
-        part.local.values[l++] = v;
-      } else {
-        part.remote.col_idx[m] =
-            static_cast<int32_t>(std::lower_bound(halo.begin(), halo.end(), c) - halo.begin());
-        part.remote.values[m++] = v;
+    for (int64_t i = 0; i < rows_here; ++i) {
+      const int64_t r = first + i;
+      auto l = static_cast<std::size_t>(L.row_ptr[static_cast<std::size_t>(i)]);
+      auto m = static_cast<std::size_t>(part.remote.row_ptr[static_cast<std::size_t>(r)]);
+      for (int64_t k = ptr(r); k < ptr(r + 1); ++k) {
+        const auto c = static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(k)]);
+        const T v = A.values[static_cast<std::size_t>(k)];
+        if (owned(c)) {
+          L.col_idx[l] = static_cast<int32_t>(c - col_begin);
+          L.values[l++] = v;
+        } else {
+          part.remote.col_idx[m] =
+              static_cast<int32_t>(std::lower_bound(halo.begin(), halo.end(), c) - halo.begin());
+          part.remote.values[m++] = v;
+        }
       }
     }
   }
@@ -128,10 +151,17 @@ void check_partition(const Partition& p, int64_t size, const char* what) {
       throw Error(fmt::format("distribute: the {} partition decreases at rank {}", what, r - 1));
 }
 
+void check_slice_nnz(int64_t slice_nnz) {
+  if (slice_nnz < 1 || slice_nnz > kMaxSliceNnz)
+    throw Error(fmt::format("distribute: slices of {} nonzeros; give 1 .. {}", slice_nnz, kMaxSliceNnz));
+}
+
 }  // namespace
 
 template <class T, class I>
-DistMatrix<T> distribute(const Csr<T, I>& A, const Partition& rows, const Partition& cols) {
+DistMatrix<T> distribute(const Csr<T, I>& A, const Partition& rows, const Partition& cols,
+                         int64_t slice_nnz) {
+  check_slice_nnz(slice_nnz);
   A.validate();
   check_partition(rows, static_cast<int64_t>(A.rows), "row");
   check_partition(cols, static_cast<int64_t>(A.cols), "column");
@@ -144,7 +174,7 @@ DistMatrix<T> distribute(const Csr<T, I>& A, const Partition& rows, const Partit
   D.row_partition = rows;
   D.col_partition = cols;
   for (int r = 0; r < rows.ranks(); ++r)
-    D.parts.push_back(split_rank(A, rows.begin[static_cast<std::size_t>(r)], r, rows, cols));
+    D.parts.push_back(split_rank(A, rows.begin[static_cast<std::size_t>(r)], r, rows, cols, slice_nnz));
   for (const auto& part : D.parts) add_messages(part, cols, D.messages);
   return D;
 }
@@ -157,7 +187,9 @@ DistMatrix<T> distribute(const Csr<T, I>& A, int ranks, double row_overhead) {
 
 template <class T>
 DistMatrix<T> distribute_blocks(int64_t rows, int64_t cols, const Partition& row_partition,
-                                const Partition& col_partition, const RowBlockMaker<T>& make_block) {
+                                const Partition& col_partition, const RowBlockMaker<T>& make_block,
+                                int64_t slice_nnz) {
+  check_slice_nnz(slice_nnz);
   check_partition(row_partition, rows, "row");
   check_partition(col_partition, cols, "column");
   if (row_partition.ranks() != col_partition.ranks())
@@ -176,18 +208,18 @@ DistMatrix<T> distribute_blocks(int64_t rows, int64_t cols, const Partition& row
       throw Error(fmt::format("distribute: the block of rows [{}, {}) came back {} × {}, not {} × {}", begin,
                               end, block.rows, block.cols, end - begin, cols));
     block.validate();
-    D.parts.push_back(split_rank(block, 0, r, row_partition, col_partition));
+    D.parts.push_back(split_rank(block, 0, r, row_partition, col_partition, slice_nnz));
   }
   for (const auto& part : D.parts) add_messages(part, col_partition, D.messages);
   return D;
 }
 template DistMatrix<float> distribute_blocks(int64_t, int64_t, const Partition&, const Partition&,
-                                             const RowBlockMaker<float>&);
+                                             const RowBlockMaker<float>&, int64_t);
 template DistMatrix<double> distribute_blocks(int64_t, int64_t, const Partition&, const Partition&,
-                                              const RowBlockMaker<double>&);
+                                              const RowBlockMaker<double>&, int64_t);
 
-#define SPX_INSTANTIATE(T, I)                                                              \
-  template DistMatrix<T> distribute(const Csr<T, I>&, const Partition&, const Partition&); \
+#define SPX_INSTANTIATE(T, I)                                                                       \
+  template DistMatrix<T> distribute(const Csr<T, I>&, const Partition&, const Partition&, int64_t); \
   template DistMatrix<T> distribute(const Csr<T, I>&, int, double);
 SPX_INSTANTIATE(float, int32_t)
 SPX_INSTANTIATE(double, int32_t)

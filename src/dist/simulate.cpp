@@ -4,6 +4,7 @@
 // Halo buffers start as NaN, so an entry the pattern forgot poisons the result instead of reading 0.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -84,7 +85,11 @@ std::vector<std::vector<T>> simulated_spmv(const DistMatrix<T>& D, const std::ve
   for (const auto& p : D.parts) {
     const auto r = static_cast<std::size_t>(p.rank);
     y[r].resize(static_cast<std::size_t>(p.row_end - p.row_begin));
-    product<T>(kernels, p.local, x_parts[r], y[r], T{0});
+    for (const auto& slice : p.local)  // each slice writes its own rows of y
+      product<T>(kernels, slice.A, x_parts[r],
+                 std::span<T>(y[r]).subspan(static_cast<std::size_t>(slice.row_begin),
+                                            static_cast<std::size_t>(slice.A.rows)),
+                 T{0});
     product<T>(kernels, p.remote, halo[r], y[r], T{1});
   }
   return y;
@@ -127,7 +132,12 @@ void simulated_spmm(const DistMatrix<T>& D, const Dense<T>& B, Dense<T>& C, Kern
   for (const auto& p : D.parts) {
     const auto r = static_cast<std::size_t>(p.rank);
     Dense<T> c(p.row_end - p.row_begin, L, Layout::RowMajor);
-    product<T>(kernels, p.local, b[r], c, T{0});
+    for (const auto& slice : p.local) {
+      Dense<T> cs(slice.A.rows, L, Layout::RowMajor);
+      product<T>(kernels, slice.A, b[r], cs, T{0});
+      std::copy(cs.data.begin(), cs.data.end(),
+                c.data.begin() + static_cast<std::ptrdiff_t>(slice.row_begin * L));
+    }
     product<T>(kernels, p.remote, halo[r], c, T{1});
     for (int64_t i = 0; i < c.rows; ++i)
       for (int64_t j = 0; j < L; ++j) C(p.row_begin + i, j) = c(i, j);

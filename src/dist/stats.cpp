@@ -17,7 +17,7 @@ DistStats statistics(const DistMatrix<T>& D) {
     RankStats& r = s.per_rank[static_cast<std::size_t>(p.rank)];
     r.rank = p.rank;
     r.rows = p.row_end - p.row_begin;
-    r.local_nnz = p.local.nnz();
+    r.local_nnz = p.local_nnz();
     r.remote_nnz = p.remote.nnz();
     r.nnz = r.local_nnz + r.remote_nnz;
     r.owned_cols = p.col_end - p.col_begin;

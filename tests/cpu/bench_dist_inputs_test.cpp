@@ -39,7 +39,7 @@ TEST(BenchDistInputs, RankByRankEqualsTheWholeSplit) {
   const auto whole = spx::dist::distribute(A, rows, rows);
   ASSERT_EQ(in.D.parts.size(), 3u);
   for (std::size_t r = 0; r < 3; ++r) {
-    EXPECT_EQ(in.D.parts[r].local.col_idx, whole.parts[r].local.col_idx);
+    EXPECT_EQ(in.D.parts[r].local[0].A.col_idx, whole.parts[r].local[0].A.col_idx);
     EXPECT_EQ(in.D.parts[r].remote.values, whole.parts[r].remote.values);
   }
   const auto other = load_distributed<float>(resolve_matrix("rmat:scale=9,ef=4"), 2, true);

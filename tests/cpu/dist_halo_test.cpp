@@ -3,6 +3,7 @@
 // entries the sender owns to a contiguous, non-overlapping place in the receiver's halo.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "cpu_kernel_bounds.hpp"
+#include "spx/cg.hpp"
 #include "spx/dist.hpp"
 #include "spx/generate.hpp"
 #include "test_support.hpp"
@@ -18,17 +20,30 @@
 namespace {
 
 template <class T, class I>
-void expect_exact_pattern(const spx::Csr<T, I>& A, const spx::dist::DistMatrix<T>& D) {
+void expect_exact_pattern(const spx::Csr<T, I>& A, const spx::dist::DistMatrix<T>& D,
+                          int64_t slice_nnz = spx::dist::kMaxSliceNnz) {
   const int k = D.ranks();
   ASSERT_EQ(static_cast<int>(D.parts.size()), k);
   std::map<std::pair<int64_t, int64_t>, T> rebuilt;
   for (const auto& p : D.parts) {
     SCOPED_TRACE("rank " + std::to_string(p.rank) + " of " + std::to_string(k));
-    p.local.validate();
+    // The local slices: consecutive, covering every row, none above slice_nnz but a single row.
+    ASSERT_FALSE(p.local.empty());
+    int64_t next = 0;
+    for (const auto& slice : p.local) {
+      slice.A.validate();
+      EXPECT_EQ(slice.row_begin, next);
+      EXPECT_EQ(slice.A.cols, p.col_end - p.col_begin);
+      EXPECT_TRUE(slice.A.nnz() <= slice_nnz || slice.A.rows == 1) << slice.A.nnz() << " nonzeros";
+      EXPECT_TRUE(slice.A.rows > 0 || p.local.size() == 1);
+      next += slice.A.rows;
+    }
+    ASSERT_EQ(next, p.row_end - p.row_begin);
+    // Greedy cuts: a slice and the next one's first row together exceed slice_nnz.
+    for (std::size_t s = 0; s + 1 < p.local.size(); ++s)
+      EXPECT_GT(p.local[s].A.nnz() + p.local[s + 1].A.row_length(0), slice_nnz);
     p.remote.validate();
-    ASSERT_EQ(p.local.rows, p.row_end - p.row_begin);
-    ASSERT_EQ(p.remote.rows, p.local.rows);
-    ASSERT_EQ(p.local.cols, p.col_end - p.col_begin);
+    ASSERT_EQ(p.remote.rows, p.row_end - p.row_begin);
     ASSERT_EQ(static_cast<std::size_t>(p.remote.cols), p.halo_global.size());
     // The halo: exactly the columns outside [col_begin, col_end) that the rank's rows touch.
     std::set<int64_t> needed;
@@ -36,11 +51,15 @@ void expect_exact_pattern(const spx::Csr<T, I>& A, const spx::dist::DistMatrix<T
       for (I q = A.row_ptr[r]; q < A.row_ptr[r + 1]; ++q)
         if (A.col_idx[q] < p.col_begin || A.col_idx[q] >= p.col_end) needed.insert(A.col_idx[q]);
     EXPECT_EQ(std::vector<int64_t>(needed.begin(), needed.end()), p.halo_global);
-    for (int32_t r = 0; r < p.local.rows; ++r) {
-      for (int32_t q = p.local.row_ptr[r]; q < p.local.row_ptr[r + 1]; ++q)
-        ASSERT_TRUE(
-            rebuilt.emplace(std::pair{p.row_begin + r, p.col_begin + p.local.col_idx[q]}, p.local.values[q])
-                .second);
+    for (const auto& slice : p.local)
+      for (int32_t r = 0; r < slice.A.rows; ++r)
+        for (int32_t q = slice.A.row_ptr[r]; q < slice.A.row_ptr[r + 1]; ++q)
+          ASSERT_TRUE(
+              rebuilt
+                  .emplace(std::pair{p.row_begin + slice.row_begin + r, p.col_begin + slice.A.col_idx[q]},
+                           slice.A.values[q])
+                  .second);
+    for (int32_t r = 0; r < p.remote.rows; ++r) {
       for (int32_t q = p.remote.row_ptr[r]; q < p.remote.row_ptr[r + 1]; ++q)
         ASSERT_TRUE(
             rebuilt
@@ -85,7 +104,7 @@ void expect_exact_pattern(const spx::Csr<T, I>& A, const spx::dist::DistMatrix<T
   const auto s = spx::dist::statistics(D);
   int64_t halo = 0, nnz = 0;
   for (const auto& p : D.parts)
-    halo += static_cast<int64_t>(p.halo_global.size()), nnz += p.local.nnz() + p.remote.nnz();
+    halo += static_cast<int64_t>(p.halo_global.size()), nnz += p.local_nnz() + p.remote.nnz();
   EXPECT_EQ(s.halo_entries, halo);
   EXPECT_EQ(s.nnz, nnz);
   EXPECT_EQ(s.bytes_f64, 8 * halo);
@@ -149,8 +168,9 @@ TEST(DistHalo, BlocksOfRowsGiveTheSameParts) {
       expect_exact_pattern(A, blocks);
       ASSERT_EQ(blocks.parts.size(), whole.parts.size());
       for (std::size_t r = 0; r < whole.parts.size(); ++r) {
-        EXPECT_EQ(blocks.parts[r].local.col_idx, whole.parts[r].local.col_idx);
-        EXPECT_EQ(blocks.parts[r].local.values, whole.parts[r].local.values);
+        ASSERT_EQ(blocks.parts[r].local.size(), 1u);
+        EXPECT_EQ(blocks.parts[r].local[0].A.col_idx, whole.parts[r].local[0].A.col_idx);
+        EXPECT_EQ(blocks.parts[r].local[0].A.values, whole.parts[r].local[0].A.values);
         EXPECT_EQ(blocks.parts[r].remote.col_idx, whole.parts[r].remote.col_idx);
         EXPECT_EQ(blocks.parts[r].halo_global, whole.parts[r].halo_global);
       }
@@ -164,6 +184,84 @@ TEST(DistHalo, BlocksOfRowsGiveTheSameParts) {
       big.rows, big.cols, rows, rows,
       [](int64_t b, int64_t e) { return spx::gen::stencil_rows<float>(27, 40, 41, 42, b, e); });
   expect_exact_pattern(big, blocks);
+}
+
+// A rank's local part cut into slices (what a rank holding more than int32_t indexes gets, here
+// with small limits): the same entries, the same products, the same Jacobi diagonal.
+TEST(DistHalo, LocalSlices) {
+  const uint64_t seed = spx::test::fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  auto A = spx::test::random_csr<double, int32_t>(403, 403, 0, 17, seed, 0.3);
+  A.col_idx.clear(), A.values.clear();  // with an empty row and one long row among random ones
+  {
+    auto B = spx::test::random_csr<double, int32_t>(403, 403, 0, 17, seed, 0.3);
+    std::vector<std::map<int32_t, double>> rows(403);
+    for (int32_t r = 0; r < 403; ++r)
+      for (int32_t q = B.row_ptr[r]; q < B.row_ptr[r + 1]; ++q) rows[r][B.col_idx[q]] = B.values[q];
+    rows[100].clear();
+    for (int32_t c = 0; c < 403; c += 2) rows[200][c] = 0.5;
+    for (int32_t r = 0; r < 403; ++r) {
+      if (r != 100) rows[r][r] = 50.0;  // a positive diagonal (row 100 stays empty)
+      for (const auto& [c, v] : rows[r]) A.col_idx.push_back(c), A.values.push_back(v);
+      A.row_ptr[r + 1] = static_cast<int32_t>(A.col_idx.size());
+    }
+  }
+  const std::vector<double> x = spx::test::random_vector<double>(403, seed + 1);
+  const auto one = spx::dist::distribute(A, 3);
+  const std::vector<double> want = spx::dist::simulated_spmv(one, std::span<const double>(x));
+  for (int64_t limit : {int64_t{1}, int64_t{30}, int64_t{450}}) {
+    for (int k : {1, 2, 3, 5}) {
+      SCOPED_TRACE("slices of " + std::to_string(limit) + ", k " + std::to_string(k));
+      const auto rows = spx::dist::partition_rows(A, k);
+      const auto D = spx::dist::distribute(A, rows, rows, limit);
+      expect_exact_pattern(A, D, limit);
+      if (k == 1) {
+        EXPECT_GT(D.parts[0].local.size(), 1u);
+      }
+      const std::vector<double> got =
+          spx::dist::simulated_spmv(D, std::span<const double>(x), spx::dist::Kernels::Reference);
+      for (std::size_t i = 0; i < want.size(); ++i)
+        EXPECT_NEAR(got[i], want[i], 1e-12 * (1 + std::abs(want[i])));
+      spx::Dense<double> B(403, 3, spx::Layout::ColMajor), C(403, 3, spx::Layout::RowMajor, 7.0);
+      for (int64_t i = 0; i < 403; ++i)
+        for (int64_t j = 0; j < 3; ++j) B(i, j) = x[static_cast<std::size_t>((i * 3 + j) % 403)];
+      spx::Dense<double> C1 = C;
+      spx::dist::simulated_spmm(D, B, C);
+      spx::dist::simulated_spmm(one, B, C1);
+      for (std::size_t i = 0; i < C.data.size(); ++i)
+        EXPECT_NEAR(C.data[i], C1.data[i], 1e-12 * (1 + std::abs(C1.data[i])));
+      // The diagonal, slice by slice, is the whole matrix's (row 100 has none: named by its row).
+      for (const auto& p : D.parts)
+        for (const auto& slice : p.local) {
+          const int64_t first = p.row_begin + slice.row_begin;
+          if (first <= 100 && 100 < first + slice.A.rows) {
+            spx::test::expect_error([&] { spx::inverse_diagonal(slice.A, slice.row_begin); },
+                                    "row " + std::to_string(100 - p.row_begin) + " has diagonal 0");
+            continue;
+          }
+          const std::vector<double> d = spx::inverse_diagonal(slice.A, slice.row_begin);
+          ASSERT_EQ(d.size(), static_cast<std::size_t>(slice.A.rows));
+          for (int32_t i = 0; i < slice.A.rows; ++i) EXPECT_EQ(d[static_cast<std::size_t>(i)], 1.0 / 50.0);
+        }
+    }
+  }
+  // Block by block, with slices, equals the whole-matrix split with the same slices.
+  const auto st = spx::gen::stencil_3d_27pt<double, int32_t>(13, 7, 5);
+  const auto rows = spx::dist::partition_even(st.rows, 3);
+  const auto whole = spx::dist::distribute(st, rows, rows, 200);
+  const auto blocks = spx::dist::distribute_blocks<double>(
+      st.rows, st.cols, rows, rows,
+      [](int64_t b, int64_t e) { return spx::gen::stencil_rows<double>(27, 13, 7, 5, b, e); }, 200);
+  expect_exact_pattern(st, blocks, 200);
+  for (std::size_t r = 0; r < 3; ++r) {
+    ASSERT_EQ(blocks.parts[r].local.size(), whole.parts[r].local.size());
+    for (std::size_t s = 0; s < whole.parts[r].local.size(); ++s)
+      EXPECT_EQ(blocks.parts[r].local[s].A.col_idx, whole.parts[r].local[s].A.col_idx);
+  }
+  spx::test::expect_error([&] { spx::dist::distribute(st, rows, rows, 0); }, "slices of 0 nonzeros");
+  spx::test::expect_error([&] { spx::dist::distribute(st, rows, rows, spx::dist::kMaxSliceNnz + 1); },
+                          "give 1 .. 2147483647");
+  spx::test::expect_error([&] { spx::inverse_diagonal(st, 5); }, "hold no square's diagonal");
 }
 
 TEST(DistHalo, BadBlocksAreClearErrors) {

@@ -65,9 +65,18 @@ bool splittable(const Csr<T, int32_t>& A, int n) {
   return A.rows >= n && A.cols >= n;
 }
 
+// Rows balanced by nonzeros, x split like the rows when square; the local parts cut into slices of
+// at most slice_nnz nonzeros.
 template <class T>
-void check_spmv(cd::Team& tm, const std::string& name, const Csr<T, int32_t>& A, uint64_t seed) {
-  const auto D = dist::distribute(A, tm.size());
+dist::DistMatrix<T> split(const Csr<T, int32_t>& A, int n, int64_t slice_nnz) {
+  const auto rows = dist::partition_rows(A, n);
+  return dist::distribute(A, rows, A.rows == A.cols ? rows : dist::partition_even(A.cols, n), slice_nnz);
+}
+
+template <class T>
+void check_spmv(cd::Team& tm, const std::string& name, const Csr<T, int32_t>& A, uint64_t seed,
+                int64_t slice_nnz = dist::kMaxSliceNnz) {
+  const auto D = split(A, tm.size(), slice_nnz);
   cd::DistSparseMatrix<T> dA(tm, D);
   const auto x = test::random_vector<T>(static_cast<std::size_t>(A.cols), seed);
   cd::DistVector<T> dx(tm, dA.col_partition()), dy(tm, dA.row_partition());
@@ -80,8 +89,9 @@ void check_spmv(cd::Team& tm, const std::string& name, const Csr<T, int32_t>& A,
 }
 
 template <class T>
-void check_spmm(cd::Team& tm, const std::string& name, const Csr<T, int32_t>& A, int64_t L, uint64_t seed) {
-  const auto D = dist::distribute(A, tm.size());
+void check_spmm(cd::Team& tm, const std::string& name, const Csr<T, int32_t>& A, int64_t L, uint64_t seed,
+                int64_t slice_nnz = dist::kMaxSliceNnz) {
+  const auto D = split(A, tm.size(), slice_nnz);
   cd::DistSparseMatrix<T> dA(tm, D);
   const auto B = test::random_dense<T>(A.cols, L, Layout::RowMajor, seed, 0);
   cd::DistVector<T> dB(tm, dA.col_partition(), L), dC(tm, dA.row_partition(), L);
@@ -163,8 +173,8 @@ TEST(DistGpu, RemotePartsCompressedAndNot) {
 
 template <class T>
 CgResult dist_solve(cd::Team& tm, const Csr<T, int32_t>& A, const std::vector<T>& b, const CgOptions& opt,
-                    cd::Reductions red, std::vector<T>& x) {
-  const auto D = dist::distribute(A, tm.size());
+                    cd::Reductions red, std::vector<T>& x, int64_t slice_nnz = dist::kMaxSliceNnz) {
+  const auto D = split(A, tm.size(), slice_nnz);
   cd::DistOptions dopt;
   dopt.plan.deterministic_only = true;  // one and two reductions are compared bit for bit
   cd::DistSparseMatrix<T> dA(tm, D, dopt);
@@ -260,6 +270,40 @@ TEST(DistGpu, CgEdgesZeroRhsAndTheCap) {
   const CgResult c = dist_solve(team(n), A, b, cap, cd::Reductions::Two, x);
   EXPECT_EQ(c.status, CgStatus::MaxIterations);
   EXPECT_EQ(c.iterations, 5);
+}
+
+// A rank's local part in several slices (what a rank of more than int32_t nonzeros gets; here cut
+// small): products and Jacobi CG as with one slice, on every team size.
+TEST(DistGpu, LocalSlicesGiveTheSameResults) {
+  SPX_REQUIRE_GPU();
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  for (int n : team_sizes())
+    for (const auto& m : dist_matrices<double>(seed)) {
+      if (!splittable(m.A, n) || m.A.rows > 20000) continue;
+      const int64_t limit = std::max<int64_t>(1, m.A.nnz() / (3 * n) + 1);  // about 3 slices a rank
+      check_spmv<double>(team(n), m.name + " in slices", m.A, seed, limit);
+      check_spmm<double>(team(n), m.name + " in slices", m.A, 3, seed, limit);
+      if (::testing::Test::HasFailure()) return;
+    }
+  const auto A = gen::stencil_3d_27pt<double, int32_t>(21, 19, 17);
+  const auto b = test::random_vector<double>(static_cast<std::size_t>(A.rows), seed);
+  CgOptions opt;
+  opt.rtol = 1e-9;
+  opt.preconditioner = Preconditioner::Jacobi;
+  for (int n : team_sizes()) {
+    SCOPED_TRACE(fmt::format("CG on {} GPUs", n));
+    std::vector<double> x_whole, x_sliced;
+    const CgResult whole = dist_solve(team(n), A, b, opt, cd::Reductions::One, x_whole);
+    const CgResult sliced = dist_solve(team(n), A, b, opt, cd::Reductions::One, x_sliced, A.nnz() / (4 * n));
+    EXPECT_EQ(sliced.status, CgStatus::Converged) << summary(sliced);
+    EXPECT_NEAR(static_cast<double>(sliced.iterations), static_cast<double>(whole.iterations), 1.0);
+    EXPECT_LT(true_relative_residual(A, b, x_sliced), 1e-8);
+  }
+  const auto D = split(A, 1, A.nnz() / 4);
+  cd::DistSparseMatrix<double> dA(team(1), D);
+  EXPECT_GE(dA.local_slices(0), 4);
+  EXPECT_NE(dA.describe().find("slice 1 of"), std::string::npos) << dA.describe();
 }
 
 TEST(DistGpu, BadInputIsAClearError) {

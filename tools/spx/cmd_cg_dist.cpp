@@ -60,9 +60,10 @@ void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, con
     const std::vector<T> b = make_rhs<T>(o.rhs, size);  // ones or random (checked by the caller)
     std::optional<cd::DistVector<T>> inv;
     if (opt.preconditioner == Preconditioner::Jacobi) inv.emplace(cd::inverse_diagonal(team, in.D));
-    // The single-GPU solver on the same matrix: one rank's local part is the whole matrix.
+    // The single-GPU solver on the same matrix: one rank's local part is the whole matrix (when it
+    // is one slice: the single-GPU solver indexes with int32_t too).
     std::optional<Csr<T, int32_t>> whole;
-    if (n == 1) whole = in.D.parts[0].local;
+    if (n == 1 && in.D.parts[0].local.size() == 1) whole = in.D.parts[0].local[0].A;
     cd::DistOptions dopt;
     dopt.plan.mode = plan::Mode::Measure;
     dopt.plan.deterministic_only = true;

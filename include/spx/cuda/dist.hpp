@@ -126,8 +126,11 @@ class DistSparseMatrix {
   const spx::dist::Partition& row_partition() const;
   const spx::dist::Partition& col_partition() const;
   const spx::dist::DistStats& stats() const;
-  // Rank r's parts (remote is null when the rank needs no halo).
-  SparseMatrix<T>& local(int rank);
+  // Rank r's parts: its local part in local_slices(r) slices of consecutive rows (one unless the
+  // rank holds more local nonzeros than int32_t indexes; spx::dist::RankPart), and the remote part
+  // (null when the rank needs no halo).
+  int local_slices(int rank) const;
+  SparseMatrix<T>& local(int rank, int slice = 0);
   SparseMatrix<T>* remote(int rank);
   // Rows of rank r's remote part ("compressed": only the rows with remote entries).
   int64_t remote_rows(int rank) const;

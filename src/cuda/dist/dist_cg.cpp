@@ -254,11 +254,13 @@ DistVector<T> inverse_diagonal(Team& team, const spx::dist::DistMatrix<T>& D) {
   std::vector<T> all;
   all.reserve(static_cast<std::size_t>(D.rows));
   for (const auto& part : D.parts) {
-    try {
-      const std::vector<T> d = spx::inverse_diagonal(part.local);
-      all.insert(all.end(), d.begin(), d.end());
-    } catch (const Error& e) {
-      throw Error(fmt::format("dist: rank {} (rows from {}): {}", part.rank, part.row_begin, e.what()));
+    for (const auto& slice : part.local) {
+      try {
+        const std::vector<T> d = spx::inverse_diagonal(slice.A, slice.row_begin);
+        all.insert(all.end(), d.begin(), d.end());
+      } catch (const Error& e) {
+        throw Error(fmt::format("dist: rank {} (its rows from {}): {}", part.rank, part.row_begin, e.what()));
+      }
     }
   }
   v.upload(all);

@@ -29,11 +29,19 @@ struct Message {
   int64_t count = 0;
 };
 
+// Rows [row_begin, row_begin + A->rows()) of a rank's local part (spx::dist::LocalSlice).
+template <class T>
+struct Slice {
+  int64_t row_begin = 0;
+  std::unique_ptr<SparseMatrix<T>> A;
+};
+
 template <class T>
 struct Rank {
   int device = 0;
   int64_t rows = 0, halo = 0;
-  std::unique_ptr<SparseMatrix<T>> local, remote;
+  std::vector<Slice<T>> local;  // in row order, covering every row
+  std::unique_ptr<SparseMatrix<T>> remote;
   bool compressed = false;
   int64_t remote_rows = 0;
   DeviceBuffer<int32_t> remote_row_map;  // compressed remote row i is the rank's row map[i]
@@ -152,8 +160,10 @@ DistSparseMatrix<T>::DistSparseMatrix(Team& team, const spx::dist::DistMatrix<T>
                       "over fewer GPUs",
                       r, k.rows, owned, D.rows, D.cols));
     k.halo = static_cast<int64_t>(part.halo_global.size());
-    k.local = std::make_unique<SparseMatrix<T>>(ctx, part.local);
-    k.local->plan_spmv(options.plan);
+    // Every part is on the GPU before any is planned: the planner tries formats within the memory
+    // then left free, which must leave room for the parts still to come.
+    for (const auto& slice : part.local)
+      k.local.push_back({slice.row_begin, std::make_unique<SparseMatrix<T>>(ctx, slice.A)});
     if (part.remote.nnz() > 0) {
       const std::vector<int32_t> kept = nonempty_rows(part.remote);
       k.compressed =
@@ -165,8 +175,9 @@ DistSparseMatrix<T>::DistSparseMatrix(Team& team, const spx::dist::DistMatrix<T>
       } else {
         k.remote = std::make_unique<SparseMatrix<T>>(ctx, part.remote);
       }
-      k.remote->plan_spmv(options.plan);
     }
+    for (auto& slice : k.local) slice.A->plan_spmv(options.plan);
+    if (k.remote) k.remote->plan_spmv(options.plan);
     k.x_ready.emplace();
     k.halo_done.emplace();
   }
@@ -228,8 +239,12 @@ const spx::dist::DistStats& DistSparseMatrix<T>::stats() const {
   return impl_->stats;
 }
 template <class T>
-SparseMatrix<T>& DistSparseMatrix<T>::local(int rank) {
-  return *impl_->ranks.at(static_cast<std::size_t>(rank)).local;
+int DistSparseMatrix<T>::local_slices(int rank) const {
+  return static_cast<int>(impl_->ranks.at(static_cast<std::size_t>(rank)).local.size());
+}
+template <class T>
+SparseMatrix<T>& DistSparseMatrix<T>::local(int rank, int slice) {
+  return *impl_->ranks.at(static_cast<std::size_t>(rank)).local.at(static_cast<std::size_t>(slice)).A;
 }
 template <class T>
 SparseMatrix<T>* DistSparseMatrix<T>::remote(int rank) {
@@ -260,7 +275,9 @@ std::string DistSparseMatrix<T>::describe() const {
         "rank {} (GPU {}): {} rows, {} nonzeros ({} local, {} remote), halo in {} / out {}; "
         "local {}",
         r, k.device, k.rows, st.nnz, st.local_nnz, st.remote_nnz, st.halo_recv, st.halo_send,
-        kernel(*k.local));
+        kernel(*k.local.front().A));
+    if (k.local.size() > 1)
+      s += fmt::format(" (slice 1 of {}: its rows hold more than int32_t indexes)", k.local.size());
     if (k.remote)
       s += fmt::format(", remote {} on {} rows{}", kernel(*k.remote), k.remote_rows,
                        k.compressed ? " (compressed)" : "");
@@ -308,7 +325,9 @@ void DistSparseMatrix<T>::Impl::product(const DistVector<T>& X, DistVector<T>& Y
   for (int r = 0; r < n && has(phases, Phases::Local); ++r) {
     Rank<T>& k = ranks[static_cast<std::size_t>(r)];
     DeviceScope scope(k.device);
-    part_product(team.context(r), *k.local, X.part(r).data(), Y.part(r).data(), L, alpha, beta);
+    for (Slice<T>& slice : k.local)  // one after another on the rank's stream, each on its own rows
+      part_product(team.context(r), *slice.A, X.part(r).data(), Y.part(r).data() + slice.row_begin * L, L,
+                   alpha, beta);
   }
   // 3. Per rank: once the halo is in, the remote part adds its share.
   for (int r = 0; r < n; ++r) {
@@ -358,7 +377,9 @@ void spmm(DistSparseMatrix<T>& A, const DistVector<T>& X, DistVector<T>& Y, T al
   if (L > 1)
     for (int r = 0; r < A.team().size(); ++r) {  // plan every part for this L with the matrix's options
       DeviceScope scope(m.ranks[static_cast<std::size_t>(r)].device);
-      for (SparseMatrix<T>* part : {&A.local(r), A.remote(r)})
+      std::vector<SparseMatrix<T>*> parts{A.remote(r)};
+      for (int s = 0; s < A.local_slices(r); ++s) parts.push_back(&A.local(r, s));
+      for (SparseMatrix<T>* part : parts)
         if (part && !part->spmm_report(L)) part->plan_spmm(L, plan::DenseLayout::RowMajor, m.options.plan);
     }
   m.product(X, Y, L, alpha, beta, phases);
