@@ -19,13 +19,16 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "bench/dist_inputs.hpp"
@@ -157,6 +160,13 @@ Reference reference(const DistInput<T>& in, const std::vector<T>& x, int64_t L) 
   return ref;
 }
 
+// Rank 0's first local slice: the planner's candidates, times, setup and why the winner won.
+template <class T>
+std::string plan_explained(cd::DistSparseMatrix<T>& A, int64_t L) {
+  const plan::Report* rep = L == 1 ? A.local(0).spmv_report() : A.local(0).spmm_report(L);
+  return rep ? rep->explain() : std::string();
+}
+
 template <class T>
 void run_matrix(const MatrixSource& src, const OpSpec& op, const MultiGpuOptions& o, std::ostream& out,
                 json& results, int& failures) {
@@ -169,15 +179,19 @@ void run_matrix(const MatrixSource& src, const OpSpec& op, const MultiGpuOptions
              "kernels (rank 0)");
   for (int n : o.gpus) {
     cd::Team team(n);
+    SetupClock setup(n);
     DistInput<T> in = load_distributed<T>(src, n, /*keep_whole=*/n == o.gpus.front());
+    setup.done("split", fmt::format("{} parts", n));
     cd::DistOptions dopt;
     dopt.plan.mode = o.plan_mode;
     dopt.plan.expected_calls = 1000;
     // The reference needs the parts; compute it before the matrix goes to the GPUs.
     const std::vector<T> x = input_values<T>(in.D.cols * L, 3);
     const Reference ref = reference(in, x, L);
-    cd::DistSparseMatrix<T> A(team, in.D, dopt);
-    in = DistInput<T>{};  // frees the host parts
+    setup.done("reference", "on the CPU");
+    cd::DistSparseMatrix<T> A(team, std::move(in.D), dopt);
+    setup.done("gpus", A.setup_summary());
+    in = DistInput<T>{};  // frees the rest
     const dist::DistStats& D_stats = A.stats();
     const int64_t rows = A.rows(), cols = A.cols(), nnz = A.nnz();
     cd::DistVector<T> dx(team, A.col_partition(), L), dy(team, A.row_partition(), L);
@@ -261,6 +275,8 @@ void run_matrix(const MatrixSource& src, const OpSpec& op, const MultiGpuOptions
                        {"kernels_rank0", kernels},
                        {"per_rank", per_rank},
                        {"layout", A.describe()},
+                       {"setup_seconds", setup.seconds()},
+                       {"plan_rank0", plan_explained(A, L)},
                        {"team", team.summary()}});
   }
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,21 @@ DistInput<T> load_distributed(const MatrixSource& source, int ranks, bool keep_w
   }
   in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return in;
+}
+
+namespace {
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+SetupClock::SetupClock(int gpus) : gpus_(gpus), last_(steady_seconds()) {}
+
+void SetupClock::done(const std::string& phase, const std::string& what) {
+  const double now = steady_seconds(), s = now - last_;
+  last_ = now;
+  seconds_[phase] = s;
+  fmt::print(stderr, "[{} GPU{}] {}: {:.1f} s ({})\n", gpus_, gpus_ == 1 ? "" : "s", phase, s, what);
 }
 
 nlohmann::ordered_json rank_json(const dist::RankStats& r, const dist::Partition& rows,

@@ -38,6 +38,21 @@ struct DistInput {
 template <class T>
 DistInput<T> load_distributed(const MatrixSource& source, int ranks, bool keep_whole);
 
+// Seconds of each setup phase of a distributed run, printed to stderr as each ends ("[4 GPUs]
+// split: 51.2 s (4 parts)"): a matrix of billions of nonzeros takes minutes to split and upload,
+// and whoever waits should see where.
+class SetupClock {
+ public:
+  explicit SetupClock(int gpus);
+  void done(const std::string& phase, const std::string& what);
+  const nlohmann::ordered_json& seconds() const { return seconds_; }  // {"split": 51.2, ...}
+
+ private:
+  int gpus_;
+  double last_;
+  nlohmann::ordered_json seconds_ = nlohmann::ordered_json::object();
+};
+
 // One rank's line of the JSON `spx dist` and `spx bench --gpus` write: its row and x ranges, nonzeros
 // (local, remote), halo entries in and out, and neighbours.
 nlohmann::ordered_json rank_json(const dist::RankStats& r, const dist::Partition& rows,

@@ -116,7 +116,9 @@ template <class T>
 using RowBlockMaker = std::function<Csr<T, int64_t>(int64_t begin, int64_t end)>;
 // The same split built rank by rank from blocks of rows, so the whole matrix never exists in one
 // place: a matrix larger than one GPU (or than the host holds twice) is generated straight into
-// its parts. Every block is validated. Throws spx::Error.
+// its parts. The ranks are built concurrently, one host thread each (make_block must allow
+// that); the host then holds every rank's block and part at once. Every block is validated.
+// Throws spx::Error (the first failing rank's).
 template <class T>
 DistMatrix<T> distribute_blocks(int64_t rows, int64_t cols, const Partition& row_partition,
                                 const Partition& col_partition, const RowBlockMaker<T>& make_block,

@@ -43,6 +43,7 @@ struct Row {
   CgResult result;
   double seconds = 0;  // median over the repeats
   double true_relative_residual = 0;
+  json setup_seconds = json::object();  // the distributed solver's setup phases (SetupClock)
 };
 
 template <class T>
@@ -54,12 +55,17 @@ void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, con
   std::vector<Row> rows;
   for (int n : teams) {
     cd::Team team(n);
+    bench::SetupClock setup(n);
     bench::DistInput<T> in = bench::load_distributed<T>(source, n, false);
+    setup.done("split", fmt::format("{} parts", n));
     if (in.D.rows != in.D.cols) throw Error(fmt::format("{}: CG needs a square matrix", source.name));
     const int64_t size = in.D.rows;
     const std::vector<T> b = make_rhs<T>(o.rhs, size);  // ones or random (checked by the caller)
     std::optional<cd::DistVector<T>> inv;
-    if (opt.preconditioner == Preconditioner::Jacobi) inv.emplace(cd::inverse_diagonal(team, in.D));
+    if (opt.preconditioner == Preconditioner::Jacobi) {
+      inv.emplace(cd::inverse_diagonal(team, in.D));
+      setup.done("jacobi", "the inverse diagonal");
+    }
     // The single-GPU solver on the same matrix: one rank's local part is the whole matrix (when it
     // is one slice: the single-GPU solver indexes with int32_t too).
     std::optional<Csr<T, int32_t>> whole;
@@ -68,7 +74,8 @@ void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, con
     dopt.plan.mode = plan::Mode::Measure;
     dopt.plan.deterministic_only = true;
     dopt.plan.expected_calls = std::max<int64_t>(o.maxit, 100);
-    cd::DistSparseMatrix<T> A(team, in.D, dopt);
+    cd::DistSparseMatrix<T> A(team, std::move(in.D), dopt);
+    setup.done("gpus", A.setup_summary());
     in = bench::DistInput<T>{};
     cd::DistVector<T> db(team, A.row_partition()), dx(team, A.row_partition()), dy(team, A.row_partition());
     db.upload(b);
@@ -93,6 +100,7 @@ void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, con
       }
       row.seconds = median(times);
       row.true_relative_residual = true_residual();
+      row.setup_seconds = setup.seconds();
       rows.push_back(std::move(row));
     }
     if (whole) {
@@ -137,7 +145,8 @@ void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, con
            {"speedup_vs_first", r.seconds > 0 ? base / r.seconds : 0.0},
            {"relative_residual", r.result.relative_residual},
            {"true_relative_residual", r.true_relative_residual},
-           {"message", r.result.message}};
+           {"message", r.result.message},
+           {"setup_seconds", r.setup_seconds}};
     if (o.history) j["history"] = r.result.history;
     runs.push_back(std::move(j));
   }

@@ -113,8 +113,10 @@ enum class Phases : unsigned { Local = 1, Halo = 2, Remote = 4, All = 7 };
 template <class T>
 class DistSparseMatrix {
  public:
-  // Uploads every rank's parts to its GPU and plans their SpMV (D's ranks must equal team.size()).
-  DistSparseMatrix(Team& team, const spx::dist::DistMatrix<T>& D, const DistOptions& options = {});
+  // Uploads every rank's parts to its GPU and plans their SpMV (D's ranks must equal team.size()),
+  // one host thread per rank. Pass D as an rvalue to move its parts in rather than copy them (a
+  // matrix of tens of GB on the host).
+  DistSparseMatrix(Team& team, spx::dist::DistMatrix<T> D, const DistOptions& options = {});
   ~DistSparseMatrix();
   DistSparseMatrix(DistSparseMatrix&&) noexcept;
   DistSparseMatrix& operator=(DistSparseMatrix&&) noexcept;
@@ -137,6 +139,13 @@ class DistSparseMatrix {
   bool remote_compressed(int rank) const;
   // One line per rank: rows, nonzeros, halo in/out, and whose kernel each part's plan chose.
   std::string describe() const;
+  // Host seconds of rank r's setup: checking and uploading its parts, then planning them.
+  struct SetupSeconds {
+    double upload = 0, plan = 0;
+  };
+  SetupSeconds setup_seconds(int rank) const;
+  // "slowest rank: upload 3.1 s, plan 1.2 s" (each the largest over the ranks).
+  std::string setup_summary() const;
 
   struct Impl;
   Impl& impl() { return *impl_; }

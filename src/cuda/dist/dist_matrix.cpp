@@ -9,8 +9,12 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <chrono>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "cuda/common/check.hpp"
@@ -51,6 +55,7 @@ struct Rank {
   int64_t capacity = 0;              // columns the buffers below hold
   DeviceBuffer<T> send_buffer, halo_buffer, remote_out;
   std::optional<Event> x_ready, halo_done;
+  double upload_seconds = 0, plan_seconds = 0;  // of the setup (host wall time on the rank's thread)
 
   bool exchanges() const { return send_total > 0 || !recvs.empty(); }
 };
@@ -77,6 +82,24 @@ Csr<T, int32_t> keep_rows(const Csr<T, int32_t>& R, const std::vector<int32_t>& 
 }
 
 }  // namespace
+
+// f(r) for every rank r on a host thread of its own; the first rank's exception (by rank) is
+// rethrown once all have finished.
+void on_every_rank(int ranks, const std::function<void(int)>& f) {
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(ranks));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        f(r);
+      } catch (...) {
+        errors[static_cast<std::size_t>(r)] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
 
 template <class T>
 struct DistSparseMatrix<T>::Impl {
@@ -106,6 +129,40 @@ struct DistSparseMatrix<T>::Impl {
 
   void product(const DistVector<T>& X, DistVector<T>& Y, int64_t L, T alpha, T beta, Phases phases);
 
+  // Rank r's matrices from its part (whose slices move into them), planned.
+  void setup_rank(int r, spx::dist::RankPart<T>& part) {
+    Rank<T>& k = ranks[static_cast<std::size_t>(r)];
+    Context& ctx = team.context(r);
+    k.device = ctx.device();
+    DeviceScope scope(k.device);
+    const auto t0 = std::chrono::steady_clock::now();
+    k.rows = part.row_end - part.row_begin;
+    k.halo = static_cast<int64_t>(part.halo_global.size());
+    // Every part is on the GPU before any is planned: the planner tries formats within the memory
+    // then left free, which must leave room for the parts still to come.
+    for (auto& slice : part.local)
+      k.local.push_back({slice.row_begin, std::make_unique<SparseMatrix<T>>(ctx, std::move(slice.A))});
+    if (part.remote.nnz() > 0) {
+      const std::vector<int32_t> kept = nonempty_rows(part.remote);
+      k.compressed =
+          static_cast<double>(kept.size()) <= options.compress_remote_below * static_cast<double>(k.rows);
+      k.remote_rows = k.compressed ? static_cast<int64_t>(kept.size()) : k.rows;
+      if (k.compressed) {
+        k.remote_row_map = to_device(ctx, kept, "remote row map");
+        k.remote = std::make_unique<SparseMatrix<T>>(ctx, keep_rows(part.remote, kept));
+      } else {
+        k.remote = std::make_unique<SparseMatrix<T>>(ctx, std::move(part.remote));
+      }
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    for (auto& slice : k.local) slice.A->plan_spmv(options.plan);
+    if (k.remote) k.remote->plan_spmv(options.plan);
+    k.x_ready.emplace();
+    k.halo_done.emplace();
+    k.upload_seconds = std::chrono::duration<double>(t1 - t0).count();
+    k.plan_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  }
+
   // Every rank's messages of L values per entry in one NCCL group on the halo streams (one thread
   // drives all communicators, so they must be grouped).
   void exchange(int64_t L) {
@@ -134,8 +191,7 @@ struct DistSparseMatrix<T>::Impl {
 };
 
 template <class T>
-DistSparseMatrix<T>::DistSparseMatrix(Team& team, const spx::dist::DistMatrix<T>& D,
-                                      const DistOptions& options)
+DistSparseMatrix<T>::DistSparseMatrix(Team& team, spx::dist::DistMatrix<T> D, const DistOptions& options)
     : impl_(std::make_unique<Impl>(team)) {
   Impl& m = *impl_;
   if (D.ranks() != team.size())
@@ -148,39 +204,17 @@ DistSparseMatrix<T>::DistSparseMatrix(Team& team, const spx::dist::DistMatrix<T>
   m.ranks.resize(static_cast<std::size_t>(team.size()));
   for (int r = 0; r < team.size(); ++r) {
     const auto& part = D.parts[static_cast<std::size_t>(r)];
-    Rank<T>& k = m.ranks[static_cast<std::size_t>(r)];
-    Context& ctx = team.context(r);
-    k.device = ctx.device();
-    DeviceScope scope(k.device);
-    k.rows = part.row_end - part.row_begin;
-    const int64_t owned = part.col_end - part.col_begin;
-    if (k.rows < 1 || owned < 1)
+    const int64_t rows = part.row_end - part.row_begin, owned = part.col_end - part.col_begin;
+    if (rows < 1 || owned < 1)
       throw Error(
           fmt::format("dist: rank {} holds {} rows and owns {} entries of x; split the {} × {} matrix "
                       "over fewer GPUs",
-                      r, k.rows, owned, D.rows, D.cols));
-    k.halo = static_cast<int64_t>(part.halo_global.size());
-    // Every part is on the GPU before any is planned: the planner tries formats within the memory
-    // then left free, which must leave room for the parts still to come.
-    for (const auto& slice : part.local)
-      k.local.push_back({slice.row_begin, std::make_unique<SparseMatrix<T>>(ctx, slice.A)});
-    if (part.remote.nnz() > 0) {
-      const std::vector<int32_t> kept = nonempty_rows(part.remote);
-      k.compressed =
-          static_cast<double>(kept.size()) <= options.compress_remote_below * static_cast<double>(k.rows);
-      k.remote_rows = k.compressed ? static_cast<int64_t>(kept.size()) : k.rows;
-      if (k.compressed) {
-        k.remote_row_map = to_device(ctx, kept, "remote row map");
-        k.remote = std::make_unique<SparseMatrix<T>>(ctx, keep_rows(part.remote, kept));
-      } else {
-        k.remote = std::make_unique<SparseMatrix<T>>(ctx, part.remote);
-      }
-    }
-    for (auto& slice : k.local) slice.A->plan_spmv(options.plan);
-    if (k.remote) k.remote->plan_spmv(options.plan);
-    k.x_ready.emplace();
-    k.halo_done.emplace();
+                      r, rows, owned, D.rows, D.cols));
   }
+  // One host thread per rank: checking, uploading and planning a rank's parts (seconds for parts of
+  // billions of nonzeros) overlap across the GPUs. The slices move into their matrices, so a
+  // matrix passed as an rvalue is never copied on the host.
+  on_every_rank(team.size(), [&](int r) { m.setup_rank(r, D.parts[static_cast<std::size_t>(r)]); });
   // The halo pattern: D.messages sorted by (to, from); receives land at recv_offset, sends are packed
   // back to back in the order of the receiving rank.
   std::vector<std::vector<int32_t>> send_lists(static_cast<std::size_t>(team.size()));
@@ -257,6 +291,20 @@ int64_t DistSparseMatrix<T>::remote_rows(int rank) const {
 template <class T>
 bool DistSparseMatrix<T>::remote_compressed(int rank) const {
   return impl_->ranks.at(static_cast<std::size_t>(rank)).compressed;
+}
+
+template <class T>
+typename DistSparseMatrix<T>::SetupSeconds DistSparseMatrix<T>::setup_seconds(int rank) const {
+  const Rank<T>& k = impl_->ranks.at(static_cast<std::size_t>(rank));
+  return {k.upload_seconds, k.plan_seconds};
+}
+
+template <class T>
+std::string DistSparseMatrix<T>::setup_summary() const {
+  double upload = 0, plan = 0;
+  for (const Rank<T>& k : impl_->ranks)
+    upload = std::max(upload, k.upload_seconds), plan = std::max(plan, k.plan_seconds);
+  return fmt::format("slowest rank: upload {:.1f} s, plan {:.1f} s", upload, plan);
 }
 
 template <class T>

@@ -317,6 +317,10 @@ struct SparseMatrix<T>::Impl {
 
   void save_to_cache(const PlanState<T>& st) {
     if (st.cache_path.empty()) return;
+    // Matrices planned on several host threads (one per GPU of a team) share the file: one
+    // read-modify-write at a time.
+    static std::mutex file_mutex;
+    std::lock_guard<std::mutex> lock(file_mutex);
     plan::TuningCache cache(st.cache_path);
     const plan::Candidate& w = st.report.winner();
     cache.put(st.cache_key, {w.kernel, st.exec->knobs(), w.measured_us, st.report.decided_by, {}});
