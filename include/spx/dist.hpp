@@ -74,7 +74,8 @@ struct RankPart {
   int64_t col_begin = 0, col_end = 0;
   // The local part in row slices of at most the split's slice_nnz nonzeros each, in row order and
   // covering every row: one slice unless the rank holds more local nonzeros than int32_t indexes
-  // (a rank of a large GPU) or the caller asked for smaller slices.
+  // (a rank of a large GPU) or the caller asked for smaller slices; then ceil(nnz / slice_nnz)
+  // slices of about equal nonzeros (cut greedily at nnz / slices).
   std::vector<LocalSlice<T>> local;
   Csr<T, int32_t> remote;            // rows × halo size; column h is global halo_global[h]
   std::vector<int64_t> halo_global;  // strictly increasing, so each sender's entries are contiguous

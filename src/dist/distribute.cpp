@@ -87,10 +87,16 @@ RankPart<T> split_rank(const Csr<T, I>& A, int64_t row0, int rank, const Partiti
         part.remote.row_ptr[static_cast<std::size_t>(r)] + remote_count[static_cast<std::size_t>(r)];
   part.remote.col_idx.resize(static_cast<std::size_t>(remote_nnz));
   part.remote.values.resize(part.remote.col_idx.size());
+  // As many slices as slice_nnz requires, of about equal nonzeros: a slice just under the int32_t
+  // limit would put every padded format (ELL slots, SELL slots) and cuSPARSE's preprocessing over it.
+  int64_t local_nnz = 0;
+  for (const int32_t c : local_count) local_nnz += c;
+  const int64_t slices = std::max<int64_t>(1, (local_nnz + slice_nnz - 1) / slice_nnz);
+  const int64_t target = (local_nnz + slices - 1) / slices;
   for (int64_t r = 0; r < n_rows || part.local.empty();) {
     const int64_t first = r;
     int64_t nnz = 0;
-    while (r < n_rows && (r == first || nnz + local_count[static_cast<std::size_t>(r)] <= slice_nnz))
+    while (r < n_rows && (r == first || nnz + local_count[static_cast<std::size_t>(r)] <= target))
       nnz += local_count[static_cast<std::size_t>(r++)];
     LocalSlice<T> slice{first, Csr<T, int32_t>(static_cast<int32_t>(r - first), owned32)};
     for (int64_t i = first; i < r; ++i)

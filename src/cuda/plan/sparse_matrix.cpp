@@ -265,8 +265,13 @@ struct SparseMatrix<T>::Impl {
       std::vector<std::unique_ptr<detail::Executor<T>>> built(cands.size());
       Scratch scratch = make_scratch(p);
       int timed = 0;
+      // A candidate whose estimated setup alone, spread over the expected calls, already costs more
+      // than the best score timed so far cannot win: it is not built (a host conversion of a matrix
+      // of a billion nonzeros takes tens of seconds).
+      const double calls = static_cast<double>(std::max<int64_t>(o.expected_calls, 1));
+      double best_score = std::numeric_limits<double>::infinity();
       for (std::size_t i = 0; i < cands.size() && timed < std::max(1, o.measure_top); ++i) {
-        if (!cands[i].eligible) continue;
+        if (!cands[i].eligible || cands[i].setup_us / calls >= best_score) continue;
         built[i] = build(p, cands[i], {});
         if (!built[i]) continue;
         try {
@@ -277,6 +282,7 @@ struct SparseMatrix<T>::Impl {
           built[i].reset();
           continue;
         }
+        best_score = std::min(best_score, cands[i].measured_us + cands[i].setup_us / calls);
         ++timed;
       }
       std::vector<std::pair<std::string, std::unique_ptr<detail::Executor<T>>>> keep;
