@@ -5,11 +5,10 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <exception>
 #include <limits>
-#include <thread>
 #include <vector>
 
+#include "common/threads.hpp"
 #include "spx/dist.hpp"
 #include "spx/error.hpp"
 
@@ -213,31 +212,17 @@ DistMatrix<T> distribute_blocks(int64_t rows, int64_t cols, const Partition& row
   const int ranks = row_partition.ranks();
   const int threads_per_rank = std::max(1, omp_get_max_threads() / ranks);
   D.parts.resize(static_cast<std::size_t>(ranks));
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(ranks));
-  const auto build_rank = [&](int r) {
-    try {
-      omp_set_num_threads(threads_per_rank);
-      const int64_t begin = row_partition.begin[static_cast<std::size_t>(r)];
-      const int64_t end = row_partition.begin[static_cast<std::size_t>(r) + 1];
-      const Csr<T, int64_t> block = make_block(begin, end);
-      if (block.rows != end - begin || block.cols != cols)
-        throw Error(fmt::format("distribute: the block of rows [{}, {}) came back {} × {}, not {} × {}",
-                                begin, end, block.rows, block.cols, end - begin, cols));
-      block.validate();
-      D.parts[static_cast<std::size_t>(r)] = split_rank(block, 0, r, row_partition, col_partition, slice_nnz);
-    } catch (...) {
-      errors[static_cast<std::size_t>(r)] = std::current_exception();
-    }
-  };
-  if (ranks == 1) {
-    build_rank(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int r = 0; r < ranks; ++r) pool.emplace_back(build_rank, r);
-    for (auto& t : pool) t.join();
-  }
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  spx::detail::on_threads(ranks, [&](int r) {
+    omp_set_num_threads(threads_per_rank);
+    const int64_t begin = row_partition.begin[static_cast<std::size_t>(r)];
+    const int64_t end = row_partition.begin[static_cast<std::size_t>(r) + 1];
+    const Csr<T, int64_t> block = make_block(begin, end);
+    if (block.rows != end - begin || block.cols != cols)
+      throw Error(fmt::format("distribute: the block of rows [{}, {}) came back {} × {}, not {} × {}", begin,
+                              end, block.rows, block.cols, end - begin, cols));
+    block.validate();
+    D.parts[static_cast<std::size_t>(r)] = split_rank(block, 0, r, row_partition, col_partition, slice_nnz);
+  });
   for (const auto& part : D.parts) add_messages(part, col_partition, D.messages);
   return D;
 }

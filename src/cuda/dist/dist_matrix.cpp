@@ -10,13 +10,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <exception>
-#include <functional>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <vector>
 
+#include "common/threads.hpp"
 #include "cuda/common/check.hpp"
 #include "cuda/dist/halo_kernels.hpp"
 #include "cuda/dist/nccl.hpp"
@@ -82,24 +80,6 @@ Csr<T, int32_t> keep_rows(const Csr<T, int32_t>& R, const std::vector<int32_t>& 
 }
 
 }  // namespace
-
-// f(r) for every rank r on a host thread of its own; the first rank's exception (by rank) is
-// rethrown once all have finished.
-void on_every_rank(int ranks, const std::function<void(int)>& f) {
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(ranks));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
-      try {
-        f(r);
-      } catch (...) {
-        errors[static_cast<std::size_t>(r)] = std::current_exception();
-      }
-    });
-  for (auto& t : threads) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
 
 template <class T>
 struct DistSparseMatrix<T>::Impl {
@@ -214,7 +194,7 @@ DistSparseMatrix<T>::DistSparseMatrix(Team& team, spx::dist::DistMatrix<T> D, co
   // One host thread per rank: checking, uploading and planning a rank's parts (seconds for parts of
   // billions of nonzeros) overlap across the GPUs. The slices move into their matrices, so a
   // matrix passed as an rvalue is never copied on the host.
-  on_every_rank(team.size(), [&](int r) { m.setup_rank(r, D.parts[static_cast<std::size_t>(r)]); });
+  spx::detail::on_threads(team.size(), [&](int r) { m.setup_rank(r, D.parts[static_cast<std::size_t>(r)]); });
   // The halo pattern: D.messages sorted by (to, from); receives land at recv_offset, sends are packed
   // back to back in the order of the receiving rank.
   std::vector<std::vector<int32_t>> send_lists(static_cast<std::size_t>(team.size()));
