@@ -8,9 +8,13 @@ bandwidth) by coordinate search, minimising the rule's regret — the measured t
 model ranks first, over the fastest measured variant, in geometric mean over the shapes — plus a small
 weight on the model's log error over all variants (so that predictions stay times, not just ranks).
 
-    bench/gemm_fit.py grid-a.json grid-b.json [--tiles 128x128,128x64,64x64,...] [--hold-out SHAPE,...]
+    bench/gemm_fit.py grid-a.json grid-b.json [--tiles 128x128,128x64,64x64,...] [--validate val.json ...]
 
-Prints the fitted entries (C++ initialisers), the regret and error per shape, and the totals.
+Prints the fitted entries (C++ initialisers), the regret and error per shape, and the totals. With
+--validate, both the committed and the fitted table are scored on shapes nothing was fitted on
+(regret within the measured variants, the picks' speed over cuBLAS, the best variant's), and every
+file's Auto time is compared with the same tile and split timed as a variant (the two timings of one
+kernel should agree; summary() below).
 """
 import argparse
 import gzip
@@ -120,12 +124,45 @@ def evaluate(table, l2, shapes, lam=0.05):
     return regret / len(rows) + lam * err / n_err, regret / len(rows), math.sqrt(err / n_err), rows
 
 
+def geomean(values):
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def summary(table, l2, shapes):
+    """The table's picks scored on measured variants: {"regret", "picks_vs_cublas", "oracle_vs_cublas",
+    "auto_vs_cublas", "auto_over_variant", "shapes"}. auto_over_variant is the geomean of Auto's time
+    over the same (tile, split) timed as a variant: 1 when the harness times one kernel alike both ways."""
+    _, regret, _, rows = evaluate(table, l2, shapes, lam=0.0)
+    by_shape = {s["shape"]: s for s in shapes}
+    same = []
+    for s in shapes:
+        v = [x["us"] for x in s.get("variants", []) if x["tile"] == s["tile"] and x["split_k"] == s["split_k"]]
+        if v:
+            same.append(s["spx_us"] / v[0])
+    return {
+        "shapes": len(rows),
+        "regret": math.exp(regret),
+        "picks_vs_cublas": geomean(r[6] / r[4] for r in rows),
+        "oracle_vs_cublas": geomean(r[6] / r[5] for r in rows),
+        "auto_vs_cublas": geomean(by_shape[r[0]]["cublas_us"] / by_shape[r[0]]["spx_us"] for r in rows),
+        "auto_over_variant": geomean(same),
+    }
+
+
+def print_summary(label, sm):
+    print(f"{label}: {sm['shapes']} shapes, regret {sm['regret']:.4f}; speed over cuBLAS: picks (variant times) "
+          f"{sm['picks_vs_cublas']:.3f}, best variant {sm['oracle_vs_cublas']:.3f}, Auto as timed "
+          f"{sm['auto_vs_cublas']:.3f}; Auto / same variant {sm['auto_over_variant']:.3f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("files", nargs="+")
     ap.add_argument("--tiles", default="128x128,128x64,64x64,64x32,32x64,32x32")
     ap.add_argument("--start", help="JSON {tile: [bm, bn, blocks_per_sm, tf, af, so, se]} to start from")
     ap.add_argument("--l2", type=float, default=COMMITTED_L2_GBS)
+    ap.add_argument("--validate", nargs="+", default=[], help="variants JSON nothing is fitted on, scored only")
     args = ap.parse_args()
     shapes = load(args.files)
     start = {**COMMITTED_TABLE, **DROPPED_TILES}
@@ -164,6 +201,13 @@ def main():
              "64x128": "T64x128", "64x32": "T64x32", "32x64": "T32x64", "32x32": "T32x32"}
     for t, e in table.items():
         print(f"  {{GemmTile::{names[t]}, {e[0]}, {e[1]}, {e[2]}, {e[3]:.3g}, {e[4]:.3g}, {e[5]:.3g}, {e[6]:.3g}}},")
+    committed = {t: COMMITTED_TABLE[t] for t in table if t in COMMITTED_TABLE}
+    for label, files in [("fit", args.files), ("validation", args.validate)]:
+        if not files:
+            continue
+        data = shapes if label == "fit" else load(files)
+        print_summary(f"{label}, committed table", summary(committed, COMMITTED_L2_GBS, data))
+        print_summary(f"{label}, fitted table", summary(table, l2, data))
 
 
 if __name__ == "__main__":

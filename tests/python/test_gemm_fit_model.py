@@ -47,3 +47,25 @@ def test_fit_starts_from_the_committed_table():
         assert fit.COMMITTED_TABLE[name] == pytest.approx(entry), name
     assert fit.COMMITTED_L2_GBS == golden["l2_gbs"]
     assert set(golden["tiles"]) <= set(fit.SLAB_K)
+
+
+def test_summary_scores_picks_oracle_and_the_auto_timing():
+    # Two shapes, two variants each: the model picks one, the faster is the oracle; Auto's time against
+    # the same (tile, split) timed as a variant shows whether the harness times one kernel alike.
+    fit = load_fit()
+    table = {"128x128": fit.COMMITTED_TABLE["128x128"], "64x64": fit.COMMITTED_TABLE["64x64"]}
+    shapes = []
+    for m, n, k in [(4096, 4096, 4096), (1000, 1000, 1000)]:
+        tile, split, _ = fit.rule(m, n, k, table)
+        shapes.append({"shape": f"{m}x{n}x{k}", "m": m, "n": n, "k": k, "tile": tile, "split_k": split,
+                       "spx_us": 110.0, "cublas_us": 100.0,
+                       "variants": [{"tile": "128x128", "split_k": 1, "us": 100.0 if tile == "128x128" else 80.0},
+                                    {"tile": "64x64", "split_k": 1, "us": 100.0 if tile == "64x64" else 80.0}]})
+    assert [s["split_k"] for s in shapes] == [1, 1]  # 128 x 128 and 64 x 64, unsplit
+    sm = fit.summary(table, fit.COMMITTED_L2_GBS, shapes)
+    assert sm["shapes"] == 2
+    assert sm["regret"] == pytest.approx(1.25)  # each pick ran 100 where the other variant ran 80
+    assert sm["picks_vs_cublas"] == pytest.approx(1.0)
+    assert sm["oracle_vs_cublas"] == pytest.approx(1.25)
+    assert sm["auto_vs_cublas"] == pytest.approx(100.0 / 110.0)
+    assert sm["auto_over_variant"] == pytest.approx(1.1)
