@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -211,6 +212,35 @@ TEST_F(Cli, GemmTileAndSplitAreValidated) {
   EXPECT_NE(spx("gemm 64 --tile 32x32 --precision f32").err.find("f64 only"), std::string::npos);
   expect_clean_error("gemm 64 --split-k 5000");
   EXPECT_NE(spx("gemm 64 --split-k 5000").err.find("--split-k 5000 is outside [0, 4096]"), std::string::npos);
+}
+
+// spx gemm --explain: the plan and why, on any machine (the H100's figures without a GPU).
+TEST_F(Cli, GemmExplainShowsThePlanWithoutRunning) {
+  CliRun r = spx("gemm 60000 96 2000 --explain --json " + path("plan.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("<- the rule's choice"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("floor"), std::string::npos) << r.out;
+  const auto j = read_json(path("plan.json"));
+  EXPECT_EQ(j["schema"], "spx-gemm-plan-1");
+  EXPECT_EQ(j["m"], 60000);
+  ASSERT_GE(j["candidates"].size(), 6u);
+  int chosen = 0;
+  double least = 1e300;
+  for (const auto& c : j["candidates"]) {
+    chosen += c["chosen"].get<bool>() ? 1 : 0;
+    least = std::min(least, c["predicted_us"].get<double>());
+    EXPECT_GE(c["split_k"].get<int>(), 1);
+    EXPECT_GT(c["waves"].get<double>(), 0);
+  }
+  EXPECT_EQ(chosen, 1);
+  EXPECT_DOUBLE_EQ(j["rule"]["predicted_us"].get<double>(), least);  // the least predicted time wins
+  EXPECT_GE(least, j["floor_us"].get<double>());
+  // Given knobs are shown beside the rule's choice; f32 has no version 3 plan.
+  r = spx("gemm 1000 128 1000 --explain --tile 32x32 --split-k 2 --beta 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("given      tile 32x32, 2 splits"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("beta != 0"), std::string::npos) << r.out;
+  expect_clean_error("gemm 64 --explain --precision f32");
 }
 
 TEST_F(Cli, AutoBackendUsesTheGpuWhenThereIsOne) {

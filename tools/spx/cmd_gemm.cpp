@@ -20,6 +20,7 @@
 #include "bench/provenance.hpp"
 #include "bench/report.hpp"
 #include "cli_common.hpp"
+#include "gemm_explain.hpp"
 #include "spx/cuda/device.hpp"
 #include "spx/cuda/gemm.hpp"
 #include "spx/cuda/rules.hpp"
@@ -51,7 +52,30 @@ struct GemmOptions {
   double min_time = 0.2;
   uint64_t seed = 42;
   std::string json_path;
+  bool explain = false;  // the plan only: nothing runs, no GPU needed
 };
+
+// --explain: version 3's plan for the shape on this GPU's figures, or the H100 SXM's without one.
+void explain_gemm(const GemmOptions& o) {
+  if (o.precision != "f64") throw Error("--explain shows version 3's plan (FP64 tensor cores): f64 only");
+  const int64_t m = o.dims.at(0);
+  const int64_t n = o.dims.size() > 1 ? o.dims[1] : m;
+  const int64_t k = o.dims.size() > 2 ? o.dims[2] : n;
+  cuda::DeviceProps props;
+  std::string label = "the H100 SXM's figures (no GPU here)";
+#ifdef SPX_HAVE_CUDA
+  if (cuda::device_count() > 0) {
+    cuda::Context ctx;
+    props = ctx.props();
+    label = props.name;
+  }
+#endif
+  std::ostream& out = human_output(o.json_path);
+  const cuda::GemmParams knobs{cuda::GemmVersion::Auto, cuda::gemm_tile_from_name(o.tile), o.split_k};
+  const json j = explain_gemm_plan(GemmShape{m, n, k, o.beta != 0}, props, label, knobs, out);
+  out.flush();
+  if (!o.json_path.empty()) bench::write_json(o.json_path, j);
+}
 
 #ifdef SPX_HAVE_CUDA
 
@@ -357,6 +381,7 @@ void run_gemm(const GemmOptions& o) {
                             cuda::kMaxGemmSplitK));
   if ((o.tile != "auto" || o.split_k != 0) && o.precision != "f64")
     throw Error("--tile and --split-k are version 3's knobs: f64 only");
+  if (o.explain) return explain_gemm(o);
 #ifdef SPX_HAVE_CUDA
   if (o.precision == "f32") {
     run_gemm_command<float>(o);
@@ -414,6 +439,9 @@ void add_gemm_command(CLI::App& app) {
   cmd->add_option("--seed", options->seed, "Seed of the random A, B and C")->capture_default_str();
   cmd->add_option("--json", options->json_path, "Also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");
+  cmd->add_flag("--explain", options->explain,
+                "Only the plan: every version 3 tile at its best split as the model times it, the waves it "
+                "fills and the shape's floor; runs nothing, needs no GPU");
   cmd->footer(R"(Every kernel's first run is checked against a double-precision projection of the product
 (C*v for a random v, with a rounding-error bound per row) and against writes into C's padding.
 
@@ -421,7 +449,8 @@ Examples:
   spx gemm 4096                          all kernels, f64, 4096 x 4096 x 4096
   spx gemm 1000 33 4097 --op-a T --beta 1.5 --ld-pad 3
   spx gemm 65536 512 512 --kernel v3,cublas --json tall.json
-  spx gemm 1000 128 1000 --kernel auto,cublas --tile 32x32 --split-k 2)");
+  spx gemm 1000 128 1000 --kernel auto,cublas --tile 32x32 --split-k 2
+  spx gemm 60000 96 2000 --explain         the plan and why (no GPU needed))");
   cmd->callback([options] { run_gemm(*options); });
 }
 

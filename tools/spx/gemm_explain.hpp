@@ -1,0 +1,26 @@
+// spx gemm M N K --explain: version 3's plan for a shape and why, without running anything — every
+// tile at its best split as the DGEMM model times it, the waves it fills, and the shape's floor.
+// Needs no GPU: the GPU's figures when there is one, the H100 SXM's otherwise.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "spx/cuda/context.hpp"
+#include "spx/cuda/gemm.hpp"
+
+namespace spx::cli {
+
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+  bool reads_c = false;  // beta != 0
+};
+
+// Prints the plan table to `out` and returns it as JSON (schema spx-gemm-plan-1). `knobs`: the
+// caller's --tile / --split-k (Auto, 0: the rule's), shown beside the rule's choice when given.
+nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceProps& device,
+                                         const std::string& device_label, const cuda::GemmParams& knobs,
+                                         std::ostream& out);
+
+}  // namespace spx::cli
