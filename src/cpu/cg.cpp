@@ -53,29 +53,28 @@ std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A, int64_t first_row) {
   if (first_row < 0 || first_row + A.rows > A.cols)
     throw Error(fmt::format("Jacobi: rows {} .. {} of a matrix of {} columns hold no square's diagonal",
                             first_row, first_row + A.rows - 1, A.cols));
-  std::vector<T> inv(static_cast<std::size_t>(A.rows));
-  int64_t bad = A.rows;  // the first row without a positive diagonal
-#pragma omp parallel for schedule(static) reduction(min : bad) if (A.rows >= 8192)
-  for (int32_t r = 0; r < A.rows; ++r) {
+  // Row r's entry in column first_row + r, or 0 when it has none.
+  const auto diagonal = [&](int32_t r) {
     double d = 0;
     for (int32_t k = A.row_ptr[static_cast<std::size_t>(r)]; k < A.row_ptr[static_cast<std::size_t>(r) + 1];
          ++k)
       if (A.col_idx[static_cast<std::size_t>(k)] == first_row + r)
         d = static_cast<double>(A.values[static_cast<std::size_t>(k)]);
+    return d;
+  };
+  std::vector<T> inv(static_cast<std::size_t>(A.rows));
+  int64_t bad = A.rows;  // the first row without a positive diagonal
+#pragma omp parallel for schedule(static) reduction(min : bad) if (A.rows >= 8192)
+  for (int32_t r = 0; r < A.rows; ++r) {
+    const double d = diagonal(r);
     if (d > 0)
       inv[static_cast<std::size_t>(r)] = static_cast<T>(1.0 / d);
     else
       bad = std::min<int64_t>(bad, r);
   }
-  if (bad < A.rows) {
-    double d = 0;
-    for (int32_t k = A.row_ptr[static_cast<std::size_t>(bad)];
-         k < A.row_ptr[static_cast<std::size_t>(bad) + 1]; ++k)
-      if (A.col_idx[static_cast<std::size_t>(k)] == first_row + bad)
-        d = static_cast<double>(A.values[static_cast<std::size_t>(k)]);
+  if (bad < A.rows)
     throw Error(fmt::format("Jacobi needs a positive diagonal: row {} has diagonal {} (not SPD?)",
-                            first_row + bad, d));
-  }
+                            first_row + bad, diagonal(static_cast<int32_t>(bad))));
   return inv;
 }
 

@@ -40,9 +40,8 @@ void expect_exact_pattern(const spx::Csr<T, I>& A, const spx::dist::DistMatrix<T
     }
     ASSERT_EQ(next, p.row_end - p.row_begin);
     // Greedy cuts at the equal share: a slice and the next one's first row together exceed it.
-    const int64_t local_nnz = p.local_nnz();
-    const int64_t share = (local_nnz + (local_nnz + slice_nnz - 1) / slice_nnz - 1) /
-                          std::max<int64_t>(1, (local_nnz + slice_nnz - 1) / slice_nnz);
+    const int64_t slices = std::max<int64_t>(1, (p.local_nnz() + slice_nnz - 1) / slice_nnz);
+    const int64_t share = (p.local_nnz() + slices - 1) / slices;
     for (std::size_t s = 0; s + 1 < p.local.size(); ++s)
       EXPECT_GT(p.local[s].A.nnz() + p.local[s + 1].A.row_length(0), share);
     p.remote.validate();

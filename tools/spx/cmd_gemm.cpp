@@ -55,12 +55,22 @@ struct GemmOptions {
   bool explain = false;  // the plan only: nothing runs, no GPU needed
 };
 
-// --explain: version 3's plan for the shape on this GPU's figures, or the H100 SXM's without one.
-void explain_gemm(const GemmOptions& o) {
-  if (o.precision != "f64") throw Error("--explain shows version 3's plan (FP64 tensor cores): f64 only");
+// M [N [K]] with N = M and K = N when omitted; beta != 0 reads C.
+GemmShape shape_of(const GemmOptions& o) {
   const int64_t m = o.dims.at(0);
   const int64_t n = o.dims.size() > 1 ? o.dims[1] : m;
   const int64_t k = o.dims.size() > 2 ? o.dims[2] : n;
+  return GemmShape{m, n, k, o.beta != 0};
+}
+
+// --tile and --split-k as version 3's knobs (Auto, 0: the rule's).
+cuda::GemmParams knobs_of(const GemmOptions& o) {
+  return cuda::GemmParams{cuda::GemmVersion::Auto, cuda::gemm_tile_from_name(o.tile), o.split_k};
+}
+
+// --explain: version 3's plan for the shape on this GPU's figures, or the H100 SXM's without one.
+void explain_gemm(const GemmOptions& o) {
+  if (o.precision != "f64") throw Error("--explain shows version 3's plan (FP64 tensor cores): f64 only");
   cuda::DeviceProps props;
   std::string label = "the H100 SXM's figures (no GPU here)";
 #ifdef SPX_HAVE_CUDA
@@ -71,8 +81,7 @@ void explain_gemm(const GemmOptions& o) {
   }
 #endif
   std::ostream& out = human_output(o.json_path);
-  const cuda::GemmParams knobs{cuda::GemmVersion::Auto, cuda::gemm_tile_from_name(o.tile), o.split_k};
-  const json j = explain_gemm_plan(GemmShape{m, n, k, o.beta != 0}, props, label, knobs, out);
+  const json j = explain_gemm_plan(shape_of(o), props, label, knobs_of(o), out);
   out.flush();
   if (!o.json_path.empty()) bench::write_json(o.json_path, j);
 }
@@ -200,9 +209,7 @@ struct KernelResult {
 template <class T>
 void run_gemm_command(const GemmOptions& o) {
   if (cuda::device_count() == 0) throw Error("spx gemm needs a GPU: " + cuda::gpu_unavailable_reason());
-  const int64_t m = o.dims.at(0);
-  const int64_t n = o.dims.size() > 1 ? o.dims[1] : m;
-  const int64_t k = o.dims.size() > 2 ? o.dims[2] : n;
+  const auto [m, n, k, reads_c] = shape_of(o);
   const Op op_a = o.op_a == "T" ? Op::T : Op::N, op_b = o.op_b == "T" ? Op::T : Op::N;
   const std::vector<GemmKernel> kernels = select_kernels<T>(o.kernels);
   // Refused before anything is allocated when A, B, C and their copies cannot fit (spx gemm 60000
@@ -243,10 +250,10 @@ void run_gemm_command(const GemmOptions& o) {
       m, n, o.alpha, o.beta, o.op_a, o.op_b, k, o.precision);
   fmt::print(out, "device     {}, leading dimensions padded by {}\n", ctx.props().name, o.ld_pad);
   // Version 3's tile and split for this shape (f64): what spx_gemm and spx_gemm_v3 run, and why.
-  const cuda::GemmParams knobs{cuda::GemmVersion::Auto, cuda::gemm_tile_from_name(o.tile), o.split_k};
+  const cuda::GemmParams knobs = knobs_of(o);
   std::optional<cuda::GemmChoice> plan;
   if constexpr (sizeof(T) == sizeof(double)) {
-    plan = cuda::gemm_plan(m, n, k, o.beta != 0, ctx.props(), knobs);
+    plan = cuda::gemm_plan(m, n, k, reads_c, ctx.props(), knobs);
     fmt::print(out, "plan       v3: tile {}, {} split{} ({}; the model predicts {:.1f} us)\n",
                cuda::gemm_tile_name(plan->tile), plan->split_k, plan->split_k == 1 ? "" : "s",
                knobs.tile == cuda::GemmTile::Auto && knobs.split_k == 0 ? "the plan rule's choice"

@@ -139,12 +139,8 @@ class DistSparseMatrix {
   bool remote_compressed(int rank) const;
   // One line per rank: rows, nonzeros, halo in/out, and whose kernel each part's plan chose.
   std::string describe() const;
-  // Host seconds of rank r's setup: checking and uploading its parts, then planning them.
-  struct SetupSeconds {
-    double upload = 0, plan = 0;
-  };
-  SetupSeconds setup_seconds(int rank) const;
-  // "slowest rank: upload 3.1 s, plan 1.2 s" (each the largest over the ranks).
+  // Host seconds of the setup, each the largest over the ranks: checking and uploading a rank's
+  // parts, then planning them ("slowest rank: upload 3.1 s, plan 1.2 s").
   std::string setup_summary() const;
 
   struct Impl;

@@ -274,12 +274,6 @@ bool DistSparseMatrix<T>::remote_compressed(int rank) const {
 }
 
 template <class T>
-typename DistSparseMatrix<T>::SetupSeconds DistSparseMatrix<T>::setup_seconds(int rank) const {
-  const Rank<T>& k = impl_->ranks.at(static_cast<std::size_t>(rank));
-  return {k.upload_seconds, k.plan_seconds};
-}
-
-template <class T>
 std::string DistSparseMatrix<T>::setup_summary() const {
   double upload = 0, plan = 0;
   for (const Rank<T>& k : impl_->ranks)
