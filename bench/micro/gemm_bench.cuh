@@ -2,14 +2,17 @@
 // device, the largest difference of two results (reduced on the device) and the bound it is checked
 // against, a warm-up that brings the clocks up before the first timed shape (an idle H100 sits at a
 // few hundred MHz, and the first shape of a run was timed up to 1.5x slow for cuBLAS and spx alike),
-// and the timing of a kernel beside cuBLAS in one round.
+// and the timing of a kernel beside cuBLAS: in one round (time_pair) or call by call
+// (time_interleaved).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <utility>
+#include <vector>
 
+#include "common/median.hpp"
 #include "cuda/common/check.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
@@ -78,6 +81,51 @@ std::pair<double, double> time_pair(cuda::Context& ctx, const cuda::TimingOption
   }
   const double x = time(kernel);
   return {time(cublas), x};
+}
+
+// cuBLAS and the kernel launched alternately, one call each at a time (which goes first alternating
+// per pair), each call between its own events: both see the same clocks, power and memory state,
+// whatever the previous call drew. Batches of 16 pairs are enqueued between host waits. Medians in
+// ms of each, and the median of the pairs' ratios (cuBLAS / kernel: the kernel's speed over
+// cuBLAS's).
+struct Interleaved {
+  double cublas_ms = 0, kernel_ms = 0, ratio = 0;
+  int pairs = 0;
+};
+template <class Cublas, class Kernel>
+Interleaved time_interleaved(cuda::Context& ctx, const cuda::TimingOptions& options, Cublas&& cublas,
+                             Kernel&& kernel) {
+  for (int i = 0; i < options.warmup; ++i) {
+    cublas();
+    kernel();
+  }
+  constexpr int kBatch = 16;
+  std::vector<cuda::Event> events(3 * kBatch);
+  std::vector<double> c, x, r;
+  double total_ms = 0;
+  while (static_cast<int>(c.size()) < options.max_runs &&
+         (static_cast<int>(c.size()) < options.min_runs || total_ms < 1e3 * options.min_seconds)) {
+    for (int p = 0; p < kBatch; ++p) {
+      const bool cublas_first = (c.size() + static_cast<std::size_t>(p)) % 2 == 0;
+      events[3 * p].record(ctx.stream());
+      cublas_first ? cublas() : kernel();
+      events[3 * p + 1].record(ctx.stream());
+      cublas_first ? kernel() : cublas();
+      events[3 * p + 2].record(ctx.stream());
+    }
+    events.back().synchronize();
+    const std::size_t done = c.size();
+    for (int p = 0; p < kBatch; ++p) {
+      const double first = cuda::elapsed_ms(events[3 * p], events[3 * p + 1]);
+      const double second = cuda::elapsed_ms(events[3 * p + 1], events[3 * p + 2]);
+      const bool cublas_first = (done + static_cast<std::size_t>(p)) % 2 == 0;
+      c.push_back(cublas_first ? first : second);
+      x.push_back(cublas_first ? second : first);
+      r.push_back(c.back() / x.back());
+      total_ms += first + second;
+    }
+  }
+  return {spx::median(c), spx::median(x), spx::median(r), static_cast<int>(c.size())};
 }
 
 // About `seconds` of cuBLAS DGEMM at 4096^3: the clocks and the power cap settle before timing.

@@ -2,7 +2,10 @@
 // process and interleaved rounds, with each shape's floor and the plan rule's prediction
 // (docs/dgemm.md, "Shape classes"; scripts/gemm-grid runs it with the issue-25 grid).
 //
-//   spx_gemm_grid [--json FILE] [--rounds R] [--min-time S] [--variants] [--profile] SHAPE...
+//   spx_gemm_grid [--json FILE] [--rounds R] [--min-time S] [--variants] [--timing-study] [--profile]
+//   SHAPE...
+//   --timing-study: also time Auto beside cuBLAS call by call (interleaved) and each alone back to back,
+//   and the rule's tile and split given explicitly, to see whether the ways of timing one kernel agree.
 //   SHAPE = MxNxK or MxNxK:AB with A, B in {N, T} (op(A), op(B)); alpha = 1, beta = 0.
 //   --profile: no timing and no check; per shape cuBLAS once and spx Auto once (with --variants,
 //   every variant once), A and B memset to 0x3f bytes (no fill kernels), so that a profiler
@@ -173,7 +176,7 @@ int main(int argc, char** argv) {
   std::string json_path;
   int rounds = 3;
   double min_time = 0.03;
-  bool variants = false, profile = false;
+  bool variants = false, profile = false, timing_study = false;
   std::vector<Shape> shapes;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -185,6 +188,8 @@ int main(int argc, char** argv) {
       min_time = std::atof(argv[++i]);
     } else if (a == "--variants") {
       variants = true;
+    } else if (a == "--timing-study") {
+      timing_study = true;
     } else if (a == "--profile") {
       profile = true;
     } else {
@@ -214,7 +219,7 @@ int main(int argc, char** argv) {
   topt.warmup = 2;
   topt.min_runs = 5;
   topt.min_seconds = min_time;
-  std::vector<double> ratios;
+  std::vector<double> ratios, study_inter, study_alone;
   int failures = 0;
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     const Shape& s = shapes[si];
@@ -275,6 +280,37 @@ int main(int argc, char** argv) {
           "\"check_ratio\": %.3g",
           flop_us, byte_us, floor_us, ok ? "true" : "false", worst / bound);
     }
+    if (timing_study) {
+      // One kernel timed three ways beside cuBLAS: call by call interleaved, and each alone back to
+      // back (the lower of two medians, as the variants are timed), Auto and the same tile and split
+      // given explicitly. Paired rounds above, these here: they should agree.
+      const auto inter = spx::bench_gemm::time_interleaved(
+          ctx, topt, [&] { run.cublas.run(); }, [&] { run.run_spx(cuda::GemmParams{}); });
+      const auto alone = [&](const auto& f) {
+        double best = 1e30;
+        for (int round = 0; round < 2; ++round)
+          best = std::min(best, cuda::time_kernel(ctx, f, topt).median_ms);
+        return best;
+      };
+      const cuda::GemmParams explicit_params{cuda::GemmVersion::TensorCoreV3, choice.tile, choice.split_k};
+      const double cub_alone = alone([&] { run.cublas.run(); });
+      const double spx_alone = alone([&] { run.run_spx(cuda::GemmParams{}); });
+      const double spx_explicit = alone([&] { run.run_spx(explicit_params); });
+      study_inter.push_back(inter.ratio);
+      study_alone.push_back(cub_alone / spx_alone);
+      std::printf(
+          "    timing: paired %.3f | interleaved %.3f (cuBLAS %.1f, spx %.1f us, %d pairs) | alone %.3f "
+          "(cuBLAS %.1f, spx %.1f, explicit %.1f us)\n",
+          ratio, inter.ratio, inter.cublas_ms * 1e3, inter.kernel_ms * 1e3, inter.pairs,
+          cub_alone / spx_alone, cub_alone * 1e3, spx_alone * 1e3, spx_explicit * 1e3);
+      if (json)
+        std::fprintf(json,
+                     ", \"timing_study\": {\"interleaved_cublas_us\": %.3f, \"interleaved_spx_us\": %.3f, "
+                     "\"interleaved_ratio\": %.4f, \"pairs\": %d, \"alone_cublas_us\": %.3f, "
+                     "\"alone_spx_us\": %.3f, \"alone_ratio\": %.4f, \"explicit_alone_spx_us\": %.3f}",
+                     inter.cublas_ms * 1e3, inter.kernel_ms * 1e3, inter.ratio, inter.pairs, cub_alone * 1e3,
+                     spx_alone * 1e3, cub_alone / spx_alone, spx_explicit * 1e3);
+    }
     if (variants) {
       if (json) std::fprintf(json, ", \"variants\": [");
       bool first = true;
@@ -309,6 +345,15 @@ int main(int argc, char** argv) {
   const double geomean = ratios.empty() ? 0 : std::exp(log_sum / static_cast<double>(ratios.size()));
   std::printf("shapes %zu, spx/cuBLAS speed geomean %.3f, worst %.3f, check failures %d\n", ratios.size(),
               geomean, worst_ratio, failures);
+  if (timing_study) {
+    const auto gm = [](const std::vector<double>& v) {
+      double l = 0;
+      for (double x : v) l += std::log(x);
+      return v.empty() ? 0.0 : std::exp(l / static_cast<double>(v.size()));
+    };
+    std::printf("timing study: geomean paired %.3f, interleaved %.3f, alone %.3f\n", geomean, gm(study_inter),
+                gm(study_alone));
+  }
   if (json) {
     std::fprintf(json, "\n], \"geomean_ratio\": %.4f, \"worst_ratio\": %.4f, \"check_failures\": %d}\n",
                  geomean, worst_ratio, failures);
