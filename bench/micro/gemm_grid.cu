@@ -1,20 +1,23 @@
 // spx_gemm_grid: spx::cuda::gemm (Auto, f64) against cuBLAS DGEMM over a grid of shapes, in the same
-// process and interleaved rounds, with each shape's floor and the plan rule's prediction
-// (docs/dgemm.md, "Shape classes"; scripts/gemm-grid runs it with the issue-25 grid).
+// process and interleaved rounds, with each shape's floor and the plan's prediction, and spx's own
+// kernels (version 3 at the rule's tile and split: what Auto runs unless it hands the shape to cuBLAS)
+// timed in the same rounds (docs/dgemm.md, "Shape classes"; scripts/gemm-grid runs it with the
+// issue-25 grid).
 //
 //   spx_gemm_grid [--json FILE] [--rounds R] [--min-time S] [--variants] [--timing-study] [--profile]
 //   SHAPE...
 //   --timing-study: also time Auto beside cuBLAS call by call (interleaved) and each alone back to back,
 //   and the rule's tile and split given explicitly, to see whether the ways of timing one kernel agree.
 //   SHAPE = MxNxK or MxNxK:AB with A, B in {N, T} (op(A), op(B)); alpha = 1, beta = 0.
-//   --profile: no timing and no check; per shape cuBLAS once and spx Auto once (with --variants,
+//   --profile: no timing and no check; per shape cuBLAS once and spx's version 3 once (with --variants,
 //   every variant once), A and B memset to 0x3f bytes (no fill kernels), so that a profiler
 //   (scripts/gemm-profile: Nsight Compute) sees only the GEMM kernels, in shape order.
 //
-// Per shape: A, B filled on the device with values in [-1, 1]; R rounds of cuBLAS and spx (cuBLAS
-// first in even rounds, spx first in odd ones) timed with spx's time_kernel (warm, median); the
-// ratio is the median of the per-round ratios (use an even R for balance). spx's C is
-// checked against cuBLAS's: max |diff| <= 4 (k + 3) u k (both errors' worst case for |a|, |b| <= 1).
+// Per shape: A, B filled on the device with values in [-1, 1]; R rounds of cuBLAS and spx Auto (cuBLAS
+// first in even rounds, spx first in odd ones), then spx's own version 3, timed with spx's time_kernel
+// (warm, median); each ratio is the median of the per-round ratios over the round's cuBLAS time (use an
+// even R for balance). Auto's C and version 3's are each checked against cuBLAS's: max |diff| <=
+// 4 (k + 3) u k (both errors' worst case for |a|, |b| <= 1).
 // Floor: max(flops at the FP64 tensor peak (66.3 TFLOP/s, spx_micro), bytes (A, B read and C written
 // once) at the copy bandwidth measured here). --variants also times every tile with the rule's split
 // for that tile and with 1, half and twice that split (the data the rule table is fitted to).
@@ -154,7 +157,7 @@ int profile_shapes(cuda::Context& ctx, const std::vector<Shape>& shapes, bool va
   for (const Shape& s : shapes) {
     ShapeRun run(ctx, s, false, 0);
     run.cublas.run();
-    run.run_spx(cuda::GemmParams{});
+    run.run_spx(cuda::GemmParams{cuda::GemmVersion::TensorCoreV3});  // spx's kernel, whatever Auto picks
     const cuda::GemmChoice choice = cuda::gemm_rule(s.m, s.n, s.k, false, ctx.props());
     std::printf("%lldx%lldx%lld %c%c: cuBLAS, then spx %s split %d%s\n", static_cast<long long>(s.m),
                 static_cast<long long>(s.n), static_cast<long long>(s.k), s.op_a == Op::N ? 'N' : 'T',
@@ -213,14 +216,15 @@ int main(int argc, char** argv) {
                  ctx.props().name.c_str(), copy_gbs, kTensorTflops, rounds);
   std::printf("device %s, copy bandwidth %.0f GB/s, FP64 tensor peak %.1f TFLOP/s\n",
               ctx.props().name.c_str(), copy_gbs, kTensorTflops);
-  std::printf("%-24s %-8s %5s %9s %10s %10s %10s %7s %7s %7s %s\n", "m x n x k", "tile", "split", "pred us",
-              "spx us", "cuBLAS us", "floor us", "ratio", "spx/fl", "cub/fl", "check");
+  std::printf("%-24s %-8s %5s %9s %10s %10s %10s %7s %7s %7s %10s %7s %s\n", "m x n x k", "runs", "split",
+              "pred us", "spx us", "cuBLAS us", "floor us", "ratio", "spx/fl", "cub/fl", "v3 us", "v3 rat",
+              "check (Auto, v3)");
   cuda::TimingOptions topt;
   topt.warmup = 2;
   topt.min_runs = 5;
   topt.min_seconds = min_time;
-  std::vector<double> ratios, study_inter, study_alone;
-  int failures = 0;
+  std::vector<double> ratios, own_ratios, study_inter, study_alone;
+  int failures = 0, handed = 0;
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     const Shape& s = shapes[si];
     ShapeRun run(ctx, s, true, si);
@@ -231,46 +235,63 @@ int main(int argc, char** argv) {
     const double worst = spx::bench_gemm::max_abs_diff(ctx, run.C.data(), run.Cref.data(), s.m * s.n);
     const double kd = static_cast<double>(s.k);
     const double bound = spx::bench_gemm::check_bound(s.k);
-    const bool ok = worst <= bound;
+    // spx's own kernels (version 3, the rule's tile and split), from a NaN C again.
+    const cuda::GemmParams own_params{cuda::GemmVersion::TensorCoreV3};
+    GRID_CHECK(cudaMemsetAsync(run.C.data(), 0xff, run.C.size() * sizeof(double), ctx.stream()));
+    run.run_spx(own_params);
+    const double own_worst = spx::bench_gemm::max_abs_diff(ctx, run.C.data(), run.Cref.data(), s.m * s.n);
+    const bool ok = worst <= bound && own_worst <= bound;
     failures += ok ? 0 : 1;
 
-    std::vector<double> spx_ms, cub_ms, r;
+    std::vector<double> spx_ms, cub_ms, own_ms, r, own_r;
     for (int round = 0; round < rounds; ++round) {
       // The order alternates per round (time_pair); it showed no consistent effect.
       const auto [c, x] = spx::bench_gemm::time_pair(
           ctx, topt, round, [&] { run.cublas.run(); }, [&] { run.run_spx(cuda::GemmParams{}); });
+      const double own = cuda::time_kernel(ctx, [&] { run.run_spx(own_params); }, topt).median_ms;
       cub_ms.push_back(c);
       spx_ms.push_back(x);
+      own_ms.push_back(own);
       r.push_back(c / x);
+      own_r.push_back(c / own);
     }
     const double spx = spx::median(spx_ms), cub = spx::median(cub_ms), ratio = spx::median(r);
+    const double own = spx::median(own_ms), own_ratio = spx::median(own_r);
     ratios.push_back(ratio);
+    own_ratios.push_back(own_ratio);
     const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * kd;
     const double bytes = 8.0 * static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n);
     const double flop_us = flops / (kTensorTflops * 1e6), byte_us = bytes / (copy_gbs * 1e3);
     const double floor_us = std::max(flop_us, byte_us);
-    const cuda::GemmChoice choice = cuda::gemm_rule(s.m, s.n, s.k, false, ctx.props());
+    const cuda::GemmChoice choice = cuda::gemm_plan(s.m, s.n, s.k, false, ctx.props(), cuda::GemmParams{});
+    handed += choice.cublas ? 1 : 0;
     char name[64];
     std::snprintf(name, sizeof name, "%lldx%lldx%lld%s", static_cast<long long>(s.m),
                   static_cast<long long>(s.n), static_cast<long long>(s.k),
                   s.op_a == Op::N && s.op_b == Op::N
                       ? ""
                       : (s.op_a == Op::T ? (s.op_b == Op::T ? ":TT" : ":TN") : ":NT"));
-    std::printf("%-24s %-8s %5d %9.1f %10.1f %10.1f %10.1f %7.3f %7.2f %7.2f %s (%.2g)\n", name,
-                cuda::gemm_tile_name(choice.tile), choice.split_k, choice.predicted_us, spx * 1e3, cub * 1e3,
-                floor_us, ratio, floor_us / (spx * 1e3), floor_us / (cub * 1e3), ok ? "ok" : "FAILED",
-                worst / bound);
+    std::printf("%-24s %-8s %5d %9.1f %10.1f %10.1f %10.1f %7.3f %7.2f %7.2f %10.1f %7.3f %s (%.2g, %.2g)\n",
+                name, choice.cublas ? "cuBLAS" : cuda::gemm_tile_name(choice.tile), choice.split_k,
+                choice.predicted_us, spx * 1e3, cub * 1e3, floor_us, ratio, floor_us / (spx * 1e3),
+                floor_us / (cub * 1e3), own * 1e3, own_ratio, ok ? "ok" : "FAILED", worst / bound,
+                own_worst / bound);
     std::fflush(stdout);
     if (json) {
       std::fprintf(
           json,
           "%s{\"shape\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"op_a\": \"%c\", \"op_b\": \"%c\", "
-          "\"tile\": \"%s\", \"split_k\": %d, \"predicted_us\": %.2f, \"spx_us\": %.3f, "
-          "\"cublas_us\": %.3f, \"ratio\": %.4f, \"spx_us_rounds\": [",
+          "\"runs\": \"%s\", \"tile\": \"%s\", \"split_k\": %d, \"predicted_us\": %.2f, "
+          "\"spx_predicted_us\": %.2f, \"cublas_predicted_us\": %.2f, \"spx_us\": %.3f, "
+          "\"cublas_us\": %.3f, \"ratio\": %.4f, \"own_us\": %.3f, \"own_ratio\": %.4f, "
+          "\"own_check_ratio\": %.3g, \"own_us_rounds\": [",
           si ? ",\n" : "", name, static_cast<long long>(s.m), static_cast<long long>(s.n),
           static_cast<long long>(s.k), s.op_a == Op::N ? 'N' : 'T', s.op_b == Op::N ? 'N' : 'T',
-          cuda::gemm_tile_name(choice.tile), choice.split_k, choice.predicted_us, spx * 1e3, cub * 1e3,
-          ratio);
+          choice.cublas ? "cublas" : "spx_v3", cuda::gemm_tile_name(choice.tile), choice.split_k,
+          choice.predicted_us, choice.spx_predicted_us, choice.cublas_predicted_us, spx * 1e3, cub * 1e3,
+          ratio, own * 1e3, own_ratio, own_worst / bound);
+      for (int i = 0; i < rounds; ++i) std::fprintf(json, "%s%.3f", i ? ", " : "", own_ms[i] * 1e3);
+      std::fprintf(json, "], \"spx_us_rounds\": [");
       for (int i = 0; i < rounds; ++i) std::fprintf(json, "%s%.3f", i ? ", " : "", spx_ms[i] * 1e3);
       std::fprintf(json, "], \"cublas_us_rounds\": [");
       for (int i = 0; i < rounds; ++i) std::fprintf(json, "%s%.3f", i ? ", " : "", cub_ms[i] * 1e3);
@@ -343,8 +364,16 @@ int main(int argc, char** argv) {
     worst_ratio = std::min(worst_ratio, x);
   }
   const double geomean = ratios.empty() ? 0 : std::exp(log_sum / static_cast<double>(ratios.size()));
-  std::printf("shapes %zu, spx/cuBLAS speed geomean %.3f, worst %.3f, check failures %d\n", ratios.size(),
-              geomean, worst_ratio, failures);
+  double own_log_sum = 0, own_worst_ratio = 1e30;
+  for (double x : own_ratios) {
+    own_log_sum += std::log(x);
+    own_worst_ratio = std::min(own_worst_ratio, x);
+  }
+  const double own_geomean =
+      own_ratios.empty() ? 0 : std::exp(own_log_sum / static_cast<double>(own_ratios.size()));
+  std::printf("shapes %zu, spx/cuBLAS speed geomean %.3f, worst %.3f (Auto; %d shapes handed to cuBLAS); spx's "
+              "own v3 %.3f, worst %.3f; check failures %d\n",
+              ratios.size(), geomean, worst_ratio, handed, own_geomean, own_worst_ratio, failures);
   if (timing_study) {
     const auto gm = [](const std::vector<double>& v) {
       double l = 0;
@@ -355,8 +384,10 @@ int main(int argc, char** argv) {
                 gm(study_alone));
   }
   if (json) {
-    std::fprintf(json, "\n], \"geomean_ratio\": %.4f, \"worst_ratio\": %.4f, \"check_failures\": %d}\n",
-                 geomean, worst_ratio, failures);
+    std::fprintf(json,
+                 "\n], \"geomean_ratio\": %.4f, \"worst_ratio\": %.4f, \"handed_to_cublas\": %d, "
+                 "\"own_geomean_ratio\": %.4f, \"own_worst_ratio\": %.4f, \"check_failures\": %d}\n",
+                 geomean, worst_ratio, handed, own_geomean, own_worst_ratio, failures);
     std::fclose(json);
   }
   return failures ? 1 : 0;

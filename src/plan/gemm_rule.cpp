@@ -1,10 +1,12 @@
 // The DGEMM plan rule (rules.hpp, GemmRuleTable): version 3's tile shape and split-k factor from the
 // shape of the product and the device, by Tan et al.'s blocking model re-derived per shape class
-// (docs/dgemm.md, "Shape classes"; the table's numbers and their measurements: docs/rules.md).
+// (docs/dgemm.md, "Shape classes"; the table's numbers and their measurements: docs/rules.md), and
+// for Auto whether cuBLAS's DGEMM, timed by the same model with its own tiles, runs instead.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "spx/cuda/rules.hpp"
 
@@ -21,6 +23,33 @@ int64_t effective_splits(int64_t k, int64_t slab_k, int64_t split) {
   return ceil_div(slabs, per);
 }
 
+// The entry's slab depth: its own (vendor tiles) or its spx tile's.
+int64_t slab_depth(const GemmTileEntry& e) { return e.bk > 0 ? e.bk : gemm_tile_shape(e.tile).bk; }
+
+// The least predicted time over `entries` (only `only`'s, unless Auto) and the split steps.
+GemmChoice best_candidate(const std::vector<GemmTileEntry>& entries, int64_t m, int64_t n, int64_t k,
+                          bool reads_c, const DeviceProps& device, const RuleTables& tables, GemmTile only) {
+  const GemmRuleTable& t = tables.gemm;
+  GemmChoice best;
+  best.predicted_us = std::numeric_limits<double>::infinity();
+  const double mn_bytes = 8.0 * static_cast<double>(m) * static_cast<double>(n);
+  for (const GemmTileEntry& e : entries) {
+    if (only != GemmTile::Auto && e.tile != only) continue;
+    const int64_t slab_k = slab_depth(e), slabs = ceil_div(k, slab_k);
+    for (int split : t.split_steps) {
+      if (split > 1) {
+        if (slabs / split < t.min_split_slabs) break;  // ascending steps: the rest are shallower
+        if (mn_bytes * split > static_cast<double>(t.max_workspace_bytes)) break;
+      }
+      // The splits launch_gemm_v3 runs for this factor (whole slabs each: maybe a few fewer).
+      const int s = static_cast<int>(effective_splits(k, slab_k, split));
+      const double us = gemm_predicted_us(e, s, m, n, k, reads_c, device, tables);
+      if (us < best.predicted_us) best = GemmChoice{e.tile, s, us};
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 double gemm_predicted_us(const GemmTileEntry& e, int split_k, int64_t m, int64_t n, int64_t k, bool reads_c,
@@ -28,7 +57,7 @@ double gemm_predicted_us(const GemmTileEntry& e, int split_k, int64_t m, int64_t
   const GemmRuleTable& t = tables.gemm;
   const DeviceLimits d = device_limits(device);
   const double sms = d.sm_count, hbm = d.stream_gbs * 1e3;  // bytes per µs
-  const int64_t slab_k = gemm_tile_shape(e.tile).bk;
+  const int64_t slab_k = slab_depth(e);
   const int64_t s = effective_splits(k, slab_k, split_k);
   const int64_t slabs_per_split = ceil_div(ceil_div(k, slab_k), s);
   const int64_t tiles = ceil_div(m, e.bm) * ceil_div(n, e.bn);
@@ -65,26 +94,20 @@ double gemm_predicted_us(const GemmTileEntry& e, int split_k, int64_t m, int64_t
 GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
                      const RuleTables& tables, GemmTile only) {
   const GemmRuleTable& t = tables.gemm;
-  GemmChoice best;
-  best.predicted_us = std::numeric_limits<double>::infinity();
-  if (t.tiles.empty() || m <= 0 || n <= 0 || k <= 0) return best;
-  best.tile = only == GemmTile::Auto ? t.tiles.front().tile : only;
-  const double mn_bytes = 8.0 * static_cast<double>(m) * static_cast<double>(n);
-  for (const GemmTileEntry& e : t.tiles) {
-    if (only != GemmTile::Auto && e.tile != only) continue;
-    const int64_t slab_k = gemm_tile_shape(e.tile).bk, slabs = ceil_div(k, slab_k);
-    for (int split : t.split_steps) {
-      if (split > 1) {
-        if (slabs / split < t.min_split_slabs) break;  // ascending steps: the rest are shallower
-        if (mn_bytes * split > static_cast<double>(t.max_workspace_bytes)) break;
-      }
-      // The splits launch_gemm_v3 runs for this factor (whole slabs each: maybe a few fewer).
-      const int s = static_cast<int>(effective_splits(k, slab_k, split));
-      const double us = gemm_predicted_us(e, s, m, n, k, reads_c, device, tables);
-      if (us < best.predicted_us) best = GemmChoice{e.tile, s, us};
-    }
+  if (t.tiles.empty() || m <= 0 || n <= 0 || k <= 0) {
+    GemmChoice none;
+    none.predicted_us = std::numeric_limits<double>::infinity();
+    return none;
   }
+  GemmChoice best = best_candidate(t.tiles, m, n, k, reads_c, device, tables, only);
+  if (!std::isfinite(best.predicted_us)) best.tile = only == GemmTile::Auto ? t.tiles.front().tile : only;
   return best;
+}
+
+double gemm_vendor_us(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
+                      const RuleTables& tables) {
+  if (m <= 0 || n <= 0 || k <= 0) return std::numeric_limits<double>::infinity();
+  return best_candidate(tables.gemm.vendor_tiles, m, n, k, reads_c, device, tables, GemmTile::Auto).predicted_us;
 }
 
 GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
@@ -100,6 +123,17 @@ GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const Device
   c.predicted_us = 0;
   for (const GemmTileEntry& e : tables.gemm.tiles)
     if (e.tile == c.tile) c.predicted_us = gemm_predicted_us(e, c.split_k, m, n, k, reads_c, device, tables);
+  c.spx_predicted_us = c.predicted_us;
+  if (params.version == GemmVersion::Auto && params.tile == GemmTile::Auto && params.split_k == 0) {
+    const double vendor = gemm_vendor_us(m, n, k, reads_c, device, tables);
+    if (std::isfinite(vendor)) {
+      c.cublas_predicted_us = vendor;
+      if (vendor < c.spx_predicted_us * (1.0 + tables.gemm.vendor_margin)) {
+        c.cublas = true;
+        c.predicted_us = vendor;
+      }
+    }
+  }
   return c;
 }
 

@@ -235,6 +235,15 @@ TEST_F(Cli, GemmExplainShowsThePlanWithoutRunning) {
   EXPECT_EQ(chosen, 1);
   EXPECT_DOUBLE_EQ(j["rule"]["predicted_us"].get<double>(), least);  // the least predicted time wins
   EXPECT_GE(least, j["floor_us"].get<double>());
+  // Auto's pick between spx's best and cuBLAS's model (60000 x 96 x 2000: cuBLAS by the models).
+  EXPECT_EQ(j["runs"], "cublas");
+  EXPECT_LT(j["cublas_predicted_us"].get<double>(), least);
+  EXPECT_DOUBLE_EQ(j["predicted_us"].get<double>(), j["cublas_predicted_us"].get<double>());
+  EXPECT_NE(r.out.find("plan       cuBLAS DGEMM"), std::string::npos) << r.out;
+  r = spx("gemm 32 32 100000 --explain");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("plan       spx v3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": spx runs"), std::string::npos) << r.out;
   // Given knobs are shown beside the rule's choice; f32 has no version 3 plan.
   r = spx("gemm 1000 128 1000 --explain --tile 32x32 --split-k 2 --beta 1");
   ASSERT_EQ(r.status, 0) << r.err;

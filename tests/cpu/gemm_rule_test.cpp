@@ -228,7 +228,8 @@ TEST(GemmRule, PlanAppliesTheKnobsOverTheRule) {
     const GemmChoice plan = cuda::gemm_plan(m, n, k, false, kH100, GemmParams{});
     EXPECT_EQ(plan.tile, rule.tile);
     EXPECT_EQ(plan.split_k, rule.split_k);
-    EXPECT_DOUBLE_EQ(plan.predicted_us, rule.predicted_us);
+    EXPECT_DOUBLE_EQ(plan.spx_predicted_us, rule.predicted_us);
+    EXPECT_DOUBLE_EQ(plan.predicted_us, plan.cublas ? plan.cublas_predicted_us : rule.predicted_us);
     // A tile alone: the rule's split for that tile.
     const GemmChoice tile =
         cuda::gemm_plan(m, n, k, false, kH100, GemmParams{GemmVersion::Auto, GemmTile::T32x64, 0});
@@ -249,6 +250,48 @@ TEST(GemmRule, PlanAppliesTheKnobsOverTheRule) {
   const GemmChoice c =
       cuda::gemm_plan(64, 64, 100, false, kH100, GemmParams{GemmVersion::Auto, GemmTile::T64x64, 3});
   EXPECT_EQ(c.split_k, 3);  // 7 slabs: 3, 3 and 1
+}
+
+// Auto's other candidate, cuBLAS: the vendor model's time (the values of bench/gemm_vendor_fit.py's
+// port for the committed vendor tiles), the pick by the two times and the margin, and never for an
+// explicit version or knob.
+TEST(GemmRule, AutoHandsTheProductToCublasWhereTheVendorModelIsFaster) {
+  using cuda::GemmParams;
+  using cuda::GemmVersion;
+  const std::tuple<int64_t, int64_t, int64_t, double> vendor_times[] = {
+      {1000, 128, 1000, 15.90950418212732}, {32, 32, 100000, 26.40703210920851},
+      {4096, 4096, 16, 54.48070807835656},  {60000, 96, 2000, 657.17121593022},
+      {256, 256, 256, 10.216825424397433},  {16384, 16384, 16384, 165412.2740777581}};
+  for (const auto& [m, n, k, us] : vendor_times) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    EXPECT_NEAR(cuda::gemm_vendor_us(m, n, k, false, kH100), us, 1e-9 * us);
+    const GemmChoice plan = cuda::gemm_plan(m, n, k, false, kH100, GemmParams{});
+    EXPECT_DOUBLE_EQ(plan.cublas_predicted_us, us);
+    EXPECT_EQ(plan.cublas, us < plan.spx_predicted_us);
+    // An explicit version or knob runs spx's kernels and asks no vendor model.
+    for (const GemmParams p : {GemmParams{GemmVersion::TensorCoreV3}, GemmParams{GemmVersion::Auto, GemmTile::T64x64},
+                               GemmParams{GemmVersion::Auto, GemmTile::Auto, 1}}) {
+      const GemmChoice own = cuda::gemm_plan(m, n, k, false, kH100, p);
+      EXPECT_FALSE(own.cublas);
+      EXPECT_EQ(own.cublas_predicted_us, 0.0);
+    }
+  }
+  // Where each side wins by the models (H100): cuBLAS on mid-size and short-k shapes, spx on the
+  // smallest squares and long k with a tiny output (split-k over 32 x 32 tiles).
+  EXPECT_TRUE(cuda::gemm_plan(1000, 128, 1000, false, kH100, GemmParams{}).cublas);
+  EXPECT_TRUE(cuda::gemm_plan(4096, 4096, 16, false, kH100, GemmParams{}).cublas);
+  EXPECT_FALSE(cuda::gemm_plan(32, 32, 100000, false, kH100, GemmParams{}).cublas);
+  EXPECT_FALSE(cuda::gemm_plan(256, 256, 256, false, kH100, GemmParams{}).cublas);
+  // The margin is data: a large one keeps spx; no vendor tiles, spx only.
+  cuda::RuleTables t = cuda::default_rule_tables();
+  t.gemm.vendor_margin = -0.9;
+  EXPECT_FALSE(cuda::gemm_plan(1000, 128, 1000, false, kH100, GemmParams{}, t).cublas);
+  t.gemm.vendor_margin = 0.0;
+  t.gemm.vendor_tiles.clear();
+  const GemmChoice none = cuda::gemm_plan(1000, 128, 1000, false, kH100, GemmParams{}, t);
+  EXPECT_FALSE(none.cublas);
+  EXPECT_EQ(none.cublas_predicted_us, 0.0);
+  EXPECT_TRUE(std::isinf(cuda::gemm_vendor_us(1000, 128, 1000, false, kH100, t)));
 }
 
 TEST(GemmRule, TileNamesRoundTrip) {

@@ -69,3 +69,23 @@ def test_summary_scores_picks_oracle_and_the_auto_timing():
     assert sm["oracle_vs_cublas"] == pytest.approx(1.25)
     assert sm["auto_vs_cublas"] == pytest.approx(100.0 / 110.0)
     assert sm["auto_over_variant"] == pytest.approx(1.1)
+
+
+def load_vendor_fit():
+    import sys
+    sys.path.insert(0, str(REPO / "bench"))
+    spec = importlib.util.spec_from_file_location("gemm_vendor_fit", REPO / "bench" / "gemm_vendor_fit.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_vendor_model_matches_the_cpp_times():
+    # The same shapes and times as GemmRule.AutoHandsTheProductToCublasWhereTheVendorModelIsFaster
+    # (tests/cpu/gemm_rule_test.cpp): the port and gemm_vendor_us agree on the committed vendor tiles.
+    vendor = load_vendor_fit()
+    cases = [(1000, 128, 1000, 15.90950418212732), (32, 32, 100000, 26.40703210920851),
+             (4096, 4096, 16, 54.48070807835656), (60000, 96, 2000, 657.17121593022),
+             (256, 256, 256, 10.216825424397433), (16384, 16384, 16384, 165412.2740777581)]
+    for m, n, k, us in cases:
+        assert vendor.vendor_us(vendor.COMMITTED_VENDOR, m, n, k) == pytest.approx(us, rel=1e-12)

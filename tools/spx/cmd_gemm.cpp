@@ -249,7 +249,8 @@ void run_gemm_command(const GemmOptions& o) {
       "gemm       C ({} x {}) = {} * op(A) op(B) + {} * C, op(A) = {}, op(B) = {}, inner dimension {}, {}\n",
       m, n, o.alpha, o.beta, o.op_a, o.op_b, k, o.precision);
   fmt::print(out, "device     {}, leading dimensions padded by {}\n", ctx.props().name, o.ld_pad);
-  // Version 3's tile and split for this shape (f64): what spx_gemm and spx_gemm_v3 run, and why.
+  // Version 3's tile and split for this shape (f64): what spx_gemm_v3 runs, and spx_gemm unless
+  // the plan hands the product to cuBLAS; and why.
   const cuda::GemmParams knobs = knobs_of(o);
   std::optional<cuda::GemmChoice> plan;
   if constexpr (sizeof(T) == sizeof(double)) {
@@ -261,7 +262,10 @@ void run_gemm_command(const GemmOptions& o) {
                    ? "--tile and --split-k"
                    : (knobs.tile != cuda::GemmTile::Auto ? "--tile, the rule's split for it"
                                                          : "--split-k, the rule's tile"),
-               plan->predicted_us);
+               plan->spx_predicted_us);
+    if (plan->cublas_predicted_us > 0)
+      fmt::print(out, "auto       spx_gemm runs {} (cuBLAS's model {:.1f} us against v3's {:.1f} us)\n",
+                 plan->cublas ? "cuBLAS DGEMM" : "v3", plan->cublas_predicted_us, plan->spx_predicted_us);
   }
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
 
@@ -346,9 +350,11 @@ void run_gemm_command(const GemmOptions& o) {
     if (plan)
       j["v3_plan"] = {{"tile", cuda::gemm_tile_name(plan->tile)},
                       {"split_k", plan->split_k},
-                      {"predicted_us", plan->predicted_us},
+                      {"predicted_us", plan->spx_predicted_us},
                       {"tile_option", o.tile},
-                      {"split_k_option", o.split_k}};
+                      {"split_k_option", o.split_k},
+                      {"auto_runs", plan->cublas ? "cublas" : "spx_v3"},
+                      {"cublas_predicted_us", plan->cublas_predicted_us}};
     j["results"] = json::array();
     for (const KernelResult& r : results) {
       j["results"].push_back(

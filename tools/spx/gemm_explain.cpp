@@ -1,5 +1,5 @@
 // The DGEMM plan explained (gemm_explain.hpp): gemm_rule per tile, as src/plan/gemm_rule.cpp
-// ranks them.
+// ranks them, and Auto's pick between spx's best and cuBLAS (gemm_plan).
 #include "gemm_explain.hpp"
 
 #include <fmt/format.h>
@@ -25,9 +25,11 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
   const double byte_us = bytes / (limits.stream_gbs * 1e3);
   const double floor_us = std::max(flop_us, byte_us);
   const cuda::GemmChoice rule = cuda::gemm_rule(s.m, s.n, s.k, s.reads_c, device);
+  const cuda::GemmChoice planned = cuda::gemm_plan(s.m, s.n, s.k, s.reads_c, device, knobs);
 
-  fmt::print(out, "plan       v3 (FP64 tensor cores), C ({} x {}), inner dimension {}{}, on {}\n", s.m, s.n,
-             s.k, s.reads_c ? ", beta != 0 (C read)" : "", device_label);
+  fmt::print(out, "plan       {}, C ({} x {}), inner dimension {}{}, on {}\n",
+             planned.cublas ? "cuBLAS DGEMM" : "spx v3 (FP64 tensor cores)", s.m, s.n, s.k,
+             s.reads_c ? ", beta != 0 (C read)" : "", device_label);
   fmt::print(out,
              "floor      {:.1f} us: {:.3g} GFLOP at {:.1f} TFLOP/s = {:.1f} us, {:.3g} GB at {:.0f} GB/s = "
              "{:.1f} us "
@@ -60,6 +62,12 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
       "slabs each, at most {} MiB of partials); waves = blocks / (SMs x blocks per SM); the least "
       "predicted time wins (docs/dgemm.md, \"Shape classes\")\n",
       tables.gemm.min_split_slabs, tables.gemm.max_workspace_bytes >> 20);
+  if (planned.cublas_predicted_us > 0)
+    fmt::print(out,
+               "cuBLAS     model {:.1f} us (its tiles, fitted to its measured times) against spx's {:.1f} us: {} "
+               "runs (Auto runs cuBLAS where its model is below spx's x {:.2f})\n",
+               planned.cublas_predicted_us, planned.spx_predicted_us, planned.cublas ? "cuBLAS" : "spx",
+               1.0 + tables.gemm.vendor_margin);
   nlohmann::ordered_json j{{"schema", "spx-gemm-plan-1"},
                            {"m", s.m},
                            {"n", s.n},
@@ -73,7 +81,10 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
                             {{"tile", cuda::gemm_tile_name(rule.tile)},
                              {"split_k", rule.split_k},
                              {"predicted_us", rule.predicted_us}}},
-                           {"candidates", candidates}};
+                           {"candidates", candidates},
+                           {"runs", planned.cublas ? "cublas" : "spx_v3"},
+                           {"predicted_us", planned.predicted_us},
+                           {"cublas_predicted_us", planned.cublas_predicted_us}};
   if (knobs.tile != cuda::GemmTile::Auto || knobs.split_k != 0) {
     const cuda::GemmChoice given = cuda::gemm_plan(s.m, s.n, s.k, s.reads_c, device, knobs);
     fmt::print(out,

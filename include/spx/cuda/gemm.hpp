@@ -1,5 +1,8 @@
-// spx's own dense GEMM on device pointers: C = alpha*op(A)*op(B) + beta*C, BLAS column-major, the
-// same contract as spx::ref::gemm and cuBLAS (see docs/dgemm.md for the kernel design).
+// spx's dense GEMM on device pointers: C = alpha*op(A)*op(B) + beta*C, BLAS column-major, the same
+// contract as spx::ref::gemm and cuBLAS (see docs/dgemm.md for the kernel design). In f64 the default
+// (Auto) runs spx's version 3 or hands the product to cuBLAS's DGEMM, whichever the plan's model
+// predicts faster for the shape (gemm_plan in rules.hpp; `spx gemm M N K --explain` says which and
+// why); an explicit version runs spx's own kernels only.
 //
 // m, n, k >= 0; lda >= max(1, op_a == N ? m : k), ldb >= max(1, op_b == N ? k : n), ldc >= max(1, m),
 // else spx::Error. m == 0 or n == 0 does nothing; k == 0 or alpha == 0 only scales C by beta (A and
@@ -16,13 +19,14 @@
 namespace spx::cuda {
 
 enum class GemmVersion {
-  Auto,          // the fastest version for the type: TensorCoreV3 for double, CudaCoreV1 for float
+  Auto,          // double: TensorCoreV3 or cuBLAS's DGEMM, by the plan's model; float: CudaCoreV1
   CudaCoreV1,    // Tan et al.'s blocking on the CUDA cores: 128x128x8 slabs, 8x8 register tiles
   TensorCoreV2,  // the same slabs multiplied by FP64 tensor cores (mma m8n8k4 f64); double only
   TensorCoreV3,  // FP64 tensor cores (mma m16n8k4 f64), cp.async pipeline, 3 tiles, split-k; double only
 };
 
-// The version Auto stands for with operands of type T (the others stand for themselves).
+// The spx version Auto stands for with operands of type T (the others stand for themselves); for
+// double, Auto may run cuBLAS instead (gemm_plan).
 template <class T>
 constexpr GemmVersion resolve_gemm_version(GemmVersion version) {
   if (version != GemmVersion::Auto) return version;
@@ -67,7 +71,8 @@ struct GemmParams {
 };
 
 // "spx_gemm_v1", "spx_gemm_v2", "spx_gemm_v3" — the kernel names `spx bench` reports — and
-// "spx_gemm" for Auto (which of them runs depends on the type: resolve_gemm_version<T>(GemmVersion::Auto)).
+// "spx_gemm" for Auto (which of them runs depends on the type: resolve_gemm_version<T>(GemmVersion::Auto),
+// and in f64 on the shape: v3 or cuBLAS, gemm_plan).
 const char* kernel_name(GemmVersion version);
 
 template <class T>

@@ -236,13 +236,14 @@ struct PlannerRuleTable {
 // 1/bm + 1/bn needs, the paper's RB), plus the C stores no other block hides — against the HBM bytes
 // of A, B, C and the split partials; the fastest wins. docs/dgemm.md derives each term.
 struct GemmTileEntry {
-  GemmTile tile;
+  GemmTile tile;  // Auto in GemmRuleTable::vendor_tiles: a tile of cuBLAS's, modelled, never launched
   int bm, bn;
   int blocks_per_sm;        // resident blocks per SM (registers, shared memory)
   double tensor_fraction;   // share of tensor_tflops an SM full of these blocks sustains
   double alone_fraction;    // share of that rate one block alone on an SM reaches (b blocks: b × it, <= 1)
   double store_overlap;     // share of C's store time hidden behind co-resident blocks' DMMAs
   double store_efficiency;  // share of the streaming bandwidth the tile's C (or partial) stores reach
+  int bk = 0;               // k depth of a slab; 0: the spx tile's (gemm_tile_shape(tile).bk)
 };
 struct GemmRuleTable {
   std::vector<GemmTileEntry> tiles;  // the candidates; the first is the fallback
@@ -253,6 +254,12 @@ struct GemmRuleTable {
   int64_t min_split_slabs = 8;   // a split keeps at least this many of the tile's slabs (pipeline fill)
   std::size_t max_workspace_bytes = std::size_t{256} << 20;  // s × m × n partials at most
   double launch_us = 3.0;  // per kernel launch (the reduction is a second one)
+  // cuBLAS's DGEMM, Auto's other candidate: modelled as the best of these tiles (the shapes its
+  // kernels use, with their own fitted fractions: bench/gemm_vendor_fit.py) over split_steps. Auto
+  // hands the product to cuBLAS where that time is below spx's best times (1 + vendor_margin).
+  // Empty: spx's kernels only.
+  std::vector<GemmTileEntry> vendor_tiles;
+  double vendor_margin = 0.0;
 };
 
 struct RuleTables {
@@ -338,24 +345,34 @@ bool segsum_completes_rows(int64_t warps, const DeviceProps& device,
 
 // --- DGEMM (version 3) ----------------------------------------------------------------------------
 
-// The rule's answer: a tile and a split factor (1: none), and the time the model predicts.
+// The rule's answer: a tile and a split factor (1: none), and the time the model predicts. From
+// gemm_plan with GemmVersion::Auto also whether cuBLAS runs instead (then tile and split_k are spx's
+// best candidate, predicted_us cuBLAS's time) and both sides' times.
 struct GemmChoice {
   GemmTile tile = GemmTile::T128x128;
   int split_k = 1;
-  double predicted_us = 0;
+  double predicted_us = 0;        // the model's time of what runs
+  bool cublas = false;            // Auto hands the product to cuBLAS's DGEMM
+  double spx_predicted_us = 0;    // spx's candidate (tile, split_k)
+  double cublas_predicted_us = 0; // the vendor model's; 0: not considered (not Auto, or no vendor_tiles)
 };
 // C (m × n) += op(A) (m × k) op(B) in f64 on `device`; reads_c: beta != 0. Constant time (the
 // candidates of the table); m, n, k >= 1. `only` other than Auto: the best split for that tile.
 GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
                      const RuleTables& tables = default_rule_tables(), GemmTile only = GemmTile::Auto);
+// The vendor model's time for cuBLAS's DGEMM (the best of GemmRuleTable::vendor_tiles over the
+// splits, as gemm_rule walks them), microseconds; infinity when the table has no vendor tiles.
+double gemm_vendor_us(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
+                      const RuleTables& tables = default_rule_tables());
 // The model's time for one candidate (what gemm_rule minimises), microseconds.
 double gemm_predicted_us(const GemmTileEntry& tile, int split_k, int64_t m, int64_t n, int64_t k,
                          bool reads_c, const DeviceProps& device,
                          const RuleTables& tables = default_rule_tables());
-// What version 3 runs for these knobs (GemmParams::tile, split_k; the version is not read): the
-// rule's choice where a knob is Auto / 0, the caller's where set, split_k as the launch runs it
-// (whole slabs of the tile: a factor past what k's slabs allow shrinks), and the model's time for
-// that pair (0 when the tile has no table entry). gemm() launches exactly this.
+// What gemm() runs in f64 for these knobs: version 3's tile and split (GemmParams::tile, split_k) —
+// the rule's choice where a knob is Auto / 0, the caller's where set, split_k as the launch runs it
+// (whole slabs of the tile: a factor past what k's slabs allow shrinks) — and the model's time for
+// that pair (0 when the tile has no table entry); with version Auto and both knobs unset, cuBLAS
+// instead where the vendor model predicts it faster (GemmChoice::cublas). gemm() runs exactly this.
 GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
                      const GemmParams& params, const RuleTables& tables = default_rule_tables());
 

@@ -1,5 +1,6 @@
 // Host entry point of spx::cuda::gemm: operand checks (the reference BLAS rules, as CublasGemm
-// applies them), the trivial shapes, then the chosen version's launch.
+// applies them), the trivial shapes, then the chosen version's launch — for Auto in f64, the plan's
+// pick between version 3 and cuBLAS's DGEMM (gemm_plan).
 #include "spx/cuda/gemm.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "cuda/common/scale.hpp"
 #include "cuda/gemm/gemm_launch.hpp"
 #include "spx/cuda/rules.hpp"
+#include "spx/cuda/vendor.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cuda {
@@ -20,15 +22,30 @@ void check_ld(const char* who, const char* name, int64_t ld, int64_t stored_rows
     throw Error(fmt::format("{}: ld{} = {} is less than the {} rows it stores", who, name, ld, stored_rows));
 }
 
-// Version 3's launch: the caller's tile and split factor where given, the plan rule's otherwise
-// (gemm_plan, which `spx gemm` prints).
-detail::V3Launch resolve_v3(const Context& ctx, const GemmParams& params, int64_t m, int64_t n, int64_t k,
-                            bool reads_c) {
-  const GemmChoice plan = gemm_plan(m, n, k, reads_c, ctx.props(), params);
-  detail::V3Launch launch;
-  launch.tile = plan.tile;
-  launch.split_k = plan.split_k;
-  return launch;
+// gemm_plan for this call, remembered per thread for the last few shapes: the model walks every
+// (tile, split) of spx's and cuBLAS's tables (1-4 us of host time), as long as the kernel itself on
+// the smallest shapes, and a solver calls the same few shapes over and over.
+GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int64_t n, int64_t k, bool reads_c) {
+  struct Entry {
+    int device = -1, sm_count = 0;
+    int64_t m = 0, n = 0, k = 0;
+    bool reads_c = false;
+    GemmParams params;
+    GemmChoice choice;
+  };
+  constexpr int kEntries = 8;
+  thread_local Entry cache[kEntries];
+  thread_local int next = 0;
+  const DeviceProps& props = ctx.props();
+  for (const Entry& e : cache)
+    if (e.device == props.device && e.sm_count == props.sm_count && e.m == m && e.n == n && e.k == k &&
+        e.reads_c == reads_c && e.params.version == params.version && e.params.tile == params.tile &&
+        e.params.split_k == params.split_k)
+      return e.choice;
+  Entry& e = cache[next];
+  next = (next + 1) % kEntries;
+  e = Entry{props.device, props.sm_count, m, n, k, reads_c, params, gemm_plan(m, n, k, reads_c, props, params)};
+  return e.choice;
 }
 
 }  // namespace
@@ -72,7 +89,14 @@ void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alp
   if (k == 0 || alpha == T{0}) return scale_in_place(ctx, C, m, n, ldc, beta);
   if constexpr (is_double) {
     if (version == GemmVersion::TensorCoreV3) {
-      const detail::V3Launch launch = resolve_v3(ctx, params, m, n, k, beta != 0.0);
+      // The caller's tile and split factor where given, the plan rule's otherwise; for Auto,
+      // cuBLAS where the plan predicts it faster (gemm_plan, which `spx gemm --explain` prints).
+      const GemmChoice plan = planned(ctx, params, m, n, k, beta != 0.0);
+      if (plan.cublas)
+        return CublasGemm<double>(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc).run();
+      detail::V3Launch launch;
+      launch.tile = plan.tile;
+      launch.split_k = plan.split_k;
       // A 1-D grid of all tiles (at most 2^31 - 1), splits in y.
       const GemmTileShape ts = gemm_tile_shape(launch.tile);
       const int64_t tiles_m = (m + ts.bm - 1) / ts.bm, tiles_n = (n + ts.bn - 1) / ts.bn;

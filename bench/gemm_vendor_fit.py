@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Fit the DGEMM plan rule's model of cuBLAS (GemmRuleTable::vendor_tiles and vendor_margin in
+src/plan/rule_tables.cpp), so that `Auto` runs cuBLAS's DGEMM where the models say spx's own kernel
+would be slower.
+
+cuBLAS is modelled as the best of a few tile shapes (the ones its H100 kernels use most: 128 x 64 x 16,
+64 x 64 x 16 and 32 x 32 x 32, with split-k; docs/dgemm.md "What cuBLAS runs") under
+the same model as spx's tiles (gemm_predicted_us, ported in gemm_fit.py), each with its own fitted
+fractions. Auto picks cuBLAS where the vendor model's time is below spx's predicted time times
+(1 + vendor_margin).
+
+Input: spx_gemm_grid JSON files (fit set), each shape's cuBLAS time and spx Auto time with the rule's
+pick (tile, split). Shapes measured in several files are averaged (geometric mean of the medians).
+The fit (coordinate search) maximises the speed over cuBLAS that Auto would reach with those picks,
+counting a shape handed to cuBLAS as 1.0, plus a small weight on the vendor model's log error (so its
+predictions stay times). --validate scores the fitted model on files nothing was fitted on.
+
+    bench/gemm_vendor_fit.py grid-a.json.gz grid-b.json.gz --validate val-a.json.gz val-b.json.gz
+"""
+import argparse
+import math
+
+import gemm_fit
+
+# The committed vendor model (src/plan/rule_tables.cpp): tile -> [bm, bn, bk, blocks_per_sm, tensor
+# fraction, alone fraction, store overlap, store efficiency]; the fit's default start.
+COMMITTED_VENDOR = {
+    "128x64": [128, 64, 16, 2, 0.81, 0.5, 0.44, 0.87], "64x64": [64, 64, 16, 3, 0.9, 0.8, 0.95, 0.26],
+    "32x32": [32, 32, 32, 4, 0.6, 0.2, 0.39, 0.87]}
+# Starting guesses of tiles not in the committed model (cuBLAS also runs 32 x 64 x 32; fitting it
+# changed no pick on the grid).
+OTHER_VENDOR = {"32x64": [32, 64, 32, 3, 0.65, 0.8, 0.3, 0.9]}
+COMMITTED_MARGIN = 0.0
+
+
+def vendor_us(table, m, n, k, l2_gbs=gemm_fit.COMMITTED_L2_GBS):
+    """The vendor model's time: the best of its tiles over the rule's split steps (gemm_rule's walk)."""
+    best = math.inf
+    for name, e in table.items():
+        bm, bn, bk = e[0], e[1], e[2]
+        gemm_fit.SLAB_K["vendor"] = bk
+        entry = [bm, bn] + e[3:]
+        slabs = gemm_fit.cdiv(k, bk)
+        for split in gemm_fit.SPLIT_STEPS:
+            if split > 1 and (slabs // split < gemm_fit.MIN_SPLIT_SLABS or
+                              8.0 * m * n * split > gemm_fit.MAX_WORKSPACE_BYTES):
+                break
+            s = gemm_fit.cdiv(slabs, gemm_fit.cdiv(slabs, max(1, min(split, slabs))))
+            best = min(best, gemm_fit.predicted_us("vendor", entry, s, m, n, k, l2_gbs))
+    return best
+
+
+def merge(paths):
+    """{shape: {m, n, k, tile, split_k, cublas_us, spx_us}}: geometric means over the files; spx_us is
+    spx's own version 3 at the rule's pick (gemm_fit.own_us). Transposed shapes are scored like NN ones
+    (the model has no term for the operations)."""
+    by = {}
+    for s in gemm_fit.load(paths):
+        d = by.setdefault(s["shape"], {"m": s["m"], "n": s["n"], "k": s["k"], "tile": s["tile"],
+                                       "split_k": s["split_k"], "cub": [], "spx": []})
+        d["cub"].append(s["cublas_us"])
+        d["spx"].append(gemm_fit.own_us(s))
+    for d in by.values():
+        d["cublas_us"] = gemm_fit.geomean(d.pop("cub"))
+        d["spx_us"] = gemm_fit.geomean(d.pop("spx"))
+    return by
+
+
+def score(table, margin, shapes, lam=0.02):
+    """(objective, Auto's speed over cuBLAS in geomean, worst shape, shapes handed to cuBLAS, vendor
+    model's log-error rms, rows)."""
+    logs, err, rows = [], [], []
+    for name, d in shapes.items():
+        spx_pred = gemm_fit.rule(d["m"], d["n"], d["k"])[2]
+        ven_pred = vendor_us(table, d["m"], d["n"], d["k"])
+        vendor = ven_pred < spx_pred * (1.0 + margin)
+        speed = 1.0 if vendor else d["cublas_us"] / d["spx_us"]
+        logs.append(math.log(speed))
+        err.append(math.log(ven_pred / d["cublas_us"]) ** 2)
+        rows.append((name, spx_pred, ven_pred, d["spx_us"], d["cublas_us"], vendor, speed))
+    mean = sum(logs) / len(logs)
+    rms = math.sqrt(sum(err) / len(err))
+    return (-mean + lam * rms, math.exp(mean), math.exp(min(logs)), sum(r[5] for r in rows), rms, rows)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--validate", nargs="+", default=[])
+    ap.add_argument("--tiles", default=",".join(COMMITTED_VENDOR), help="the vendor tiles to fit")
+    args = ap.parse_args()
+    shapes = merge(args.files)
+    start = {**COMMITTED_VENDOR, **OTHER_VENDOR}
+    table = {t: list(start[t]) for t in args.tiles.split(",")}
+    margin = COMMITTED_MARGIN
+    best = score(table, margin, shapes)[0]
+    for step in (0.2, 0.1, 0.05, 0.02, 0.01):
+        improved = True
+        while improved:
+            improved = False
+            for e in table.values():
+                for i in (4, 5, 6, 7):
+                    for d in (-step, step):
+                        old = e[i]
+                        e[i] = min(0.95 if i == 6 else 1.0, max(0.0 if i == 6 else 0.05, round(old + d, 3)))
+                        s = score(table, margin, shapes)[0]
+                        if s < best - 1e-9:
+                            best, improved = s, True
+                        else:
+                            e[i] = old
+            for d in (-step / 2, step / 2):
+                s = score(table, round(margin + d, 3), shapes)[0]
+                if s < best - 1e-9:
+                    best, margin, improved = s, round(margin + d, 3), True
+    for label, data in [("fit", shapes)] + ([("validation", merge(args.validate))] if args.validate else []):
+        for tlabel, t, mg in (("committed", COMMITTED_VENDOR, COMMITTED_MARGIN), ("fitted", table, margin)):
+            _, speed, worst, handed, rms, rows = score(t, mg, data)
+            print(f"{label}, {tlabel} model: {len(rows)} shapes, Auto {speed:.3f}x cuBLAS (worst {worst:.3f}), "
+                  f"{handed} handed to cuBLAS, vendor model log-error rms {rms:.3f}")
+        for r in score(table, margin, data)[5]:
+            print(f"  {r[0]:22s} spx model {r[1]:9.1f} vendor model {r[2]:9.1f} | measured spx {r[3]:9.1f} "
+                  f"cuBLAS {r[4]:9.1f} -> {'cuBLAS' if r[5] else 'spx   '} {r[6]:.3f}")
+    print(f"vendor_margin = {margin}")
+    for t, e in table.items():
+        print(f"  {{GemmTile::Auto, {e[0]}, {e[1]}, {e[3]}, {e[4]:.3g}, {e[5]:.3g}, {e[6]:.3g}, {e[7]:.3g}, {e[2]}}},")
+
+
+if __name__ == "__main__":
+    main()
