@@ -6,6 +6,7 @@
 // (time_interleaved).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -85,9 +86,11 @@ std::pair<double, double> time_pair(cuda::Context& ctx, const cuda::TimingOption
 
 // cuBLAS and the kernel launched alternately, one call each at a time (which goes first alternating
 // per pair), each call between its own events: both see the same clocks, power and memory state,
-// whatever the previous call drew. Batches of 16 pairs are enqueued between host waits. Medians in
-// ms of each, and the median of the pairs' ratios (cuBLAS / kernel: the kernel's speed over
-// cuBLAS's).
+// whatever the previous call drew (the H100 under its power cap moves between 1.5 and 2 GHz over
+// tens of milliseconds, and two timings of one cuBLAS kernel a round apart differed by up to 20%).
+// Pairs are enqueued in batches between host waits: min_runs first, then enough for min_seconds at
+// the mean so far (at most 16 a batch). Medians in ms of each, and the median of the pairs' ratios
+// (cuBLAS / kernel: the kernel's speed over cuBLAS's).
 struct Interleaved {
   double cublas_ms = 0, kernel_ms = 0, ratio = 0;
   int pairs = 0;
@@ -99,13 +102,14 @@ Interleaved time_interleaved(cuda::Context& ctx, const cuda::TimingOptions& opti
     cublas();
     kernel();
   }
-  constexpr int kBatch = 16;
-  std::vector<cuda::Event> events(3 * kBatch);
+  constexpr int kMaxBatch = 16;
+  std::vector<cuda::Event> events(3 * kMaxBatch);
   std::vector<double> c, x, r;
   double total_ms = 0;
+  int batch = std::clamp(options.min_runs, 1, kMaxBatch);
   while (static_cast<int>(c.size()) < options.max_runs &&
          (static_cast<int>(c.size()) < options.min_runs || total_ms < 1e3 * options.min_seconds)) {
-    for (int p = 0; p < kBatch; ++p) {
+    for (int p = 0; p < batch; ++p) {
       const bool cublas_first = (c.size() + static_cast<std::size_t>(p)) % 2 == 0;
       events[3 * p].record(ctx.stream());
       cublas_first ? cublas() : kernel();
@@ -113,9 +117,9 @@ Interleaved time_interleaved(cuda::Context& ctx, const cuda::TimingOptions& opti
       cublas_first ? kernel() : cublas();
       events[3 * p + 2].record(ctx.stream());
     }
-    events.back().synchronize();
+    events[3 * batch - 1].synchronize();
     const std::size_t done = c.size();
-    for (int p = 0; p < kBatch; ++p) {
+    for (int p = 0; p < batch; ++p) {
       const double first = cuda::elapsed_ms(events[3 * p], events[3 * p + 1]);
       const double second = cuda::elapsed_ms(events[3 * p + 1], events[3 * p + 2]);
       const bool cublas_first = (done + static_cast<std::size_t>(p)) % 2 == 0;
@@ -124,6 +128,9 @@ Interleaved time_interleaved(cuda::Context& ctx, const cuda::TimingOptions& opti
       r.push_back(c.back() / x.back());
       total_ms += first + second;
     }
+    const double pair_ms = std::max(total_ms / static_cast<double>(c.size()), 1e-4);
+    batch = static_cast<int>(std::clamp((1e3 * options.min_seconds - total_ms) / pair_ms + 1.0, 1.0,
+                                        static_cast<double>(kMaxBatch)));
   }
   return {spx::median(c), spx::median(x), spx::median(r), static_cast<int>(c.size())};
 }

@@ -6,18 +6,18 @@
 //
 //   spx_gemm_grid [--json FILE] [--rounds R] [--min-time S] [--variants] [--timing-study] [--profile]
 //   SHAPE...
-//   --timing-study: also time Auto beside cuBLAS call by call (interleaved) and each alone back to back,
+//   --timing-study: also time Auto beside cuBLAS in paired rounds (each back to back) and each alone,
 //   and the rule's tile and split given explicitly, to see whether the ways of timing one kernel agree.
 //   SHAPE = MxNxK or MxNxK:AB with A, B in {N, T} (op(A), op(B)); alpha = 1, beta = 0.
 //   --profile: no timing and no check; per shape cuBLAS once and spx's version 3 once (with --variants,
 //   every variant once), A and B memset to 0x3f bytes (no fill kernels), so that a profiler
 //   (scripts/gemm-profile: Nsight Compute) sees only the GEMM kernels, in shape order.
 //
-// Per shape: A, B filled on the device with values in [-1, 1]; R rounds of cuBLAS and spx Auto (cuBLAS
-// first in even rounds, spx first in odd ones), then spx's own version 3, timed with spx's time_kernel
-// (warm, median); each ratio is the median of the per-round ratios over the round's cuBLAS time (use an
-// even R for balance). Auto's C and version 3's are each checked against cuBLAS's: max |diff| <=
-// 4 (k + 3) u k (both errors' worst case for |a|, |b| <= 1).
+// Per shape: A, B filled on the device with values in [-1, 1]; R rounds, each timing spx Auto and then
+// spx's own version 3 call by call against cuBLAS (time_interleaved: alternate calls, each between its
+// own events, so both sides run at the same clocks); a round's ratio is the median of its pairs'
+// cuBLAS / spx ratios, the shape's the median over the rounds. Auto's C and version 3's are each
+// checked against cuBLAS's: max |diff| <= 4 (k + 3) u k (both errors' worst case for |a|, |b| <= 1).
 // Floor: max(flops at the FP64 tensor peak (66.3 TFLOP/s, spx_micro), bytes (A, B read and C written
 // once) at the copy bandwidth measured here). --variants also times every tile with the rule's split
 // for that tile and with 1, half and twice that split (the data the rule table is fitted to).
@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
   topt.warmup = 2;
   topt.min_runs = 5;
   topt.min_seconds = min_time;
-  std::vector<double> ratios, own_ratios, study_inter, study_alone;
+  std::vector<double> ratios, own_ratios, study_paired, study_alone;
   int failures = 0, handed = 0;
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     const Shape& s = shapes[si];
@@ -243,17 +243,19 @@ int main(int argc, char** argv) {
     const bool ok = worst <= bound && own_worst <= bound;
     failures += ok ? 0 : 1;
 
+    // Each round: Auto and cuBLAS call by call (time_interleaved: both at the same clocks), then spx's
+    // version 3 and cuBLAS the same way.
     std::vector<double> spx_ms, cub_ms, own_ms, r, own_r;
     for (int round = 0; round < rounds; ++round) {
-      // The order alternates per round (time_pair); it showed no consistent effect.
-      const auto [c, x] = spx::bench_gemm::time_pair(
-          ctx, topt, round, [&] { run.cublas.run(); }, [&] { run.run_spx(cuda::GemmParams{}); });
-      const double own = cuda::time_kernel(ctx, [&] { run.run_spx(own_params); }, topt).median_ms;
-      cub_ms.push_back(c);
-      spx_ms.push_back(x);
-      own_ms.push_back(own);
-      r.push_back(c / x);
-      own_r.push_back(c / own);
+      const auto a = spx::bench_gemm::time_interleaved(
+          ctx, topt, [&] { run.cublas.run(); }, [&] { run.run_spx(cuda::GemmParams{}); });
+      const auto o = spx::bench_gemm::time_interleaved(
+          ctx, topt, [&] { run.cublas.run(); }, [&] { run.run_spx(own_params); });
+      cub_ms.push_back(a.cublas_ms);
+      spx_ms.push_back(a.kernel_ms);
+      own_ms.push_back(o.kernel_ms);
+      r.push_back(a.ratio);
+      own_r.push_back(o.ratio);
     }
     const double spx = spx::median(spx_ms), cub = spx::median(cub_ms), ratio = spx::median(r);
     const double own = spx::median(own_ms), own_ratio = spx::median(own_r);
@@ -302,11 +304,17 @@ int main(int argc, char** argv) {
           flop_us, byte_us, floor_us, ok ? "true" : "false", worst / bound);
     }
     if (timing_study) {
-      // One kernel timed three ways beside cuBLAS: call by call interleaved, and each alone back to
-      // back (the lower of two medians, as the variants are timed), Auto and the same tile and split
-      // given explicitly. Paired rounds above, these here: they should agree.
-      const auto inter = spx::bench_gemm::time_interleaved(
-          ctx, topt, [&] { run.cublas.run(); }, [&] { run.run_spx(cuda::GemmParams{}); });
+      // Auto timed two more ways beside cuBLAS, to see whether the ways agree with the interleaved
+      // rounds above: paired (each timed back to back for min_time, cuBLAS first in even rounds, two
+      // rounds, the median ratio) and alone (each back to back, the lower of two medians, as the
+      // variants are timed; the rule's tile and split given explicitly too).
+      std::vector<double> paired_r;
+      for (int round = 0; round < 2; ++round) {
+        const auto [c, x] = spx::bench_gemm::time_pair(
+            ctx, topt, round, [&] { run.cublas.run(); }, [&] { run.run_spx(cuda::GemmParams{}); });
+        paired_r.push_back(c / x);
+      }
+      const double paired = spx::median(paired_r);
       const auto alone = [&](const auto& f) {
         double best = 1e30;
         for (int round = 0; round < 2; ++round)
@@ -317,20 +325,15 @@ int main(int argc, char** argv) {
       const double cub_alone = alone([&] { run.cublas.run(); });
       const double spx_alone = alone([&] { run.run_spx(cuda::GemmParams{}); });
       const double spx_explicit = alone([&] { run.run_spx(explicit_params); });
-      study_inter.push_back(inter.ratio);
+      study_paired.push_back(paired);
       study_alone.push_back(cub_alone / spx_alone);
-      std::printf(
-          "    timing: paired %.3f | interleaved %.3f (cuBLAS %.1f, spx %.1f us, %d pairs) | alone %.3f "
-          "(cuBLAS %.1f, spx %.1f, explicit %.1f us)\n",
-          ratio, inter.ratio, inter.cublas_ms * 1e3, inter.kernel_ms * 1e3, inter.pairs,
-          cub_alone / spx_alone, cub_alone * 1e3, spx_alone * 1e3, spx_explicit * 1e3);
+      std::printf("    timing: interleaved %.3f | paired %.3f | alone %.3f (cuBLAS %.1f, spx %.1f, v3 %.1f us)\n",
+                  ratio, paired, cub_alone / spx_alone, cub_alone * 1e3, spx_alone * 1e3, spx_explicit * 1e3);
       if (json)
         std::fprintf(json,
-                     ", \"timing_study\": {\"interleaved_cublas_us\": %.3f, \"interleaved_spx_us\": %.3f, "
-                     "\"interleaved_ratio\": %.4f, \"pairs\": %d, \"alone_cublas_us\": %.3f, "
+                     ", \"timing_study\": {\"paired_ratio\": %.4f, \"alone_cublas_us\": %.3f, "
                      "\"alone_spx_us\": %.3f, \"alone_ratio\": %.4f, \"explicit_alone_spx_us\": %.3f}",
-                     inter.cublas_ms * 1e3, inter.kernel_ms * 1e3, inter.ratio, inter.pairs, cub_alone * 1e3,
-                     spx_alone * 1e3, cub_alone / spx_alone, spx_explicit * 1e3);
+                     paired, cub_alone * 1e3, spx_alone * 1e3, cub_alone / spx_alone, spx_explicit * 1e3);
     }
     if (variants) {
       if (json) std::fprintf(json, ", \"variants\": [");
@@ -380,7 +383,7 @@ int main(int argc, char** argv) {
       for (double x : v) l += std::log(x);
       return v.empty() ? 0.0 : std::exp(l / static_cast<double>(v.size()));
     };
-    std::printf("timing study: geomean paired %.3f, interleaved %.3f, alone %.3f\n", geomean, gm(study_inter),
+    std::printf("timing study: geomean interleaved %.3f, paired %.3f, alone %.3f\n", geomean, gm(study_paired),
                 gm(study_alone));
   }
   if (json) {
