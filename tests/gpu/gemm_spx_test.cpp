@@ -82,7 +82,7 @@ void check_case(const Case& c, T alpha, T beta, GemmVersion version, uint64_t se
 }
 
 // Every version that runs for T: the FP64 tensor-core versions have no float form. Auto (the
-// default) is v3 for double, v1 for float: it runs through its own name once more.
+// default) is v3 or cuBLAS for double, cuBLAS's SGEMM for float: it runs through its own name once more.
 template <class T>
 std::vector<GemmVersion> versions() {
   if constexpr (std::is_same_v<T, double>)

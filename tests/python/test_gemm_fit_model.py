@@ -11,11 +11,19 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
-def load_fit():
-    spec = importlib.util.spec_from_file_location("gemm_fit", REPO / "bench" / "gemm_fit.py")
+def load_bench_module(name):
+    """bench/NAME.py as a module (bench/ on the path: gemm_vendor_fit imports gemm_fit)."""
+    import sys
+    if str(REPO / "bench") not in sys.path:
+        sys.path.insert(0, str(REPO / "bench"))
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def load_fit():
+    return load_bench_module("gemm_fit")
 
 
 def test_python_model_matches_the_cpp_golden_times():
@@ -71,19 +79,10 @@ def test_summary_scores_picks_oracle_and_the_auto_timing():
     assert sm["auto_over_variant"] == pytest.approx(1.1)
 
 
-def load_vendor_fit():
-    import sys
-    sys.path.insert(0, str(REPO / "bench"))
-    spec = importlib.util.spec_from_file_location("gemm_vendor_fit", REPO / "bench" / "gemm_vendor_fit.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_vendor_model_matches_the_cpp_times():
     # The same shapes and times as GemmRule.AutoHandsTheProductToCublasWhereTheVendorModelIsFaster
     # (tests/cpu/gemm_rule_test.cpp): the port and gemm_vendor_us agree on the committed vendor tiles.
-    vendor = load_vendor_fit()
+    vendor = load_bench_module("gemm_vendor_fit")
     cases = [(1000, 128, 1000, 15.369344855381906), (32, 32, 100000, 26.125068940647406),
              (4096, 4096, 16, 54.48070807835656), (60000, 96, 2000, 657.17121593022),
              (256, 256, 256, 9.780976913490171), (16384, 16384, 16384, 165412.2740777581)]

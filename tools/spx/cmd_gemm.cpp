@@ -98,7 +98,8 @@ struct GemmKernel {
 
 template <class T>
 std::vector<GemmKernel> known_kernels() {
-  // spx_gemm (Auto: v3 for double, v1 for float) is what a user of spx::cuda::gemm gets by default.
+  // spx_gemm (Auto: v3 or cuBLAS for double, cuBLAS for float) is what a user of spx::cuda::gemm gets
+  // by default.
   return {{cuda::kernel_name(cuda::GemmVersion::Auto), false, cuda::GemmVersion::Auto, false},
           {cuda::kernel_name(cuda::GemmVersion::CudaCoreV1), false, cuda::GemmVersion::CudaCoreV1, false},
           {cuda::kernel_name(cuda::GemmVersion::TensorCoreV2), false, cuda::GemmVersion::TensorCoreV2, true},

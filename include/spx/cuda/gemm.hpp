@@ -2,7 +2,7 @@
 // contract as spx::ref::gemm and cuBLAS (see docs/dgemm.md for the kernel design). In f64 the default
 // (Auto) runs spx's version 3 or hands the product to cuBLAS's DGEMM, whichever the plan's model
 // predicts faster for the shape (gemm_plan in rules.hpp; `spx gemm M N K --explain` says which and
-// why); an explicit version runs spx's own kernels only.
+// why); in f32 it runs cuBLAS's SGEMM. An explicit version runs spx's own kernels only.
 //
 // m, n, k >= 0; lda >= max(1, op_a == N ? m : k), ldb >= max(1, op_b == N ? k : n), ldc >= max(1, m),
 // else spx::Error. m == 0 or n == 0 does nothing; k == 0 or alpha == 0 only scales C by beta (A and
@@ -19,14 +19,15 @@
 namespace spx::cuda {
 
 enum class GemmVersion {
-  Auto,          // double: TensorCoreV3 or cuBLAS's DGEMM, by the plan's model; float: CudaCoreV1
+  Auto,          // double: TensorCoreV3 or cuBLAS's DGEMM, by the plan's model; float: cuBLAS's SGEMM
   CudaCoreV1,    // Tan et al.'s blocking on the CUDA cores: 128x128x8 slabs, 8x8 register tiles
   TensorCoreV2,  // the same slabs multiplied by FP64 tensor cores (mma m8n8k4 f64); double only
   TensorCoreV3,  // FP64 tensor cores (mma m16n8k4 f64), cp.async pipeline, 3 tiles, split-k; double only
 };
 
-// The spx version Auto stands for with operands of type T (the others stand for themselves); for
-// double, Auto may run cuBLAS instead (gemm_plan).
+// The spx version Auto stands for with operands of type T (the others stand for themselves): the
+// one its checks and errors name. Auto may run cuBLAS instead: for double where gemm_plan says so,
+// for float always.
 template <class T>
 constexpr GemmVersion resolve_gemm_version(GemmVersion version) {
   if (version != GemmVersion::Auto) return version;
@@ -71,8 +72,8 @@ struct GemmParams {
 };
 
 // "spx_gemm_v1", "spx_gemm_v2", "spx_gemm_v3" — the kernel names `spx bench` reports — and
-// "spx_gemm" for Auto (which of them runs depends on the type: resolve_gemm_version<T>(GemmVersion::Auto),
-// and in f64 on the shape: v3 or cuBLAS, gemm_plan).
+// "spx_gemm" for Auto (what runs depends on the type and in f64 on the shape: v3 or cuBLAS by
+// gemm_plan; in f32 cuBLAS's SGEMM).
 const char* kernel_name(GemmVersion version);
 
 template <class T>

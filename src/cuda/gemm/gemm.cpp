@@ -1,6 +1,6 @@
 // Host entry point of spx::cuda::gemm: operand checks (the reference BLAS rules, as CublasGemm
 // applies them), the trivial shapes, then the chosen version's launch — for Auto in f64, the plan's
-// pick between version 3 and cuBLAS's DGEMM (gemm_plan).
+// pick between version 3 and cuBLAS's DGEMM (gemm_plan); in f32, cuBLAS's SGEMM.
 #include "spx/cuda/gemm.hpp"
 
 #include <fmt/format.h>
@@ -87,6 +87,12 @@ void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alp
   if (m == 0 || n == 0) return;
   // BLAS convention: no product to add, so A and B are not read; beta == 0 writes zeros unread.
   if (k == 0 || alpha == T{0}) return scale_in_place(ctx, C, m, n, ldc, beta);
+  // Auto in float: cuBLAS's SGEMM, which no spx float kernel approaches (v1: 0.68x of it at 4096^3
+  // and 8192^3; docs/dgemm.md); CudaCoreV1 by name still runs spx's.
+  if constexpr (!is_double) {
+    if (params.version == GemmVersion::Auto)
+      return CublasGemm<float>(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc).run();
+  }
   if constexpr (is_double) {
     if (version == GemmVersion::TensorCoreV3) {
       // The caller's tile and split factor where given, the plan rule's otherwise; for Auto,
