@@ -87,8 +87,8 @@ void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alp
   if (m == 0 || n == 0) return;
   // BLAS convention: no product to add, so A and B are not read; beta == 0 writes zeros unread.
   if (k == 0 || alpha == T{0}) return scale_in_place(ctx, C, m, n, ldc, beta);
-  // Auto in float: cuBLAS's SGEMM, which no spx float kernel approaches (v1: 0.68x of it at 4096^3
-  // and 8192^3; docs/dgemm.md); CudaCoreV1 by name still runs spx's.
+  // Auto in float: cuBLAS's SGEMM, which spx's float kernel never beat (v1: 0.004-0.95x of it over
+  // eight shape classes on the H100, docs/dgemm.md); CudaCoreV1 by name still runs v1.
   if constexpr (!is_double) {
     if (params.version == GemmVersion::Auto)
       return CublasGemm<float>(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc).run();
