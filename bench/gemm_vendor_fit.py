@@ -16,6 +16,11 @@ counting a shape handed to cuBLAS as 1.0, plus a small weight on the vendor mode
 predictions stay times). --validate scores the fitted model on files nothing was fitted on.
 
     bench/gemm_vendor_fit.py grid-a.json.gz grid-b.json.gz --validate val-a.json.gz val-b.json.gz
+    bench/gemm_vendor_fit.py --unaligned odd-grid.json.gz --validate odd-validation.json.gz
+
+--unaligned fits GemmRuleTable::vendor_unaligned_tensor and vendor_unaligned_store (cuBLAS's tiles'
+tensor fraction and store efficiency on operands with an odd leading dimension, where it runs its
+unaligned kernels) on spx_gemm_grid runs of odd-extent shapes, the tiles held at the committed model.
 """
 import argparse
 import math
@@ -31,15 +36,21 @@ COMMITTED_VENDOR = {
 # changed no pick on the grid).
 OTHER_VENDOR = {"32x64": [32, 64, 32, 3, 0.65, 0.8, 0.3, 0.9]}
 COMMITTED_MARGIN = 0.0
+# GemmRuleTable::vendor_unaligned_tensor, vendor_unaligned_store: cuBLAS on odd leading dimensions.
+COMMITTED_UNALIGNED = (0.8, 0.88)
 
 
-def vendor_us(table, m, n, k, l2_gbs=gemm_fit.COMMITTED_L2_GBS):
-    """The vendor model's time: the best of its tiles over the rule's split steps (gemm_rule's walk)."""
+def vendor_us(table, m, n, k, l2_gbs=gemm_fit.COMMITTED_L2_GBS, unaligned=None):
+    """The vendor model's time: the best of its tiles over the rule's split steps (gemm_rule's walk).
+    unaligned: None for aligned operands, else (tensor, store) multipliers (gemm_vendor_us)."""
     best = math.inf
     for name, e in table.items():
         bm, bn, bk = e[0], e[1], e[2]
         gemm_fit.SLAB_K["vendor"] = bk
         entry = [bm, bn] + e[3:]
+        if unaligned is not None:
+            entry[3] *= unaligned[0]
+            entry[6] *= unaligned[1]
         slabs = gemm_fit.cdiv(k, bk)
         for split in gemm_fit.SPLIT_STEPS:
             if split > 1 and (slabs // split < gemm_fit.MIN_SPLIT_SLABS or
@@ -83,12 +94,61 @@ def score(table, margin, shapes, lam=0.02):
     return (-mean + lam * rms, math.exp(mean), math.exp(min(logs)), sum(r[5] for r in rows), rms, rows)
 
 
+def operands_aligned(s):
+    """spx_gemm_grid's layout: lda, ldb, ldc are the stored rows (cudaMalloc'd pointers are aligned)."""
+    lda = s["k"] if s.get("op_a", "N") == "T" else s["m"]
+    ldb = s["n"] if s.get("op_b", "N") == "T" else s["k"]
+    return lda % 2 == 0 and ldb % 2 == 0 and s["m"] % 2 == 0
+
+
+def score_unaligned(mult, shapes, lam=0.02):
+    """(objective, speed, worst, rms) of Auto's pick on unaligned shapes with the vendor multipliers:
+    spx's time is its rule's pick (measured as own_us), cuBLAS's the vendor model with `mult`."""
+    logs, err = [], []
+    for s in shapes:
+        spx_pred = gemm_fit.rule(s["m"], s["n"], s["k"])[2]
+        ven = vendor_us(COMMITTED_VENDOR, s["m"], s["n"], s["k"],
+                        unaligned=None if operands_aligned(s) else mult)
+        speed = s["cublas_us"] / gemm_fit.own_us(s) if spx_pred < ven else 1.0
+        logs.append(math.log(speed))
+        err.append(math.log(ven / s["cublas_us"]) ** 2)
+    mean, rms = sum(logs) / len(logs), math.sqrt(sum(err) / len(err))
+    return -mean + lam * rms, math.exp(mean), math.exp(min(logs)), rms
+
+
+def fit_unaligned(files, validate):
+    """--unaligned: the two vendor multipliers fitted on odd-extent runs (coordinate search from 1, 1)."""
+    shapes, mult = gemm_fit.load(files), [1.0, 1.0]
+    best = score_unaligned(mult, shapes)[0]
+    for step in (0.2, 0.1, 0.05, 0.02, 0.01):
+        improved = True
+        while improved:
+            improved = False
+            for i in (0, 1):
+                for d in (-step, step):
+                    trial = list(mult)
+                    trial[i] = round(min(1.5, max(0.1, trial[i] + d)), 3)
+                    sc = score_unaligned(trial, shapes)[0]
+                    if sc < best - 1e-9:
+                        best, mult, improved = sc, trial, True
+    for label, data in [("fit", shapes)] + ([("validation", gemm_fit.load(validate))] if validate else []):
+        for tlabel, m in (("none", (1.0, 1.0)), ("committed", COMMITTED_UNALIGNED), ("fitted", tuple(mult))):
+            _, speed, worst, rms = score_unaligned(m, data)
+            print(f"{label}, {tlabel} {m}: {len(data)} shapes, Auto {speed:.3f}x cuBLAS (worst {worst:.3f}), "
+                  f"vendor model log-error rms {rms:.3f}")
+    print(f"vendor_unaligned_tensor = {mult[0]}, vendor_unaligned_store = {mult[1]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("files", nargs="+")
     ap.add_argument("--validate", nargs="+", default=[])
     ap.add_argument("--tiles", default=",".join(COMMITTED_VENDOR), help="the vendor tiles to fit")
+    ap.add_argument("--unaligned", action="store_true",
+                    help="fit the unaligned multipliers on odd-extent files instead (the tiles stay)")
     args = ap.parse_args()
+    if args.unaligned:
+        return fit_unaligned(args.files, args.validate)
     shapes = merge(args.files)
     start = {**COMMITTED_VENDOR, **OTHER_VENDOR}
     table = {t: list(start[t]) for t in args.tiles.split(",")}

@@ -265,7 +265,10 @@ int main(int argc, char** argv) {
     const double bytes = 8.0 * static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n);
     const double flop_us = flops / (kTensorTflops * 1e6), byte_us = bytes / (copy_gbs * 1e3);
     const double floor_us = std::max(flop_us, byte_us);
-    const cuda::GemmChoice choice = cuda::gemm_plan(s.m, s.n, s.k, false, ctx.props(), cuda::GemmParams{});
+    const cuda::GemmChoice choice =
+        cuda::gemm_plan(s.m, s.n, s.k, false, ctx.props(), cuda::GemmParams{}, cuda::default_rule_tables(),
+                        cuda::gemm_operands_aligned(run.A.data(), run.a_rows, run.B.data(), run.b_rows,
+                                                    run.C.data(), s.m));
     handed += choice.cublas ? 1 : 0;
     char name[64];
     std::snprintf(name, sizeof name, "%lldx%lldx%lld%s", static_cast<long long>(s.m),

@@ -105,13 +105,26 @@ GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const Device
 }
 
 double gemm_vendor_us(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
-                      const RuleTables& tables) {
+                      const RuleTables& tables, bool operands_aligned) {
   if (m <= 0 || n <= 0 || k <= 0) return std::numeric_limits<double>::infinity();
-  return best_candidate(tables.gemm.vendor_tiles, m, n, k, reads_c, device, tables, GemmTile::Auto).predicted_us;
+  if (operands_aligned)
+    return best_candidate(tables.gemm.vendor_tiles, m, n, k, reads_c, device, tables, GemmTile::Auto)
+        .predicted_us;
+  std::vector<GemmTileEntry> unaligned = tables.gemm.vendor_tiles;
+  for (GemmTileEntry& e : unaligned) {
+    e.tensor_fraction *= tables.gemm.vendor_unaligned_tensor;
+    e.store_efficiency *= tables.gemm.vendor_unaligned_store;
+  }
+  return best_candidate(unaligned, m, n, k, reads_c, device, tables, GemmTile::Auto).predicted_us;
+}
+
+bool gemm_operands_aligned(const void* A, int64_t lda, const void* B, int64_t ldb, const void* C, int64_t ldc) {
+  const auto on16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  return lda % 2 == 0 && ldb % 2 == 0 && ldc % 2 == 0 && on16(A) && on16(B) && on16(C);
 }
 
 GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
-                     const GemmParams& params, const RuleTables& tables) {
+                     const GemmParams& params, const RuleTables& tables, bool operands_aligned) {
   GemmChoice c;
   if (params.tile == GemmTile::Auto || params.split_k == 0)
     c = gemm_rule(m, n, k, reads_c, device, tables, params.tile);
@@ -125,7 +138,7 @@ GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const Device
     if (e.tile == c.tile) c.predicted_us = gemm_predicted_us(e, c.split_k, m, n, k, reads_c, device, tables);
   c.spx_predicted_us = c.predicted_us;
   if (params.version == GemmVersion::Auto && params.tile == GemmTile::Auto && params.split_k == 0) {
-    const double vendor = gemm_vendor_us(m, n, k, reads_c, device, tables);
+    const double vendor = gemm_vendor_us(m, n, k, reads_c, device, tables, operands_aligned);
     if (std::isfinite(vendor)) {
       c.cublas_predicted_us = vendor;
       if (vendor < c.spx_predicted_us * (1.0 + tables.gemm.vendor_margin)) {

@@ -204,6 +204,13 @@ RuleTables make_default_rule_tables() {
                          {GemmTile::Auto, 64, 64, 3, 0.9, 0.86, 0.95, 0.29, 16},
                          {GemmTile::Auto, 32, 32, 4, 0.6, 0.2, 0.49, 0.76, 32}};
   t.gemm.vendor_margin = 0.0;
+  // Fitted by bench/gemm_vendor_fit.py --unaligned on the 23 odd-extent shapes of
+  // bench/gemm-shapes/odd-grid.txt (H100, gemm/odd-grid-b022a48): cuBLAS ran them 1.3-1.9x slower
+  // than the even shapes beside them (4095^3: 3328 against 4096^3's 2490 us), spx's v3 1.0-1.1x on
+  // large squares. Terms for spx's own unaligned paths fitted the odd grid better and the
+  // odd-validation shapes worse, and were left out (docs/dgemm.md "Auto and cuBLAS").
+  t.gemm.vendor_unaligned_tensor = 0.8;
+  t.gemm.vendor_unaligned_store = 0.88;
   return t;
 }
 

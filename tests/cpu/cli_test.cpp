@@ -244,6 +244,17 @@ TEST_F(Cli, GemmExplainShowsThePlanWithoutRunning) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("plan       spx v3"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(": spx runs"), std::string::npos) << r.out;
+  // An odd leading dimension (4095) slows cuBLAS's kernels: spx runs where 4096^3 goes to cuBLAS.
+  r = spx("gemm 4095 --explain --json " + path("odd.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("its unaligned kernels"), std::string::npos) << r.out;
+  const auto odd = read_json(path("odd.json"));
+  EXPECT_EQ(odd["operands_aligned"], false);
+  EXPECT_EQ(odd["runs"], "spx_v3");
+  r = spx("gemm 4096 --explain");
+  EXPECT_NE(r.out.find("plan       cuBLAS DGEMM"), std::string::npos) << r.out;
+  r = spx("gemm 4096 --explain --ld-pad 1");  // lda = 4097
+  EXPECT_NE(r.out.find("plan       spx v3"), std::string::npos) << r.out;
   // Given knobs are shown beside the rule's choice; f32 has no version 3 plan.
   r = spx("gemm 1000 128 1000 --explain --tile 32x32 --split-k 2 --beta 1");
   ASSERT_EQ(r.status, 0) << r.err;

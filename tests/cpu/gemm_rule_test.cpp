@@ -294,6 +294,39 @@ TEST(GemmRule, AutoHandsTheProductToCublasWhereTheVendorModelIsFaster) {
   EXPECT_TRUE(std::isinf(cuda::gemm_vendor_us(1000, 128, 1000, false, kH100, t)));
 }
 
+// Odd leading dimensions: cuBLAS's unaligned kernels are slower (vendor_unaligned_*), spx's v3 keeps
+// its pace on large squares, so 4095^3 goes to spx where 4096^3 goes to cuBLAS. The times are
+// bench/gemm_vendor_fit.py's for the same inputs.
+TEST(GemmRule, OddLeadingDimensionsSlowTheVendorModel) {
+  using cuda::GemmParams;
+  EXPECT_NEAR(cuda::gemm_vendor_us(4095, 4095, 4095, false, kH100, cuda::default_rule_tables(), false),
+              2984.319023325117, 1e-6);
+  EXPECT_NEAR(cuda::gemm_vendor_us(4095, 4095, 4095, false, kH100), 2670.838525994721, 1e-6);
+  EXPECT_NEAR(cuda::gemm_vendor_us(16383, 16383, 63, false, kH100, cuda::default_rule_tables(), false),
+              1328.9904061434509, 1e-6);
+  const auto plan = [](int64_t n, bool aligned) {
+    return cuda::gemm_plan(n, n, n, false, kH100, GemmParams{}, cuda::default_rule_tables(), aligned);
+  };
+  EXPECT_TRUE(plan(4096, true).cublas);
+  EXPECT_FALSE(plan(4095, false).cublas);
+  EXPECT_EQ(plan(4095, false).tile, plan(4095, true).tile);  // the spx pick itself does not move
+  // Short k stays with cuBLAS even unaligned (spx's stores suffer more).
+  EXPECT_TRUE(cuda::gemm_plan(16383, 16383, 63, false, kH100, GemmParams{}, cuda::default_rule_tables(), false)
+                  .cublas);
+}
+
+TEST(GemmRule, OperandsAlignedNeedsEvenLeadingDimensionsAnd16ByteData) {
+  alignas(16) static double buf[8];
+  const double* a = buf;
+  EXPECT_TRUE(cuda::gemm_operands_aligned(a, 4, a, 2, a, 100));
+  EXPECT_TRUE(cuda::gemm_operands_aligned(nullptr, 4, nullptr, 2, nullptr, 100));
+  EXPECT_FALSE(cuda::gemm_operands_aligned(a, 5, a, 2, a, 100));
+  EXPECT_FALSE(cuda::gemm_operands_aligned(a, 4, a, 3, a, 100));
+  EXPECT_FALSE(cuda::gemm_operands_aligned(a, 4, a, 2, a, 101));
+  EXPECT_FALSE(cuda::gemm_operands_aligned(a + 1, 4, a, 2, a, 100));  // 8 bytes off
+  EXPECT_FALSE(cuda::gemm_operands_aligned(a, 4, a, 2, a + 1, 100));
+}
+
 TEST(GemmRule, TileNamesRoundTrip) {
   EXPECT_EQ(cuda::gemm_tile_from_name("auto"), GemmTile::Auto);
   for (GemmTile t : cuda::kGemmTiles) EXPECT_EQ(cuda::gemm_tile_from_name(cuda::gemm_tile_name(t)), t);

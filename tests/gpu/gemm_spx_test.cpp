@@ -140,15 +140,19 @@ TEST(SpxGemmV3, InteriorEightByteLoaderSplitKAndAuto) {
 
 // Auto in f64 runs version 3 or cuBLAS, by the plan (gemm_plan): both sides of the pick keep the BLAS
 // contract — the shapes below are planned one each way on the device's figures (asserted, so a refit
-// that moves them shows here), in every transpose, odd ld, beta == 0 from a poisoned C and beta != 0.
+// that moves them shows here), in every transpose, beta == 0 from a poisoned C and beta != 0.
 TEST(SpxGemmAuto, BothSidesOfThePlanKeepTheContract) {
   SPX_REQUIRE_GPU();
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
   const auto& props = gpu().props();
-  const Case to_cublas{Op::N, Op::N, 1000, 128, 1000, 1, 0}, to_spx{Op::N, Op::N, 32, 32, 20000, 3, 1};
-  ASSERT_TRUE(cuda::gemm_plan(1000, 128, 1000, false, props, cuda::GemmParams{}).cublas);
-  ASSERT_FALSE(cuda::gemm_plan(32, 32, 20000, false, props, cuda::GemmParams{}).cublas);
+  // to_cublas: even leading dimensions, aligned data (cuBLAS's aligned kernels); to_spx: odd ones, A
+  // off 16 bytes.
+  const Case to_cublas{Op::N, Op::N, 1000, 128, 1000, 2, 0}, to_spx{Op::N, Op::N, 32, 32, 20000, 3, 1};
+  ASSERT_TRUE(cuda::gemm_plan(1000, 128, 1000, false, props, cuda::GemmParams{}, cuda::default_rule_tables(), true)
+                  .cublas);
+  ASSERT_FALSE(cuda::gemm_plan(32, 32, 20000, false, props, cuda::GemmParams{}, cuda::default_rule_tables(), false)
+                   .cublas);
   for (Case c : {to_cublas, to_spx})
     for (Op op_a : {Op::N, Op::T})
       for (Op op_b : {Op::N, Op::T}) {

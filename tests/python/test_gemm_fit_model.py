@@ -88,3 +88,14 @@ def test_vendor_model_matches_the_cpp_times():
              (256, 256, 256, 9.780976913490171), (16384, 16384, 16384, 165412.2740777581)]
     for m, n, k, us in cases:
         assert vendor.vendor_us(vendor.COMMITTED_VENDOR, m, n, k) == pytest.approx(us, rel=1e-12)
+
+
+def test_vendor_unaligned_model_matches_the_cpp_times():
+    # GemmRule.OddLeadingDimensionsSlowTheVendorModel's numbers.
+    vendor = load_bench_module("gemm_vendor_fit")
+    u = vendor.COMMITTED_UNALIGNED
+    assert vendor.vendor_us(vendor.COMMITTED_VENDOR, 4095, 4095, 4095, unaligned=u) == pytest.approx(2984.319023325117)
+    assert vendor.vendor_us(vendor.COMMITTED_VENDOR, 16383, 16383, 63, unaligned=u) == pytest.approx(1328.9904061434509)
+    assert vendor.operands_aligned({"m": 4096, "n": 4096, "k": 4096})
+    assert not vendor.operands_aligned({"m": 4096, "n": 4096, "k": 4095})  # ldb = k
+    assert not vendor.operands_aligned({"m": 4096, "n": 4096, "k": 4095, "op_a": "T"})

@@ -60,7 +60,10 @@ GemmShape shape_of(const GemmOptions& o) {
   const int64_t m = o.dims.at(0);
   const int64_t n = o.dims.size() > 1 ? o.dims[1] : m;
   const int64_t k = o.dims.size() > 2 ? o.dims[2] : n;
-  return GemmShape{m, n, k, o.beta != 0};
+  // The leading dimensions this command gives the operands: stored rows + --ld-pad.
+  const int64_t lda = (o.op_a == "T" ? k : m) + o.ld_pad, ldb = (o.op_b == "T" ? n : k) + o.ld_pad;
+  const int64_t ldc = m + o.ld_pad;
+  return GemmShape{m, n, k, o.beta != 0, lda % 2 == 0 && ldb % 2 == 0 && ldc % 2 == 0};
 }
 
 // --tile and --split-k as version 3's knobs (Auto, 0: the rule's).
@@ -210,7 +213,7 @@ struct KernelResult {
 template <class T>
 void run_gemm_command(const GemmOptions& o) {
   if (cuda::device_count() == 0) throw Error("spx gemm needs a GPU: " + cuda::gpu_unavailable_reason());
-  const auto [m, n, k, reads_c] = shape_of(o);
+  const auto [m, n, k, reads_c, aligned] = shape_of(o);
   const Op op_a = o.op_a == "T" ? Op::T : Op::N, op_b = o.op_b == "T" ? Op::T : Op::N;
   const std::vector<GemmKernel> kernels = select_kernels<T>(o.kernels);
   // Refused before anything is allocated when A, B, C and their copies cannot fit (spx gemm 60000
@@ -255,7 +258,8 @@ void run_gemm_command(const GemmOptions& o) {
   const cuda::GemmParams knobs = knobs_of(o);
   std::optional<cuda::GemmChoice> plan;
   if constexpr (sizeof(T) == sizeof(double)) {
-    plan = cuda::gemm_plan(m, n, k, reads_c, ctx.props(), knobs);
+    plan = cuda::gemm_plan(m, n, k, reads_c, ctx.props(), knobs, cuda::default_rule_tables(),
+                           cuda::gemm_operands_aligned(dA.data(), A.ld, dB.data(), B.ld, dC.data(), C0.ld));
     fmt::print(out, "plan       v3: tile {}, {} split{} ({}; the model predicts {:.1f} us)\n",
                cuda::gemm_tile_name(plan->tile), plan->split_k, plan->split_k == 1 ? "" : "s",
                knobs.tile == cuda::GemmTile::Auto && knobs.split_k == 0 ? "the plan rule's choice"

@@ -260,6 +260,11 @@ struct GemmRuleTable {
   // Empty: spx's kernels only.
   std::vector<GemmTileEntry> vendor_tiles;
   double vendor_margin = 0.0;
+  // cuBLAS on operands that are not all 16-byte aligned (an odd leading dimension, or a pointer off
+  // 16 bytes) runs its unaligned kernels (align1): its tiles' tensor fraction and store efficiency
+  // times these.
+  double vendor_unaligned_tensor = 1.0;
+  double vendor_unaligned_store = 1.0;
 };
 
 struct RuleTables {
@@ -362,8 +367,12 @@ GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const Device
                      const RuleTables& tables = default_rule_tables(), GemmTile only = GemmTile::Auto);
 // The vendor model's time for cuBLAS's DGEMM (the best of GemmRuleTable::vendor_tiles over the
 // splits, as gemm_rule walks them), microseconds; infinity when the table has no vendor tiles.
+// operands_aligned: lda, ldb, ldc even and A, B, C on 16-byte boundaries (gemm_operands_aligned).
 double gemm_vendor_us(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
-                      const RuleTables& tables = default_rule_tables());
+                      const RuleTables& tables = default_rule_tables(), bool operands_aligned = true);
+// Whether f64 operands allow 16-byte accesses throughout: every leading dimension even and every
+// pointer 16-byte aligned (null pointers count as aligned: the plan is asked before any data exist).
+bool gemm_operands_aligned(const void* A, int64_t lda, const void* B, int64_t ldb, const void* C, int64_t ldc);
 // The model's time for one candidate (what gemm_rule minimises), microseconds.
 double gemm_predicted_us(const GemmTileEntry& tile, int split_k, int64_t m, int64_t n, int64_t k,
                          bool reads_c, const DeviceProps& device,
@@ -372,8 +381,10 @@ double gemm_predicted_us(const GemmTileEntry& tile, int split_k, int64_t m, int6
 // the rule's choice where a knob is Auto / 0, the caller's where set, split_k as the launch runs it
 // (whole slabs of the tile: a factor past what k's slabs allow shrinks) — and the model's time for
 // that pair (0 when the tile has no table entry); with version Auto and both knobs unset, cuBLAS
-// instead where the vendor model predicts it faster (GemmChoice::cublas). gemm() runs exactly this.
+// instead where the vendor model predicts it faster (GemmChoice::cublas; operands_aligned as for
+// gemm_vendor_us). gemm() runs exactly this.
 GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
-                     const GemmParams& params, const RuleTables& tables = default_rule_tables());
+                     const GemmParams& params, const RuleTables& tables = default_rule_tables(),
+                     bool operands_aligned = true);
 
 }  // namespace spx::cuda

@@ -25,11 +25,12 @@ void check_ld(const char* who, const char* name, int64_t ld, int64_t stored_rows
 // gemm_plan for this call, remembered per thread for the last few shapes: the model walks every
 // (tile, split) of spx's and cuBLAS's tables (1-4 us of host time), as long as the kernel itself on
 // the smallest shapes, and a solver calls the same few shapes over and over.
-GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int64_t n, int64_t k, bool reads_c) {
+GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int64_t n, int64_t k, bool reads_c,
+                   bool aligned) {
   struct Entry {
     int device = -1, sm_count = 0;
     int64_t m = 0, n = 0, k = 0;
-    bool reads_c = false;
+    bool reads_c = false, aligned = true;
     GemmParams params;
     GemmChoice choice;
   };
@@ -39,12 +40,14 @@ GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int6
   const DeviceProps& props = ctx.props();
   for (const Entry& e : cache)
     if (e.device == props.device && e.sm_count == props.sm_count && e.m == m && e.n == n && e.k == k &&
-        e.reads_c == reads_c && e.params.version == params.version && e.params.tile == params.tile &&
-        e.params.split_k == params.split_k)
+        e.reads_c == reads_c && e.aligned == aligned && e.params.version == params.version &&
+        e.params.tile == params.tile && e.params.split_k == params.split_k)
       return e.choice;
   Entry& e = cache[next];
   next = (next + 1) % kEntries;
-  e = Entry{props.device, props.sm_count, m, n, k, reads_c, params, gemm_plan(m, n, k, reads_c, props, params)};
+  e = Entry{props.device, props.sm_count, m,      n,
+            k,            reads_c,         aligned, params,
+            gemm_plan(m, n, k, reads_c, props, params, default_rule_tables(), aligned)};
   return e.choice;
 }
 
@@ -97,7 +100,8 @@ void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alp
     if (version == GemmVersion::TensorCoreV3) {
       // The caller's tile and split factor where given, the plan rule's otherwise; for Auto,
       // cuBLAS where the plan predicts it faster (gemm_plan, which `spx gemm --explain` prints).
-      const GemmChoice plan = planned(ctx, params, m, n, k, beta != 0.0);
+      const GemmChoice plan =
+          planned(ctx, params, m, n, k, beta != 0.0, gemm_operands_aligned(A, lda, B, ldb, C, ldc));
       if (plan.cublas)
         return CublasGemm<double>(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc).run();
       detail::V3Launch launch;
