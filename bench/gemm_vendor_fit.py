@@ -17,10 +17,12 @@ predictions stay times). --validate scores the fitted model on files nothing was
 
     bench/gemm_vendor_fit.py grid-a.json.gz grid-b.json.gz --validate val-a.json.gz val-b.json.gz
     bench/gemm_vendor_fit.py --unaligned odd-grid.json.gz --validate odd-validation.json.gz
+    bench/gemm_vendor_fit.py --small grid.json.gz odd-grid.json.gz --validate validation.json.gz odd-val.json.gz
 
 --unaligned fits GemmRuleTable::vendor_unaligned_tensor and vendor_unaligned_store (cuBLAS's tiles'
 tensor fraction and store efficiency on operands with an odd leading dimension, where it runs its
 unaligned kernels) on spx_gemm_grid runs of odd-extent shapes, the tiles held at the committed model.
+--small chooses unaligned_small_us and unaligned_small_margin (spx's small tiles on unaligned operands).
 """
 import argparse
 import math
@@ -38,6 +40,16 @@ OTHER_VENDOR = {"32x64": [32, 64, 32, 3, 0.65, 0.8, 0.3, 0.9]}
 COMMITTED_MARGIN = 0.0
 # GemmRuleTable::vendor_unaligned_tensor, vendor_unaligned_store: cuBLAS on odd leading dimensions.
 COMMITTED_UNALIGNED = (0.8, 0.88)
+# GemmRuleTable::unaligned_small_us, unaligned_small_margin: spx's small tiles on odd leading dimensions.
+COMMITTED_SMALL = (45.0, 0.5)
+
+
+def runs_spx(spx_pred, vendor_pred, aligned, margin=COMMITTED_MARGIN, small=COMMITTED_SMALL):
+    """gemm_plan's pick: spx runs where its time x (1 + margin) is below the vendor model's, the margin
+    raised by small[1] for unaligned operands where spx's time is under small[0] us."""
+    if not aligned and spx_pred < small[0]:
+        margin += small[1]
+    return spx_pred * (1.0 + margin) < vendor_pred
 
 
 def vendor_us(table, m, n, k, l2_gbs=gemm_fit.COMMITTED_L2_GBS, unaligned=None):
@@ -101,15 +113,15 @@ def operands_aligned(s):
     return lda % 2 == 0 and ldb % 2 == 0 and s["m"] % 2 == 0
 
 
-def score_unaligned(mult, shapes, lam=0.02):
+def score_unaligned(mult, shapes, lam=0.02, small=(0.0, 0.0)):
     """(objective, speed, worst, rms) of Auto's pick on unaligned shapes with the vendor multipliers:
     spx's time is its rule's pick (measured as own_us), cuBLAS's the vendor model with `mult`."""
     logs, err = [], []
     for s in shapes:
         spx_pred = gemm_fit.rule(s["m"], s["n"], s["k"])[2]
-        ven = vendor_us(COMMITTED_VENDOR, s["m"], s["n"], s["k"],
-                        unaligned=None if operands_aligned(s) else mult)
-        speed = s["cublas_us"] / gemm_fit.own_us(s) if spx_pred < ven else 1.0
+        aligned = operands_aligned(s)
+        ven = vendor_us(COMMITTED_VENDOR, s["m"], s["n"], s["k"], unaligned=None if aligned else mult)
+        speed = s["cublas_us"] / gemm_fit.own_us(s) if runs_spx(spx_pred, ven, aligned, small=small) else 1.0
         logs.append(math.log(speed))
         err.append(math.log(ven / s["cublas_us"]) ** 2)
     mean, rms = sum(logs) / len(logs), math.sqrt(sum(err) / len(err))
@@ -139,6 +151,28 @@ def fit_unaligned(files, validate):
     print(f"vendor_unaligned_tensor = {mult[0]}, vendor_unaligned_store = {mult[1]}")
 
 
+def fit_small(files, validate):
+    """--small: unaligned_small_us and unaligned_small_margin, the least pair (threshold first) that
+    leaves no fit shape below 0.85x cuBLAS, the pick otherwise as committed (files: the grid and the
+    odd grid; several runs may be given)."""
+    shapes = gemm_fit.load(files)
+    chosen = None
+    for us in (0.0, 20.0, 30.0, 45.0, 60.0, 100.0):
+        for margin in (0.1, 0.2, 0.3, 0.5, 1.0):
+            _, speed, worst, _ = score_unaligned(COMMITTED_UNALIGNED, shapes, small=(us, margin))
+            print(f"  small_us {us:5.0f}, margin {margin:.1f}: fit {speed:.4f}x, worst {worst:.3f}")
+            if chosen is None and worst >= 0.85:
+                chosen = (us, margin)
+    if chosen is None:
+        print("no pair leaves every fit shape at 0.85x or above")
+        return
+    for label, data in [("fit", shapes)] + ([("validation", gemm_fit.load(validate))] if validate else []):
+        for tlabel, sm in (("none", (0.0, 0.0)), ("chosen", chosen)):
+            _, speed, worst, _ = score_unaligned(COMMITTED_UNALIGNED, data, small=sm)
+            print(f"{label}, {tlabel} {sm}: {len(data)} shapes, Auto {speed:.4f}x cuBLAS (worst {worst:.3f})")
+    print(f"unaligned_small_us = {chosen[0]}, unaligned_small_margin = {chosen[1]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("files", nargs="+")
@@ -146,9 +180,13 @@ def main():
     ap.add_argument("--tiles", default=",".join(COMMITTED_VENDOR), help="the vendor tiles to fit")
     ap.add_argument("--unaligned", action="store_true",
                     help="fit the unaligned multipliers on odd-extent files instead (the tiles stay)")
+    ap.add_argument("--small", action="store_true",
+                    help="choose unaligned_small_us and unaligned_small_margin on grid + odd-grid files")
     args = ap.parse_args()
     if args.unaligned:
         return fit_unaligned(args.files, args.validate)
+    if args.small:
+        return fit_small(args.files, args.validate)
     shapes = merge(args.files)
     start = {**COMMITTED_VENDOR, **OTHER_VENDOR}
     table = {t: list(start[t]) for t in args.tiles.split(",")}

@@ -141,7 +141,10 @@ GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const Device
     const double vendor = gemm_vendor_us(m, n, k, reads_c, device, tables, operands_aligned);
     if (std::isfinite(vendor)) {
       c.cublas_predicted_us = vendor;
-      if (vendor < c.spx_predicted_us * (1.0 + tables.gemm.vendor_margin)) {
+      const GemmRuleTable& t = tables.gemm;
+      const bool small_unaligned = !operands_aligned && c.spx_predicted_us < t.unaligned_small_us;
+      c.margin = t.vendor_margin + (small_unaligned ? t.unaligned_small_margin : 0.0);
+      if (vendor < c.spx_predicted_us * (1.0 + c.margin)) {
         c.cublas = true;
         c.predicted_us = vendor;
       }

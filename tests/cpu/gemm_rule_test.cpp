@@ -315,6 +315,23 @@ TEST(GemmRule, OddLeadingDimensionsSlowTheVendorModel) {
                   .cublas);
 }
 
+// spx's small tiles on unaligned operands: under unaligned_small_us of predicted time spx must be
+// predicted (1 + unaligned_small_margin) x faster: 255^3 (odd) goes to cuBLAS, 256^3 (even) stays.
+TEST(GemmRule, SmallUnalignedProductsNeedAClearSpxWin) {
+  using cuda::GemmParams;
+  const auto& t = cuda::default_rule_tables();
+  const GemmChoice odd = cuda::gemm_plan(255, 255, 255, false, kH100, GemmParams{}, t, false);
+  const GemmChoice even = cuda::gemm_plan(256, 256, 256, false, kH100, GemmParams{}, t, true);
+  EXPECT_LT(odd.spx_predicted_us, t.gemm.unaligned_small_us);
+  EXPECT_LT(odd.spx_predicted_us, odd.cublas_predicted_us);  // spx is predicted faster, but not by 1.5x
+  EXPECT_TRUE(odd.cublas);
+  EXPECT_DOUBLE_EQ(odd.margin, t.gemm.vendor_margin + t.gemm.unaligned_small_margin);
+  EXPECT_FALSE(even.cublas);
+  EXPECT_DOUBLE_EQ(even.margin, t.gemm.vendor_margin);
+  // Large products keep the plain margin unaligned too.
+  EXPECT_DOUBLE_EQ(cuda::gemm_plan(4095, 4095, 4095, false, kH100, GemmParams{}, t, false).margin, t.gemm.vendor_margin);
+}
+
 TEST(GemmRule, OperandsAlignedNeedsEvenLeadingDimensionsAnd16ByteData) {
   alignas(16) static double buf[8];
   const double* a = buf;

@@ -146,12 +146,13 @@ TEST(SpxGemmAuto, BothSidesOfThePlanKeepTheContract) {
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
   const auto& props = gpu().props();
-  // to_cublas: even leading dimensions, aligned data (cuBLAS's aligned kernels); to_spx: odd ones, A
-  // off 16 bytes.
-  const Case to_cublas{Op::N, Op::N, 1000, 128, 1000, 2, 0}, to_spx{Op::N, Op::N, 32, 32, 20000, 3, 1};
+  // Both with even leading dimensions and aligned data (padding 2 keeps every ld even whatever the
+  // transposes); a small product with an odd ld goes to cuBLAS (unaligned_small_margin), so spx's
+  // odd-ld paths run through GemmVersion::TensorCoreV3 in the tests above.
+  const Case to_cublas{Op::N, Op::N, 1000, 128, 1000, 2, 0}, to_spx{Op::N, Op::N, 32, 32, 60000, 2, 0};
   ASSERT_TRUE(cuda::gemm_plan(1000, 128, 1000, false, props, cuda::GemmParams{}, cuda::default_rule_tables(), true)
                   .cublas);
-  ASSERT_FALSE(cuda::gemm_plan(32, 32, 20000, false, props, cuda::GemmParams{}, cuda::default_rule_tables(), false)
+  ASSERT_FALSE(cuda::gemm_plan(32, 32, 60000, false, props, cuda::GemmParams{}, cuda::default_rule_tables(), true)
                    .cublas);
   for (Case c : {to_cublas, to_spx})
     for (Op op_a : {Op::N, Op::T})

@@ -99,3 +99,10 @@ def test_vendor_unaligned_model_matches_the_cpp_times():
     assert vendor.operands_aligned({"m": 4096, "n": 4096, "k": 4096})
     assert not vendor.operands_aligned({"m": 4096, "n": 4096, "k": 4095})  # ldb = k
     assert not vendor.operands_aligned({"m": 4096, "n": 4096, "k": 4095, "op_a": "T"})
+
+
+def test_pick_applies_the_small_unaligned_margin():
+    vendor = load_bench_module("gemm_vendor_fit")
+    assert vendor.runs_spx(6.8, 9.8, aligned=True)
+    assert not vendor.runs_spx(6.8, 9.8, aligned=False)  # 6.8 x 1.5 > 9.8
+    assert vendor.runs_spx(2900.0, 2984.0, aligned=False)  # over unaligned_small_us: the plain margin

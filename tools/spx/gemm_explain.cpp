@@ -67,7 +67,7 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
                "cuBLAS     model {:.1f} us (its tiles, fitted to its measured times{}) against spx's {:.1f} us: {} "
                "runs (Auto runs cuBLAS where its model is below spx's x {:.2f})\n",
                planned.cublas_predicted_us, s.aligned ? "" : "; an odd leading dimension: its unaligned kernels",
-               planned.spx_predicted_us, planned.cublas ? "cuBLAS" : "spx", 1.0 + tables.gemm.vendor_margin);
+               planned.spx_predicted_us, planned.cublas ? "cuBLAS" : "spx", 1.0 + planned.margin);
   nlohmann::ordered_json j{{"schema", "spx-gemm-plan-1"},
                            {"m", s.m},
                            {"n", s.n},

@@ -265,6 +265,11 @@ struct GemmRuleTable {
   // times these.
   double vendor_unaligned_tensor = 1.0;
   double vendor_unaligned_store = 1.0;
+  // spx's small tiles copy 8 bytes at a time on unaligned operands, which the tile model (fitted on
+  // aligned shapes) does not know: where the operands are unaligned and spx's predicted time is under
+  // unaligned_small_us, spx runs only if predicted (1 + unaligned_small_margin) x faster than cuBLAS.
+  double unaligned_small_us = 0.0;
+  double unaligned_small_margin = 0.0;
 };
 
 struct RuleTables {
@@ -360,6 +365,7 @@ struct GemmChoice {
   bool cublas = false;            // Auto hands the product to cuBLAS's DGEMM
   double spx_predicted_us = 0;    // spx's candidate (tile, split_k)
   double cublas_predicted_us = 0; // the vendor model's; 0: not considered (not Auto, or no vendor_tiles)
+  double margin = 0;              // cuBLAS ran where its time < spx's x (1 + margin)
 };
 // C (m × n) += op(A) (m × k) op(B) in f64 on `device`; reads_c: beta != 0. Constant time (the
 // candidates of the table); m, n, k >= 1. `only` other than Auto: the best split for that tile.
