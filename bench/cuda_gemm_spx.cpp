@@ -60,7 +60,8 @@ std::unique_ptr<Instance> spx_gemm(const Problem& p, cuda::GemmVersion version) 
 const char* description_of(cuda::GemmVersion version) {
   switch (version) {
     case cuda::GemmVersion::Auto:
-      return "spx GEMM default (GemmVersion::Auto): f64 v3 or cuBLAS DGEMM by the plan's model, f32 cuBLAS SGEMM, column-major";
+      return "spx GEMM default (GemmVersion::Auto): f64 v3 or cuBLAS DGEMM by the plan's model, f32 cuBLAS "
+             "SGEMM, column-major";
     case cuda::GemmVersion::CudaCoreV1:
       return "spx GEMM v1: Tan et al. blocking on the CUDA cores, column-major";
     case cuda::GemmVersion::TensorCoreV2:

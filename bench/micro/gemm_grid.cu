@@ -265,10 +265,9 @@ int main(int argc, char** argv) {
     const double bytes = 8.0 * static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n);
     const double flop_us = flops / (kTensorTflops * 1e6), byte_us = bytes / (copy_gbs * 1e3);
     const double floor_us = std::max(flop_us, byte_us);
-    const cuda::GemmChoice choice =
-        cuda::gemm_plan(s.m, s.n, s.k, false, ctx.props(), cuda::GemmParams{}, cuda::default_rule_tables(),
-                        cuda::gemm_operands_aligned(run.A.data(), run.a_rows, run.B.data(), run.b_rows,
-                                                    run.C.data(), s.m));
+    const cuda::GemmChoice choice = cuda::gemm_plan(
+        s.m, s.n, s.k, false, ctx.props(), cuda::GemmParams{}, cuda::default_rule_tables(),
+        cuda::gemm_operands_aligned(run.A.data(), run.a_rows, run.B.data(), run.b_rows, run.C.data(), s.m));
     handed += choice.cublas ? 1 : 0;
     char name[64];
     std::snprintf(name, sizeof name, "%lldx%lldx%lld%s", static_cast<long long>(s.m),
@@ -330,8 +329,9 @@ int main(int argc, char** argv) {
       const double spx_explicit = alone([&] { run.run_spx(explicit_params); });
       study_paired.push_back(paired);
       study_alone.push_back(cub_alone / spx_alone);
-      std::printf("    timing: interleaved %.3f | paired %.3f | alone %.3f (cuBLAS %.1f, spx %.1f, v3 %.1f us)\n",
-                  ratio, paired, cub_alone / spx_alone, cub_alone * 1e3, spx_alone * 1e3, spx_explicit * 1e3);
+      std::printf(
+          "    timing: interleaved %.3f | paired %.3f | alone %.3f (cuBLAS %.1f, spx %.1f, v3 %.1f us)\n",
+          ratio, paired, cub_alone / spx_alone, cub_alone * 1e3, spx_alone * 1e3, spx_explicit * 1e3);
       if (json)
         std::fprintf(json,
                      ", \"timing_study\": {\"paired_ratio\": %.4f, \"alone_cublas_us\": %.3f, "
@@ -377,17 +377,18 @@ int main(int argc, char** argv) {
   }
   const double own_geomean =
       own_ratios.empty() ? 0 : std::exp(own_log_sum / static_cast<double>(own_ratios.size()));
-  std::printf("shapes %zu, spx/cuBLAS speed geomean %.3f, worst %.3f (Auto; %d shapes handed to cuBLAS); spx's "
-              "own v3 %.3f, worst %.3f; check failures %d\n",
-              ratios.size(), geomean, worst_ratio, handed, own_geomean, own_worst_ratio, failures);
+  std::printf(
+      "shapes %zu, spx/cuBLAS speed geomean %.3f, worst %.3f (Auto; %d shapes handed to cuBLAS); spx's "
+      "own v3 %.3f, worst %.3f; check failures %d\n",
+      ratios.size(), geomean, worst_ratio, handed, own_geomean, own_worst_ratio, failures);
   if (timing_study) {
     const auto gm = [](const std::vector<double>& v) {
       double l = 0;
       for (double x : v) l += std::log(x);
       return v.empty() ? 0.0 : std::exp(l / static_cast<double>(v.size()));
     };
-    std::printf("timing study: geomean interleaved %.3f, paired %.3f, alone %.3f\n", geomean, gm(study_paired),
-                gm(study_alone));
+    std::printf("timing study: geomean interleaved %.3f, paired %.3f, alone %.3f\n", geomean,
+                gm(study_paired), gm(study_alone));
   }
   if (json) {
     std::fprintf(json,

@@ -118,7 +118,8 @@ double gemm_vendor_us(int64_t m, int64_t n, int64_t k, bool reads_c, const Devic
   return best_candidate(unaligned, m, n, k, reads_c, device, tables, GemmTile::Auto).predicted_us;
 }
 
-bool gemm_operands_aligned(const void* A, int64_t lda, const void* B, int64_t ldb, const void* C, int64_t ldc) {
+bool gemm_operands_aligned(const void* A, int64_t lda, const void* B, int64_t ldb, const void* C,
+                           int64_t ldc) {
   const auto on16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   return lda % 2 == 0 && ldb % 2 == 0 && ldc % 2 == 0 && on16(A) && on16(B) && on16(C);
 }

@@ -269,8 +269,9 @@ TEST(GemmRule, AutoHandsTheProductToCublasWhereTheVendorModelIsFaster) {
     EXPECT_DOUBLE_EQ(plan.cublas_predicted_us, us);
     EXPECT_EQ(plan.cublas, us < plan.spx_predicted_us);
     // An explicit version or knob runs spx's kernels and asks no vendor model.
-    for (const GemmParams p : {GemmParams{GemmVersion::TensorCoreV3}, GemmParams{GemmVersion::Auto, GemmTile::T64x64},
-                               GemmParams{GemmVersion::Auto, GemmTile::Auto, 1}}) {
+    for (const GemmParams p :
+         {GemmParams{GemmVersion::TensorCoreV3}, GemmParams{GemmVersion::Auto, GemmTile::T64x64},
+          GemmParams{GemmVersion::Auto, GemmTile::Auto, 1}}) {
       const GemmChoice own = cuda::gemm_plan(m, n, k, false, kH100, p);
       EXPECT_FALSE(own.cublas);
       EXPECT_EQ(own.cublas_predicted_us, 0.0);
@@ -311,8 +312,9 @@ TEST(GemmRule, OddLeadingDimensionsSlowTheVendorModel) {
   EXPECT_FALSE(plan(4095, false).cublas);
   EXPECT_EQ(plan(4095, false).tile, plan(4095, true).tile);  // the spx pick itself does not move
   // Short k stays with cuBLAS even unaligned (spx's stores suffer more).
-  EXPECT_TRUE(cuda::gemm_plan(16383, 16383, 63, false, kH100, GemmParams{}, cuda::default_rule_tables(), false)
-                  .cublas);
+  EXPECT_TRUE(
+      cuda::gemm_plan(16383, 16383, 63, false, kH100, GemmParams{}, cuda::default_rule_tables(), false)
+          .cublas);
 }
 
 // spx's small tiles on unaligned operands: under unaligned_small_us of predicted time spx must be
@@ -329,7 +331,8 @@ TEST(GemmRule, SmallUnalignedProductsNeedAClearSpxWin) {
   EXPECT_FALSE(even.cublas);
   EXPECT_DOUBLE_EQ(even.margin, t.gemm.vendor_margin);
   // Large products keep the plain margin unaligned too.
-  EXPECT_DOUBLE_EQ(cuda::gemm_plan(4095, 4095, 4095, false, kH100, GemmParams{}, t, false).margin, t.gemm.vendor_margin);
+  EXPECT_DOUBLE_EQ(cuda::gemm_plan(4095, 4095, 4095, false, kH100, GemmParams{}, t, false).margin,
+                   t.gemm.vendor_margin);
 }
 
 TEST(GemmRule, OperandsAlignedNeedsEvenLeadingDimensionsAnd16ByteData) {

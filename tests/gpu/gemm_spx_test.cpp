@@ -150,10 +150,12 @@ TEST(SpxGemmAuto, BothSidesOfThePlanKeepTheContract) {
   // transposes); a small product with an odd ld goes to cuBLAS (unaligned_small_margin), so spx's
   // odd-ld paths run through GemmVersion::TensorCoreV3 in the tests above.
   const Case to_cublas{Op::N, Op::N, 1000, 128, 1000, 2, 0}, to_spx{Op::N, Op::N, 32, 32, 60000, 2, 0};
-  ASSERT_TRUE(cuda::gemm_plan(1000, 128, 1000, false, props, cuda::GemmParams{}, cuda::default_rule_tables(), true)
-                  .cublas);
-  ASSERT_FALSE(cuda::gemm_plan(32, 32, 60000, false, props, cuda::GemmParams{}, cuda::default_rule_tables(), true)
-                   .cublas);
+  ASSERT_TRUE(
+      cuda::gemm_plan(1000, 128, 1000, false, props, cuda::GemmParams{}, cuda::default_rule_tables(), true)
+          .cublas);
+  ASSERT_FALSE(
+      cuda::gemm_plan(32, 32, 60000, false, props, cuda::GemmParams{}, cuda::default_rule_tables(), true)
+          .cublas);
   for (Case c : {to_cublas, to_spx})
     for (Op op_a : {Op::N, Op::T})
       for (Op op_b : {Op::N, Op::T}) {

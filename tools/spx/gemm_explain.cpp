@@ -25,7 +25,8 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
   const double byte_us = bytes / (limits.stream_gbs * 1e3);
   const double floor_us = std::max(flop_us, byte_us);
   const cuda::GemmChoice rule = cuda::gemm_rule(s.m, s.n, s.k, s.reads_c, device);
-  const cuda::GemmChoice planned = cuda::gemm_plan(s.m, s.n, s.k, s.reads_c, device, knobs, tables, s.aligned);
+  const cuda::GemmChoice planned =
+      cuda::gemm_plan(s.m, s.n, s.k, s.reads_c, device, knobs, tables, s.aligned);
 
   fmt::print(out, "plan       {}, C ({} x {}), inner dimension {}{}, on {}\n",
              planned.cublas ? "cuBLAS DGEMM" : "spx v3 (FP64 tensor cores)", s.m, s.n, s.k,
@@ -63,11 +64,12 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
       "predicted time wins (docs/dgemm.md, \"Shape classes\")\n",
       tables.gemm.min_split_slabs, tables.gemm.max_workspace_bytes >> 20);
   if (planned.cublas_predicted_us > 0)
-    fmt::print(out,
-               "cuBLAS     model {:.1f} us (its tiles, fitted to its measured times{}) against spx's {:.1f} us: {} "
-               "runs (Auto runs cuBLAS where its model is below spx's x {:.2f})\n",
-               planned.cublas_predicted_us, s.aligned ? "" : "; an odd leading dimension: its unaligned kernels",
-               planned.spx_predicted_us, planned.cublas ? "cuBLAS" : "spx", 1.0 + planned.margin);
+    fmt::print(
+        out,
+        "cuBLAS     model {:.1f} us (its tiles, fitted to its measured times{}) against spx's {:.1f} us: {} "
+        "runs (Auto runs cuBLAS where its model is below spx's x {:.2f})\n",
+        planned.cublas_predicted_us, s.aligned ? "" : "; an odd leading dimension: its unaligned kernels",
+        planned.spx_predicted_us, planned.cublas ? "cuBLAS" : "spx", 1.0 + planned.margin);
   nlohmann::ordered_json j{{"schema", "spx-gemm-plan-1"},
                            {"m", s.m},
                            {"n", s.n},

@@ -361,11 +361,11 @@ bool segsum_completes_rows(int64_t warps, const DeviceProps& device,
 struct GemmChoice {
   GemmTile tile = GemmTile::T128x128;
   int split_k = 1;
-  double predicted_us = 0;        // the model's time of what runs
-  bool cublas = false;            // Auto hands the product to cuBLAS's DGEMM
-  double spx_predicted_us = 0;    // spx's candidate (tile, split_k)
-  double cublas_predicted_us = 0; // the vendor model's; 0: not considered (not Auto, or no vendor_tiles)
-  double margin = 0;              // cuBLAS ran where its time < spx's x (1 + margin)
+  double predicted_us = 0;         // the model's time of what runs
+  bool cublas = false;             // Auto hands the product to cuBLAS's DGEMM
+  double spx_predicted_us = 0;     // spx's candidate (tile, split_k)
+  double cublas_predicted_us = 0;  // the vendor model's; 0: not considered (not Auto, or no vendor_tiles)
+  double margin = 0;               // cuBLAS ran where its time < spx's x (1 + margin)
 };
 // C (m × n) += op(A) (m × k) op(B) in f64 on `device`; reads_c: beta != 0. Constant time (the
 // candidates of the table); m, n, k >= 1. `only` other than Auto: the best split for that tile.
@@ -378,7 +378,8 @@ double gemm_vendor_us(int64_t m, int64_t n, int64_t k, bool reads_c, const Devic
                       const RuleTables& tables = default_rule_tables(), bool operands_aligned = true);
 // Whether f64 operands allow 16-byte accesses throughout: every leading dimension even and every
 // pointer 16-byte aligned (null pointers count as aligned: the plan is asked before any data exist).
-bool gemm_operands_aligned(const void* A, int64_t lda, const void* B, int64_t ldb, const void* C, int64_t ldc);
+bool gemm_operands_aligned(const void* A, int64_t lda, const void* B, int64_t ldb, const void* C,
+                           int64_t ldc);
 // The model's time for one candidate (what gemm_rule minimises), microseconds.
 double gemm_predicted_us(const GemmTileEntry& tile, int split_k, int64_t m, int64_t n, int64_t k,
                          bool reads_c, const DeviceProps& device,

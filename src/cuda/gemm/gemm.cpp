@@ -25,8 +25,8 @@ void check_ld(const char* who, const char* name, int64_t ld, int64_t stored_rows
 // gemm_plan for this call, remembered per thread for the last few shapes: the model walks every
 // (tile, split) of spx's and cuBLAS's tables (1-4 us of host time), as long as the kernel itself on
 // the smallest shapes, and a solver calls the same few shapes over and over.
-GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int64_t n, int64_t k, bool reads_c,
-                   bool aligned) {
+GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int64_t n, int64_t k,
+                   bool reads_c, bool aligned) {
   struct Entry {
     int device = -1, sm_count = 0;
     int64_t m = 0, n = 0, k = 0;
@@ -45,10 +45,9 @@ GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int6
       return e.choice;
   Entry& e = cache[next];
   next = (next + 1) % kEntries;
-  e = Entry{props.device, props.sm_count, m,      n,
-            k,            reads_c,         aligned, params,
-            gemm_plan(m, n, k, reads_c, props, params, default_rule_tables(), aligned)};
-  return e.choice;
+  const GemmChoice choice = gemm_plan(m, n, k, reads_c, props, params, default_rule_tables(), aligned);
+  e = Entry{props.device, props.sm_count, m, n, k, reads_c, aligned, params, choice};
+  return choice;
 }
 
 }  // namespace
