@@ -41,11 +41,12 @@ def cdiv(a, b):
     return -(-a // b)
 
 
-def predicted_us(tile, e, split, m, n, k, l2_gbs, reads_c=False):
+def predicted_us(tile, e, split, m, n, k, l2_gbs, reads_c=False, slab_k=None):
     """gemm_predicted_us for table entry e = [bm, bn, blocks_per_sm, tensor, alone, overlap, store eff]
-    of the named tile, in microseconds."""
+    of the named tile (slab_k: the entry's own slab depth, GemmTileEntry::bk; else the tile's), in
+    microseconds."""
     bm, bn, bps, tf, af, so, se = e
-    slab_k = SLAB_K[tile]
+    slab_k = SLAB_K[tile] if slab_k is None else slab_k
     slabs = cdiv(k, slab_k)
     per = cdiv(slabs, max(1, min(split, slabs)))
     s = cdiv(slabs, per)
@@ -85,16 +86,22 @@ def rule(m, n, k, table=None, l2_gbs=None, reads_c=False):
     l2_gbs = COMMITTED_L2_GBS if l2_gbs is None else l2_gbs
     best = None
     for tile, e in table.items():
-        slabs = cdiv(k, SLAB_K[tile])
-        for split in SPLIT_STEPS:
-            if split > 1:
-                if slabs // split < MIN_SPLIT_SLABS or 8.0 * m * n * split > MAX_WORKSPACE_BYTES:
-                    break
-            s = cdiv(slabs, cdiv(slabs, max(1, min(split, slabs))))
+        for s in split_candidates(SLAB_K[tile], m, n, k):
             us = predicted_us(tile, e, s, m, n, k, l2_gbs, reads_c)
             if best is None or us < best[2]:
                 best = (tile, s, us)
     return best
+
+
+def split_candidates(slab_k, m, n, k):
+    """The splits gemm_rule times for a tile of slab depth slab_k: each step of SPLIT_STEPS as the
+    launch runs it (whole slabs), stopping where a split keeps too few slabs or its partials pass the
+    workspace cap."""
+    slabs = cdiv(k, slab_k)
+    for split in SPLIT_STEPS:
+        if split > 1 and (slabs // split < MIN_SPLIT_SLABS or 8.0 * m * n * split > MAX_WORKSPACE_BYTES):
+            return
+        yield cdiv(slabs, cdiv(slabs, max(1, min(split, slabs))))
 
 
 def load(paths):

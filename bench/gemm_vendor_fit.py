@@ -45,11 +45,11 @@ COMMITTED_SMALL = (45.0, 0.5)
 
 
 def runs_spx(spx_pred, vendor_pred, aligned, margin=COMMITTED_MARGIN, small=COMMITTED_SMALL):
-    """gemm_plan's pick: spx runs where its time x (1 + margin) is below the vendor model's, the margin
-    raised by small[1] for unaligned operands where spx's time is under small[0] us."""
+    """gemm_plan's pick: cuBLAS runs where the vendor model's time is below spx's x (1 + margin), the
+    margin raised by small[1] for unaligned operands where spx's time is under small[0] us."""
     if not aligned and spx_pred < small[0]:
         margin += small[1]
-    return spx_pred * (1.0 + margin) < vendor_pred
+    return not vendor_pred < spx_pred * (1.0 + margin)
 
 
 def vendor_us(table, m, n, k, l2_gbs=gemm_fit.COMMITTED_L2_GBS, unaligned=None):
@@ -57,19 +57,13 @@ def vendor_us(table, m, n, k, l2_gbs=gemm_fit.COMMITTED_L2_GBS, unaligned=None):
     unaligned: None for aligned operands, else (tensor, store) multipliers (gemm_vendor_us)."""
     best = math.inf
     for name, e in table.items():
-        bm, bn, bk = e[0], e[1], e[2]
-        gemm_fit.SLAB_K["vendor"] = bk
-        entry = [bm, bn] + e[3:]
+        bk = e[2]
+        entry = [e[0], e[1]] + e[3:]
         if unaligned is not None:
             entry[3] *= unaligned[0]
             entry[6] *= unaligned[1]
-        slabs = gemm_fit.cdiv(k, bk)
-        for split in gemm_fit.SPLIT_STEPS:
-            if split > 1 and (slabs // split < gemm_fit.MIN_SPLIT_SLABS or
-                              8.0 * m * n * split > gemm_fit.MAX_WORKSPACE_BYTES):
-                break
-            s = gemm_fit.cdiv(slabs, gemm_fit.cdiv(slabs, max(1, min(split, slabs))))
-            best = min(best, gemm_fit.predicted_us("vendor", entry, s, m, n, k, l2_gbs))
+        for s in gemm_fit.split_candidates(bk, m, n, k):
+            best = min(best, gemm_fit.predicted_us(name, entry, s, m, n, k, l2_gbs, slab_k=bk))
     return best
 
 
@@ -96,7 +90,7 @@ def score(table, margin, shapes, lam=0.02):
     for name, d in shapes.items():
         spx_pred = gemm_fit.rule(d["m"], d["n"], d["k"])[2]
         ven_pred = vendor_us(table, d["m"], d["n"], d["k"])
-        vendor = ven_pred < spx_pred * (1.0 + margin)
+        vendor = not runs_spx(spx_pred, ven_pred, True, margin)
         speed = 1.0 if vendor else d["cublas_us"] / d["spx_us"]
         logs.append(math.log(speed))
         err.append(math.log(ven_pred / d["cublas_us"]) ** 2)

@@ -152,6 +152,16 @@ cuda::GemmParams params_of(const Variant& v) {
   return cuda::GemmParams{cuda::GemmVersion::TensorCoreV3, v.entry->tile, v.split_k};
 }
 
+// The geometric mean of speed ratios (0 for none), and the least of them (1e30 for none).
+double geometric_mean(const std::vector<double>& v) {
+  double log_sum = 0;
+  for (double x : v) log_sum += std::log(x);
+  return v.empty() ? 0.0 : std::exp(log_sum / static_cast<double>(v.size()));
+}
+double least(const std::vector<double>& v) {
+  return v.empty() ? 1e30 : *std::min_element(v.begin(), v.end());
+}
+
 // --profile: each GEMM once, nothing else launched (see the header).
 int profile_shapes(cuda::Context& ctx, const std::vector<Shape>& shapes, bool variants) {
   for (const Shape& s : shapes) {
@@ -364,32 +374,15 @@ int main(int argc, char** argv) {
       std::fflush(json);
     }
   }
-  double log_sum = 0, worst_ratio = 1e30;
-  for (double x : ratios) {
-    log_sum += std::log(x);
-    worst_ratio = std::min(worst_ratio, x);
-  }
-  const double geomean = ratios.empty() ? 0 : std::exp(log_sum / static_cast<double>(ratios.size()));
-  double own_log_sum = 0, own_worst_ratio = 1e30;
-  for (double x : own_ratios) {
-    own_log_sum += std::log(x);
-    own_worst_ratio = std::min(own_worst_ratio, x);
-  }
-  const double own_geomean =
-      own_ratios.empty() ? 0 : std::exp(own_log_sum / static_cast<double>(own_ratios.size()));
+  const double geomean = geometric_mean(ratios), worst_ratio = least(ratios);
+  const double own_geomean = geometric_mean(own_ratios), own_worst_ratio = least(own_ratios);
   std::printf(
       "shapes %zu, spx/cuBLAS speed geomean %.3f, worst %.3f (Auto; %d shapes handed to cuBLAS); spx's "
       "own v3 %.3f, worst %.3f; check failures %d\n",
       ratios.size(), geomean, worst_ratio, handed, own_geomean, own_worst_ratio, failures);
-  if (timing_study) {
-    const auto gm = [](const std::vector<double>& v) {
-      double l = 0;
-      for (double x : v) l += std::log(x);
-      return v.empty() ? 0.0 : std::exp(l / static_cast<double>(v.size()));
-    };
+  if (timing_study)
     std::printf("timing study: geomean interleaved %.3f, paired %.3f, alone %.3f\n", geomean,
-                gm(study_paired), gm(study_alone));
-  }
+                geometric_mean(study_paired), geometric_mean(study_alone));
   if (json) {
     std::fprintf(json,
                  "\n], \"geomean_ratio\": %.4f, \"worst_ratio\": %.4f, \"handed_to_cublas\": %d, "

@@ -134,11 +134,16 @@ GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const Device
     const int64_t slab_k = gemm_tile_shape(c.tile).bk;
     c.split_k = static_cast<int>(effective_splits(std::max<int64_t>(k, 1), slab_k, params.split_k));
   }
-  c.predicted_us = 0;
-  for (const GemmTileEntry& e : tables.gemm.tiles)
-    if (e.tile == c.tile) c.predicted_us = gemm_predicted_us(e, c.split_k, m, n, k, reads_c, device, tables);
+  // The rule's own pick comes timed; a caller's knob is timed here.
+  const bool knobs = params.tile != GemmTile::Auto || params.split_k != 0;
+  if (knobs || !std::isfinite(c.predicted_us)) {
+    c.predicted_us = 0;
+    for (const GemmTileEntry& e : tables.gemm.tiles)
+      if (e.tile == c.tile)
+        c.predicted_us = gemm_predicted_us(e, c.split_k, m, n, k, reads_c, device, tables);
+  }
   c.spx_predicted_us = c.predicted_us;
-  if (params.version == GemmVersion::Auto && params.tile == GemmTile::Auto && params.split_k == 0) {
+  if (params.version == GemmVersion::Auto && !knobs) {
     const double vendor = gemm_vendor_us(m, n, k, reads_c, device, tables, operands_aligned);
     if (std::isfinite(vendor)) {
       c.cublas_predicted_us = vendor;

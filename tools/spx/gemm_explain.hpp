@@ -1,5 +1,6 @@
-// spx gemm M N K --explain: version 3's plan for a shape and why, without running anything — every
-// tile at its best split as the DGEMM model times it, the waves it fills, and the shape's floor.
+// spx gemm M N K --explain: the DGEMM plan for a shape and why, without running anything — every
+// version 3 tile at its best split as the model times it, the waves it fills, the shape's floor, and
+// whether Auto runs spx's kernel or cuBLAS's.
 // Needs no GPU: the GPU's figures when there is one, the H100 SXM's otherwise.
 #pragma once
 

@@ -69,6 +69,7 @@ struct GemmParams {
   GemmVersion version = GemmVersion::Auto;
   GemmTile tile = GemmTile::Auto;
   int split_k = 0;
+  bool operator==(const GemmParams&) const = default;
 };
 
 // "spx_gemm_v1", "spx_gemm_v2", "spx_gemm_v3" — the kernel names `spx bench` reports — and

@@ -27,26 +27,27 @@ void check_ld(const char* who, const char* name, int64_t ld, int64_t stored_rows
 // the smallest shapes, and a solver calls the same few shapes over and over.
 GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int64_t n, int64_t k,
                    bool reads_c, bool aligned) {
-  struct Entry {
+  struct Key {
     int device = -1, sm_count = 0;
     int64_t m = 0, n = 0, k = 0;
     bool reads_c = false, aligned = true;
     GemmParams params;
+    bool operator==(const Key&) const = default;
+  };
+  struct Entry {
+    Key key;
     GemmChoice choice;
   };
   constexpr int kEntries = 8;
   thread_local Entry cache[kEntries];
   thread_local int next = 0;
   const DeviceProps& props = ctx.props();
+  const Key key{props.device, props.sm_count, m, n, k, reads_c, aligned, params};
   for (const Entry& e : cache)
-    if (e.device == props.device && e.sm_count == props.sm_count && e.m == m && e.n == n && e.k == k &&
-        e.reads_c == reads_c && e.aligned == aligned && e.params.version == params.version &&
-        e.params.tile == params.tile && e.params.split_k == params.split_k)
-      return e.choice;
-  Entry& e = cache[next];
-  next = (next + 1) % kEntries;
+    if (e.key == key) return e.choice;
   const GemmChoice choice = gemm_plan(m, n, k, reads_c, props, params, default_rule_tables(), aligned);
-  e = Entry{props.device, props.sm_count, m, n, k, reads_c, aligned, params, choice};
+  cache[next] = Entry{key, choice};
+  next = (next + 1) % kEntries;
   return choice;
 }
 
