@@ -12,8 +12,10 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -142,21 +144,32 @@ struct CacheEntry {
   std::string date;
 };
 
-// A JSON file of plans (an object keyed by CacheKey::str()). Loading a missing file gives an empty
-// cache; a malformed one is an spx::Error naming the file. save() writes a temporary file and
-// renames it, so a reader never sees half a file.
+// A JSON file of plans (an object keyed by CacheKey::str()), shared by processes and threads.
+// The file is parsed once per process and again only when it changed (its inode, size or times);
+// find() sees the file as it was when first asked. save() locks PATH.lock, re-reads the file, adds
+// this object's put() entries (they win over the file's for the same key; other keys are kept),
+// writes a temporary file unique to the writer and renames it over PATH: concurrent writers lose
+// nothing and a reader never sees half a file. Nothing here throws for a bad file: a missing or
+// empty file is an empty cache; a malformed file, an invalid entry, or a failed read or write is a
+// one-line warning on stderr naming the file and the reason, and the cache is then empty (or
+// unsaved). docs/planner.md has the contract.
 class TuningCache {
  public:
   explicit TuningCache(std::string path);
   const std::string& path() const { return path_; }
   std::optional<CacheEntry> find(const CacheKey& key) const;
+  // An entry with an empty kernel name or a time that is not finite and >= 0 is refused (a warning).
   void put(const CacheKey& key, CacheEntry entry);
-  void save() const;
-  std::size_t size() const { return entries_.size(); }
+  // False (after a warning) when the file could not be written; the puts stay in this object.
+  bool save() const;
+  std::size_t size() const;  // the file's entries and the puts
 
  private:
+  using Entries = std::unordered_map<std::string, CacheEntry>;
+  const Entries& loaded() const;
   std::string path_;
-  std::map<std::string, CacheEntry> entries_;
+  Entries puts_;
+  mutable std::shared_ptr<const Entries> loaded_;  // the file's entries, read on first use
 };
 
 // The cache file Options name: tuning_cache, else $SPX_TUNING_CACHE; "" when none ("-" is none).

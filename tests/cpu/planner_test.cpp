@@ -256,7 +256,7 @@ TEST(TuningCache, RoundTripAndErrors) {
   EXPECT_FALSE(c.find(other).has_value());
 
   std::ofstream(path) << "{ not json";
-  EXPECT_THROW(plan::TuningCache bad(path), Error);
+  EXPECT_EQ(plan::TuningCache(path).size(), 0u);  // a warning, not an error (tuning_cache_test.cpp)
   std::filesystem::remove_all(dir);
 
   plan::Options o;
