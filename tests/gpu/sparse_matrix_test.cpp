@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -248,6 +249,41 @@ TYPED_TEST(FrontDoor, TuningCacheRoundTripsAndKeysByStructure) {
     const auto B = gen::generate<T, int32_t>("stencil27:n=25");  // another structure: planned afresh
     cuda::SparseMatrix<T> M(ctx, B);
     EXPECT_NE(M.plan_spmv(o).decided_by, "cache");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 34 row 9: a cache that cannot be written (or read) is a warning; planning, the tuner's
+// freeze (which saves) and the product run.
+TYPED_TEST(FrontDoor, AnUnwritableOrMalformedTuningCacheDoesNotFailTheProduct) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const auto dir = std::filesystem::temp_directory_path() / "spx_front_door_bad_cache";
+  std::filesystem::create_directories(dir);
+  const std::string malformed = (dir / "malformed.json").string();
+  std::ofstream(malformed) << "{ not json";
+  const auto A = gen::generate<T, int32_t>("stencil27:n=16");
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), 7);
+  cuda::DeviceBuffer<T> dx(x.size(), "x"), dy(static_cast<std::size_t>(A.rows), "y");
+  cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
+  std::vector<T> got(static_cast<std::size_t>(A.rows));
+  for (const std::string& path : {(dir / "no/such/folder/cache.json").string(), malformed}) {
+    cuda::SparseMatrix<T> M(ctx, A);
+    plan::Options o;
+    o.mode = plan::Mode::Tune;
+    o.kernels = {"csr_param"};  // a kernel with knobs: the tuner freezes, then saves
+    o.tuning_cache = path;
+    ASSERT_NO_THROW(M.plan_spmv(o)) << path;
+    for (int calls = 0; !M.spmv_report()->frozen && calls < 100; ++calls) {
+      ASSERT_NO_THROW(cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span())) << path;
+      ctx.synchronize();
+    }
+    EXPECT_TRUE(M.spmv_report()->frozen) << path;
+    cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
+    cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
+    for (const SpmvCase<T>& c : spmv_cases(A, x, 7))
+      if (c.beta == T{0}) c.expect_close(got, path.c_str());
   }
   std::filesystem::remove_all(dir);
 }
