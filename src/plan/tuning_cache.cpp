@@ -107,6 +107,8 @@ bool TuningCache::save() const {
     detail::warn(fmt::format("tuning cache not saved (the plan is used for this run only): {}", e.what()));
   } catch (const std::bad_alloc&) {
     detail::warn(fmt::format("{}: tuning cache not saved: out of memory", path_));
+  } catch (const std::exception& e) {  // none expected: a cache must never fail a product
+    detail::warn(fmt::format("{}: tuning cache not saved: {}", path_, e.what()));
   }
   return false;
 }

@@ -26,6 +26,10 @@ namespace {
 constexpr std::chrono::microseconds kLockPollFirst{200};
 constexpr std::chrono::microseconds kLockPollMax{5000};
 
+// A cache file larger than this is refused before it is read (100k plans take 19 MB): a wrong path
+// to a huge file must not exhaust the memory.
+constexpr uint64_t kMaxCacheFileBytes = uint64_t{1} << 30;
+
 std::string os_reason(int err) { return std::strerror(err); }
 
 FileId id_of(const struct stat& st) {
@@ -78,6 +82,9 @@ std::optional<FileText> read_file(const std::string& path) {
   if (::fstat(f.fd, &st) != 0)
     throw Error(fmt::format("{}: cannot stat the tuning cache: {}", path, os_reason(errno)));
   if (!S_ISREG(st.st_mode)) throw Error(fmt::format("{}: the tuning cache is not a regular file", path));
+  if (static_cast<uint64_t>(st.st_size) > kMaxCacheFileBytes)
+    throw Error(fmt::format("{}: the tuning cache is {} bytes, more than the limit of {} bytes", path,
+                            static_cast<uint64_t>(st.st_size), kMaxCacheFileBytes));
   FileText out{id_of(st), {}};
   out.text.resize(static_cast<std::size_t>(st.st_size));
   std::size_t got = 0;

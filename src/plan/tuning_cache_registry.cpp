@@ -80,6 +80,8 @@ std::shared_ptr<const CacheEntries> load_tuning_cache(const std::string& path) {
     warn(fmt::format("{}; using no cached plans", e.what()));
   } catch (const std::bad_alloc&) {
     warn(fmt::format("{}: out of memory reading the tuning cache; using no cached plans", path));
+  } catch (const std::exception& e) {  // none expected: a cache must never fail a plan
+    warn(fmt::format("{}: {}; using no cached plans", path, e.what()));
   }
   // Remembered as empty, so the warning is not repeated for every plan until the file changes.
   if (now) remember_tuning_cache(path, *now, no_entries());
