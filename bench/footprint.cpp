@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
+#include "common/host_memory.hpp"
+#include "io/mm_limits.hpp"
 #include "spx/io.hpp"
 
 namespace spx::bench {
@@ -92,6 +96,8 @@ std::optional<ShapeEstimate> spec_shape(const SpecArgs& a) {
 }
 
 constexpr uint64_t kIndex = sizeof(int32_t);
+// deflate expands at most about 1032:1 (zlib's documentation); a little more for gzip headers.
+constexpr uint64_t kMaxDeflateRatio = 1100;
 
 uint64_t csr_bytes(uint64_t rows, uint64_t nnz, uint64_t value) {
   return nnz * (value + kIndex) + (rows + 1) * kIndex;
@@ -122,6 +128,21 @@ std::string items_text(std::vector<Footprint::Item> items) {
   return text;
 }
 
+// Most entry lines the file can hold: its text (up to kMaxDeflateRatio times a gzip file's size)
+// over the shortest entry line.
+int64_t most_entries_in(const std::string& path) {
+  std::error_code ec;
+  const uint64_t bytes = std::filesystem::file_size(path, ec);
+  if (ec) return std::numeric_limits<int64_t>::max();
+  std::ifstream file(path, std::ios::binary);
+  unsigned char magic[2] = {0, 0};
+  file.read(reinterpret_cast<char*>(magic), 2);
+  const bool gzip = file.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  const uint64_t text = gzip ? bytes * kMaxDeflateRatio : bytes;
+  return static_cast<int64_t>(
+      std::min<uint64_t>(text / io::kMinEntryBytes + 1, std::numeric_limits<int64_t>::max()));
+}
+
 }  // namespace
 
 uint64_t Footprint::host_bytes() const { return total(host); }
@@ -138,10 +159,20 @@ std::optional<ShapeEstimate> estimate_shape(const MatrixSource& source) {
     const std::optional<SpecArgs> args = parse_spec(source.location);
     return args ? spec_shape(*args) : std::nullopt;
   }
+  // A pipe or FIFO can be read only once: the reader checks its memory needs itself.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(source.location, ec)) return std::nullopt;
   try {
     const MatrixMarketHeader h = read_matrix_market_header(source.location);
+    // Shapes beyond the int32_t indices the engine loads with: the reader refuses them with its
+    // own message, which must not turn into a memory refusal.
+    if (h.rows > std::numeric_limits<int32_t>::max() || h.cols > std::numeric_limits<int32_t>::max())
+      return std::nullopt;
+    // No more entries than the file's text can hold: a broken size line declaring 1e12 entries in
+    // a small file is reported by the reader ("the file ends after ..."), not estimated at 58 TiB.
+    const int64_t entries = std::min<int64_t>(h.entries, most_entries_in(source.location));
     const bool general = h.symmetry == MatrixMarketHeader::Symmetry::General;
-    return ShapeEstimate{h.rows, h.cols, general ? h.entries : 2 * h.entries};
+    return ShapeEstimate{h.rows, h.cols, general ? entries : 2 * entries};
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -242,16 +273,7 @@ Footprint gemm_command_footprint(int64_t m, int64_t n, int64_t k, int64_t ld_pad
   return f;
 }
 
-uint64_t host_memory_available() {
-  std::ifstream meminfo("/proc/meminfo");
-  for (std::string line; std::getline(meminfo, line);) {
-    if (line.rfind("MemAvailable:", 0) != 0) continue;
-    std::istringstream fields(line.substr(13));
-    uint64_t kib = 0;
-    if (fields >> kib) return kib * 1024;
-  }
-  return 0;
-}
+uint64_t host_memory_available() { return detail::host_memory_available(); }
 
 MemoryAvailable memory_available(const Registry& registry, std::string_view backend) {
   MemoryAvailable a;

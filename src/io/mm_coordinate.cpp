@@ -11,6 +11,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <new>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "io/mm_lex.hpp"
+#include "io/mm_limits.hpp"
 #include "io/mm_readers.hpp"
 #include "io/mm_values.hpp"
 
@@ -30,9 +32,15 @@ using Symmetry = MatrixMarketHeader::Symmetry;
 // Below this size one thread parses the section: thread start-up would cost more than it saves.
 constexpr std::size_t kParallelMinBytes = std::size_t{4} << 20;
 
-// Shortest possible entry line, "1 1\n": bounds how many entries a text can hold, so a hostile
-// size line cannot make the reader reserve memory the text cannot fill.
-constexpr std::size_t kMinEntryBytes = 4;
+// Ends "do not fit the index type" messages: what a user can do about it today.
+constexpr const char* kWideIndexReadHint =
+    "spx commands read with 32-bit indices; the C++ API reads 64-bit ones with "
+    "read_matrix_market<T, int64_t>";
+
+// Parallel pieces add their entries to a shared count in batches this large: a file holding more
+// entries than its size line declares stops every piece soon after the count passes it, instead
+// of listing all of them (a gzip bomb of 1e8 identical lines) before the count is compared.
+constexpr int64_t kSharedCountBatch = 4096;
 
 struct ScanResult {
   int64_t entries = 0;    // entry lines read
@@ -166,14 +174,23 @@ struct EntryList {
   }
 };
 
+// Entries counted by every piece of a parallel parse, against the declared count.
+struct SharedCount {
+  std::atomic<int64_t> entries{0};
+  int64_t declared = 0;
+};
+
+// Stops (ScanResult::stopped) once `shared` passes its declared count.
 template <class T, class I>
 ScanResult scan_into(const char* p, const char* end, int64_t line, int64_t max_entries,
-                     const EntryRules& rules, std::size_t reserve, EntryList<T, I>& list) {
+                     const EntryRules& rules, std::size_t reserve, EntryList<T, I>& list,
+                     SharedCount* shared = nullptr) {
   list.reserve(reserve);
   const bool mirror = rules.symmetry != Symmetry::General;
   int64_t mirrored = 0;
   int64_t previous_row = 0;
   bool rows_sorted = true;
+  int64_t batch = 0;
   const ScanResult r =
       scan_entries<T>(p, end, line, max_entries, rules, [&](int64_t row, int64_t col, T v, int64_t) {
         list.row.push_back(static_cast<I>(row));
@@ -182,6 +199,11 @@ ScanResult scan_into(const char* p, const char* end, int64_t line, int64_t max_e
         mirrored += mirror && row != col ? 1 : 0;
         rows_sorted = rows_sorted && row >= previous_row;
         previous_row = row;
+        if (shared != nullptr && ++batch == kSharedCountBatch) {
+          batch = 0;
+          if (shared->entries.fetch_add(kSharedCountBatch) + kSharedCountBatch > shared->declared)
+            return false;
+        }
         return true;
       });
   list.mirrored = mirrored;
@@ -226,13 +248,17 @@ std::vector<EntryList<T, I>> parse_entry_section(std::string_view body, int64_t 
   std::vector<EntryList<T, I>> lists(pieces);
   std::vector<char> failed(pieces, 0);
   std::vector<int64_t> counts(pieces, 0);
+  SharedCount shared;
+  shared.declared = declared;
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
   for (std::size_t k = 0; k < pieces; ++k) {
     try {
+      // A piece alone holding more than the declared count is already wrong.
       const auto bytes = static_cast<std::size_t>(cut[k + 1] - cut[k]);
-      counts[k] = scan_into(cut[k], cut[k + 1], 0, std::numeric_limits<int64_t>::max(), rules,
-                            reserve_for(bytes), lists[k])
-                      .entries;
+      const ScanResult r =
+          scan_into(cut[k], cut[k + 1], 0, declared, rules, reserve_for(bytes), lists[k], &shared);
+      counts[k] = r.entries;
+      if (r.stopped) failed[k] = 1;  // the count passed the declared one: the pass below names the line
     } catch (...) {  // bad input or out of memory: the single-thread pass below reports it properly
       failed[k] = 1;
     }
@@ -476,8 +502,9 @@ void check_shape_fits(const ParsedHeader& header, std::string_view name) {
   const auto& h = header.header;
   for (const auto& [size, what] : {std::pair{h.rows, "rows"}, std::pair{h.cols, "columns"}}) {
     if (size > max_index) {
-      throw Error(fmt::format("{}:{}: {} {} do not fit the index type {} (max {}); read with int64_t indices",
-                              name, header.size_line, size, what, index_type_name<I>(), max_index));
+      throw Error(fmt::format("{}:{}: {} {} do not fit the index type {} (max {}); {}", name,
+                              header.size_line, size, what, index_type_name<I>(), max_index,
+                              kWideIndexReadHint));
     }
   }
 }
@@ -487,10 +514,9 @@ void check_nnz_fits(int64_t nnz, const ParsedHeader& header, std::string_view na
   constexpr int64_t max_index = std::numeric_limits<I>::max();
   if (nnz > max_index) {
     const bool expanded = header.header.symmetry != MatrixMarketHeader::Symmetry::General;
-    throw Error(
-        fmt::format("{}:{}: {} nonzeros{} do not fit the index type {} (max {}); read with int64_t indices",
-                    name, header.size_line, nnz, expanded ? " after symmetric expansion" : "",
-                    index_type_name<I>(), max_index));
+    throw Error(fmt::format("{}:{}: {} nonzeros{} do not fit the index type {} (max {}); {}", name,
+                            header.size_line, nnz, expanded ? " after symmetric expansion" : "",
+                            index_type_name<I>(), max_index, kWideIndexReadHint));
   }
 }
 

@@ -229,24 +229,4 @@ ParsedHeader parse_header(std::string_view text, std::string_view name) {
   return h;
 }
 
-std::size_t header_length(std::string_view text) {
-  const char* const begin = text.data();
-  const char* const end = begin + text.size();
-  const char* p = begin;
-  bool first = true;
-  while (p != end) {
-    const char* eol = p;
-    while (eol != end && *eol != '\n') ++eol;
-    if (eol == end) return std::string_view::npos;  // this line may continue in the next read
-    const char* q = skip_blanks(p, eol);
-    // Not a banner: the header is as complete as it will get (parse_header names the problem).
-    if (first && (eol - q < 2 || q[0] != '%' || q[1] != '%'))
-      return static_cast<std::size_t>(eol + 1 - begin);
-    if (!first && q != eol && *q != '%') return static_cast<std::size_t>(eol + 1 - begin);
-    first = false;
-    p = eol + 1;
-  }
-  return std::string_view::npos;
-}
-
 }  // namespace spx::io

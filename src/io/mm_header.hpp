@@ -24,8 +24,4 @@ struct ParsedHeader {
 // overflows int64_t.
 ParsedHeader parse_header(std::string_view text, std::string_view name);
 
-// Length of the prefix of `text` that holds the complete header (banner through the size line's
-// newline), or std::string_view::npos when the prefix read so far is too short to contain it.
-std::size_t header_length(std::string_view text);
-
 }  // namespace spx::io

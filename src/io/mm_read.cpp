@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "io/mm_header.hpp"
+#include "io/mm_header_scan.hpp"
+#include "io/mm_limits.hpp"
 #include "io/mm_readers.hpp"
-#include "io/text_file.hpp"
+#include "io/mm_text.hpp"
 #include "spx/io.hpp"
 
 namespace spx {
@@ -41,11 +43,10 @@ Csr<T, I> array_to_csr(const std::vector<T>& column_major, const io::ParsedHeade
   return A;
 }
 
-}  // namespace
-
+// The body of a file whose header is parsed (and its memory needs checked).
 template <class T, class I>
-Csr<T, I> parse_matrix_market(std::string_view text, std::string_view name, const ReadOptions& options) {
-  const io::ParsedHeader header = io::parse_header(text, name);
+Csr<T, I> read_body(std::string_view text, const io::ParsedHeader& header, std::string_view name,
+                    const ReadOptions& options) {
   if (header.header.format == MatrixMarketHeader::Format::Coordinate) {
     return io::read_coordinate<T, I>(text, header, name, options);
   }
@@ -59,16 +60,28 @@ Csr<T, I> parse_matrix_market(std::string_view text, std::string_view name, cons
   }
 }
 
+}  // namespace
+
+template <class T, class I>
+Csr<T, I> parse_matrix_market(std::string_view text, std::string_view name, const ReadOptions& options) {
+  io::HeaderScan(name).scan(text);
+  const io::ParsedHeader header = io::parse_header(text, name);
+  io::check_read_memory(header, name, text.size() - std::min(header.body_offset, text.size()), false,
+                        {sizeof(T), sizeof(I), false});
+  return read_body<T, I>(text, header, name, options);
+}
+
 template <class T, class I>
 Csr<T, I> read_matrix_market(const std::string& path, const ReadOptions& options) {
-  const io::TextBuffer text = io::read_text_file(path);
-  return parse_matrix_market<T, I>(text.view(), path, options);
+  const io::MatrixMarketText m = io::read_matrix_market_text(path, {sizeof(T), sizeof(I), false});
+  return read_body<T, I>(m.text.view(), m.header, path, options);
 }
 
 template <class T>
 Dense<T> read_matrix_market_dense(const std::string& path, const ReadOptions& options) {
-  const io::TextBuffer text = io::read_text_file(path);
-  const io::ParsedHeader header = io::parse_header(text.view(), path);
+  const io::MatrixMarketText m = io::read_matrix_market_text(path, {sizeof(T), sizeof(int64_t), true});
+  const std::string_view text = m.text.view();
+  const io::ParsedHeader& header = m.header;
   const int64_t rows = header.header.rows, cols = header.header.cols;
   if (cols != 0 && rows > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(sizeof(T)) / cols) {
     throw Error(fmt::format("{}:{}: a dense {} x {} matrix is too large to allocate", path, header.size_line,
@@ -80,11 +93,11 @@ Dense<T> read_matrix_market_dense(const std::string& path, const ReadOptions& op
     D.cols = cols;
     D.ld = std::max<int64_t>(rows, 1);
     D.layout = Layout::ColMajor;
-    D.data = io::read_array<T>(text.view(), header, path, options);
+    D.data = io::read_array<T>(text, header, path, options);
     return D;
   }
   // Coordinate: the sparse reader validates, expands symmetry and applies the duplicate policy.
-  const Csr<T, int64_t> A = io::read_coordinate<T, int64_t>(text.view(), header, path, options);
+  const Csr<T, int64_t> A = io::read_coordinate<T, int64_t>(text, header, path, options);
   try {
     Dense<T> D(rows, cols, Layout::ColMajor);
     for (int64_t i = 0; i < rows; ++i) {
@@ -101,18 +114,7 @@ Dense<T> read_matrix_market_dense(const std::string& path, const ReadOptions& op
 }
 
 MatrixMarketHeader read_matrix_market_header(const std::string& path) {
-  io::TextReader reader(path);
-  std::string prefix;
-  constexpr std::size_t kPiece = 64 * 1024;
-  // Usually one piece holds the banner, the comments and the size line.
-  while (io::header_length(prefix) == std::string_view::npos) {
-    const std::size_t before = prefix.size();
-    prefix.resize(before + kPiece);
-    const std::size_t got = reader.read(prefix.data() + before, kPiece);
-    prefix.resize(before + got);
-    if (got == 0) break;
-  }
-  return io::parse_header(prefix, path).header;
+  return io::read_matrix_market_header_only(path).header;
 }
 
 #define SPX_INSTANTIATE(T, I)                                                                           \

@@ -15,6 +15,11 @@
 
 namespace spx::detail {
 
+// Ends "does not fit the index type" messages: what a user can do about it today.
+inline constexpr std::string_view kWideIndexHint =
+    "a matrix this large needs 64-bit indices, which the C++ API offers (Csr<T, int64_t>); spx "
+    "commands use 32-bit indices";
+
 template <class I>
 constexpr std::string_view index_type_name() {
   if constexpr (sizeof(I) == 4)
@@ -32,8 +37,8 @@ constexpr int64_t max_index() {
 template <class I>
 I to_index(int64_t value, std::string_view what) {
   if (value < 0 || value > max_index<I>()) {
-    throw Error(fmt::format("{} = {} does not fit in index type {} (max {}); use int64_t indices", what,
-                            value, index_type_name<I>(), max_index<I>()));
+    throw Error(fmt::format("{} = {} does not fit in index type {} (max {}); {}", what, value,
+                            index_type_name<I>(), max_index<I>(), kWideIndexHint));
   }
   return static_cast<I>(value);
 }

@@ -27,8 +27,8 @@ void check_csr(const Csr<T, I>& A, bool require_canonical) {
     }
   }
   if (A.col_idx.size() > static_cast<uint64_t>(max_index<I>())) {
-    throw Error(fmt::format("Csr: {} entries do not fit in index type {}; use int64_t indices",
-                            A.col_idx.size(), index_type_name<I>()));
+    throw Error(fmt::format("Csr: {} entries do not fit in index type {}; {}", A.col_idx.size(),
+                            index_type_name<I>(), kWideIndexHint));
   }
   const auto nnz = static_cast<uint64_t>(A.row_ptr[rows]);
   if (A.col_idx.size() != nnz) {
@@ -74,8 +74,8 @@ void Coo<T, I>::validate() const {
                             row_idx.size(), col_idx.size(), values.size()));
   }
   if (values.size() > static_cast<uint64_t>(detail::max_index<I>())) {
-    throw Error(fmt::format("Coo: {} entries do not fit in index type {}; use int64_t indices", values.size(),
-                            detail::index_type_name<I>()));
+    throw Error(fmt::format("Coo: {} entries do not fit in index type {}; {}", values.size(),
+                            detail::index_type_name<I>(), detail::kWideIndexHint));
   }
   for (std::size_t e = 0; e < values.size(); ++e) {
     if (row_idx[e] < 0 || row_idx[e] >= rows) {

@@ -71,7 +71,13 @@ nlohmann::ordered_json describe(const std::string& arg, std::ostream& out) {
   j["source"] = source.location;
   j["kind"] = source.kind == bench::MatrixSource::Kind::File ? "file" : "spec";
   std::string header_line, origin_line;
-  if (source.kind == bench::MatrixSource::Kind::File) {
+  // A pipe, FIFO or /dev/stdin can be read only once (and has no size): only the matrix is read.
+  std::error_code ec;
+  const bool stream = source.kind == bench::MatrixSource::Kind::File &&
+                      !std::filesystem::is_regular_file(source.location, ec);
+  if (stream) {
+    origin_line = fmt::format("{} (a stream: read once, header not shown)", source.location);
+  } else if (source.kind == bench::MatrixSource::Kind::File) {
     const MatrixMarketHeader h = read_matrix_market_header(source.location);
     const uint64_t size = std::filesystem::file_size(source.location);
     const bool gz = is_gzip(source.location);

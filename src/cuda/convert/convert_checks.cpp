@@ -6,6 +6,7 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/format_bytes.hpp"
+#include "matrix/index_checks.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cuda::detail {
@@ -23,8 +24,8 @@ int64_t padded_rows(const char* who, int64_t rows, int64_t index_max) {
   if (padded > index_max)
     throw Error(
         fmt::format("{}: {} rows rounded up to a multiple of 32 = {} do not fit in the index type (max {}); "
-                    "use int64_t indices",
-                    who, rows, padded, index_max));
+                    "{}",
+                    who, rows, padded, index_max, spx::detail::kWideIndexHint));
   return padded;
 }
 
@@ -44,8 +45,8 @@ int64_t checked_device_slab(const char* who, int64_t padded_rows, int64_t width,
   if (slots > index_max)
     throw Error(fmt::format(
         "{}: {} rows x width {} = {} slots do not fit in the index type (max {}; padding ratio {:.1f} slots "
-        "per nonzero); use int64_t indices or spx::cuda::to_hyb",
-        who, padded_rows, width, slots, index_max, ratio));
+        "per nonzero); use spx::cuda::to_hyb, or {}",
+        who, padded_rows, width, slots, index_max, ratio, spx::detail::kWideIndexHint));
   const std::size_t bytes = static_cast<std::size_t>(slots) * bytes_per_slot + extra_bytes;
   std::size_t free_bytes = 0, total_bytes = 0;
   SPX_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
