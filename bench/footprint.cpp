@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <sstream>
 
+#include "common/host_memory.hpp"
 #include "spx/io.hpp"
 
 namespace spx::bench {
@@ -242,16 +242,7 @@ Footprint gemm_command_footprint(int64_t m, int64_t n, int64_t k, int64_t ld_pad
   return f;
 }
 
-uint64_t host_memory_available() {
-  std::ifstream meminfo("/proc/meminfo");
-  for (std::string line; std::getline(meminfo, line);) {
-    if (line.rfind("MemAvailable:", 0) != 0) continue;
-    std::istringstream fields(line.substr(13));
-    uint64_t kib = 0;
-    if (fields >> kib) return kib * 1024;
-  }
-  return 0;
-}
+uint64_t host_memory_available() { return spx::detail::host_memory_available(); }
 
 MemoryAvailable memory_available(const Registry& registry, std::string_view backend) {
   MemoryAvailable a;
