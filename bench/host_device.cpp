@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "spx/cpu.hpp"
+#include "spx/threads.hpp"
 
 namespace spx::bench {
 

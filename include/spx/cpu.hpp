@@ -80,13 +80,6 @@ template <class T, class I>
 void spmm(const Csr<T, I>& A, const Dense<T>& B, Dense<T>& C, T alpha = T{1}, T beta = T{0});
 // Threads OpenMP will use (1 when built without OpenMP).
 int max_threads();
-// The most threads set_threads() takes: kThreadsPerHardwareThread times the hardware threads.
-// More only oversubscribes the cores, and tens of thousands crash libgomp while it starts them.
-inline constexpr int kThreadsPerHardwareThread = 8;
-int max_settable_threads();
-// Sets the threads of the CPU kernels (omp_set_num_threads); spx::Error, naming the bound, outside
-// 1..max_settable_threads().
-void set_threads(int threads);
 
 }  // namespace omp
 }  // namespace spx

@@ -7,6 +7,7 @@
 
 #include "spx/cpu.hpp"
 #include "spx/error.hpp"
+#include "spx/threads.hpp"
 
 namespace spx::omp {
 

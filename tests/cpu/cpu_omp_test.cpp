@@ -17,6 +17,7 @@
 #include "cpu/merge_path.hpp"
 #include "spx/cpu.hpp"
 #include "spx/error.hpp"
+#include "spx/threads.hpp"
 #include "test_support.hpp"
 
 namespace spx::test {

@@ -6,8 +6,8 @@
 #include <charconv>
 #include <cmath>
 
-#include "spx/cpu.hpp"
 #include "spx/error.hpp"
+#include "spx/threads.hpp"
 
 namespace spx::cli {
 namespace {
