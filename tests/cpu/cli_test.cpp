@@ -208,8 +208,9 @@ TEST_F(Cli, CountOptionsSayWhatToGive) {
 // --stagnation -1 were accepted; --threads 100000 crashed libgomp.
 TEST_F(Cli, NumberOptionsAreParsedAndBoundedAlike) {
   // Accepted: the same syntax for every count (--list parses the options, then only lists).
-  for (const char* args : {"bench --list --repeat 1e9 --max-nnz 2e6", "bench --list --repeat 1_000 --max-nnz 1_000_000",
-                           "bench --list --repeat 1.5e3 --max-nnz 300k --threads 1"}) {
+  for (const char* args :
+       {"bench --list --repeat 1e9 --max-nnz 2e6", "bench --list --repeat 1_000 --max-nnz 1_000_000",
+        "bench --list --repeat 1.5e3 --max-nnz 300k --threads 1"}) {
     SCOPED_TRACE(args);
     const CliRun r = spx(args);
     EXPECT_EQ(r.status, 0) << r.err;

@@ -501,7 +501,8 @@ TEST(GenerateFem, TooLargeProblemsAreRefusedBeforeAllocating) {
   for (const char* spec : {"fem2d:n=2000,p=4", "fem2d:n=20000"}) {
     SCOPED_TRACE(spec);
     const auto start = std::chrono::steady_clock::now();
-    expect_error(spec, {fmt::format("generator spec \"{}\"", spec), "nonzeros, more than int32 indices hold"});
+    expect_error(spec,
+                 {fmt::format("generator spec \"{}\"", spec), "nonzeros, more than int32 indices hold"});
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0.5);
   }
   // Past int64 (n p - 1)^2 is still said as the real number, not -1.

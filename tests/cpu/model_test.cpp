@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -158,7 +158,8 @@ TEST(Model, ProfileFieldsAreRangeCheckedOnLoad) {
   p.fits.push_back(f);
   nlohmann::json good = nlohmann::json::parse(model::to_json(p));
   EXPECT_NO_THROW(model::profile_from_json(good.dump(), "good.json"));
-  const auto expect_refused = [&](const std::function<void(nlohmann::json&)>& spoil, const std::string& field) {
+  const auto expect_refused = [&](const std::function<void(nlohmann::json&)>& spoil,
+                                  const std::string& field) {
     SCOPED_TRACE(field);
     nlohmann::json doc = good;
     spoil(doc);
@@ -173,7 +174,8 @@ TEST(Model, ProfileFieldsAreRangeCheckedOnLoad) {
   expect_refused([](auto& d) { d["device"]["sm_count"] = 0; }, "device.sm_count");
   expect_refused([](auto& d) { d["device"]["sm_count"] = 13.5; }, "device.sm_count = 13.5 is not a whole");
   expect_refused([](auto& d) { d["device"]["threads_per_sm"] = -1; }, "device.threads_per_sm");
-  expect_refused([](auto& d) { d["device"]["blocks_per_sm"] = "32"; }, "device.blocks_per_sm is not a number");
+  expect_refused([](auto& d) { d["device"]["blocks_per_sm"] = "32"; },
+                 "device.blocks_per_sm is not a number");
   expect_refused([](auto& d) { d["device"]["l2_bytes"] = 1e300; }, "device.l2_bytes");
   expect_refused([](auto& d) { d["device"]["copy_gbs"] = -3000; }, "device.copy_gbs");
   expect_refused([](auto& d) { d["device"]["l2_gbs"] = 0; }, "device.l2_gbs");
