@@ -129,7 +129,7 @@ void run_bench_command(const BenchCliOptions& cli) {
     m.ops = o.ops;
     m.precisions = o.precisions;
     for (const auto& g : split_list(cli.gpus))
-      m.gpus.push_back(static_cast<int>(parse_count(g, "--gpus", 1, kMaxRanks, "GPUs")));
+      m.gpus.push_back(static_cast<int>(parse_count(g, "--gpus", 0, kMaxRanks, "GPUs")));
     m.min_seconds = cli.min_time;
     const auto j = bench::run_multigpu(m, out);
     out.flush();
