@@ -273,7 +273,7 @@ Footprint gemm_command_footprint(int64_t m, int64_t n, int64_t k, int64_t ld_pad
   return f;
 }
 
-uint64_t host_memory_available() { return detail::host_memory_available(); }
+uint64_t host_memory_available() { return spx::detail::host_memory_available(); }
 
 MemoryAvailable memory_available(const Registry& registry, std::string_view backend) {
   MemoryAvailable a;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "spx/threads.hpp"
+
 namespace spx::bench {
 
 std::string host_cpu_name() {
@@ -47,7 +49,7 @@ int64_t host_last_level_cache_bytes() {
 
 int host_threads() { return omp_get_max_threads(); }
 
-void set_host_threads(int n) { omp_set_num_threads(std::max(1, n)); }
+void set_host_threads(int n) { spx::omp::set_threads(n); }
 
 double measure_host_copy_gbs() {
   // Four times the last-level cache (at least 64 MiB) so the copy streams from memory.

@@ -14,7 +14,7 @@ std::string host_cpu_name();
 int64_t host_last_level_cache_bytes();
 // OpenMP threads the CPU kernels use.
 int host_threads();
-// Sets the OpenMP thread count for the CPU kernels (n >= 1).
+// Sets the OpenMP thread count for the CPU kernels (spx::omp::set_threads: 1..its bound).
 void set_host_threads(int n);
 
 // Parallel memcpy bandwidth in GB/s (1e9 bytes; bytes read + bytes written, as STREAM counts),

@@ -1,25 +1,27 @@
-// Memory the host can still give this process: /proc/meminfo's MemAvailable (free memory plus the
-// page cache the kernel can reclaim). Refusals name it ("needs about 12 GiB, 3.1 GiB available")
-// instead of letting the OOM killer end the process halfway through.
+// Host memory free now, and the check every size-from-input allocation makes first: a generator
+// spec or a file that asks for more than the machine has gets one line naming the bytes it needs
+// and the bytes available, instead of std::bad_alloc or the OOM killer.
 #pragma once
 
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <string>
+#include <string_view>
 
 namespace spx::detail {
 
-// Bytes; 0 when unknown (no /proc/meminfo): callers then skip their check.
-inline uint64_t host_memory_available() {
-  std::ifstream meminfo("/proc/meminfo");
-  for (std::string line; std::getline(meminfo, line);) {
-    if (line.rfind("MemAvailable:", 0) != 0) continue;
-    std::istringstream fields(line.substr(13));
-    uint64_t kib = 0;
-    if (fields >> kib) return kib * 1024;
-  }
-  return 0;
-}
+// Caps what spx may take of the host's memory, in bytes (unset: no cap of its own).
+inline constexpr const char* kHostMemoryLimitVariable = "SPX_HOST_MEMORY_LIMIT";
+
+// Bytes this process can still allocate: the smallest of /proc/meminfo's MemAvailable, the
+// cgroup v2 limit left and $SPX_HOST_MEMORY_LIMIT; 0 when none is known (then nothing is refused).
+// Throws spx::Error for a malformed $SPX_HOST_MEMORY_LIMIT.
+uint64_t host_memory_available();
+
+// "2.3 GiB", "512 B".
+std::string bytes_text(double bytes);
+
+// Throws spx::Error "WHAT needs about X of host memory, Y available" when `bytes` (a double, so
+// sizes past 2^64 are said, not wrapped) exceed what is available.
+void require_host_memory(double bytes, std::string_view what);
 
 }  // namespace spx::detail

@@ -11,10 +11,13 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "common/host_memory.hpp"
 #include "spx/error.hpp"
 #include "spx/matrix.hpp"
 
 namespace spx::gen::detail {
+
+using spx::detail::require_host_memory;
 
 template <class I>
 constexpr std::string_view index_name() {
@@ -62,6 +65,8 @@ template <class T, class I>
 Csr<T, I> empty_shape(int64_t rows, int64_t cols, std::string_view generator) {
   require_fits<I>(rows, generator, "rows");
   require_fits<I>(cols, generator, "cols");
+  require_host_memory(static_cast<double>(rows + 1) * sizeof(I),
+                      fmt::format("{}: {} row pointers", generator, rows + 1));
   try {
     return Csr<T, I>(static_cast<I>(rows), static_cast<I>(cols));
   } catch (const std::bad_alloc&) {
@@ -73,6 +78,8 @@ Csr<T, I> empty_shape(int64_t rows, int64_t cols, std::string_view generator) {
 
 template <class T, class I>
 void allocate_entries(Csr<T, I>& A, int64_t nnz, std::string_view generator) {
+  require_host_memory(static_cast<double>(nnz) * (sizeof(T) + sizeof(I)),
+                      fmt::format("{}: {} nonzeros", generator, nnz));
   try {
     A.col_idx.resize(static_cast<std::size_t>(nnz));
     A.values.resize(static_cast<std::size_t>(nnz));

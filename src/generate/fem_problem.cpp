@@ -18,15 +18,19 @@ namespace spx::fem {
 void check_spec(const FemSpec& spec) {
   if (spec.p < 1 || spec.p > 4) throw Error(fmt::format("fem2d: p = {} must be 1, 2, 3 or 4", spec.p));
   if (spec.n < 1) throw Error(fmt::format("fem2d: n = {} elements per side must be at least 1", spec.n));
-  if (spec.n * spec.p < 2)
+  if (spec.n == 1 && spec.p == 1)  // n·p >= 2 otherwise; n·p itself may overflow
     throw Error(
         fmt::format("fem2d: n = {} at p = {} leaves no interior node; take n·p >= 2", spec.n, spec.p));
   if (!(spec.kappa_amplitude >= 0 && spec.kappa_amplitude < 1))
     throw Error(fmt::format("fem2d: kappa = {} must be in [0, 1) (kappa(x) = 1 + a·sin·sin stays positive)",
                             spec.kappa_amplitude));
-  if (spec.n > 1'000'000 || spec.dofs() > std::numeric_limits<int32_t>::max())
+  // (n·p − 1)² in double: n up to 2^63 would overflow any integer type.
+  const double side = static_cast<double>(spec.n) * spec.p - 1, unknowns = side * side;
+  if (unknowns > std::numeric_limits<int32_t>::max())
     throw Error(fmt::format("fem2d: n = {} at p = {} gives {} unknowns, more than int32 indices hold", spec.n,
-                            spec.p, spec.n > 1'000'000 ? -1 : spec.dofs()));
+                            spec.p,
+                            unknowns < 0x1p63 ? fmt::format("{}", static_cast<int64_t>(unknowns))
+                                              : fmt::format("{:.3e}", unknowns)));
 }
 
 int64_t elements_for_dofs(int64_t dofs, int p) {
@@ -54,6 +58,13 @@ Range adjacent(int64_t g, int64_t n, int p) {
   r.c_lo = std::max<int64_t>(1, r.e_lo * p);
   r.c_hi = std::min<int64_t>(last, r.e_hi * p + p);
   return r;
+}
+
+// Interior nodes coupled to node g along one axis (its adjacent elements' nodes, Dirichlet ones
+// dropped); a row's length is the product of its two axes', so nnz = (sum over g of this)².
+int64_t coupled_along_axis(int64_t g, int64_t n, int p) {
+  const Range r = adjacent(g, n, p);
+  return r.c_hi - r.c_lo + 1;
 }
 
 template <class T>
@@ -137,11 +148,44 @@ ElementData<T> element_data(const FemSpec& spec, const std::vector<double>& K) {
   return E;
 }
 
+// The exact nonzeros of the assembled matrix, in O(n·p), before anything is allocated.
+int64_t assembled_nnz(const FemSpec& spec) {
+  const int64_t side = spec.n * spec.p - 1;
+  int64_t per_axis = 0;
+  for (int64_t g = 1; g <= side; ++g) per_axis += coupled_along_axis(g, spec.n, spec.p);
+  return gen::detail::checked_mul(per_axis, per_axis, "fem2d", "nonzeros");
+}
+
+// What build() allocates: the element matrices (n² · m² doubles), the assembled CSR and the
+// element data of the local matrix approach, refused as one sum before the first of them.
+template <class T>
+void require_build_memory(const FemSpec& spec, bool assemble_matrix, bool element_data_too) {
+  const double elements = static_cast<double>(spec.n) * static_cast<double>(spec.n);
+  const int m = (spec.p + 1) * (spec.p + 1);
+  double bytes = elements * m * m * sizeof(double);
+  int64_t nnz = 0;
+  if (assemble_matrix) {
+    nnz = assembled_nnz(spec);
+    if (nnz > std::numeric_limits<int32_t>::max())
+      throw Error(fmt::format("fem2d: n = {} at p = {} gives {} nonzeros, more than int32 indices hold",
+                              spec.n, spec.p, nnz));
+    bytes += static_cast<double>(nnz) * (sizeof(T) + sizeof(int32_t)) +
+             static_cast<double>(spec.dofs() + 1) * sizeof(int32_t);
+  }
+  if (element_data_too)
+    bytes +=
+        elements * static_cast<double>(m * sizeof(int32_t) + packed_size(m) * sizeof(T) + sizeof(int64_t));
+  gen::detail::require_host_memory(
+      bytes, fmt::format("fem2d: n = {} at p = {} ({} unknowns, {} nonzeros, {:.0f} element matrices)",
+                         spec.n, spec.p, spec.dofs(), nnz, elements));
+}
+
 }  // namespace
 
 template <class T>
 Problem<T> build(const FemSpec& spec, bool assemble_matrix, bool element_data_too) {
   check_spec(spec);
+  require_build_memory<T>(spec, assemble_matrix, element_data_too);
   Problem<T> problem;
   problem.spec = spec;
   const std::vector<double> K = detail::local_matrices(spec);

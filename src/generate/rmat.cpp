@@ -70,6 +70,10 @@ Csr<T, I> rmat(int scale, int edge_factor, double a, double b, double c, uint64_
   detail::require_fits<I>(vertices, kName, "rows (2^scale)");
   const int64_t edges = detail::checked_mul(edge_factor, vertices, kName, "edges");
   detail::require_fits<I>(edges, kName, "edges before merging duplicates (edge_factor*2^scale)");
+  // Before pass 1: the edges' columns, the row pointers and cursors, at most as many values.
+  detail::require_host_memory(static_cast<double>(edges) * (sizeof(I) + sizeof(T)) +
+                                  2.0 * static_cast<double>(vertices + 1) * sizeof(I),
+                              fmt::format("{}: {} edges", kName, edges));
 
   const Quadrants quadrants(a, b, c);
   const uint64_t edge_key = detail::stream_key(seed, detail::Salt::Edges);

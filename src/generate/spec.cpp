@@ -91,11 +91,13 @@ std::string_view trim(std::string_view s) {
 class Args {
  public:
   Args(const std::string& spec, const KindDef& def, std::string_view body) : spec_(spec) {
-    while (!body.empty()) {
+    // Every comma separates two items: "n=4,," and "n=4," have empty ones, which are errors.
+    for (bool more = !trim(body).empty(); more;) {
       const std::size_t comma = body.find(',');
       const std::string_view item = trim(body.substr(0, comma));
-      body = comma == std::string_view::npos ? std::string_view{} : body.substr(comma + 1);
-      if (item.empty()) continue;
+      more = comma != std::string_view::npos;
+      body = more ? body.substr(comma + 1) : std::string_view{};
+      if (item.empty()) fail("empty item (two commas in a row, or a comma at an end); write key=value,...");
       const std::size_t eq = item.find('=');
       if (eq == std::string_view::npos || trim(item.substr(0, eq)).empty() ||
           trim(item.substr(eq + 1)).empty())
@@ -121,6 +123,9 @@ class Args {
     if (real_ec == std::errc{} && real_end == text.data() + text.size() && std::isfinite(real) &&
         real == std::floor(real) && std::abs(real) < 0x1.0p62)
       return static_cast<int64_t>(real);
+    if (real_ec == std::errc{} && real_end == text.data() + text.size() && std::isfinite(real) &&
+        real == std::floor(real))
+      fail(fmt::format("{}={} is out of range (|value| < 2^62)", key, text));
     fail(fmt::format("{}={} is not an integer", key, text));
   }
 

@@ -40,12 +40,7 @@ double max_expansion() {
 
 }  // namespace
 
-std::string bytes_text(uint64_t bytes) {
-  const double b = static_cast<double>(bytes);
-  if (bytes >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", b / double(uint64_t{1} << 30));
-  if (bytes >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", b / double(uint64_t{1} << 20));
-  return fmt::format("{} bytes", bytes);
-}
+std::string bytes_text(uint64_t bytes) { return detail::bytes_text(static_cast<double>(bytes)); }
 
 uint64_t read_memory_needed(const ParsedHeader& header, std::size_t body_bytes, bool text_in_memory,
                             const ResultSizes& sizes) {

@@ -58,7 +58,7 @@ StreamTextLimit stream_text_limit(const ParsedHeader& header);
 [[noreturn]] void throw_text_limit(const ParsedHeader& header, std::string_view name,
                                    const StreamTextLimit& limit);
 
-// "12.3 GiB", "45 MiB", "812 bytes" for messages.
+// "12.3 GiB", "45.0 MiB", "812 B" for messages (detail::bytes_text).
 std::string bytes_text(uint64_t bytes);
 
 }  // namespace spx::io

@@ -1,6 +1,7 @@
 // Device profiles of the performance model as JSON, and finding the committed one for a device.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -35,6 +36,41 @@ std::string short_name(const std::string& device_name) {
     return lower;
   }
   return {};
+}
+
+// What a profile's numbers may be. A model fit is non-negative least squares, so coefficients are
+// >= 0; the bounds are far past any real GPU, there only to refuse what would overflow or divide
+// the model into nonsense (a plan chosen at -9631 us from negative coefficients).
+struct FieldBounds {
+  double least, most;
+};
+constexpr FieldBounds kSmCount{1, 100'000};
+constexpr FieldBounds kThreadsPerSm{1, 65'536};
+constexpr FieldBounds kBlocksPerSm{1, 1'024};
+constexpr FieldBounds kL2Bytes{1, 0x1p40};       // 1 TiB
+constexpr FieldBounds kBandwidthGbs{1e-3, 1e6};  // GB/s
+constexpr FieldBounds kCoefficient{0, 1e6};      // per term, us per unit of the term
+constexpr FieldBounds kColsDense{0, 1 << 24};    // L of SpMM; 0: SpMV
+constexpr FieldBounds kSamples{0, 1e9};
+constexpr FieldBounds kFitError{0, 1e6};  // a fraction
+
+// A finite number in [least, most]: "device.sm_count = 1e+20 is outside [1, 100000]".
+double real_field(const json& object, const std::string& name, const std::string& key, FieldBounds b) {
+  const json& field = object.at(key);
+  if (!field.is_number()) throw Error(fmt::format("{} is not a number", name));
+  const double value = field.get<double>();
+  if (!std::isfinite(value) || value < b.least || value > b.most)
+    throw Error(fmt::format("{} = {} is outside [{}, {}]", name, value, b.least, b.most));
+  return value;
+}
+
+// The same, and integral: checked as a double before converting, since get<int>() of 1e20 is
+// undefined behaviour.
+template <class I>
+I integer_field(const json& object, const std::string& name, const std::string& key, FieldBounds b) {
+  const double value = real_field(object, name, key, b);
+  if (value != std::floor(value)) throw Error(fmt::format("{} = {} is not a whole number", name, value));
+  return static_cast<I>(value);
 }
 
 }  // namespace
@@ -75,27 +111,36 @@ Profile profile_from_json(const std::string& text, const std::string& source) {
     Profile p;
     const json& d = doc.at("device");
     p.device.name = d.at("name").get<std::string>();
-    p.device.sm_count = d.at("sm_count").get<int>();
-    p.device.threads_per_sm = d.at("threads_per_sm").get<int>();
-    p.device.blocks_per_sm = d.at("blocks_per_sm").get<int>();
-    p.device.l2_bytes = d.at("l2_bytes").get<int64_t>();
-    p.device.copy_gbs = d.at("copy_gbs").get<double>();
-    p.device.l2_gbs = d.at("l2_gbs").get<double>();
+    p.device.sm_count = integer_field<int>(d, "device.sm_count", "sm_count", kSmCount);
+    p.device.threads_per_sm = integer_field<int>(d, "device.threads_per_sm", "threads_per_sm", kThreadsPerSm);
+    p.device.blocks_per_sm = integer_field<int>(d, "device.blocks_per_sm", "blocks_per_sm", kBlocksPerSm);
+    p.device.l2_bytes = integer_field<int64_t>(d, "device.l2_bytes", "l2_bytes", kL2Bytes);
+    p.device.copy_gbs = real_field(d, "device.copy_gbs", "copy_gbs", kBandwidthGbs);
+    p.device.l2_gbs = real_field(d, "device.l2_gbs", "l2_gbs", kBandwidthGbs);
     p.commit = doc.value("commit", "");
     p.date = doc.value("date", "");
-    for (const json& f : doc.at("fits")) {
+    const json& fits = doc.at("fits");
+    if (!fits.is_array()) throw Error("fits is not an array");
+    for (std::size_t index = 0; index < fits.size(); ++index) {
+      const json& f = fits[index];
+      const std::string at = fmt::format("fits[{}]", index);
       KernelFit k;
       k.key.kernel = f.at("kernel").get<std::string>();
       const std::string prec = f.at("precision").get<std::string>();
-      if (prec != "f32" && prec != "f64") throw Error(fmt::format("precision '{}' is not f32 or f64", prec));
+      if (prec != "f32" && prec != "f64")
+        throw Error(fmt::format("{}.precision '{}' is not f32 or f64", at, prec));
       k.key.value_bytes = prec == "f32" ? 4 : 8;
-      k.key.cols_dense = f.at("cols_dense").get<int64_t>();
-      for (int i = 0; i < kTerms; ++i)
-        k.coef[static_cast<std::size_t>(i)] =
-            f.at("coef").at(kTermNames[static_cast<std::size_t>(i)]).get<double>();
-      k.samples = f.value("samples", 0);
-      k.mean_abs_error = f.value("mean_abs_error", 0.0);
-      k.max_abs_error = f.value("max_abs_error", 0.0);
+      k.key.cols_dense = integer_field<int64_t>(f, at + ".cols_dense", "cols_dense", kColsDense);
+      const json& coef = f.at("coef");
+      for (int i = 0; i < kTerms; ++i) {
+        const std::string term(kTermNames[static_cast<std::size_t>(i)]);
+        k.coef[static_cast<std::size_t>(i)] = real_field(coef, at + ".coef." + term, term, kCoefficient);
+      }
+      if (f.contains("samples")) k.samples = integer_field<int>(f, at + ".samples", "samples", kSamples);
+      if (f.contains("mean_abs_error"))
+        k.mean_abs_error = real_field(f, at + ".mean_abs_error", "mean_abs_error", kFitError);
+      if (f.contains("max_abs_error"))
+        k.max_abs_error = real_field(f, at + ".max_abs_error", "max_abs_error", kFitError);
       p.fits.push_back(k);
     }
     return p;

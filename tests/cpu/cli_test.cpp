@@ -203,6 +203,58 @@ TEST_F(Cli, CountOptionsSayWhatToGive) {
   expect_clean_error("spmv stencil2d:n=8 --repeat lots");
 }
 
+// One number parser for every count option (2e6, 1_000_000, 300k), every option range-checked:
+// --repeat 1e9 was refused while --max-nnz 2e6 was accepted; --min-time nan, cg --tol nan and
+// --stagnation -1 were accepted; --threads 100000 crashed libgomp.
+TEST_F(Cli, NumberOptionsAreParsedAndBoundedAlike) {
+  // Accepted: the same syntax for every count (--list parses the options, then only lists).
+  for (const char* args :
+       {"bench --list --repeat 1e9 --max-nnz 2e6", "bench --list --repeat 1_000 --max-nnz 1_000_000",
+        "bench --list --repeat 1.5e3 --max-nnz 300k --threads 1"}) {
+    SCOPED_TRACE(args);
+    const CliRun r = spx(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  const CliRun run = spx("spmv stencil2d:n=8 --backend cpu --repeat 1e1 --threads 2e0 --json -");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["results"][0]["runs"], 10);
+  // Refused, each with one line naming the option and the value.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"bench stencil2d:n=8 --backend cpu --threads 100000", "--threads: 100000 threads: give at most"},
+      {"spmv stencil2d:n=8 --backend cpu --threads 100000", "--threads: 100000 threads: give at most"},
+      {"bench stencil2d:n=8 --repeat 2.5", "--repeat: '2.5' is not a whole number of runs"},
+      {"bench stencil2d:n=8 --repeat -1", "--repeat: -1 runs: give at least 1"},
+      {"bench stencil2d:n=8 --repeat nan", "--repeat: 'nan' is not a count of runs"},
+      {"bench stencil2d:n=8 --repeat 1e99", "--repeat: 1e99 runs: give at most 1000000000"},
+      {"bench stencil2d:n=8 --repeat 10x", "--repeat: '10x' is not a count of runs"},
+      {"bench stencil2d:n=8 --max-nnz 2.5", "--max-nnz: '2.5' is not a whole number of nonzeros"},
+      {"bench stencil2d:n=8 --max-nnz -5", "--max-nnz: -5 nonzeros: give at least 0"},
+      {"bench stencil2d:n=8 --max-nnz 99999999999999999999", "--max-nnz: 99999999999999999999 nonzeros"},
+      {"bench stencil2d:n=8 --min-time nan", "--min-time: 'nan' is not a finite number of seconds"},
+      {"bench stencil2d:n=8 --min-time inf", "--min-time: 'inf' is not a finite number"},
+      {"cg stencil2d:n=8 --tol nan", "--tol: 'nan' is not a finite number"},
+      {"cg stencil2d:n=8 --tol -1e-8", "--tol: -1e-8: give at least 0"},
+      {"cg stencil2d:n=8 --atol inf", "--atol: 'inf' is not a finite number"},
+      {"cg stencil2d:n=8 --stagnation -1", "--stagnation: -1 iterations: give at least 0"},
+      {"cg stencil2d:n=8 --maxit 1.5", "--maxit: '1.5' is not a whole number of iterations"},
+      {"gemm 8 --alpha nan", "--alpha: 'nan' is not a finite number"},
+      {"gemm 8 2.5", "dims: '2.5' is not a whole number"},
+      {"gemm 8 --seed -1", "--seed: -1"},
+      {"dist stencil2d:n=8 --row-overhead nan", "--row-overhead: 'nan'"},
+      {"spmm stencil2d:n=8 --cols 0", "--cols: 0 columns: give at least 1"},
+      {"spmm stencil2d:n=8 --cols 4 --host-resident --streams 17", "--streams: 17 streams: give at most 16"},
+      {"tune stencil2d:n=8 --min-time nan", "--min-time: 'nan'"},
+      {"model calibrate --min-time -1", "--min-time: -1 seconds: give at least 0"},
+      {"plan show stencil2d:n=8 --expected-calls 1e30", "--expected-calls: 1e30 calls: give at most"},
+  };
+  for (const auto& [args, message] : refused) {
+    SCOPED_TRACE(args);
+    expect_clean_error(args);
+    const CliRun r = spx(args);
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+}
+
 // spx gemm's version-3 knobs are checked before anything runs (no GPU needed to be told).
 TEST_F(Cli, GemmTileAndSplitAreValidated) {
   expect_clean_error("gemm 64 --tile 16x16");

@@ -1,6 +1,7 @@
 // spx::omp against spx::ref (SpmvIsEquivalentToRef, SpmmIsEquivalentToRef), with the thread count
 // forced above the core count so that merge-path cuts land inside rows, plus the merge-path
 // partition itself. Tolerances: cpu_kernel_bounds.hpp (both sides sum in double).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -9,11 +10,14 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "cpu/cpu_kernel_bounds.hpp"
 #include "cpu/merge_path.hpp"
 #include "spx/cpu.hpp"
+#include "spx/error.hpp"
+#include "spx/threads.hpp"
 #include "test_support.hpp"
 
 namespace spx::test {
@@ -38,6 +42,29 @@ class CpuOmp : public ::testing::Test {
 TYPED_TEST_SUITE(CpuOmp, ValueIndexTypes);
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// set_threads is the library's one way to set the CPU kernels' threads: 100000 crashed libgomp
+// (spx bench --threads 100000), so it takes 1 .. kThreadsPerHardwareThread x the hardware threads.
+TEST(CpuOmpThreads, SetThreadsIsRangeChecked) {
+  const int saved = omp_get_max_threads();
+  const int most = omp::max_settable_threads();
+  EXPECT_EQ(most % omp::kThreadsPerHardwareThread, 0);
+  for (const int bad : {0, -1, most + 1, 100000}) {
+    SCOPED_TRACE(bad);
+    try {
+      omp::set_threads(bad);
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fmt::format("give 1 to {}", most)), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(omp_get_max_threads(), saved);
+  }
+  omp::set_threads(1);
+  EXPECT_EQ(omp::max_threads(), 1);
+  omp::set_threads(most);
+  EXPECT_EQ(omp::max_threads(), most);
+  omp_set_num_threads(saved);
+}
 
 // 1 thread, the machine's count, and more threads than cores (3 and 8) so that cuts fall inside
 // rows even on a 2-core machine.

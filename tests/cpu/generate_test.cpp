@@ -3,6 +3,7 @@
 // index-overflow guard that must fire before anything big is allocated.
 #include "spx/generate.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -481,6 +482,47 @@ TEST(GenerateSpec, Int32OverflowIsRefusedBeforeAllocating) {
   EXPECT_THROW((gen::stencil_3d_7pt<float, int64_t>(huge, huge, huge)), spx::Error);
   // Fits int64 but no array can hold it: an spx::Error, not std::length_error.
   EXPECT_THROW((gen::dense_as_sparse<float, int64_t>(int64_t{1} << 62, 1)), spx::Error);
+}
+
+// Every comma separates two key=value items: an empty one is a typo, not a default.
+TEST(GenerateSpec, EmptyItemsAreErrors) {
+  for (const char* spec : {"stencil27:n=4,,", "stencil27:n=4,", "stencil27:,n=4", "stencil27:n=4,,nz=2"}) {
+    SCOPED_TRACE(spec);
+    expect_error(spec, {fmt::format("generator spec \"{}\"", spec), "empty item"});
+  }
+  EXPECT_EQ(make("stencil27:n=4").rows, 64);
+  EXPECT_EQ(make("stencil27:").rows, 16 * 16 * 16);
+}
+
+// fem2d's element matrices (n^2 (p+1)^4 doubles) used to be allocated before any size check:
+// fem2d:n=2000,p=4 asked for 20 GB and died with bad_alloc. Now the exact nonzeros and the bytes
+// are computed first, in O(n p), and a refusal says the size.
+TEST(GenerateFem, TooLargeProblemsAreRefusedBeforeAllocating) {
+  for (const char* spec : {"fem2d:n=2000,p=4", "fem2d:n=20000"}) {
+    SCOPED_TRACE(spec);
+    const auto start = std::chrono::steady_clock::now();
+    expect_error(spec,
+                 {fmt::format("generator spec \"{}\"", spec), "nonzeros, more than int32 indices hold"});
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0.5);
+  }
+  // Past int64 (n p - 1)^2 is still said as the real number, not -1.
+  expect_error("fem2d:dofs=1e12", {"gives 1000000000000 unknowns"});
+  expect_error("fem2d:n=4000000000000000000", {"gives 1.600e+37 unknowns"});
+  expect_error("fem2d:p=5", {"p = 5 must be 1, 2, 3 or 4"});
+  expect_error("fem2d:kappa=1", {"kappa = 1"});
+}
+
+// A size that fits the index type but not the machine: refused with the bytes it needs and the
+// bytes available, before the allocation (not std::bad_alloc or the OOM killer).
+TEST(GenerateSpec, SizesPastHostMemoryAreRefusedWithTheNumbers) {
+  try {
+    gen::generate<double, int64_t>("random:rows=1e13,len=1");
+    ADD_FAILURE() << "no error";
+  } catch (const spx::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("of host memory"));
+    EXPECT_THAT(e.what(), HasSubstr("available"));
+  }
+  EXPECT_THROW((gen::rmat<float, int64_t>(40, 1024, 0.57, 0.19, 0.19, 1)), spx::Error);
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -143,6 +145,52 @@ TEST(Model, ProfileJsonRoundTrips) {
   EXPECT_THROW(model::profile_from_json("{\"device\": {}}", "p.json"), Error);
   EXPECT_THROW(model::profile_from_json("not json", "p.json"), Error);
   EXPECT_THROW(model::load_profile("/nonexistent/profile.json"), Error);
+}
+
+// A profile is input: every number is range-checked on load, and the error names the file and the
+// field (negative coefficients chose a plan at -9631 us; get<int>() of 1e20 was undefined).
+TEST(Model, ProfileFieldsAreRangeCheckedOnLoad) {
+  model::Profile p;
+  p.device = h100();
+  model::KernelFit f;
+  f.key = {"csr_param", 8, 0};
+  f.coef = {1, 2, 3, 4, 5, 6, 7, 8};
+  p.fits.push_back(f);
+  nlohmann::json good = nlohmann::json::parse(model::to_json(p));
+  EXPECT_NO_THROW(model::profile_from_json(good.dump(), "good.json"));
+  const auto expect_refused = [&](const std::function<void(nlohmann::json&)>& spoil,
+                                  const std::string& field) {
+    SCOPED_TRACE(field);
+    nlohmann::json doc = good;
+    spoil(doc);
+    try {
+      model::profile_from_json(doc.dump(), "bad.json");
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("bad.json: " + field), std::string::npos) << e.what();
+    }
+  };
+  expect_refused([](auto& d) { d["device"]["sm_count"] = 1e20; }, "device.sm_count = 1e+20");
+  expect_refused([](auto& d) { d["device"]["sm_count"] = 0; }, "device.sm_count");
+  expect_refused([](auto& d) { d["device"]["sm_count"] = 13.5; }, "device.sm_count = 13.5 is not a whole");
+  expect_refused([](auto& d) { d["device"]["threads_per_sm"] = -1; }, "device.threads_per_sm");
+  expect_refused([](auto& d) { d["device"]["blocks_per_sm"] = "32"; },
+                 "device.blocks_per_sm is not a number");
+  expect_refused([](auto& d) { d["device"]["l2_bytes"] = 1e300; }, "device.l2_bytes");
+  expect_refused([](auto& d) { d["device"]["copy_gbs"] = -3000; }, "device.copy_gbs");
+  expect_refused([](auto& d) { d["device"]["l2_gbs"] = 0; }, "device.l2_gbs");
+  expect_refused([](auto& d) { d["fits"][0]["coef"]["launch"] = -5.0; }, "fits[0].coef.launch = -5");
+  expect_refused([](auto& d) { d["fits"][0]["coef"]["dram"] = 1e300; }, "fits[0].coef.dram");
+  expect_refused([](auto& d) { d["fits"][0]["cols_dense"] = -8; }, "fits[0].cols_dense");
+  expect_refused([](auto& d) { d["fits"][0]["samples"] = 1e20; }, "fits[0].samples");
+  expect_refused([](auto& d) { d["fits"][0]["max_abs_error"] = -1; }, "fits[0].max_abs_error");
+  // The committed profiles pass their own checks.
+  for (const char* device : {"NVIDIA H100 80GB HBM3", "NVIDIA H200"}) {
+    SCOPED_TRACE(device);
+    const std::optional<std::string> path = model::find_profile(device);
+    ASSERT_TRUE(path.has_value());
+    EXPECT_NO_THROW(model::load_profile(*path));
+  }
 }
 
 TEST(Model, CrossGpuScalesTheMeasurementByThePredictedRatio) {

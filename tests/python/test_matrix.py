@@ -204,3 +204,12 @@ def test_gpu_calls_without_a_gpu_say_why():
         A.plan()
     with pytest.raises(ValueError, match="device"):
         A.to("tpu")
+
+
+def test_generate_goes_through_the_library_spec_parser():
+    # The C++ parser's checks reach Python: an empty item and a too-large fem2d problem are
+    # ValueErrors naming the spec, not a default or a MemoryError after a huge allocation.
+    with pytest.raises(ValueError, match=r'"stencil27:n=4,,".*empty item'):
+        spx.generate("stencil27:n=4,,")
+    with pytest.raises(ValueError, match="more than int32 indices hold"):
+        spx.generate("fem2d:n=2000,p=4")

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <iostream>
 
 #include "spx/error.hpp"
@@ -29,49 +28,6 @@ void print_error(const std::string& message) {
   }
   std::cout.flush();
   std::cerr << "spx: error: " << line << std::endl;
-}
-
-namespace {
-
-// The number at the start of `text` (std::stod); `used` = its characters, 0 when there is none.
-double leading_number(const std::string& text, std::size_t& used) {
-  used = 0;
-  try {
-    return std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-    return 0;
-  }
-}
-
-}  // namespace
-
-int64_t parse_count(const std::string& text, const std::string& option) {
-  std::size_t used = 0;
-  const double value = leading_number(text, used);
-  std::string suffix = text.substr(used);
-  double scale = 1;
-  if (suffix == "k" || suffix == "K") scale = 1e3;
-  if (suffix == "m" || suffix == "M") scale = 1e6;
-  if (suffix == "g" || suffix == "G") scale = 1e9;
-  if (used == 0 || (scale == 1 && !suffix.empty()) || !std::isfinite(value) || value < 0 ||
-      value * scale > 9e18) {
-    throw Error(fmt::format("{}: '{}' is not a count (e.g. 300000, 2e6, 1.5M)", option, text));
-  }
-  return static_cast<int64_t>(std::llround(value * scale));
-}
-
-CLI::Validator at_least(double least, const std::string& unit, const std::string& otherwise) {
-  auto check = [=](std::string& text) -> std::string {
-    std::size_t used = 0;
-    const double value = leading_number(text, used);
-    if (used == 0 || used != text.size() || !std::isfinite(value))
-      return fmt::format("'{}' is not a number of {}", text, unit);
-    if (value >= least) return {};
-    return fmt::format("{} {}: give at least {}{}", text, unit, least,
-                       otherwise.empty() ? "" : fmt::format(" (or {})", otherwise));
-  };
-  return CLI::Validator(check, fmt::format(">= {}", least));
 }
 
 void ProgressLine::show(int done, int total, const std::string& what) {
@@ -104,7 +60,7 @@ void add_planned_options(CLI::App* cmd, PlannedOptions& o, const std::string& co
       ->capture_default_str();
   cmd->add_option("--expected-calls", o.expected_calls,
                   context + ": products the plan amortises its setup (conversions) over")
-      ->check(at_least(1, "calls", "give the number of products you will run"))
+      ->transform(count_in(1, kMaxExpectedCalls, "calls", "give the number of products you will run"))
       ->capture_default_str();
   cmd->add_flag("--explain", o.explain,
                 context + ": print the plan (candidates, predicted/measured us, setup, why)");

@@ -9,6 +9,7 @@
 
 #include "bench/engine.hpp"  // KernelParams
 #include "bench/types.hpp"
+#include "number_options.hpp"
 
 namespace spx::cli {
 
@@ -37,16 +38,8 @@ std::string human_bytes(uint64_t bytes);
 // Prints "spx: error: MESSAGE" on one line (newlines in MESSAGE become spaces).
 void print_error(const std::string& message);
 
-// Parses "2000000", "2e6", "1.5M" or "300k" as a nonnegative count; throws spx::Error otherwise.
-int64_t parse_count(const std::string& text, const std::string& option);
-
 // "a,b,,c" → {"a", "b", "c"}: the comma lists options take (--precision f32,f64, --gpus 1,2,4).
 std::vector<std::string> split_list(const std::string& text);
-
-// A lower bound for a numeric option, said in words: CLI11's PositiveNumber and Range print their
-// bounds as 309-digit doubles. `spx spmv --repeat 0` with at_least(1, "runs", "leave it out for
-// adaptive timing") gives "--repeat: 0 runs: give at least 1 (or leave it out for adaptive timing)".
-CLI::Validator at_least(double least, const std::string& unit, const std::string& otherwise = "");
 
 // The planned product's options (spx spmv on the GPU, spx spmm --kernel auto): the front door's
 // planning mode, amortisation, explain, tuning cache.

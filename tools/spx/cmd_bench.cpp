@@ -104,7 +104,7 @@ void run_bench_command(const BenchCliOptions& cli) {
   for (const auto& f : split_commas(cli.formats)) o.formats.push_back(bench::parse_format(f));
   if (cli.repeat > 0) o.timing.fixed_runs = cli.repeat;
   o.timing.min_seconds = cli.min_time;
-  if (!cli.max_nnz.empty()) o.max_nnz = parse_count(cli.max_nnz, "--max-nnz");
+  if (!cli.max_nnz.empty()) o.max_nnz = parse_count(cli.max_nnz, "--max-nnz", 0, kMaxCount, "nonzeros");
   if (cli.threads > 0) bench::set_host_threads(cli.threads);
 
   std::ostream& out = human_output(cli.json);
@@ -128,7 +128,8 @@ void run_bench_command(const BenchCliOptions& cli) {
     m.matrices = o.matrices;
     m.ops = o.ops;
     m.precisions = o.precisions;
-    for (const auto& g : split_list(cli.gpus)) m.gpus.push_back(static_cast<int>(parse_count(g, "--gpus")));
+    for (const auto& g : split_list(cli.gpus))
+      m.gpus.push_back(static_cast<int>(parse_count(g, "--gpus", 0, kMaxRanks, "GPUs")));
     m.min_seconds = cli.min_time;
     const auto j = bench::run_multigpu(m, out);
     out.flush();
@@ -194,13 +195,13 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--formats", o->formats, "Only kernels on these formats (csr,coo,ell,ellr,hyb,sell,dense)")
       ->type_name("LIST");
   cmd->add_option("--repeat", o->repeat, "Exactly N timed runs per kernel (default: adaptive)")
-      ->check(at_least(1, "runs", "leave it out for adaptive timing"));
+      ->transform(count_in(1, kMaxRuns, "runs", "leave it out for adaptive timing"));
   cmd->add_option("--min-time", o->min_time, "Adaptive timing: at least this many seconds per kernel")
-      ->check(CLI::Range(0.0, 60.0))
+      ->check(real_in(0, kMaxBenchSeconds, "seconds"))
       ->capture_default_str();
   cmd->add_option("--max-nnz", o->max_nnz, "Skip matrices with more nonzeros (e.g. 2e6)")->type_name("N");
   cmd->add_option("--threads", o->threads, "OpenMP threads of the CPU kernels (default: all)")
-      ->check(at_least(1, "threads", "leave it out for all cores"));
+      ->transform(thread_count());
   cmd->add_option("--json", o->json, "Write all results as JSON to FILE ('-': stdout, tables go to stderr)")
       ->type_name("FILE|-");
   cmd->add_option(

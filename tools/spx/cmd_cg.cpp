@@ -402,9 +402,15 @@ void add_cg_command(CLI::App& app) {
       ->required();
   cmd->add_option("--rhs", o->rhs, "Right-hand side: ones, random, or a Matrix Market n x 1 FILE")
       ->capture_default_str();
-  cmd->add_option("--tol", o->tol, "Relative tolerance: stop when |r| <= tol |b|")->capture_default_str();
-  cmd->add_option("--atol", o->atol, "Absolute tolerance: stop when |r| <= atol")->capture_default_str();
-  cmd->add_option("--maxit", o->maxit, "Iteration cap")->capture_default_str();
+  cmd->add_option("--tol", o->tol, "Relative tolerance: stop when |r| <= tol |b|")
+      ->check(real_in(0, kMaxReal, ""))
+      ->capture_default_str();
+  cmd->add_option("--atol", o->atol, "Absolute tolerance: stop when |r| <= atol")
+      ->check(real_in(0, kMaxReal, ""))
+      ->capture_default_str();
+  cmd->add_option("--maxit", o->maxit, "Iteration cap")
+      ->transform(count_in(0, kMaxIterations, "iterations"))
+      ->capture_default_str();
   cmd->add_option("--precond", o->precond, "none or jacobi")
       ->check(CLI::IsMember({"none", "jacobi"}))
       ->capture_default_str();
@@ -419,13 +425,14 @@ void add_cg_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--precision", o->precision, "f32, f64 or f32,f64")->capture_default_str();
   cmd->add_option("--check-every", o->check_every, "GPU: iterations between two reads of the device status")
-      ->check(at_least(1, "iterations"))
+      ->transform(count_in(1, kMaxRuns, "iterations"))
       ->capture_default_str();
   cmd->add_flag("--no-graph", o->no_graph,
                 "GPU: launch the kernels directly instead of replaying a CUDA graph");
   cmd->add_option("--stagnation", o->stagnation,
                   "Also stop after this many iterations without a smaller residual (0: off; a step that no "
                   "longer changes x always stops)")
+      ->transform(count_in(0, kMaxIterations, "iterations"))
       ->capture_default_str();
   cmd->add_flag("--baseline", o->baseline,
                 "GPU: also run CG written the plain way on cuSPARSE SpMV + cuBLAS");
@@ -434,7 +441,7 @@ void add_cg_command(CLI::App& app) {
                 "copy bandwidth");
   cmd->add_flag("--history", o->history, "Put every iteration's residual into the JSON");
   cmd->add_option("--repeat", o->repeat, "Solves per operator (the median time is reported)")
-      ->check(at_least(1, "solves"))
+      ->transform(count_in(1, kMaxRuns, "solves"))
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");

@@ -158,7 +158,8 @@ void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, con
 void run_distributed_cg(const CgCliOptions& o) {
   const bench::MatrixSource source = bench::resolve_matrix(o.input);
   std::vector<int> teams;
-  for (const auto& g : split_list(o.gpus)) teams.push_back(static_cast<int>(parse_count(g, "--gpus")));
+  for (const auto& g : split_list(o.gpus))
+    teams.push_back(static_cast<int>(parse_count(g, "--gpus", 0, kMaxRanks, "GPUs")));
   if (teams.empty()) throw Error("--gpus: give team sizes, e.g. 1,2,4");
   const int available = cd::device_count();
   for (int n : teams)

@@ -152,11 +152,11 @@ void add_dist_command(CLI::App& app) {
       ->required();
   cmd->add_option("--ranks", o->ranks, "Number of ranks (GPUs) to split over")
       ->capture_default_str()
-      ->check(at_least(1, "ranks"));
+      ->transform(count_in(1, kMaxRanks, "ranks"));
   cmd->add_option("--row-overhead", o->row_overhead,
                   "Cost of a row in units of one nonzero, added to its nonzeros when balancing")
       ->capture_default_str()
-      ->check(at_least(0, "nonzeros"));
+      ->check(real_in(0, kMaxReal, "nonzeros"));
   cmd->add_option("--precision", o->precision, "f32 or f64 (the value type of the check)")
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)");

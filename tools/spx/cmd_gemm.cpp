@@ -421,6 +421,7 @@ void add_gemm_command(CLI::App& app) {
                   "M [N [K]]: C is M x N, the inner dimension K (N = M, K = N when omitted)")
       ->required()
       ->expected(1, 3)
+      ->transform(count_in(1, kMaxIndex, "rows or columns"))
       ->type_name("M [N [K]]");
   cmd->add_option("--op-a", options->op_a, "op(A): N (A is M x K) or T (A is K x M)")
       ->check(CLI::IsMember({"N", "T"}))
@@ -428,8 +429,12 @@ void add_gemm_command(CLI::App& app) {
   cmd->add_option("--op-b", options->op_b, "op(B): N (B is K x N) or T (B is N x K)")
       ->check(CLI::IsMember({"N", "T"}))
       ->capture_default_str();
-  cmd->add_option("--alpha", options->alpha, "alpha")->capture_default_str();
-  cmd->add_option("--beta", options->beta, "beta (0: C is never read)")->capture_default_str();
+  cmd->add_option("--alpha", options->alpha, "alpha")
+      ->check(real_in(-kMaxReal, kMaxReal, ""))
+      ->capture_default_str();
+  cmd->add_option("--beta", options->beta, "beta (0: C is never read)")
+      ->check(real_in(-kMaxReal, kMaxReal, ""))
+      ->capture_default_str();
   cmd->add_option("--precision", options->precision, "f32 or f64")
       ->check(CLI::IsMember({"f32", "f64"}))
       ->capture_default_str();
@@ -445,16 +450,20 @@ void add_gemm_command(CLI::App& app) {
   cmd->add_option("--split-k", options->split_k,
                   "Version 3's k splits (f64): 0 = the plan rule's, 1 = none, up to 4096 (fewer when k has "
                   "fewer slabs)")
+      ->transform(count_in(0, kMaxIndex, "splits"))
       ->capture_default_str();
   cmd->add_option("--ld-pad", options->ld_pad,
                   "Extra rows in every leading dimension (lda = rows + pad, ...)")
+      ->transform(count_in(0, kMaxIndex, "rows"))
       ->capture_default_str();
   cmd->add_option("--repeat", options->repeat, "Timed runs (default: at least 5 runs and --min-time seconds)")
-      ->check(at_least(1, "runs", "leave it out for adaptive timing"));
+      ->transform(count_in(1, kMaxRuns, "runs", "leave it out for adaptive timing"));
   cmd->add_option("--min-time", options->min_time, "Least summed device time of the timed runs, seconds")
-      ->check(at_least(0, "seconds"))
+      ->check(real_in(0, kMaxGemmSeconds, "seconds"))
       ->capture_default_str();
-  cmd->add_option("--seed", options->seed, "Seed of the random A, B and C")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed of the random A, B and C")
+      ->transform(count_in(0, kMaxCount, ""))
+      ->capture_default_str();
   cmd->add_option("--json", options->json_path, "Also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");
   cmd->add_flag("--explain", options->explain,

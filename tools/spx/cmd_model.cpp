@@ -159,10 +159,10 @@ void run_calibrate(const CalibrateOptions& c) {
   const bench::Registry& registry = bench::default_registry();
   if (const std::string why = gpu_needed(registry, "calibrate"); !why.empty()) throw Error(why);
   const auto start = std::chrono::steady_clock::now();
-  const bench::BenchReport report =
-      run_model_bench(registry, bench::suite_sources(c.suite), c.ops, c.precisions, c.min_time,
-                      c.max_nnz.empty() ? -1 : parse_count(c.max_nnz, "--max-nnz"), c.quiet,
-                      /*features=*/true);
+  const bench::BenchReport report = run_model_bench(
+      registry, bench::suite_sources(c.suite), c.ops, c.precisions, c.min_time,
+      c.max_nnz.empty() ? -1 : parse_count(c.max_nnz, "--max-nnz", 0, kMaxCount, "nonzeros"), c.quiet,
+      /*features=*/true);
   const json doc = bench::to_json(report);
   if (!c.bench_json.empty()) bench::write_json(c.bench_json, doc);
   const bench::ModelData data = bench::model_data(doc, "the calibration run");
@@ -524,7 +524,9 @@ void add_model_command(CLI::App& app) {
   cal->add_option("--suite", c->suite, "The matrices to fit on")->capture_default_str();
   cal->add_option("--ops", c->ops, "Operations to model")->capture_default_str();
   cal->add_option("--precision", c->precisions, "Precisions")->capture_default_str();
-  cal->add_option("--min-time", c->min_time, "Seconds of warm runs per kernel")->capture_default_str();
+  cal->add_option("--min-time", c->min_time, "Seconds of warm runs per kernel")
+      ->check(real_in(0, kMaxBenchSeconds, "seconds"))
+      ->capture_default_str();
   cal->add_option("--max-nnz", c->max_nnz, "Skip matrices with more nonzeros")->type_name("N");
   cal->add_flag("-q,--quiet", c->quiet, "No progress on stderr");
   cal->callback([c] { run_calibrate(*c); });

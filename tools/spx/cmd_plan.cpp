@@ -208,7 +208,7 @@ void add_plan_command(CLI::App& app) {
   show->add_option("--mode", o->mode, "rule or model")->capture_default_str();
   show->add_option("--profile", o->profile, "Profile file or device name (default: the H100's)");
   show->add_option("--expected-calls", o->expected_calls, "Products the setup is amortised over")
-      ->check(at_least(1, "calls"))
+      ->transform(count_in(1, kMaxExpectedCalls, "calls"))
       ->capture_default_str();
   show->callback([o] { run_show(*o); });
 
@@ -220,7 +220,7 @@ void add_plan_command(CLI::App& app) {
   val->add_option("--mode", o->mode, "rule or model")->capture_default_str();
   val->add_option("--profile", o->profile, "Profile file or device name (default: the H100's)");
   val->add_option("--expected-calls", o->expected_calls, "Products the setup is amortised over")
-      ->check(at_least(1, "calls"))
+      ->transform(count_in(1, kMaxExpectedCalls, "calls"))
       ->capture_default_str();
   val->add_flag("--per-problem", o->per_problem, "Print every pick");
   val->callback([o] { run_validate(*o); });

@@ -79,12 +79,8 @@ bench::KernelParams parse_csr_config(const std::string& text, const std::string&
           fmt::format("--csr-config '{}': '{}' is not KEY=VALUE with KEY one of {}", text, item, names));
     }
     const std::string value = item.substr(eq + 1);
-    int v = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc{} || end != value.data() + value.size() || v < 0)
-      throw Error(
-          fmt::format("--csr-config '{}': {} = '{}' is not a non-negative integer", text, key, value));
-    variant.params.push_back({std::string(known->second), int64_t{v}});
+    const int64_t v = parse_count(value, fmt::format("--csr-config '{}': {}", text, key), 0, kMaxIndex);
+    variant.params.push_back({std::string(known->second), v});
     start = comma + 1;
   }
   return variant;
@@ -121,7 +117,8 @@ void check_options(const SpmmOptions& o) {
   }
   if (o.streams < 1 || o.streams > 16) throw Error(fmt::format("--streams {}: must be 1..16", o.streams));
   if (o.compare && o.streams < 2) throw Error("--compare runs --streams 1 against --streams N: give N >= 2");
-  if (o.limit_given && parse_count(o.device_memory_limit, "--device-memory-limit") == 0)
+  if (o.limit_given &&
+      parse_count(o.device_memory_limit, "--device-memory-limit", 0, kMaxCount, "bytes") == 0)
     throw Error("--device-memory-limit 0: give the bytes the product may use (e.g. 2e9)");
 }
 
@@ -148,7 +145,8 @@ bench::KernelParams streaming_params(const SpmmOptions& o, const std::string& ke
                          {"product", o.kernel}}};
   if (o.chunk_given) p.text += fmt::format(" --chunk-cols {}", o.chunk_cols);
   if (o.limit_given) {
-    p.params.push_back({"device_memory_limit", parse_count(o.device_memory_limit, "--device-memory-limit")});
+    p.params.push_back({"device_memory_limit",
+                        parse_count(o.device_memory_limit, "--device-memory-limit", 0, kMaxCount, "bytes")});
     p.text += " --device-memory-limit " + o.device_memory_limit;
   }
   if (o.pinned_host) p.text += " --pinned-host";
@@ -325,7 +323,9 @@ void add_spmm_command(CLI::App& app) {
   cmd->add_option("matrix", o->input, "Matrix Market file or generator spec")
       ->required()
       ->type_name("FILE|SPEC");
-  cmd->add_option("--cols", o->cols, "L: columns of B and C")->required();
+  cmd->add_option("--cols", o->cols, "L: columns of B and C")
+      ->required()
+      ->transform(count_in(1, kMaxIndex, "columns", "B needs at least one column"));
   cmd->add_option("--precision", o->precision, "Value precision: f32 or f64")
       ->check(CLI::IsMember({"f32", "f64"}))
       ->capture_default_str();
@@ -343,10 +343,12 @@ void add_spmm_command(CLI::App& app) {
                 "Keep B and C in host memory and stream column chunks through the GPU (FastSpMM)");
   cmd->add_option("--streams", o->streams,
                   "Host-resident: 1 = FastSpMM* (serial chunks), >= 2 = FastSpMM (overlapped)")
+      ->transform(count_in(1, kMaxStreams, "streams"))
       ->capture_default_str()
       ->each([o](const std::string&) { o->streams_given = true; });
   cmd->add_option("--chunk-cols", o->chunk_cols,
                   "Host-resident: L_GPU, columns per chunk (default: from free memory)")
+      ->transform(count_in(1, kMaxIndex, "columns"))
       ->each([o](const std::string&) { o->chunk_given = true; });
   cmd->add_option(
          "--device-memory-limit", o->device_memory_limit,
@@ -367,7 +369,7 @@ void add_spmm_command(CLI::App& app) {
   cmd->add_option(
          "--repeat", o->repeat,
          "Timed runs (device-resident default: adaptive, >= 10 runs; host-resident default 3, median)")
-      ->check(at_least(1, "runs", "leave it out for the default"));
+      ->transform(count_in(1, kMaxRuns, "runs", "leave it out for the default"));
   cmd->add_option("--csr-config", o->csr_configs,
                   "Device-resident: also time the CSR kernel with these fields of the rule's configuration "
                   "replaced, e.g. G=16,V=2,BS=128 (keys G, V, BS, Lc, tile, long); repeatable")

@@ -129,9 +129,9 @@ void add_spmv_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--repeat", options->repeat,
                   "Timed runs (default: adaptive, at least 10 runs and 0.2 s, after one checked warm-up run)")
-      ->check(at_least(1, "runs", "leave it out for adaptive timing"));
+      ->transform(count_in(1, kMaxRuns, "runs", "leave it out for adaptive timing"));
   cmd->add_option("--threads", options->threads, "OpenMP threads of the CPU kernels (default: all)")
-      ->check(at_least(1, "threads", "leave it out for all cores"));
+      ->transform(thread_count());
   cmd->add_option("--kernel", options->kernel, "Run this registered kernel (see spx bench --list)");
   cmd->add_option("--json", options->json, "Also write the result as bench JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");

@@ -69,15 +69,7 @@ std::vector<int> parse_int_list(const std::string& text, const std::string& opti
     if (comma == std::string::npos) comma = text.size();
     const std::string item = text.substr(start, comma - start);
     if (!item.empty()) {
-      std::size_t used = 0;
-      int v = 0;
-      try {
-        v = std::stoi(item, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != item.size() || v <= 0)
-        throw Error(fmt::format("{}: '{}' is not a positive integer", option, item));
+      const int v = static_cast<int>(parse_count(item, option, 1, kMaxIndex));
       out.push_back(v);
     }
     start = comma + 1;
@@ -300,7 +292,8 @@ void run_tune(const TuneOptions& o) {
     precisions.push_back(p);
     start = comma + 1;
   }
-  const int64_t max_nnz = o.max_nnz.empty() ? -1 : parse_count(o.max_nnz, "--max-nnz");
+  const int64_t max_nnz =
+      o.max_nnz.empty() ? -1 : parse_count(o.max_nnz, "--max-nnz", 0, kMaxCount, "nonzeros");
 
   // (source, suite it came from)
   std::vector<std::pair<bench::MatrixSource, std::string>> sources;
@@ -417,13 +410,13 @@ void add_tune_command(CLI::App& app) {
       ->type_name("LIST")
       ->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "Untimed runs before each configuration")
-      ->check(at_least(0, "runs"))
+      ->transform(count_in(0, kMaxRuns, "runs"))
       ->capture_default_str();
   cmd->add_option("--runs", o->min_runs, "At least this many timed runs per configuration")
-      ->check(at_least(1, "runs"))
+      ->transform(count_in(1, kMaxRuns, "runs"))
       ->capture_default_str();
   cmd->add_option("--min-time", o->min_time, "...and at least this many seconds of device time")
-      ->check(CLI::Range(0.0, 10.0))
+      ->check(real_in(0, kMaxTuneSeconds, "seconds"))
       ->capture_default_str();
   cmd->add_option("--max-nnz", o->max_nnz, "Skip matrices with more nonzeros (e.g. 2e7)")->type_name("N");
   cmd->add_option("--json", o->json_path, "Write every timing as JSON to FILE ('-': stdout)")
