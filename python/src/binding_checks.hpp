@@ -55,6 +55,7 @@ template <class Array>
 std::pair<int64_t, bool> dense_layout(const char* who, const char* name, const Array& a) {
   const auto r = static_cast<int64_t>(a.shape(0)), c = static_cast<int64_t>(a.shape(1));
   const int64_t s0 = a.stride(0), s1 = a.stride(1);
+  if (r == 0 || c == 0) return {std::max<int64_t>(c, 1), true};  // no elements: any strides
   if ((s1 == 1 || c <= 1) && (r <= 1 || s0 >= std::max<int64_t>(c, 1)))
     return {r <= 1 ? std::max<int64_t>(c, 1) : s0, true};
   if ((s0 == 1 || r <= 1) && (c <= 1 || s1 >= std::max<int64_t>(r, 1)))
