@@ -8,7 +8,9 @@
 //  * alpha == 0: y = beta*y. The CPU kernels then read neither A nor x (the BLAS convention), so
 //    a NaN in x does not matter.
 //  * x may be longer than cols(A) and y longer than rows(A); entries past them are untouched.
-//  * Outputs must not overlap inputs (y and x, C and B): products are not computed in place.
+//  * Outputs must not overlap inputs (y and x, C and B): products are not computed in place, and
+//    the parts the product touches overlapping is an spx::Error naming both ("spmv: the output y
+//    overlaps the input x; ..."), checked before anything is written.
 //  * Sizes are checked first: a mismatch is an spx::Error naming it, e.g.
 //    "spmv: x has 9 entries, matrix has 10 columns"; then y is unchanged.
 // Arithmetic: every CPU kernel, for float and double alike, forms products and sums in double and

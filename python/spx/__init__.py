@@ -14,8 +14,11 @@ docs/python.md has the whole story: where products run, what is copied, streams,
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 import sys
+import warnings
 from typing import Any, Optional, Tuple
 
 import numpy as np
@@ -296,11 +299,19 @@ def _is_scipy_sparse(obj: Any) -> bool:
     return sp.issparse(obj)
 
 
+def _dimension(n: Any, shape: Any) -> int:
+    """One entry of a shape: an integer (Python's or numpy's; not a bool, not a float such as 2.9)."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"shape {shape!r}: rows and cols must be integers, not {type(n).__name__}")
+    return int(n)
+
+
 def _check_shape(shape: Any) -> Tuple[int, int]:
     try:
-        rows, cols = (int(n) for n in shape)
+        rows, cols = shape
     except (TypeError, ValueError):
         raise ValueError(f"shape {shape!r}: a sparse matrix has shape (rows, cols)") from None
+    rows, cols = _dimension(rows, shape), _dimension(cols, shape)
     if rows < 0 or cols < 0:
         raise ValueError(f"shape ({rows}, {cols}) is negative")
     if rows > _INT32_MAX or cols > _INT32_MAX:
@@ -368,11 +379,31 @@ def generators() -> list:
 
 # --- products ------------------------------------------------------------------------------------
 
+def _real(v: Any, name: str) -> float:
+    """alpha or beta: a finite real number (int, float, a numpy integer or float scalar or 0-d array)."""
+    if isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "iuf":
+        v = v[()]
+    if not isinstance(v, numbers.Real):
+        raise TypeError(f"{name} = {v!r}: must be a real number (int, float or a numpy scalar), "
+                        f"not {type(v).__name__}")
+    f = float(v)
+    if not math.isfinite(f):
+        raise ValueError(f"{name} = {f} is not finite")
+    return f
+
+
 def _check_scalars(alpha: Any, beta: Any, out: Any) -> Tuple[float, float]:
-    a, b = float(alpha), float(beta)
+    a, b = _real(alpha, "alpha"), _real(beta, "beta")
     if b != 0.0 and out is None:
         raise ValueError("beta != 0 scales the output: pass it as out=")
     return a, b
+
+
+def _warn_host_stream(who: str, what: str) -> None:
+    """stream= orders device work; with a host operand the call runs (and waits) on its own."""
+    warnings.warn(f"spx.{who}: stream= is ignored: {what} is in host memory, so the call runs without "
+                  "it and returns when the result is ready (pass a device array to run on a stream)",
+                  UserWarning, stacklevel=3)
 
 
 def _same_kind_empty(x: Any, shape: Tuple[int, ...], dtype: np.dtype, order: str, device: int) -> Any:
@@ -449,6 +480,8 @@ def spmv(A: Matrix, x: Any, out: Any = None, alpha: float = 1.0, beta: float = 0
     a, b = _check_scalars(alpha, beta, out)
     if _arrays.is_device_array(x):
         raise ValueError("x is on the GPU but the matrix is on the host: move it with A.to('cuda')")
+    if stream is not None:
+        _warn_host_stream("spmv", "x")
     xh = _arrays.host_array(x, A._dtype, "x")
     if xh.ndim != 1:
         raise ValueError(f"spmv: x must be one-dimensional, not of shape {xh.shape} (use spmm for matrices)")
@@ -460,6 +493,8 @@ def spmv(A: Matrix, x: Any, out: Any = None, alpha: float = 1.0, beta: float = 0
     else:
         _check_host_out(out, (A._rows,), A._dtype, "spmv")
         y = out if out.flags.c_contiguous else np.ascontiguousarray(out)
+        if np.may_share_memory(xh, y):  # out=x or overlapping views: the product reads a copy of x
+            xh = xh.copy()
     if A._dev < 0:
         A._m.spmv_cpu(xh, y, a, b)
     else:
@@ -537,6 +572,8 @@ def spmm(A: Matrix, X: Any, out: Any = None, alpha: float = 1.0, beta: float = 0
     a, b = _check_scalars(alpha, beta, out)
     if _arrays.is_device_array(X):
         raise ValueError("X is on the GPU but the matrix is on the host: move it with A.to('cuda')")
+    if stream is not None:
+        _warn_host_stream("spmm", "X")
     Xh = _arrays.host_array(X, A._dtype, "X")
     if Xh.ndim != 2:
         raise ValueError(f"spmm: X must be two-dimensional, not of shape {Xh.shape}")
@@ -551,6 +588,8 @@ def spmm(A: Matrix, X: Any, out: Any = None, alpha: float = 1.0, beta: float = 0
     else:
         _check_host_out(out, (A._rows, L), A._dtype, "spmm")
         Y = out
+        if np.may_share_memory(Xh, Y):  # out overlapping X: the product reads a copy of X
+            Xh = np.array(Xh, order=order)
     if L == 0 or A._rows == 0:
         return Y
     if A._dev < 0:

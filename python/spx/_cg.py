@@ -12,7 +12,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from . import _arrays
-from . import Matrix, _check_device_operand, _is_scipy_sparse, _same_kind_empty
+from . import Matrix, _check_device_operand, _is_scipy_sparse, _same_kind_empty, _warn_host_stream
 
 _STATUSES = ("converged", "max_iterations", "breakdown", "stagnation")
 
@@ -157,6 +157,8 @@ def cg(A: Any, b: Any, x0: Any = None, *, rtol: float = 1e-5, atol: float = 0.0,
                 raise ValueError(f"cg: {what} is on the GPU but the matrix is on the host: move it with "
                                  "A.to('cuda')")
             raise ValueError("cg: x0 is on the GPU and b in host memory; pass both on one side")
+    if stream is not None:
+        _warn_host_stream("cg", "b")
     bh = _vector_on_host(A, b, "b")
     x = np.zeros(n, dtype=A._dtype) if x0 is None else _vector_on_host(A, x0, "x0").copy()
     if n == 0:

@@ -2,6 +2,7 @@
 // raise for a bad operand (None sends the call to the Python layer's general path instead).
 #include "cupy_fast.hpp"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -110,13 +111,17 @@ std::optional<uintptr_t> cupy_vector(PyObject* a, int64_t n, PyObject* dtype, lo
   return data_ptr(a, device);
 }
 
-// A Python number as a double (float(s) without raising).
+// alpha or beta as a double when it is a finite Python float (numpy.float64 too) or int (not bool);
+// anything else (strings, complex, NaN, other numpy scalars) goes to the general path, which
+// accepts the other real numbers and says what is wrong with the rest.
 std::optional<double> scalar(PyObject* s) {
+  if (!PyFloat_Check(s) && !PyLong_CheckExact(s)) return std::nullopt;
   const double v = PyFloat_AsDouble(s);
   if (v == -1.0 && PyErr_Occurred() != nullptr) {
     PyErr_Clear();
     return std::nullopt;
   }
+  if (!std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -187,6 +192,7 @@ nb::object spmv_cupy(const Matrix& A, nb::handle x, nb::handle out, nb::handle a
 
 void hold_stream(int device, nb::handle stream) {
   if (stream.is_none()) return;
+  if (device >= gpu_count()) throw nb::value_error("hold_stream: no such device");
   keep(device, stream.inc_ref().ptr());
 }
 

@@ -3,7 +3,8 @@
 // API, the result allocated as cupy.empty does (cupy.ndarray(rows, dtype)), the caller's stream
 // taken from cupy.cuda.get_current_stream(), then the product. Anything else returns None and the
 // Python layer takes its general path, which checks again and says what is wrong; so this path
-// never raises for a bad operand. docs/python.md ("Overhead and speed") has what it saves.
+// never raises for a bad operand. An out that overlaps x (out=x) is computed through a copy of x
+// (GpuMatrix::spmv, as on the general path). docs/python.md ("Overhead and speed") has what it saves.
 //
 // It also keeps the stream each device's context last ran on alive until the next call on that
 // device has been enqueued (the context orders a new stream after its previous one by an event

@@ -14,9 +14,11 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "common/overlap.hpp"
 #include "gpu.hpp"
 #include "spx/cg.hpp"
 #include "spx/cuda/buffer.hpp"
@@ -112,6 +114,34 @@ cudaStream_t parking_stream(int device) {
   return s;
 }
 
+// Device memory for one call, allocated and freed in the order of `stream` (cudaMallocAsync): a
+// temporary that needs no host wait and can be captured into a CUDA graph.
+class StreamScratch {
+ public:
+  StreamScratch(std::size_t bytes, cudaStream_t stream, const char* label) : stream_(stream) {
+    if (cudaMallocAsync(&ptr_, bytes, stream) != cudaSuccess) {
+      ptr_ = nullptr;
+      throw Error(fmt::format("cudaMallocAsync of {} bytes for {} failed: {}", bytes, label,
+                              cudaGetErrorString(cudaGetLastError())));
+    }
+  }
+  ~StreamScratch() {
+    if (ptr_ != nullptr) cudaFreeAsync(ptr_, stream_);
+  }
+  StreamScratch(const StreamScratch&) = delete;
+  StreamScratch& operator=(const StreamScratch&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+  cudaStream_t stream_;
+};
+
+void check_copy(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw Error(fmt::format("{} failed: {}", what, cudaGetErrorString(cudaGetLastError())));
+}
+
 plan::Options options_of(const PlanRequest& r) {
   plan::Options o;
   o.mode = plan::mode_from_string(r.mode);
@@ -164,19 +194,48 @@ class CudaMatrix final : public GpuMatrix {
   int device() const override { return device_; }
   std::size_t device_bytes() const override { return A_.csr().bytes(); }
 
+  // An out that overlaps x (out=x, views of one array) is computed through a copy of x made on the
+  // caller's stream (docs/python.md, "Aliasing"); the front door itself refuses overlap.
   void spmv(uintptr_t x, uintptr_t y, double alpha, double beta, uintptr_t stream) override {
     DeviceGuard guard(device_);
-    ctx_.set_stream(reinterpret_cast<cudaStream_t>(stream));
-    cuda::spmv<T>(ctx_, A_, {reinterpret_cast<const T*>(x), static_cast<std::size_t>(A_.cols())},
-                  {reinterpret_cast<T*>(y), static_cast<std::size_t>(A_.rows())}, static_cast<T>(alpha),
+    const auto s = reinterpret_cast<cudaStream_t>(stream);
+    ctx_.set_stream(s);
+    const auto n = static_cast<std::size_t>(A_.cols()), m = static_cast<std::size_t>(A_.rows());
+    const auto* xp = reinterpret_cast<const T*>(x);
+    std::optional<StreamScratch> copy;
+    if (overlap(vector_bytes(xp, n, sizeof(T)), vector_bytes(reinterpret_cast<const T*>(y), m, sizeof(T)))) {
+      copy.emplace(n * sizeof(T), s, "a copy of x (out overlaps x)");
+      cuda::copy_device_to_device_async(ctx_, copy->get(), xp, n * sizeof(T));
+      xp = static_cast<const T*>(copy->get());
+    }
+    cuda::spmv<T>(ctx_, A_, {xp, n}, {reinterpret_cast<T*>(y), m}, static_cast<T>(alpha),
                   static_cast<T>(beta));
   }
 
+  // As spmv: B overlapping C is copied first (tight, in B's layout).
   void spmm(uintptr_t B, int64_t ldb, uintptr_t C, int64_t ldc, bool row_major, int64_t L, double alpha,
             double beta, uintptr_t stream) override {
     DeviceGuard guard(device_);
-    ctx_.set_stream(reinterpret_cast<cudaStream_t>(stream));
-    run_spmm(reinterpret_cast<const T*>(B), ldb, reinterpret_cast<T*>(C), ldc, row_major, L, alpha, beta);
+    const auto s = reinterpret_cast<cudaStream_t>(stream);
+    ctx_.set_stream(s);
+    const int64_t n = A_.cols(), m = A_.rows();
+    const auto* bp = reinterpret_cast<const T*>(B);
+    const ByteRange b_bytes =
+        row_major ? dense_bytes(bp, n, L, ldb, sizeof(T)) : dense_bytes(bp, L, n, ldb, sizeof(T));
+    const ByteRange c_bytes = row_major ? dense_bytes(reinterpret_cast<const T*>(C), m, L, ldc, sizeof(T))
+                                        : dense_bytes(reinterpret_cast<const T*>(C), L, m, ldc, sizeof(T));
+    std::optional<StreamScratch> copy;
+    if (overlap(b_bytes, c_bytes)) {
+      const int64_t outer = row_major ? n : L, inner = row_major ? L : n;
+      const auto width = static_cast<std::size_t>(inner) * sizeof(T);
+      copy.emplace(static_cast<std::size_t>(outer) * width, s, "a copy of X (out overlaps X)");
+      check_copy(cudaMemcpy2DAsync(copy->get(), width, bp, static_cast<std::size_t>(ldb) * sizeof(T), width,
+                                   static_cast<std::size_t>(outer), cudaMemcpyDeviceToDevice, s),
+                 "cudaMemcpy2DAsync (a copy of X)");
+      bp = static_cast<const T*>(copy->get());
+      ldb = inner;
+    }
+    run_spmm(bp, ldb, reinterpret_cast<T*>(C), ldc, row_major, L, alpha, beta);
   }
 
   void spmv_host(const void* x, void* y, double alpha, double beta) override {

@@ -1,6 +1,8 @@
 // spx._spx: the nanobind bindings under the Python package spx (python/spx/__init__.py is the API;
-// everything here is private to it). The Python layer checks shapes, dtypes, layouts and devices
-// before calling in, so the device entry points take raw pointers and do no Python work.
+// everything here is private to it). Every entry point checks its own arguments (binding_checks.hpp):
+// the module can be imported and called without the package's checks. The device entry points take
+// raw pointers and do no Python work; their sizes and leading dimensions are checked, the memory
+// behind the pointers cannot be.
 //
 // Errors: spx::Error from parsing or validating what the caller gave (arrays, files, specs) becomes
 // ValueError; any other spx::Error (device, memory) RuntimeError; both carry the library's message.
@@ -20,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "binding_checks.hpp"
 #include "cupy_fast.hpp"
 #include "gpu.hpp"
 #include "matrix.hpp"
@@ -68,27 +71,92 @@ Matrix from_csr(int64_t rows, int64_t cols, Vec<const int32_t> indptr, Vec<const
   });
 }
 
+GpuMatrix& gpu_of(const Matrix& A) {
+  if (!A.gpu) throw InputError("the matrix is on the host: move it with A.to('cuda') first");
+  return *A.gpu;
+}
+
 template <class T>
 void spmv_cpu(const Matrix& A, Vec<const T> x, Vec<T> y, double alpha, double beta) {
+  require_dtype<T>("spmv_cpu", A);
+  require_length("spmv_cpu", "x", x.size(), A.cols());
+  require_length("spmv_cpu", "y", y.size(), A.rows());
+  require_disjoint("spmv_cpu", "y", vector_bytes(y.data(), y.size(), sizeof(T)), "x",
+                   vector_bytes(x.data(), x.size(), sizeof(T)));
   nb::gil_scoped_release release;
   cpu_spmv<T>(A, {x.data(), x.size()}, {y.data(), y.size()}, static_cast<T>(alpha), static_cast<T>(beta));
 }
 
-// Strides in elements; the Python layer passed only arrays with a unit stride in one dimension.
 template <class T>
-std::pair<int64_t, bool> leading(const Mat2<T>& a) {
-  const bool row_major =
-      a.stride(1) == 1 && (a.shape(0) <= 1 || a.stride(0) >= static_cast<int64_t>(a.shape(1)));
-  return {row_major ? a.stride(0) : a.stride(1), row_major};
+void spmm_cpu(const Matrix& A, Mat2<const T> B, Mat2<T> C, double alpha, double beta) {
+  require_dtype<T>("spmm_cpu", A);
+  const auto L = static_cast<int64_t>(B.shape(1));
+  require_shape("spmm_cpu", "B", B, A.cols(), L);
+  require_shape("spmm_cpu", "C", C, A.rows(), L);
+  const auto [ldb, b_row] = dense_layout("spmm_cpu", "B", B);
+  const auto [ldc, c_row] = dense_layout("spmm_cpu", "C", C);
+  require_disjoint("spmm_cpu", "C", dense_array_bytes(C, ldc, c_row, sizeof(T)), "B",
+                   dense_array_bytes(B, ldb, b_row, sizeof(T)));
+  nb::gil_scoped_release release;
+  cpu_spmm<T>(A, B.data(), ldb, b_row, C.data(), ldc, c_row, L, static_cast<T>(alpha), static_cast<T>(beta));
+}
+
+// The host operands of a product on the GPU: tight arrays (C order; 2-D ones in `row_major`
+// order), copied in and out by the device half.
+template <class T>
+void spmv_host_on_gpu(const Matrix& A, Vec<const T> x, Vec<T> y, double alpha, double beta) {
+  require_dtype<T>("spmv_host_on_gpu", A);
+  require_length("spmv_host_on_gpu", "x", x.size(), A.cols());
+  require_length("spmv_host_on_gpu", "y", y.size(), A.rows());
+  GpuMatrix& g = gpu_of(A);
+  nb::gil_scoped_release release;
+  g.spmv_host(x.data(), y.data(), alpha, beta);
+}
+
+// A dense array whose r·c elements are contiguous, in `row_major` order when both dimensions exceed 1.
+template <class T, class Array>
+void require_tight(const char* who, const char* name, const Array& a, bool row_major) {
+  const auto [ld, row] = dense_layout(who, name, a);
+  const auto r = static_cast<int64_t>(a.shape(0)), c = static_cast<int64_t>(a.shape(1));
+  const ByteRange bytes = dense_array_bytes(a, ld, row, sizeof(T));
+  const bool contiguous = bytes.end - bytes.begin == static_cast<uintptr_t>(r * c) * sizeof(T);
+  require(contiguous && (r <= 1 || c <= 1 || row == row_major),
+          fmt::format("{}: {} must be a tight {} array", who, name, row_major ? "C-order" : "Fortran-order"));
 }
 
 template <class T>
-void spmm_cpu(const Matrix& A, Mat2<const T> B, Mat2<T> C, double alpha, double beta) {
-  const auto [ldb, b_row] = leading(B);
-  const auto [ldc, c_row] = leading(C);
+void spmm_host_on_gpu(const Matrix& A, Mat2<const T> B, Mat2<T> C, bool row_major, double alpha,
+                      double beta) {
+  require_dtype<T>("spmm_host_on_gpu", A);
+  const auto L = static_cast<int64_t>(B.shape(1));
+  require_shape("spmm_host_on_gpu", "B", B, A.cols(), L);
+  require_shape("spmm_host_on_gpu", "C", C, A.rows(), L);
+  require_tight<T>("spmm_host_on_gpu", "B", B, row_major);
+  require_tight<T>("spmm_host_on_gpu", "C", C, row_major);
+  GpuMatrix& g = gpu_of(A);
+  if (L == 0 || A.rows() == 0) return;
   nb::gil_scoped_release release;
-  cpu_spmm<T>(A, B.data(), std::max<int64_t>(ldb, 1), b_row, C.data(), std::max<int64_t>(ldc, 1), c_row,
-              static_cast<int64_t>(B.shape(1)), static_cast<T>(alpha), static_cast<T>(beta));
+  g.spmm_host(B.data(), C.data(), row_major, L, alpha, beta);
+}
+
+// Device products: the pointers' memory cannot be checked from here; sizes and layouts are.
+void spmv_device(const Matrix& A, uintptr_t x, uintptr_t y, double alpha, double beta, uintptr_t stream) {
+  GpuMatrix& g = gpu_of(A);
+  require_pointer("spmv_device", "x", x, A.cols() > 0);
+  require_pointer("spmv_device", "y", y, A.rows() > 0);
+  g.spmv(x, y, alpha, beta, stream);
+}
+
+void spmm_device(const Matrix& A, uintptr_t B, int64_t ldb, uintptr_t C, int64_t ldc, bool row_major,
+                 int64_t L, double alpha, double beta, uintptr_t stream) {
+  GpuMatrix& g = gpu_of(A);
+  require(L >= 0, fmt::format("spmm_device: L = {} is negative", L));
+  require_leading_dimension("spmm_device", "B", ldb, row_major ? L : A.cols());
+  require_leading_dimension("spmm_device", "C", ldc, row_major ? L : A.rows());
+  require_pointer("spmm_device", "B", B, L > 0 && A.cols() > 0);
+  require_pointer("spmm_device", "C", C, L > 0 && A.rows() > 0);
+  if (L == 0 || A.rows() == 0) return;
+  g.spmm(B, ldb, C, ldc, row_major, L, alpha, beta, stream);
 }
 
 CgRequest cg_request(double rtol, double atol, int64_t max_iterations, bool jacobi, bool history) {
@@ -111,9 +179,20 @@ nb::dict cg_dict(const CgResult& r) {
   return d;
 }
 
+// b and x of the matrix's rows, x not overlapping b (x is written while b is read).
+template <class T>
+void require_cg_vectors(const char* who, const Matrix& A, const Vec<const T>& b, const Vec<T>& x) {
+  require_dtype<T>(who, A);
+  require_length(who, "b", b.size(), A.rows());
+  require_length(who, "x", x.size(), A.rows());
+  require_disjoint(who, "x", vector_bytes(x.data(), x.size(), sizeof(T)), "b",
+                   vector_bytes(b.data(), b.size(), sizeof(T)));
+}
+
 template <class T>
 nb::dict cg_cpu(const Matrix& A, Vec<const T> b, Vec<T> x, bool initial_guess, double rtol, double atol,
                 int64_t max_iterations, bool jacobi, bool history) {
+  require_cg_vectors("cg_cpu", A, b, x);
   const CgRequest r = cg_request(rtol, atol, max_iterations, jacobi, history);
   const CgResult res = user_input([&] {
     nb::gil_scoped_release release;
@@ -122,9 +201,18 @@ nb::dict cg_cpu(const Matrix& A, Vec<const T> b, Vec<T> x, bool initial_guess, d
   return cg_dict(res);
 }
 
-GpuMatrix& gpu_of(const Matrix& A) {
-  if (!A.gpu) throw Error("the matrix is on the host: move it with A.to('cuda') first");
-  return *A.gpu;
+template <class T>
+nb::dict cg_host_on_gpu(const Matrix& A, Vec<const T> b, Vec<T> x, bool initial_guess, double rtol,
+                        double atol, int64_t max_iterations, bool jacobi, bool history) {
+  require_cg_vectors("cg_host_on_gpu", A, b, x);
+  GpuMatrix& g = gpu_of(A);
+  const CgRequest r = cg_request(rtol, atol, max_iterations, jacobi, history);
+  spx::CgResult res;
+  {
+    nb::gil_scoped_release release;
+    res = g.cg_host(*A.csr, b.data(), x.data(), initial_guess, r);
+  }
+  return cg_dict(res);
 }
 
 nb::dict stats_dict(const Matrix& A) {
@@ -198,57 +286,51 @@ NB_MODULE(_spx, m) {
       .def("stats", &stats_dict)
       .def("astype", [](const Matrix& A, bool f32) { return astype(A, f32); })
       .def("to_device", [](const Matrix& A, int device) { return to_device(A, device); })
-      .def("spmv_cpu", &spmv_cpu<float>)
-      .def("spmv_cpu", &spmv_cpu<double>)
-      .def("spmm_cpu", &spmm_cpu<float>)
-      .def("spmm_cpu", &spmm_cpu<double>)
+      // Outputs are never converted (a converted copy would take the result and be dropped).
+      .def("spmv_cpu", &spmv_cpu<float>, "x"_a, "y"_a.noconvert(), "alpha"_a, "beta"_a)
+      .def("spmv_cpu", &spmv_cpu<double>, "x"_a, "y"_a.noconvert(), "alpha"_a, "beta"_a)
+      .def("spmm_cpu", &spmm_cpu<float>, "B"_a, "C"_a.noconvert(), "alpha"_a, "beta"_a)
+      .def("spmm_cpu", &spmm_cpu<double>, "B"_a, "C"_a.noconvert(), "alpha"_a, "beta"_a)
       // A CuPy vector and out (or None) on CuPy's current stream: the per-call path (cupy_fast.hpp);
       // None when the operands are not the common case.
       .def("spmv_cupy", &spmv_cupy, "x"_a, "out"_a.none(), "alpha"_a, "beta"_a)
       // Device pointers on the caller's stream: the general path, after the Python layer's checks.
-      .def("spmv_device", [](const Matrix& A, uintptr_t x, uintptr_t y, double alpha, double beta,
-                             uintptr_t stream) { gpu_of(A).spmv(x, y, alpha, beta, stream); })
-      .def("spmm_device",
-           [](const Matrix& A, uintptr_t B, int64_t ldb, uintptr_t C, int64_t ldc, bool row_major, int64_t L,
-              double alpha, double beta,
-              uintptr_t stream) { gpu_of(A).spmm(B, ldb, C, ldc, row_major, L, alpha, beta, stream); })
+      .def("spmv_device", &spmv_device)
+      .def("spmm_device", &spmm_device)
       .def("release_stream", [](const Matrix& A) { gpu_of(A).release_stream(); })
-      .def("spmv_call_ns", [](const Matrix& A, uintptr_t x, uintptr_t y, int64_t calls,
-                              uintptr_t stream) { return gpu_of(A).spmv_call_ns(x, y, calls, stream); })
-      .def("spmv_host_on_gpu",
-           [](const Matrix& A, nb::ndarray<nb::c_contig, nb::device::cpu> x,
-              nb::ndarray<nb::c_contig, nb::device::cpu> y, double alpha, double beta) {
-             nb::gil_scoped_release release;
-             gpu_of(A).spmv_host(x.data(), y.data(), alpha, beta);
+      .def("spmv_call_ns",
+           [](const Matrix& A, uintptr_t x, uintptr_t y, int64_t calls, uintptr_t stream) {
+             GpuMatrix& g = gpu_of(A);
+             require(calls >= 1, fmt::format("spmv_call_ns: calls = {} must be >= 1", calls));
+             require_pointer("spmv_call_ns", "x", x, A.cols() > 0);
+             require_pointer("spmv_call_ns", "y", y, A.rows() > 0);
+             return g.spmv_call_ns(x, y, calls, stream);
            })
-      .def("spmm_host_on_gpu",
-           [](const Matrix& A, nb::ndarray<nb::device::cpu> B, nb::ndarray<nb::device::cpu> C, bool row_major,
-              double alpha, double beta) {
-             nb::gil_scoped_release release;
-             gpu_of(A).spmm_host(B.data(), C.data(), row_major, static_cast<int64_t>(B.shape(1)), alpha,
-                                 beta);
-           })
-      .def("cg_cpu", &cg_cpu<float>)
-      .def("cg_cpu", &cg_cpu<double>)
+      .def("spmv_host_on_gpu", &spmv_host_on_gpu<float>, "x"_a, "y"_a.noconvert(), "alpha"_a, "beta"_a)
+      .def("spmv_host_on_gpu", &spmv_host_on_gpu<double>, "x"_a, "y"_a.noconvert(), "alpha"_a, "beta"_a)
+      .def("spmm_host_on_gpu", &spmm_host_on_gpu<float>, "B"_a, "C"_a.noconvert(), "row_major"_a, "alpha"_a,
+           "beta"_a)
+      .def("spmm_host_on_gpu", &spmm_host_on_gpu<double>, "B"_a, "C"_a.noconvert(), "row_major"_a, "alpha"_a,
+           "beta"_a)
+      .def("cg_cpu", &cg_cpu<float>, "b"_a, "x"_a.noconvert(), "initial_guess"_a, "rtol"_a, "atol"_a,
+           "max_iterations"_a, "jacobi"_a, "history"_a)
+      .def("cg_cpu", &cg_cpu<double>, "b"_a, "x"_a.noconvert(), "initial_guess"_a, "rtol"_a, "atol"_a,
+           "max_iterations"_a, "jacobi"_a, "history"_a)
       // CG on the GPU: device pointers b, x and x0 (0: start from x = 0) on the caller's stream.
       .def("cg_device",
            [](const Matrix& A, uintptr_t b, uintptr_t x, uintptr_t x0, double rtol, double atol,
               int64_t max_iterations, bool jacobi, bool history, uintptr_t stream) {
-             return cg_dict(gpu_of(A).cg(*A.csr, b, x, x0,
-                                         cg_request(rtol, atol, max_iterations, jacobi, history), stream));
+             GpuMatrix& g = gpu_of(A);
+             require_pointer("cg_device", "b", b, A.rows() > 0);
+             require_pointer("cg_device", "x", x, A.rows() > 0);
+             require(b != x, "cg_device: x is b; the solve writes x while it reads b");
+             return cg_dict(
+                 g.cg(*A.csr, b, x, x0, cg_request(rtol, atol, max_iterations, jacobi, history), stream));
            })
-      .def("cg_host_on_gpu",
-           [](const Matrix& A, nb::ndarray<nb::c_contig, nb::device::cpu> b,
-              nb::ndarray<nb::c_contig, nb::device::cpu> x, bool initial_guess, double rtol, double atol,
-              int64_t max_iterations, bool jacobi, bool history) {
-             const CgRequest r = cg_request(rtol, atol, max_iterations, jacobi, history);
-             spx::CgResult res;
-             {
-               nb::gil_scoped_release release;
-               res = gpu_of(A).cg_host(*A.csr, b.data(), x.data(), initial_guess, r);
-             }
-             return cg_dict(res);
-           })
+      .def("cg_host_on_gpu", &cg_host_on_gpu<float>, "b"_a, "x"_a.noconvert(), "initial_guess"_a, "rtol"_a,
+           "atol"_a, "max_iterations"_a, "jacobi"_a, "history"_a)
+      .def("cg_host_on_gpu", &cg_host_on_gpu<double>, "b"_a, "x"_a.noconvert(), "initial_guess"_a, "rtol"_a,
+           "atol"_a, "max_iterations"_a, "jacobi"_a, "history"_a)
       .def("plan", [](const Matrix& A, bool spmm, int64_t L, bool row_major, const std::string& mode,
                       int64_t expected_calls, bool deterministic_only, int measure_top,
                       const std::string& tuning_cache, bool replan) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/cg_not_finite.hpp"
 #include "spx/cpu.hpp"
 #include "spx/error.hpp"
 
@@ -39,6 +40,8 @@ std::string summary(const CgResult& r) {
       return fmt::format("not converged: iteration cap {} reached at |r|/|b| = {:.3e}", r.iterations,
                          r.relative_residual);
     case CgStatus::Breakdown:
+      if (!std::isfinite(r.relative_residual))  // b or the first residual holds NaN or Inf: no ratio
+        return fmt::format("breakdown at iteration {}: {}", r.iterations, r.message);
       return fmt::format("breakdown at iteration {}: {} (|r|/|b| = {:.3e})", r.iterations, r.message,
                          r.relative_residual);
     case CgStatus::Stagnation:
@@ -93,6 +96,20 @@ bool parallel(int64_t n) { return n >= 8192; }
 template <class T>
 constexpr double kUnit = sizeof(T) == 4 ? 0x1.0p-24 : 0x1.0p-53;
 
+// Which value keeps CG from starting when ‖b‖² or the initial residual is not finite: b (its
+// first bad entry), x0 (when the caller gave one), or else A·x0.
+template <class T>
+std::string not_finite_start(std::span<const T> b, std::span<const T> x, bool initial_guess, double bb) {
+  using namespace cg_detail;
+  if (!std::isfinite(bb)) {
+    const auto i = first_not_finite(b);
+    return i ? rhs_not_finite(entry_of("b", b, i)) : rhs_norm_overflows();
+  }
+  if (initial_guess)
+    if (const auto i = first_not_finite(x)) return x0_not_finite(entry_of("x0", x, i));
+  return product_not_finite();
+}
+
 }  // namespace
 
 template <class T>
@@ -112,7 +129,7 @@ CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag
   auto finish = [&](CgStatus status, std::string message) {
     res.status = status;
     res.message = std::move(message);
-    res.relative_residual = res.rhs_norm > 0 ? res.residual / res.rhs_norm : 0;
+    res.relative_residual = res.rhs_norm == 0 ? 0 : res.residual / res.rhs_norm;  // NaN for a NaN b
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return res;
   };
@@ -138,7 +155,9 @@ CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag
     return finish(CgStatus::Converged, "zero right-hand side: x = 0");
   }
   const double tol = std::max(options.rtol * res.rhs_norm, options.atol);
-  if (!std::isfinite(rr)) return finish(CgStatus::Breakdown, "initial residual is not finite");
+  if (!std::isfinite(bb) || !std::isfinite(rr))
+    return finish(CgStatus::Breakdown,
+                  not_finite_start<T>(b, std::span<const T>(x), !options.zero_initial_guess, bb));
   if (res.residual <= tol) return finish(CgStatus::Converged, "initial guess already converged");
   double alpha = 0, beta = 0, best = rr;
   int64_t best_it = 0, steps_without_change = 0;

@@ -14,7 +14,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 
+#include "common/overlap.hpp"
 #include "spx/error.hpp"
 #include "spx/matrix.hpp"
 
@@ -32,6 +34,19 @@ inline void check_vectors(const char* op, int64_t rows, int64_t cols, std::size_
     throw Error(fmt::format("{}: x has {} entries, matrix has {} columns", op, x_size, cols));
   if (y_size < static_cast<std::size_t>(rows))
     throw Error(fmt::format("{}: y has {} entries, matrix has {} rows", op, y_size, rows));
+}
+
+// The sizes above, and the parts of x and y the product touches (cols and rows entries) do not
+// overlap: a kernel writing y while it still reads x would return wrong numbers, not an error.
+template <class T>
+void check_vectors(const char* op, int64_t rows, int64_t cols, std::span<const T> x, std::span<T> y) {
+  check_vectors(op, rows, cols, x.size(), y.size());
+  if (overlap(vector_bytes(x.data(), static_cast<std::size_t>(cols), sizeof(T)),
+              vector_bytes(y.data(), static_cast<std::size_t>(rows), sizeof(T))))
+    throw Error(
+        fmt::format("{}: the output y overlaps the input x; products are not computed in place "
+                    "(pass a separate y)",
+                    op));
 }
 
 // Array sizes of a Csr (not its contents).
@@ -152,7 +167,15 @@ void check_dense(const char* op, const char* name, const Dense<T>& D) {
                             D.rows, D.cols, D.ld, needed));
 }
 
-// C = alpha*A*B + beta*C with A rows × cols.
+// The bytes of D's elements (leading-dimension padding between them included). D is checked.
+template <class T>
+ByteRange dense_range(const Dense<T>& D) {
+  const bool col_major = D.layout == Layout::ColMajor;
+  return dense_bytes(D.data.data(), col_major ? D.cols : D.rows, col_major ? D.rows : D.cols, D.ld,
+                     sizeof(T));
+}
+
+// C = alpha*A*B + beta*C with A rows × cols, and C not overlapping B.
 template <class T>
 void check_spmm_operands(const char* op, int64_t rows, int64_t cols, const Dense<T>& B, const Dense<T>& C) {
   check_shape(op, rows, cols);
@@ -162,6 +185,11 @@ void check_spmm_operands(const char* op, int64_t rows, int64_t cols, const Dense
   if (C.rows != rows || C.cols != B.cols)
     throw Error(fmt::format("{}: C is {} x {}, expected {} x {} (rows of A x columns of B)", op, C.rows,
                             C.cols, rows, B.cols));
+  if (overlap(dense_range(B), dense_range(C)))
+    throw Error(
+        fmt::format("{}: the output C overlaps the input B; products are not computed in place "
+                    "(pass a separate C)",
+                    op));
 }
 
 // y = alpha*acc + beta*y rounded once from double; y is not read when beta == 0, so a NaN left

@@ -51,7 +51,7 @@ struct Partial {
 
 template <class T, class I>
 void spmv(const Csr<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T beta) {
-  cpu_detail::check_vectors("spmv", A.rows, A.cols, x.size(), y.size());
+  cpu_detail::check_vectors<T>("spmv", A.rows, A.cols, x, y);
   cpu_detail::check_csr_arrays("spmv", A);
   const int64_t rows = A.rows;
   const int64_t nnz = A.nnz();

@@ -51,7 +51,7 @@ void accumulate(const Coo<T, I>& A, std::span<const T> x, std::vector<double>& a
 
 template <class T, class I>
 void spmv(const Csr<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T beta) {
-  cpu_detail::check_vectors("spmv", A.rows, A.cols, x.size(), y.size());
+  cpu_detail::check_vectors<T>("spmv", A.rows, A.cols, x, y);
   cpu_detail::check_csr_arrays("spmv", A);
   const auto rows = static_cast<std::size_t>(A.rows);
   if (alpha == T{0}) return scale_only(y, rows, beta);
@@ -65,7 +65,7 @@ void spmv(const Csr<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T b
 
 template <class T, class I>
 void spmv(const Coo<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T beta) {
-  cpu_detail::check_vectors("spmv", A.rows, A.cols, x.size(), y.size());
+  cpu_detail::check_vectors<T>("spmv", A.rows, A.cols, x, y);
   const auto rows = static_cast<std::size_t>(A.rows);
   if (alpha == T{0}) return scale_only(y, rows, beta);
   cpu_detail::check_coo("spmv", A);
@@ -76,7 +76,7 @@ void spmv(const Coo<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T b
 
 template <class T, class I>
 void spmv(const Ell<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T beta) {
-  cpu_detail::check_vectors("spmv", A.rows, A.cols, x.size(), y.size());
+  cpu_detail::check_vectors<T>("spmv", A.rows, A.cols, x, y);
   const auto rows = static_cast<std::size_t>(A.rows);
   if (alpha == T{0}) return scale_only(y, rows, beta);
   cpu_detail::check_ell("spmv", A);
@@ -87,7 +87,7 @@ void spmv(const Ell<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T b
 
 template <class T, class I>
 void spmv(const EllR<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T beta) {
-  cpu_detail::check_vectors("spmv", A.rows, A.cols, x.size(), y.size());
+  cpu_detail::check_vectors<T>("spmv", A.rows, A.cols, x, y);
   const auto rows = static_cast<std::size_t>(A.rows);
   if (alpha == T{0}) return scale_only(y, rows, beta);
   cpu_detail::check_ellr("spmv", A);
@@ -103,7 +103,7 @@ void spmv(const EllR<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T 
 
 template <class T, class I>
 void spmv(const Hyb<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T beta) {
-  cpu_detail::check_vectors("spmv", A.rows(), A.cols(), x.size(), y.size());
+  cpu_detail::check_vectors<T>("spmv", A.rows(), A.cols(), x, y);
   if (A.coo.rows != A.ell.rows || A.coo.cols != A.ell.cols)
     throw Error(fmt::format("spmv: Hyb parts differ in shape (Ell {} x {}, Coo {} x {})", A.ell.rows,
                             A.ell.cols, A.coo.rows, A.coo.cols));

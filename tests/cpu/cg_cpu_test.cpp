@@ -120,6 +120,34 @@ TEST(CgCpu, BreakdownOnAnIndefiniteMatrix) {
   EXPECT_THROW(cg(A, std::span<const double>(b), std::span<double>(x), opt), Error);
 }
 
+// A NaN or Inf in b, x0 or A stops CG at iteration 0 with a message naming it (it used to read
+// "initial residual is not finite (|r|/|b| = 0.000e+00)").
+TEST(CgCpu, NonFiniteInputsAreNamed) {
+  const auto A = diagonal<double>({2.0, 3.0, 4.0});
+  std::vector<double> b{1, std::nan(""), 1}, x(3);
+  auto r = cg(A, std::span<const double>(b), std::span<double>(x), {});
+  EXPECT_EQ(r.status, CgStatus::Breakdown);
+  EXPECT_EQ(r.iterations, 0);
+  EXPECT_EQ(r.message, "the right-hand side b holds NaN or Inf (b[1] = nan)");
+  EXPECT_TRUE(std::isnan(r.relative_residual));
+  EXPECT_EQ(summary(r), "breakdown at iteration 0: the right-hand side b holds NaN or Inf (b[1] = nan)");
+
+  b = {1, 1, 1};
+  x = {0, 0, INFINITY};
+  CgOptions guess;
+  guess.zero_initial_guess = false;
+  r = cg(A, std::span<const double>(b), std::span<double>(x), guess);
+  EXPECT_EQ(r.status, CgStatus::Breakdown);
+  EXPECT_EQ(r.message, "the initial guess x0 holds NaN or Inf (x0[2] = inf)");
+
+  auto bad = A;
+  bad.values[0] = std::nan("");
+  x = {0, 0, 0};
+  r = cg(bad, std::span<const double>(b), std::span<double>(x), {});
+  EXPECT_EQ(r.status, CgStatus::Breakdown);
+  EXPECT_NE(r.message.find("the matrix holds NaN or Inf"), std::string::npos) << r.message;
+}
+
 TEST(CgCpu, IterationCapAndStagnation) {
   const auto A = gen::generate<double, int32_t>("fem2d:n=16,p=2");
   std::vector<double> b(static_cast<std::size_t>(A.rows), 1.0), x(b.size());

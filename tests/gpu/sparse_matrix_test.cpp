@@ -185,6 +185,36 @@ TYPED_TEST(FrontDoor, PlansOnFirstUseAndExplains) {
   EXPECT_THROW(M.plan_spmm(0), Error);
 }
 
+// No candidate computes in place (cuSPARSE's neither): an output overlapping its input is refused
+// before anything is enqueued, for every kernel the plan may hold.
+TYPED_TEST(FrontDoor, OverlappingOperandsAreRefused) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const auto A = gen::generate<T, int32_t>("stencil2d:n=8");  // 64 x 64
+  cuda::SparseMatrix<T> M(ctx, A);
+  const auto n = static_cast<std::size_t>(A.rows);
+  cuda::DeviceBuffer<T> buf(2 * n + 8, "buf");
+  const std::span<T> all = buf.span();
+  auto refused = [](const auto& run) {
+    try {
+      run();
+      ADD_FAILURE() << "an overlapping output was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("overlaps the input"), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { cuda::spmv(ctx, M, std::span<const T>(all.first(n)), all.first(n)); });
+  refused([&] { cuda::spmv(ctx, M, std::span<const T>(all.first(n)), all.subspan(n - 1, n)); });
+  // Disjoint neighbours in one buffer are fine.
+  cuda::spmv(ctx, M, std::span<const T>(all.first(n)), all.subspan(n, n));
+  const auto L = static_cast<int64_t>(2);
+  cuda::DenseView<const T> B{all.data(), A.cols, L, L, Layout::RowMajor};
+  cuda::DenseView<T> C{all.data() + 4, A.rows, L, L, Layout::RowMajor};
+  refused([&] { cuda::spmm(ctx, M, B, C); });
+  ctx.synchronize();
+}
+
 TYPED_TEST(FrontDoor, TunerConvergesAndStaysPut) {
   SPX_REQUIRE_GPU();
   using T = TypeParam;

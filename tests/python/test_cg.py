@@ -166,6 +166,31 @@ def test_not_spd_is_a_breakdown(rng):
     assert np.all(np.isfinite(x))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_non_finite_rhs_or_x0_is_named(dtype, bad, rng):
+    """A NaN in b used to read "initial residual is not finite (|r|/|b| = 0.000e+00)"."""
+    A = spx.generate("stencil2d:n=8", dtype=dtype)
+    b = rng.uniform(-1, 1, 64).astype(dtype)
+    b[5] = bad
+    x, info = spx.cg(A, b)
+    assert info.status == "breakdown" and info.iterations == 0
+    assert "the right-hand side b holds NaN or Inf (b[5] = " in info.message, info.message
+    assert "0.000e+00" not in info.message and np.isnan(info.relative_residual)
+    x0 = np.zeros(64, dtype)
+    x0[7] = bad
+    x, info = spx.cg(A, np.ones(64, dtype), x0=x0)
+    assert info.status == "breakdown" and info.iterations == 0
+    assert "the initial guess x0 holds NaN or Inf (x0[7] = " in info.message, info.message
+
+
+def test_a_non_finite_matrix_is_named(rng):
+    S = spx.generate("stencil2d:n=4").to_scipy()
+    S.data[3] = np.nan
+    x, info = spx.cg(spx.Matrix(S), np.ones(16))
+    assert info.status == "breakdown" and "the matrix holds NaN or Inf" in info.message, info.message
+
+
 def test_empty_system():
     A = spx.Matrix(sp.csr_matrix((0, 0)))
     x, info = spx.cg(A, np.zeros(0))

@@ -163,3 +163,19 @@ def test_gpu_checks(rng):
         spx.cg(Z, cp.ones(2), M="jacobi")
     x, info = spx.cg(Z, cp.ones(2))  # without Jacobi the same matrix still runs (indefinite: breakdown)
     assert info.status in ("breakdown", "converged")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_non_finite_rhs_or_x0_is_named_on_the_gpu(dtype, rng):
+    """The GPU solver names b (or x0, or the matrix) as the CPU one does, without the entry."""
+    A = spx.generate("stencil2d:n=8", dtype=dtype).to("cuda")
+    b = rng.uniform(-1, 1, 64).astype(dtype)
+    b[5] = np.nan
+    for rhs in (cp.asarray(b), b):  # device b, and host b copied in
+        x, info = spx.cg(A, rhs)
+        assert info.status == "breakdown" and info.iterations == 0
+        assert info.message == "breakdown at iteration 0: the right-hand side b holds NaN or Inf", info.message
+    x0 = cp.zeros(64, dtype)
+    x0[7] = np.inf
+    x, info = spx.cg(A, cp.ones(64, dtype), x0=x0)
+    assert info.status == "breakdown" and "the initial guess x0 or the matrix holds NaN or Inf" in info.message

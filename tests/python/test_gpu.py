@@ -207,12 +207,16 @@ def test_cupy_fast_path_scalars_and_what_it_declines(rng):
         (dx, cp.ones(301, dtype=np.float32), 1.0, 0.0),  # out of another dtype
         (dx, np.ones(301), 1.0, 0.0),  # out in host memory
         (dx, None, "2", 0.0),  # not a number
+        (dx, None, float("nan"), 0.0),  # not finite
+        (dx, None, 1 + 2j, 0.0),  # complex
         (CudaArrayInterfaceOnly(dx), None, 1.0, 0.0),  # not a cupy.ndarray
     ]
     for args in declined:
         assert fast(*args) is None
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match="alpha"):
         spx.spmv(A, dx, alpha="two")
+    with pytest.raises(ValueError, match="not finite"):  # NaN is declined by the fast path too
+        spx.spmv(A, dx, alpha=float("nan"))
     # A vector of one entry may have any stride.
     S1 = random_scipy(3, 1, 1.0, 14)
     x1 = cp.arange(6, dtype=np.float64)[::4][1:]  # [4.0], a stride of 32 bytes
@@ -325,3 +329,67 @@ def test_shared_matrices_on_the_gpu(name, path, rng):
     expect_product(S, x, cp.asnumpy(G @ cp.asarray(x)), np.float64)
     X = rng.uniform(-1, 1, (A.shape[1], 8))
     expect_product(S, X, cp.asnumpy(G @ cp.asarray(X)), np.float64)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("beta", [0.0, 0.5])
+def test_out_overlapping_x_is_computed_through_a_copy(dtype, beta, rng):
+    """out=x and overlapping views on the GPU: the C++ side compares the byte ranges and copies x on
+    the caller's stream (docs/python.md, "Aliasing") — the fast path, the general path (a raw
+    stream=, __cuda_array_interface__) and SpMM alike."""
+    n = 40
+    S = random_scipy(n, n, 0.3, 41, dtype)
+    A = on_gpu(S, dtype)
+    x0 = rng.uniform(-1, 1, n).astype(dtype)
+    for call in (lambda x, out: spx.spmv(A, x, out=out, alpha=1.5, beta=beta),  # the fast path
+                 lambda x, out: spx.spmv(A, x, out=out, alpha=1.5, beta=beta, stream=0),  # general
+                 lambda x, out: spx.spmv(A, CudaArrayInterfaceOnly(x), out=CudaArrayInterfaceOnly(out),
+                                         alpha=1.5, beta=beta)):
+        x = cp.asarray(x0)
+        call(x, x)
+        expect_product(S, x0, cp.asnumpy(x), dtype, alpha=1.5, beta=beta, Y0=x0)
+        buf = cp.asarray(rng.uniform(-1, 1, n + 3).astype(dtype))
+        x, out = buf[:n], buf[3:]
+        xh, yh = cp.asnumpy(x), cp.asnumpy(out)
+        call(x, out)
+        expect_product(S, xh, cp.asnumpy(out), dtype, alpha=1.5, beta=beta, Y0=yh)
+    cp.cuda.get_current_stream().synchronize()
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_spmm_out_overlapping_X_on_the_gpu(order, dtype, rng):
+    n, L = 33, 4
+    S = random_scipy(n, n, 0.2, 42, dtype)
+    A = on_gpu(S, dtype)
+    X0 = np.asarray(rng.uniform(-1, 1, (n, L)), dtype=dtype, order=order)
+    X = cp.asarray(X0, order=order)
+    spx.spmm(A, X, out=X, beta=-1.0)
+    expect_product(S, X0, cp.asnumpy(X), dtype, beta=-1.0, Y0=X0)
+    buf = cp.asarray(np.asarray(rng.uniform(-1, 1, (n + 2, L)), dtype=dtype), order=order)
+    X, out = buf[:n], buf[2:]  # rows two apart (Fortran order: columns with ld n + 2)
+    Xh, Yh = cp.asnumpy(X), cp.asnumpy(out)
+    spx.spmm(A, X, out=out, beta=0.5)
+    expect_product(S, Xh, cp.asnumpy(out), dtype, beta=0.5, Y0=Yh)
+
+
+def test_raw_device_bindings_check_what_they_can(rng):
+    """spx._spx's device entry points, called without the package: null pointers and leading
+    dimensions are refused before anything is launched."""
+    A = on_gpu(random_scipy(6, 4, 0.5, 43))
+    m = A._m
+    with pytest.raises(ValueError, match="null pointer"):
+        m.spmv_device(0, 0, 1.0, 0.0, 0)
+    x, y = cp.ones(4), cp.zeros(6)
+    with pytest.raises(ValueError, match="leading dimension"):
+        m.spmm_device(x.data.ptr, 1, y.data.ptr, 3, True, 2, 1.0, 0.0, 0)
+    with pytest.raises(ValueError, match="x has 3 entries"):
+        m.spmv_host_on_gpu(np.ones(3), np.zeros(6), 1.0, 0.0)
+    with pytest.raises(ValueError, match="C has shape"):
+        m.spmm_host_on_gpu(np.ones((4, 2)), np.zeros((5, 2)), True, 1.0, 0.0)
+    with pytest.raises(ValueError, match="x is b"):
+        m2 = on_gpu(spx.generate("stencil2d:n=3").to_scipy())._m
+        b = cp.ones(9)
+        m2.cg_device(b.data.ptr, b.data.ptr, 0, 1e-8, 0.0, 10, False, False, 0)
+    m.spmv_device(x.data.ptr, y.data.ptr, 1.0, 0.0, 0)
+    cp.cuda.Device().synchronize()

@@ -69,14 +69,14 @@ class SparseMatrix {
 };
 
 // y = alpha·A·x + beta·y with A's SpMV plan (planned with default options on first use). x has
-// A.cols() entries, y A.rows(), both device memory; beta = 0 never reads y. Enqueued on ctx's
-// stream; ctx must be A's context.
+// A.cols() entries, y A.rows(), both device memory; beta = 0 never reads y. y overlapping x is an
+// spx::Error (no product is computed in place). Enqueued on ctx's stream; ctx must be A's context.
 template <class T>
 void spmv(Context& ctx, SparseMatrix<T>& A, std::span<const T> x, std::span<T> y, T alpha = T{1},
           T beta = T{0});
 
 // C = alpha·A·B + beta·C, B of A.cols() × L and C of A.rows() × L, one layout (B's) for both; the
-// plan for (L, layout), planned on first use.
+// plan for (L, layout), planned on first use. C overlapping B is an spx::Error, as for spmv.
 template <class T>
 void spmm(Context& ctx, SparseMatrix<T>& A, DenseView<const T> B, DenseView<T> C, T alpha = T{1},
           T beta = T{0});

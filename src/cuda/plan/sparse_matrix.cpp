@@ -18,6 +18,8 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/plan/executor.hpp"
+#include "cuda/spmm/spmm_checks.hpp"
+#include "cuda/spmv/spmv_checks.hpp"
 #include "plan/tuner.hpp"
 #include "spx/cuda/features.hpp"
 #include "spx/cuda/stream.hpp"
@@ -475,6 +477,8 @@ void spmv(Context& ctx, SparseMatrix<T>& A, std::span<const T> x, std::span<T> y
   if (static_cast<int64_t>(x.size()) != A.cols() || static_cast<int64_t>(y.size()) != A.rows())
     throw Error(fmt::format("spmv: A is {} x {} but x has {} entries and y {}", A.rows(), A.cols(), x.size(),
                             y.size()));
+  // Every candidate (cuSPARSE's too) would write y while reading x: refused, not computed in place.
+  check_spmv_operands<T>("spmv", A.rows(), A.cols(), x, y);
   if (!m.spmv) A.plan_spmv();
   m.run(*m.spmv, [&](detail::Executor<T>& e) { e.spmv(ctx, x, y, alpha, beta); });
 }
@@ -487,6 +491,8 @@ void spmm(Context& ctx, SparseMatrix<T>& A, DenseView<const T> B, DenseView<T> C
     throw Error(fmt::format("spmm: A is {} x {}, B {} x {}, C {} x {}", A.rows(), A.cols(), B.rows, B.cols,
                             C.rows, C.cols));
   if (B.layout != C.layout) throw Error("spmm: B and C must have the same layout");
+  detail::check_spmm_operands("spmm", A.rows(), A.cols(), detail::shape_of(B), detail::shape_of(C),
+                              sizeof(T));
   const plan::DenseLayout layout =
       B.layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
   if (B.cols == 0) return;  // nothing to multiply: C has no columns

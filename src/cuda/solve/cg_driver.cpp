@@ -6,13 +6,24 @@
 #include <cmath>
 #include <string>
 
+#include "common/cg_not_finite.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cuda::detail {
 namespace {
 
-std::string breakdown_message(const CgState& st) {
+// A residual that is not finite before the first iteration names its cause from the norms the
+// first reduction computed: b (‖b‖² not finite), else x0 or the matrix.
+std::string not_finite_start(const CgState& st, const CgOptions& options) {
+  using namespace cg_detail;
+  if (!std::isfinite(st.bb)) return rhs_not_finite("");
+  return options.zero_initial_guess ? product_not_finite() : x0_or_product_not_finite();
+}
+
+std::string breakdown_message(const CgState& st, const CgOptions& options) {
+  if (st.reason == kReasonNotFinite && st.it == 0 && !std::isfinite(st.rr))
+    return not_finite_start(st, options);
   switch (st.reason) {
     case kReasonGamma:
       return fmt::format("(r, M r) = {:.3e} <= 0: the preconditioner is not SPD", st.bad);
@@ -83,7 +94,7 @@ CgResult cg_result(const CgState& st, const CgOptions& options) {
       break;
     case kCgBreakdown:
       res.status = CgStatus::Breakdown;
-      res.message = breakdown_message(st);
+      res.message = breakdown_message(st, options);
       break;
     default:
       throw Error("cg: the device state is still running after the last batch (internal error)");
@@ -94,7 +105,7 @@ CgResult cg_result(const CgState& st, const CgOptions& options) {
   } else if (st.reason == kReasonInitialConverged) {
     res.message = "initial guess already converged";
   }
-  res.relative_residual = res.rhs_norm > 0 ? res.residual / res.rhs_norm : 0;
+  res.relative_residual = res.rhs_norm == 0 ? 0 : res.residual / res.rhs_norm;  // NaN for a NaN b
   return res;
 }
 

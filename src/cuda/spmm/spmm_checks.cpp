@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "common/overlap.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cuda::detail {
@@ -22,13 +23,10 @@ void check_view(const char* who, const char* what, const DenseShape& D) {
     throw Error(fmt::format("{}: {} is {} x {} but its data pointer is null", who, what, D.rows, D.cols));
 }
 
-// [first byte, one past the last byte] that a view touches.
-std::pair<uintptr_t, uintptr_t> byte_range(const DenseShape& D, std::size_t element_bytes) {
-  const auto begin = reinterpret_cast<uintptr_t>(D.data);
-  const int64_t outer = D.layout == Layout::RowMajor ? D.rows : D.cols;
-  const int64_t inner = D.layout == Layout::RowMajor ? D.cols : D.rows;
-  const auto last = static_cast<uintptr_t>((outer - 1) * D.ld + inner) * element_bytes;
-  return {begin, begin + last};
+// The bytes a view touches (leading-dimension padding between its rows or columns included).
+ByteRange byte_range(const DenseShape& D, std::size_t element_bytes) {
+  const bool row_major = D.layout == Layout::RowMajor;
+  return dense_bytes(D.data, row_major ? D.rows : D.cols, row_major ? D.cols : D.rows, D.ld, element_bytes);
 }
 
 }  // namespace
@@ -41,10 +39,11 @@ void check_spmm_operands(const char* who, int64_t a_rows, int64_t a_cols, const 
   if (C.rows != a_rows) throw Error(fmt::format("{}: C has {} rows, A has {} rows", who, C.rows, a_rows));
   if (C.cols != B.cols) throw Error(fmt::format("{}: C has {} columns, B has {}", who, C.cols, B.cols));
   if (B.rows == 0 || B.cols == 0 || C.rows == 0) return;
-  const auto [b0, b1] = byte_range(B, element_bytes);
-  const auto [c0, c1] = byte_range(C, element_bytes);
-  if (b0 < c1 && c0 < b1)
-    throw Error(fmt::format("{}: B and C overlap; the product cannot be computed in place", who));
+  if (overlap(byte_range(B, element_bytes), byte_range(C, element_bytes)))
+    throw Error(
+        fmt::format("{}: the output C overlaps the input B; products are not computed in place "
+                    "(pass a separate C)",
+                    who));
 }
 
 bool rows_aligned(const DenseShape& D, std::size_t element_bytes, std::size_t bytes) {
