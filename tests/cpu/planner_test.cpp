@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/catalogue.hpp"
 #include "plan/tuner.hpp"
 #include "spx/error.hpp"
 #include "spx/features.hpp"
@@ -60,7 +61,7 @@ TEST(Planner, KernelPatterns) {
 TEST(Planner, SpmvCandidatesAndEligibility) {
   const plan::Problem uniform = problem_of("stencil27:n=20", plan::Operation::Spmv, 0, true);
   const auto all = plan::candidates(uniform, {}, {}, kPlenty);
-  EXPECT_EQ(all.size(), 12u);  // the catalogue's SpMV rows
+  EXPECT_EQ(all.size(), plan::rows_for(plan::Operation::Spmv, plan::DenseLayout::RowMajor).size());
   for (const auto& c : all) EXPECT_TRUE(c.eligible) << c.kernel << ": " << c.why_not;
   EXPECT_EQ(find(all, "cusparse_csr_alg2").owner, "cuSPARSE");
   EXPECT_GT(find(all, "ell").extra_bytes, 0u);
@@ -110,10 +111,12 @@ TEST(Planner, SpmvCandidatesAndEligibility) {
 
 TEST(Planner, SpmmCandidatesByLayout) {
   plan::Problem p = problem_of("stencil27:n=16", plan::Operation::Spmm, 8);
-  EXPECT_EQ(plan::candidates(p, {}, {}, kPlenty).size(), 9u);
+  EXPECT_EQ(plan::candidates(p, {}, {}, kPlenty).size(),
+            plan::rows_for(plan::Operation::Spmm, plan::DenseLayout::RowMajor).size());
   p.layout = plan::DenseLayout::ColMajor;
   const auto col = plan::candidates(p, {}, {}, kPlenty);
-  EXPECT_EQ(col.size(), 7u);
+  EXPECT_EQ(col.size(), plan::rows_for(plan::Operation::Spmm, plan::DenseLayout::ColMajor).size());
+  EXPECT_GT(col.size(), 0u);
   for (const auto& c : col) EXPECT_TRUE(c.kernel.ends_with("_col")) << c.kernel;
   p.cols_dense = 0;
   EXPECT_THROW(plan::candidates(p, {}, {}, kPlenty), Error);
