@@ -40,15 +40,14 @@ std::vector<std::string> keys_of(plan::Operation op) {
   return k;
 }
 
-// The fit of `key`, else that of the sibling its catalogue row borrows until a profile fits it.
-const KernelFit* fit_or_borrowed(const Profile& profile, const KernelKey& key) {
+}  // namespace
+
+const KernelFit* fit_for(const Profile& profile, const KernelKey& key) {
   if (const KernelFit* f = profile.find(key)) return f;
   const plan::ModelKeyRow* row = plan::find_model_key(key.kernel);
   if (row == nullptr || row->borrows == nullptr) return nullptr;
   return profile.find({row->borrows, key.value_bytes, key.cols_dense});
 }
-
-}  // namespace
 
 const std::vector<std::string>& spmv_kernels() {
   static const std::vector<std::string> k = keys_of(plan::Operation::Spmv);
@@ -78,15 +77,15 @@ double dot(const std::array<double, kTerms>& c, const Terms& t) {
 }  // namespace
 
 std::optional<double> predict_us(const Profile& profile, const KernelKey& key, const MatrixFeatures& f) {
-  const KernelFit* fit = fit_or_borrowed(profile, key);
+  const KernelFit* fit = fit_for(profile, key);
   if (fit == nullptr) return std::nullopt;
   return dot(fit->coef, terms(key, f, profile.device));
 }
 
 std::optional<double> predict_cross_us(const Profile& ref, double measured_ref_us, const Profile& tar,
                                        const KernelKey& key, const MatrixFeatures& f) {
-  const KernelFit* fr = fit_or_borrowed(ref, key);
-  const KernelFit* ft = fit_or_borrowed(tar, key);
+  const KernelFit* fr = fit_for(ref, key);
+  const KernelFit* ft = fit_for(tar, key);
   if (fr == nullptr || ft == nullptr) return std::nullopt;
   // The whole predicted times, launch term included: their ratio stays near 1 on launch-bound
   // matrices, where the times above the two launch terms are small fitted residuals whose ratio

@@ -50,6 +50,7 @@ std::string Report::explain() const {
   }
   s += fmt::format("score = time per call (measured, else predicted) + setup / {} calls (setup/call); ",
                    expected_calls);
+  if (!auto_reason.empty()) s += "auto: " + auto_reason + "; ";
   if (decided_by == "rule")
     s += "ranked by the rule's order for this class of matrix (statistics only)\n";
   else if (decided_by == "model")

@@ -25,14 +25,16 @@ const char* to_string(Mode m) {
       return "measure";
     case Mode::Tune:
       return "tune";
+    case Mode::Auto:
+      return "auto";
   }
   return "unknown";
 }
 
 Mode mode_from_string(const std::string& s) {
-  for (Mode m : {Mode::Rule, Mode::Model, Mode::Measure, Mode::Tune})
+  for (Mode m : {Mode::Rule, Mode::Model, Mode::Measure, Mode::Tune, Mode::Auto})
     if (s == to_string(m)) return m;
-  throw Error(fmt::format("unknown planning mode '{}' (rule, model, measure or tune)", s));
+  throw Error(fmt::format("unknown planning mode '{}' (rule, model, measure, tune or auto)", s));
 }
 
 namespace {
@@ -179,8 +181,11 @@ void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, con
     c.rule_rank = static_cast<double>(it - order.begin());
     if (c.format != "csr" && o.expected_calls < t.rule_min_calls_to_convert) c.rule_rank += 1000;
     c.predicted_us = std::numeric_limits<double>::quiet_NaN();
+    c.model_error = std::numeric_limits<double>::quiet_NaN();
     if (o.mode != Mode::Rule && profile != nullptr && p.features) {
-      if (auto us = model::predict_us(*profile, model_key(kernel_row(c.kernel), p), *p.features)) {
+      const model::KernelKey key = model_key(kernel_row(c.kernel), p);
+      if (auto us = model::predict_us(*profile, key, *p.features)) {
+        c.model_error = model::fit_for(*profile, key)->mean_abs_error;
         // cuSPARSE's SpMM algorithms share one prediction (its best): each is scaled by how far it
         // typically is from that best; the rule order breaks remaining ties.
         double scale = 1.0;
