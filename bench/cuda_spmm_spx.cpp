@@ -23,6 +23,7 @@
 
 #include "bench/cuda_support.hpp"
 #include "bench/registry.hpp"
+#include "plan/catalogue.hpp"
 #include "spx/cuda/convert.hpp"
 #include "spx/cuda/spmm.hpp"
 #include "spx/cuda/spmv_formats.hpp"
@@ -70,10 +71,12 @@ constexpr CsrField kCsrFields[] = {{"threads_per_row", &cuda::SpmmCsrConfig::thr
 // the given parameters in order. Throws spx::Error naming what is wrong.
 cuda::SpmmCsrConfig csr_config(const Problem& p, Which which, const Params& params) {
   const cuda::DeviceProps& device = bench_context().props();
+  // The forced modes as the planner's candidates run them (the catalogue's spmm_csr_config).
+  const plan::SpmmCsrMode mode = which == Which::CsrSplit   ? plan::SpmmCsrMode::Split
+                                 : which == Which::CsrTiled ? plan::SpmmCsrMode::Tiled
+                                                            : plan::SpmmCsrMode::Rule;
   cuda::SpmmCsrConfig c =
-      cuda::spmm_csr_rule(*p.stats, p.cols_dense, device, static_cast<int>(value_bytes(p.precision)));
-  if (which == Which::CsrSplit) c.tile_items = 0;
-  if (which == Which::CsrTiled) c.tile_items = cuda::spmm_csr_tile_items(*p.stats, device);
+      plan::spmm_csr_config(mode, *p.stats, p.cols_dense, device, static_cast<int>(value_bytes(p.precision)));
   for (const Param& given : params) {
     const auto* known = std::find_if(std::begin(kCsrFields), std::end(kCsrFields),
                                      [&](const CsrField& f) { return given.key == f.key; });

@@ -94,10 +94,8 @@ void add_cusparse_csr(Registry& registry, CusparseSpmvAlg alg, const char* what)
   registry.add(std::move(e));
 }
 
-void add_cusparse_coo(Registry& registry) {
-  const CusparseSpmvAlg alg = CusparseSpmvAlg::CooAlg1;
-  auto e = cuda_entry(cuda::kernel_name(alg), OpKind::Spmv, Format::Coo, true,
-                      "cuSPARSE SpMV, COO (row-sorted), CUSPARSE_SPMV_COO_ALG1");
+void add_cusparse_coo(Registry& registry, CusparseSpmvAlg alg, const char* summary) {
+  auto e = cuda_entry(cuda::kernel_name(alg), OpKind::Spmv, Format::Coo, true, summary);
   e.prepare = [alg](const Problem& p) {
     return with_precision(p, [&](auto tag) {
       using T = decltype(tag);
@@ -143,7 +141,10 @@ void register_cuda_spmv(Registry& registry) {
                    "cuSPARSE SpMV, CSR, CUSPARSE_SPMV_CSR_ALG1 (default)");
   add_cusparse_csr(registry, CusparseSpmvAlg::CsrAlg2,
                    "cuSPARSE SpMV, CSR, CUSPARSE_SPMV_CSR_ALG2 (deterministic, for irregular rows)");
-  add_cusparse_coo(registry);
+  add_cusparse_coo(registry, CusparseSpmvAlg::CooAlg1,
+                   "cuSPARSE SpMV, COO (row-sorted), CUSPARSE_SPMV_COO_ALG1");
+  add_cusparse_coo(registry, CusparseSpmvAlg::CooAlg2,
+                   "cuSPARSE SpMV, COO (row-sorted), CUSPARSE_SPMV_COO_ALG2 (deterministic)");
   add_cusparse_sell(registry);
 }
 

@@ -5,13 +5,14 @@
 // mode, the chosen kernel and whose it is, how it was decided, planning/features/setup µs, the
 // predicted and measured µs of the winner, and the tuner's calls.
 //
-//   spx_auto          mode model (the library's default)
+//   spx_auto          mode auto (the library's default)
 //   spx_auto_rule     mode rule      (study entries: --studies)
+//   spx_auto_model    mode model
 //   spx_auto_measure  mode measure
 //   spx_auto_tune     mode tune: prepare runs products until the tuner freezes
 //   spx_auto_tune_csr the tuner on csr_param alone (against spx tune's exhaustive search)
 // Parameters: expected_calls (default 1000000, the steady state the oracle is measured in),
-// measure_top, vendor (0/1), deterministic (0/1), mode (rule|model|measure|tune, overrides the
+// measure_top, vendor (0/1), deterministic (0/1), mode (rule|model|measure|tune|auto, overrides the
 // entry's), tuning_cache (a file), explain (0/1: the plan's explain() text as param "plan").
 #include <fmt/format.h>
 
@@ -175,8 +176,9 @@ void add(Registry& registry, OpKind op, const char* name, plan::Mode mode, bool 
 
 void register_cuda_spx_auto(Registry& registry) {
   for (OpKind op : {OpKind::Spmv, OpKind::Spmm}) {
-    add(registry, op, "spx_auto", plan::Mode::Model, false);
+    add(registry, op, "spx_auto", plan::Mode::Auto, false);  // the default a user gets
     add(registry, op, "spx_auto_rule", plan::Mode::Rule, true);
+    add(registry, op, "spx_auto_model", plan::Mode::Model, true);
     add(registry, op, "spx_auto_measure", plan::Mode::Measure, true);
     add(registry, op, "spx_auto_tune", plan::Mode::Tune, true);
   }

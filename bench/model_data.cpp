@@ -8,6 +8,7 @@
 
 #include "bench/features_json.hpp"
 #include "io/text_file.hpp"
+#include "plan/catalogue.hpp"
 #include "spx/error.hpp"
 
 namespace spx::bench {
@@ -93,14 +94,15 @@ json load_json(const std::string& path) {
 ModelData load_model_data(const std::string& path) { return model_data(load_json(path), path); }
 
 std::vector<std::string> model_kernel_patterns() {
+  // From the kernel catalogue: every SpMV model key, the row-major spx SpMM kernels, and the cuSPARSE
+  // SpMM entries whose best is the model's "cusparse_spmm_best".
   std::vector<std::string> k = model::spmv_kernels();
-  k.push_back("spmm_csr_row");
-  k.push_back("spmm_ellr_t_row");
-  // The cuSPARSE SpMM entries that were ever fastest on the H100 suites (bench/results/h100/spmm):
-  // their best is the model's "cusparse_spmm_best".
-  for (const char* c : {"cusparse_spmm_csr_alg2_row", "cusparse_spmm_csr_alg3_row",
-                        "cusparse_spmm_coo_alg4_row", "cusparse_spmm_coo_alg3_col"})
-    k.emplace_back(c);
+  for (const plan::KernelRow& row : plan::catalogue()) {
+    if (row.op != plan::Operation::Spmm) continue;
+    const bool spx_row_major =
+        std::string_view(row.owner) == "spx" && row.layout == plan::DenseLayout::RowMajor;
+    if (spx_row_major || row.in_vendor_best) k.emplace_back(row.bench_name());
+  }
   return k;
 }
 

@@ -20,7 +20,7 @@ SPMV = ["csr_param", "csr_vector", "spmv_segsum", "ell", "ellr_t", "coo", "hyb",
         "cusparse_csr_alg2", "cusparse_coo_alg1", "cusparse_sell_alg1"]
 SPMM = ["spmm_csr_row", "spmm_ellr_t_row", "cusparse_spmm_csr_alg2_row", "cusparse_spmm_csr_alg3_row",
         "cusparse_spmm_coo_alg4_row"]
-MODES = ["spx_auto_rule", "spx_auto", "spx_auto_measure", "spx_auto_tune"]
+MODES = ["spx_auto_rule", "spx_auto_model", "spx_auto", "spx_auto_measure", "spx_auto_tune"]
 
 
 def load(path):

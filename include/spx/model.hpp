@@ -93,6 +93,9 @@ bool modelled(const std::string& kernel);
 
 // The terms of `key` on a matrix (throws spx::Error for a kernel the model does not know).
 Terms terms(const KernelKey& key, const MatrixFeatures& f, const DeviceBasics& device);
+// The fit a prediction of `key` uses: its own, else that of the sibling its kernel catalogue row
+// borrows until a profile fits it (src/plan/catalogue.cpp); null when neither is in the profile.
+const KernelFit* fit_for(const Profile& profile, const KernelKey& key);
 // Predicted microseconds; nullopt when the profile has no fit for the key.
 std::optional<double> predict_us(const Profile& profile, const KernelKey& key, const MatrixFeatures& f);
 // Guo & Wang's cross-architecture prediction: a time measured on the reference GPU (profile `ref`)

@@ -30,15 +30,19 @@ enum class Mode {
   Model,    // the performance model's prediction (a device profile; falls back to Rule without one)
   Measure,  // the model's top candidates timed once at plan time, the fastest kept
   Tune,     // Measure, then the run-time tuner: neighbouring parameters tried on real calls
+  // Model or Measure, decided per problem by the value of timing: the model's predicted gap between
+  // its top candidates against its known error, over the expected calls, against the cost of timing
+  // (decide_auto; explain() says which and why).
+  Auto,
 };
 const char* to_string(Mode m);
-Mode mode_from_string(const std::string& s);  // "rule", "model", "measure", "tune"; else spx::Error
+Mode mode_from_string(const std::string& s);  // "rule", "model", "measure", "tune", "auto"; else spx::Error
 
 enum class Operation { Spmv, Spmm };
 enum class DenseLayout { RowMajor, ColMajor };  // SpMM's B and C
 
 struct Options {
-  Mode mode = Mode::Model;
+  Mode mode = Mode::Auto;
   // Products the caller expects to run with this plan: a candidate's setup (conversion,
   // preprocessing) counts setup / expected_calls per call (Reguly & Giles §7, Fig. 16).
   int64_t expected_calls = 100;
@@ -89,6 +93,9 @@ struct Candidate {
   double rule_rank = 0;         // Mode::Rule: lower is better
   double predicted_us = std::numeric_limits<double>::quiet_NaN();
   double measured_us = std::numeric_limits<double>::quiet_NaN();
+  // The model's known relative error for this kernel (its fit's mean on the calibration samples);
+  // NaN without a prediction.
+  double model_error = std::numeric_limits<double>::quiet_NaN();
   // What the choice minimises: (measured, else predicted, else rule) per call + setup / calls.
   double score = std::numeric_limits<double>::infinity();
 };
@@ -96,7 +103,8 @@ struct Candidate {
 struct Report {
   Problem problem;  // features dropped after planning (they are large)
   Mode mode = Mode::Model;
-  std::string decided_by;  // "rule", "model", "measured", "tuned", "cache"
+  std::string decided_by;   // "rule", "model", "measured", "tuned", "cache"
+  std::string auto_reason;  // Mode::Auto: why it ranked by the model or timed the top candidates
   std::string device;
   std::string profile;  // the model profile's device name, or "" when none was used
   int64_t expected_calls = 0;
@@ -122,6 +130,20 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
 // prediction, candidates it has no fit for after those it has). Sets score, predicted_us.
 // `profile` may be null: Model then ranks as Rule.
 void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, const model::Profile* profile);
+
+// Mode::Auto's choice for a problem ranked by the model (rank()): time the top `time_top`
+// candidates (measure) or take the model's ranking. Pure: tested on synthetic candidates.
+struct AutoDecision {
+  bool measure = false;
+  int time_top = 0;
+  std::string why;
+};
+// Contenders: eligible candidates whose optimistic score (predicted × (1 − error)) beats the top
+// one's pessimistic score (× (1 + error)), at most `measure_top`. Timing pays when the expected
+// saving — the top's time per call × the largest overlap of the error bands × a share, over the
+// expected calls — exceeds its cost: each contender's timing (PlannerRuleTable::auto_timing_us, or
+// 10 runs) and the setup of those that are not the top.
+AutoDecision decide_auto(const std::vector<Candidate>& ranked, const Options& o);
 
 // --- Tuning cache -------------------------------------------------------------------------------
 

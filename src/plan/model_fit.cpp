@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/catalogue.hpp"
 #include "plan/nnls.hpp"
 #include "spx/error.hpp"
 #include "spx/model.hpp"
@@ -29,23 +30,32 @@ const KernelFit* Profile::find(const KernelKey& key) const {
   return nullptr;
 }
 
+namespace {
+
+// The model's keys of one operation, in the kernel catalogue's order (plan/catalogue.cpp).
+std::vector<std::string> keys_of(plan::Operation op) {
+  std::vector<std::string> k;
+  for (const plan::ModelKeyRow& row : plan::model_keys())
+    if (row.op == op) k.emplace_back(row.key);
+  return k;
+}
+
+}  // namespace
+
+const KernelFit* fit_for(const Profile& profile, const KernelKey& key) {
+  if (const KernelFit* f = profile.find(key)) return f;
+  const plan::ModelKeyRow* row = plan::find_model_key(key.kernel);
+  if (row == nullptr || row->borrows == nullptr) return nullptr;
+  return profile.find({row->borrows, key.value_bytes, key.cols_dense});
+}
+
 const std::vector<std::string>& spmv_kernels() {
-  static const std::vector<std::string> k = {"csr_param",
-                                             "csr_vector",
-                                             "ell",
-                                             "ellr_t",
-                                             "coo",
-                                             "hyb",
-                                             "spmv_segsum",
-                                             "cusparse_csr_alg1",
-                                             "cusparse_csr_alg2",
-                                             "cusparse_coo_alg1",
-                                             "cusparse_sell_alg1"};
+  static const std::vector<std::string> k = keys_of(plan::Operation::Spmv);
   return k;
 }
 
 const std::vector<std::string>& spmm_kernels() {
-  static const std::vector<std::string> k = {"spmm_csr_row", "spmm_ellr_t_row", "cusparse_spmm_best"};
+  static const std::vector<std::string> k = keys_of(plan::Operation::Spmm);
   return k;
 }
 
@@ -67,15 +77,15 @@ double dot(const std::array<double, kTerms>& c, const Terms& t) {
 }  // namespace
 
 std::optional<double> predict_us(const Profile& profile, const KernelKey& key, const MatrixFeatures& f) {
-  const KernelFit* fit = profile.find(key);
+  const KernelFit* fit = fit_for(profile, key);
   if (fit == nullptr) return std::nullopt;
   return dot(fit->coef, terms(key, f, profile.device));
 }
 
 std::optional<double> predict_cross_us(const Profile& ref, double measured_ref_us, const Profile& tar,
                                        const KernelKey& key, const MatrixFeatures& f) {
-  const KernelFit* fr = ref.find(key);
-  const KernelFit* ft = tar.find(key);
+  const KernelFit* fr = fit_for(ref, key);
+  const KernelFit* ft = fit_for(tar, key);
   if (fr == nullptr || ft == nullptr) return std::nullopt;
   // The whole predicted times, launch term included: their ratio stays near 1 on launch-bound
   // matrices, where the times above the two launch terms are small fitted residuals whose ratio

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "io/text_file.hpp"
+#include "plan/catalogue.hpp"
 #include "spx/error.hpp"
 #include "spx/model.hpp"
 
@@ -126,6 +127,7 @@ Profile profile_from_json(const std::string& text, const std::string& source) {
       const std::string at = fmt::format("fits[{}]", index);
       KernelFit k;
       k.key.kernel = f.at("kernel").get<std::string>();
+      plan::check_model_key(k.key.kernel, "fits");
       const std::string prec = f.at("precision").get<std::string>();
       if (prec != "f32" && prec != "f64")
         throw Error(fmt::format("{}.precision '{}' is not f32 or f64", at, prec));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "plan/catalogue.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/model.hpp"
@@ -56,7 +57,7 @@ namespace {
 double ceil_div(double a, double b) { return b > 0 ? std::ceil(a / b) : 0.0; }
 
 // The shape of one kernel's work, before the device's rates turn it into times.
-struct Work {
+struct Counts {
   double matrix_bytes = 0;    // the kernel's copy of A it reads (per pass)
   double passes = 1;          // reads of A (SpMM: column passes)
   double dense_in_bytes = 0;  // x or B read once (first touch of each sector)
@@ -68,57 +69,57 @@ struct Work {
   double extra_launches = 0;  // launches beyond the first
 };
 
-Work work_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DeviceProps& props) {
+Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DeviceProps& props) {
   const double v = key.value_bytes;
   const int p = key.value_bytes == 4 ? MatrixFeatures::kF32 : MatrixFeatures::kF64;
   const double rows = static_cast<double>(f.rows), nnz = static_cast<double>(f.nnz);
   const double rows_padded = std::ceil(rows / 32) * 32;
   const MatrixStats s = rule_stats(f);
-  const std::string& k = key.kernel;
-  Work w;
+  const plan::ModelKeyRow* row = plan::find_model_key(key.kernel);
+  if (row == nullptr || row->op != (key.cols_dense == 0 ? plan::Operation::Spmv : plan::Operation::Spmm))
+    throw Error(
+        fmt::format("model: no {} model for kernel '{}'", key.cols_dense == 0 ? "SpMV" : "SpMM", key.kernel));
+  using plan::Work;
+  Counts w;
   const double csr_bytes = nnz * (v + kIndexBytes) + (rows + 1) * kIndexBytes;
   if (key.cols_dense == 0) {
     w.dense_in_bytes = static_cast<double>(f.x_sectors[p]) * kSectorBytes;
     w.out_bytes = rows * v;
     w.row_gather = static_cast<double>(f.row_sectors[p]) * kSectorBytes;
     w.window_gather = static_cast<double>(f.window_sectors[p]) * kSectorBytes;
-    if (k == "csr_param") {
+    if (row->work == Work::CsrParam) {
       const cuda::CsrSpmvParams c = cuda::csr_fixed_rule(s, props);
       const int64_t threshold = cuda::csr_long_row_threshold(f.nnz, c, props);
       w.matrix_bytes = csr_bytes;
       w.serial_slots = static_cast<double>(std::min(f.max_row, threshold)) / c.coop;
       w.units = rows * c.coop;
-    } else if (k == "csr_vector" || k == "cusparse_csr_alg1") {
+    } else if (row->work == Work::CsrWarpPerRow) {
       w.matrix_bytes = csr_bytes;
       w.serial_slots = static_cast<double>(f.max_row) / 32;
       w.units = rows * 32;
-    } else if (k == "csr_scalar") {
-      w.matrix_bytes = csr_bytes;
-      w.serial_slots = static_cast<double>(f.max_row);
-      w.units = rows;
-    } else if (k == "cusparse_csr_alg2") {
+    } else if (row->work == Work::CsrBalanced) {
       w.matrix_bytes = csr_bytes;
       w.units = nnz / 16;  // nonzero-balanced: a lane per ~16 nonzeros
-    } else if (k == "spmv_segsum") {
+    } else if (row->work == Work::Segsum) {
       w.matrix_bytes = csr_bytes;
       const int npl = cuda::segsum_nnz_per_lane(f.nnz, props);
       const double warps = ceil_div(nnz, 32.0 * npl);
       w.units = warps * 32;
       // The synchronizer's second launch where the grid is too large to complete rows.
       w.extra_launches = cuda::segsum_completes_rows(static_cast<int64_t>(warps), props) ? 0 : 1;
-    } else if (k == "coo" || k == "cusparse_coo_alg1") {
+    } else if (row->work == Work::Coo) {
       w.matrix_bytes = nnz * (v + 2 * kIndexBytes);
       w.units = ceil_div(nnz, kCooNnzPerWarp) * 32;
-    } else if (k == "ell") {
+    } else if (row->work == Work::Ell) {
       w.matrix_bytes = rows_padded * static_cast<double>(f.max_row) * (v + kIndexBytes);
       w.serial_slots = static_cast<double>(f.max_row);
       w.units = rows;
-    } else if (k == "ellr_t") {
+    } else if (row->work == Work::EllrT) {
       const cuda::EllrTConfig c = cuda::ellr_t_rule(s, props);
       w.matrix_bytes = nnz * (v + kIndexBytes) + rows * kIndexBytes;
       w.serial_slots = static_cast<double>(f.max_row) / c.threads_per_row;
       w.units = rows * c.threads_per_row;
-    } else if (k == "hyb") {
+    } else if (row->work == Work::Hyb) {
       const double width = static_cast<double>(f.hyb_width);
       const double tail = nnz - static_cast<double>(f.hyb_ell_nnz);
       w.matrix_bytes = rows_padded * width * (v + kIndexBytes) + tail * (v + 2 * kIndexBytes);
@@ -126,12 +127,12 @@ Work work_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DevicePr
       w.units = rows + ceil_div(tail, kCooNnzPerWarp) * 32;
       // A COO tail adds its chunk and boundary kernels to the ELL one.
       w.extra_launches = tail > 0 ? 2 : 0;
-    } else if (k == "cusparse_sell_alg1") {
+    } else if (row->work == Work::Sell) {
       w.matrix_bytes = static_cast<double>(f.sell_slots) * (v + kIndexBytes);
       w.serial_slots = static_cast<double>(f.max_row);
       w.units = rows;
     } else {
-      throw Error(fmt::format("model: no SpMV model for kernel '{}'", k));
+      throw Error(fmt::format("model: no SpMV work terms for kernel '{}'", key.kernel));
     }
     return w;
   }
@@ -141,8 +142,9 @@ Work work_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DevicePr
   w.out_bytes = rows * L * v;
   w.row_gather = nnz * L * v;  // every nonzero's row segment of B
   w.window_gather = static_cast<double>(f.window_sectors[MatrixFeatures::kColumn]) * L * v;
-  if (k == "spmm_csr_row") {
-    const cuda::SpmmCsrConfig c = cuda::spmm_csr_rule(s, key.cols_dense, props, key.value_bytes);
+  if (row->work == Work::SpmmCsr) {
+    const cuda::SpmmCsrConfig c =
+        plan::spmm_csr_config(row->csr_mode, s, key.cols_dense, props, key.value_bytes);
     w.matrix_bytes = csr_bytes;
     w.passes = ceil_div(L, c.cols_per_pass);
     // V columns per lane, L_c / V column lanes, the group's other lanes split the row's nonzeros.
@@ -156,18 +158,18 @@ Work work_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DevicePr
     w.units = rows * c.threads_per_row * w.passes;
     // The long-row pass: a memset and a second kernel.
     w.extra_launches = c.tile_items == 0 && c.long_row_nnz != cuda::kSpmmNoLongRows ? 2 : 0;
-  } else if (k == "spmm_ellr_t_row") {
+  } else if (row->work == Work::SpmmEllrT) {
     const cuda::SpmmEllrConfig c = cuda::spmm_ellr_rule(s, key.cols_dense, props);
     w.matrix_bytes = nnz * (v + kIndexBytes) + rows * kIndexBytes;
     w.passes = ceil_div(L, c.cols_per_pass);
     w.serial_slots = static_cast<double>(f.max_row) / c.threads_per_row;
     w.units = rows * c.threads_per_row * w.passes;
-  } else if (k == "cusparse_spmm_best") {
+  } else if (row->work == Work::VendorSpmmBest) {
     w.matrix_bytes = csr_bytes;
     w.serial_slots = static_cast<double>(f.max_row) / 32;
     w.units = rows * 32;
   } else {
-    throw Error(fmt::format("model: no SpMM model for kernel '{}'", k));
+    throw Error(fmt::format("model: no SpMM work terms for kernel '{}'", key.kernel));
   }
   return w;
 }
@@ -178,7 +180,7 @@ Terms terms(const KernelKey& key, const MatrixFeatures& f, const DeviceBasics& d
   if (key.value_bytes != 4 && key.value_bytes != 8)
     throw Error(fmt::format("model: value_bytes must be 4 or 8, got {}", key.value_bytes));
   const cuda::DeviceProps props = device_props(device);
-  const Work w = work_of(key, f, props);
+  const Counts w = counts_of(key, f, props);
   Terms t;
   const double stream = w.matrix_bytes * w.passes + w.dense_in_bytes + w.out_bytes;
   // The working set's L2-resident share: all of it below 3/4 of the L2 (warm runs then stream A

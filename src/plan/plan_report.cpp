@@ -2,7 +2,9 @@
 // setup and memory, and why the winner won.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "spx/plan.hpp"
@@ -34,18 +36,21 @@ std::string Report::explain() const {
       "planning {:.1f} us (features {:.1f} us), setup of the chosen {:.1f} us, {} expected calls{}\n",
       planning_us, features_us, setup_us, expected_calls,
       frozen ? "" : fmt::format("; tuning ({} calls so far)", tuner_calls));
-  s += fmt::format("  {:<28} {:<9} {:>12} {:>12} {:>10} {:>10} {:>12}  {}\n", "candidate", "owner",
-                   "predicted us", "measured us", "setup us", "MiB", "score us", "note");
+  const double calls = static_cast<double>(std::max<int64_t>(expected_calls, 1));
+  s += fmt::format("  {:<28} {:<9} {:>12} {:>12} {:>10} {:>10} {:>10} {:>12}  {}\n", "candidate", "owner",
+                   "predicted us", "measured us", "setup us", "setup/call", "MiB", "score us", "note");
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];
     std::string note = c.eligible ? (i == chosen ? "<- chosen" : "") : "not eligible: " + c.why_not;
     if (c.eligible && !c.deterministic) note += note.empty() ? "not deterministic" : ", not deterministic";
-    s += fmt::format("  {:<28} {:<9} {:>12} {:>12} {:>10.1f} {:>10.1f} {:>12}  {}\n", c.kernel, c.owner,
-                     us_or_dash(c.predicted_us), us_or_dash(c.measured_us), c.setup_us,
-                     static_cast<double>(c.extra_bytes) / 1048576.0,
+    s += fmt::format("  {:<28} {:<9} {:>12} {:>12} {:>10.1f} {:>10.3f} {:>10.1f} {:>12}  {}\n", c.kernel,
+                     c.owner, us_or_dash(c.predicted_us), us_or_dash(c.measured_us), c.setup_us,
+                     c.setup_us / calls, static_cast<double>(c.extra_bytes) / 1048576.0,
                      std::isfinite(c.score) ? fmt::format("{:.2f}", c.score) : std::string("-"), note);
   }
-  s += fmt::format("score = time per call + setup / {} calls; ", expected_calls);
+  s += fmt::format("score = time per call (measured, else predicted) + setup / {} calls (setup/call); ",
+                   expected_calls);
+  if (!auto_reason.empty()) s += "auto: " + auto_reason + "; ";
   if (decided_by == "rule")
     s += "ranked by the rule's order for this class of matrix (statistics only)\n";
   else if (decided_by == "model")

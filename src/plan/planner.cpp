@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/catalogue.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/plan.hpp"
@@ -24,14 +25,16 @@ const char* to_string(Mode m) {
       return "measure";
     case Mode::Tune:
       return "tune";
+    case Mode::Auto:
+      return "auto";
   }
   return "unknown";
 }
 
 Mode mode_from_string(const std::string& s) {
-  for (Mode m : {Mode::Rule, Mode::Model, Mode::Measure, Mode::Tune})
+  for (Mode m : {Mode::Rule, Mode::Model, Mode::Measure, Mode::Tune, Mode::Auto})
     if (s == to_string(m)) return m;
-  throw Error(fmt::format("unknown planning mode '{}' (rule, model, measure or tune)", s));
+  throw Error(fmt::format("unknown planning mode '{}' (rule, model, measure, tune or auto)", s));
 }
 
 namespace {
@@ -49,72 +52,12 @@ bool glob(const char* p, const char* s) {
   return *s == '\0';
 }
 
-struct Spec {
-  const char* kernel;
-  const char* owner;
-  const char* format;
-};
-
-// Every candidate the planner knows, by operation (and SpMM layout). Names are the benchmark
-// registry's and the model's.
-const std::vector<Spec>& spmv_specs() {
-  static const std::vector<Spec> s = {
-      {"csr_param", "spx", "csr"},
-      {"csr_vector", "spx", "csr"},
-      {"spmv_segsum", "spx", "csr"},
-      {"ell", "spx", "ell"},
-      {"ellr_t", "spx", "ellr"},
-      {"coo", "spx", "coo"},
-      {"hyb", "spx", "hyb"},
-      {"cusparse_csr_alg1", "cuSPARSE", "csr"},
-      {"cusparse_csr_alg2", "cuSPARSE", "csr"},
-      {"cusparse_coo_alg1", "cuSPARSE", "coo"},
-      {"cusparse_sell_alg1", "cuSPARSE", "sell"},
-  };
-  return s;
-}
-
-const std::vector<Spec>& spmm_specs(DenseLayout layout) {
-  static const std::vector<Spec> row = {
-      {"spmm_csr_row", "spx", "csr"},
-      {"spmm_ellr_t_row", "spx", "ellr"},
-      {"cusparse_spmm_csr_alg2_row", "cuSPARSE", "csr"},
-      {"cusparse_spmm_csr_alg3_row", "cuSPARSE", "csr"},
-      {"cusparse_spmm_coo_alg4_row", "cuSPARSE", "coo"},
-  };
-  static const std::vector<Spec> col = {
-      {"spmm_csr_col", "spx", "csr"},
-      {"spmm_ellr_t_col", "spx", "ellr"},
-      {"cusparse_spmm_csr_alg1_col", "cuSPARSE", "csr"},
-      {"cusparse_spmm_coo_alg3_col", "cuSPARSE", "coo"},
-  };
-  return layout == DenseLayout::RowMajor ? row : col;
-}
-
-// The model's name for a candidate: the SpMM kernels are modelled on row-major operands, and
-// cuSPARSE's SpMM as its best algorithm.
-model::KernelKey model_key(const Candidate& c, const Problem& p) {
-  std::string k = c.kernel;
-  if (p.op == Operation::Spmm) {
-    if (c.owner == "cuSPARSE")
-      k = "cusparse_spmm_best";
-    else if (k.ends_with("_col"))
-      k = k.substr(0, k.size() - 4) + "_row";
-  }
-  return {k, p.value_bytes, p.op == Operation::Spmm ? p.cols_dense : 0};
+// The model's name for a candidate (its catalogue row's model key).
+model::KernelKey model_key(const KernelRow& row, const Problem& p) {
+  return {row.model_key, p.value_bytes, p.op == Operation::Spmm ? p.cols_dense : 0};
 }
 
 double padding(const MatrixStats& s) { return s.ell_padding_ratio; }
-
-// Whether the kernel gives bitwise-equal results run to run. cuSPARSE: SpMV CSR ALG1 and COO ALG1
-// are documented as not deterministic, ALG2 and SELL as deterministic; non-transposed SpMM is.
-// spx: the long-row paths of csr_param and the CSR SpMM add chunk partials with atomics, and the
-// segmented sum's synchronizer sums long tails by arrival.
-bool deterministic(const std::string& k, const MatrixStats& s, int64_t long_row_threshold) {
-  if (k == "cusparse_csr_alg1" || k == "cusparse_coo_alg1" || k == "spmv_segsum") return false;
-  if (k == "csr_param" || k.starts_with("spmm_csr")) return s.max_row <= long_row_threshold;
-  return true;
-}
 
 // Extra device bytes of the candidate's format beyond the CSR (estimates).
 std::size_t format_bytes(const std::string& format, const Problem& p) {
@@ -184,13 +127,12 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
   const std::size_t budget =
       o.memory_budget_bytes > 0 ? std::min(o.memory_budget_bytes, free_bytes) : free_bytes;
   std::vector<Candidate> out;
-  const auto& specs = p.op == Operation::Spmv ? spmv_specs() : spmm_specs(p.layout);
-  for (const Spec& s : specs) {
+  for (const KernelRow* row : rows_for(p.op, p.layout)) {
     Candidate c;
-    c.kernel = s.kernel;
-    c.owner = s.owner;
-    c.format = s.format;
-    c.deterministic = deterministic(c.kernel, p.stats, long_rows);
+    c.kernel = row->name;
+    c.owner = row->owner;
+    c.format = row->format;
+    c.deterministic = deterministic(*row, p.stats, long_rows);
     c.extra_bytes = format_bytes(c.format, p);
     c.setup_us = setup_estimate_us(c, p, device, t);
     const auto refuse = [&](std::string why) {
@@ -217,7 +159,7 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
     if (c.format == "sell" && !p.features) refuse("SELL needs the matrix features (sell slots)");
     // CSR ALG3 on row-major operands needs rows that start on 16-byte boundaries (it faults
     // otherwise, docs/cuda-runtime.md): with a tight leading dimension, L values must fill them.
-    if (c.kernel == "cusparse_spmm_csr_alg3_row" && (p.cols_dense * p.value_bytes) % 16 != 0)
+    if (row->needs_16_byte_rows && (p.cols_dense * p.value_bytes) % 16 != 0)
       refuse(fmt::format("needs L x {} bytes a multiple of 16 (row-major rows on 16-byte boundaries)",
                          p.value_bytes));
     if (c.extra_bytes > budget)
@@ -239,15 +181,20 @@ void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, con
     c.rule_rank = static_cast<double>(it - order.begin());
     if (c.format != "csr" && o.expected_calls < t.rule_min_calls_to_convert) c.rule_rank += 1000;
     c.predicted_us = std::numeric_limits<double>::quiet_NaN();
+    c.model_error = std::numeric_limits<double>::quiet_NaN();
     if (o.mode != Mode::Rule && profile != nullptr && p.features) {
-      if (auto us = model::predict_us(*profile, model_key(c, p), *p.features)) {
+      const model::KernelKey key = model_key(kernel_row(c.kernel), p);
+      if (auto us = model::predict_us(*profile, key, *p.features)) {
+        c.model_error = model::fit_for(*profile, key)->mean_abs_error;
         // cuSPARSE's SpMM algorithms share one prediction (its best): each is scaled by how far it
         // typically is from that best; the rule order breaks remaining ties.
         double scale = 1.0;
         if (p.op == Operation::Spmm && c.owner == "cuSPARSE")
           for (const auto& r : t.vendor_spmm_over_best)
             if (r.kernel == c.kernel) scale = p.cols_dense <= 16 ? r.at_l8 : r.at_l32;
-        c.predicted_us = *us * scale * (1.0 + 1e-3 * c.rule_rank);
+        // The model's time, nothing else: the rule order only breaks exact ties in the sort below,
+        // and setup enters the score once, as setup / expected_calls.
+        c.predicted_us = *us * scale;
       }
     }
     const double per_call = std::isnan(c.measured_us) ? c.predicted_us : c.measured_us;

@@ -3,6 +3,7 @@
 // committed results file). Change a number here only with a measurement, and update that table.
 #include <limits>
 
+#include "plan/catalogue.hpp"
 #include "spx/cuda/rules.hpp"
 
 namespace spx::cuda {
@@ -122,12 +123,14 @@ RuleTables make_default_rule_tables() {
                             "csr_vector",
                             "cusparse_coo_alg1",
                             "coo",
-                            "cusparse_csr_alg2"};
+                            "cusparse_csr_alg2",
+                            "cusparse_coo_alg2"};
   t.planner.spmv_spread = {"csr_param",  "ellr_t", "spmv_segsum",        "cusparse_csr_alg1",
                            "hyb",        "ell",    "cusparse_sell_alg1", "cusparse_coo_alg1",
-                           "csr_vector", "coo",    "cusparse_csr_alg2"};
+                           "csr_vector", "coo",    "cusparse_csr_alg2",  "cusparse_coo_alg2"};
   t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param", "spmv_segsum", "cusparse_csr_alg1",
-                              "cusparse_csr_alg2", "hyb",       "coo",         "csr_vector"};
+                              "cusparse_csr_alg2", "hyb",       "coo",         "csr_vector",
+                              "cusparse_coo_alg2"};
   t.planner.spmv_long_rows = {"csr_vector",
                               "csr_param",
                               "spmv_segsum",
@@ -138,21 +141,39 @@ RuleTables make_default_rule_tables() {
                               "hyb",
                               "ellr_t",
                               "ell",
-                              "cusparse_sell_alg1"};
+                              "cusparse_sell_alg1",
+                              "cusparse_coo_alg2"};
   // SpMM: spx's kernels won 41 of the 52 calibration products at L = 8 and 32 among row-major
   // candidates; cuSPARSE's CSR ALG3 most of the rest (long rows, tiny matrices).
-  t.planner.spmm_row_major = {"spmm_csr_row", "spmm_ellr_t_row", "cusparse_spmm_csr_alg3_row",
-                              "cusparse_spmm_csr_alg2_row", "cusparse_spmm_coo_alg4_row"};
+  // The candidates added after that calibration (the CSR SpMM's forced modes, cuSPARSE CSR ALG1 and
+  // COO ALG1 row-major) come last until a calibration places them.
+  t.planner.spmm_row_major = {"spmm_csr_row",
+                              "spmm_ellr_t_row",
+                              "cusparse_spmm_csr_alg3_row",
+                              "cusparse_spmm_csr_alg2_row",
+                              "cusparse_spmm_coo_alg4_row",
+                              "spmm_csr_split_row",
+                              "spmm_csr_tiled_row",
+                              "cusparse_spmm_csr_alg1_row",
+                              "cusparse_spmm_coo_alg1_row"};
   // H100 calibration suite (52 products per L; the H200's agree within 5%): each row-major
   // algorithm's time over the fastest of the four cuSPARSE entries the model's best was fitted on.
-  // CSR ALG1 on column-major operands was not in the calibration runs: 1.5 until it is.
-  t.planner.vendor_spmm_over_best = {{"cusparse_spmm_csr_alg3_row", 1.226, 1.117},
-                                     {"cusparse_spmm_csr_alg2_row", 2.207, 1.605},
-                                     {"cusparse_spmm_coo_alg4_row", 1.972, 1.446},
-                                     {"cusparse_spmm_coo_alg3_col", 1.783, 4.095},
-                                     {"cusparse_spmm_csr_alg1_col", 1.5, 1.5}};
-  t.planner.spmm_col_major = {"spmm_csr_col", "spmm_ellr_t_col", "cusparse_spmm_csr_alg1_col",
-                              "cusparse_spmm_coo_alg3_col"};
+  // Algorithms that were not in the calibration runs (CSR ALG1 and COO ALG1 in both layouts, CSR
+  // ALG2 and ALG3 column-major): 1.5 until they are. Every cuSPARSE SpMM row of the catalogue needs
+  // one entry (checked when the tables are made).
+  t.planner.vendor_spmm_over_best = {
+      {"cusparse_spmm_csr_alg3_row", 1.226, 1.117}, {"cusparse_spmm_csr_alg2_row", 2.207, 1.605},
+      {"cusparse_spmm_coo_alg4_row", 1.972, 1.446}, {"cusparse_spmm_coo_alg3_col", 1.783, 4.095},
+      {"cusparse_spmm_csr_alg1_col", 1.5, 1.5},     {"cusparse_spmm_csr_alg1_row", 1.5, 1.5},
+      {"cusparse_spmm_coo_alg1_row", 1.5, 1.5},     {"cusparse_spmm_csr_alg2_col", 1.5, 1.5},
+      {"cusparse_spmm_csr_alg3_col", 1.5, 1.5},     {"cusparse_spmm_coo_alg1_col", 1.5, 1.5}};
+  t.planner.spmm_col_major = {"spmm_csr_col",
+                              "spmm_ellr_t_col",
+                              "cusparse_spmm_csr_alg1_col",
+                              "cusparse_spmm_coo_alg3_col",
+                              "cusparse_spmm_csr_alg2_col",
+                              "cusparse_spmm_csr_alg3_col",
+                              "cusparse_spmm_coo_alg1_col"};
 
   // --- Segmented sum ---
   // A small matrix in large tiles runs too few warps, each a longer chain of round trips.
@@ -223,7 +244,11 @@ RuleTables make_default_rule_tables() {
 }  // namespace
 
 const RuleTables& default_rule_tables() {
-  static const RuleTables tables = make_default_rule_tables();
+  static const RuleTables tables = [] {
+    RuleTables t = make_default_rule_tables();
+    plan::check_planner_table(t.planner);  // every kernel name a candidate of the catalogue
+    return t;
+  }();
   return tables;
 }
 

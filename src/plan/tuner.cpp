@@ -7,6 +7,8 @@
 #include <limits>
 #include <utility>
 
+#include "plan/catalogue.hpp"
+
 namespace spx::plan {
 
 namespace {
@@ -25,29 +27,38 @@ std::vector<int64_t> steps_of(int64_t lo, int64_t hi, int64_t step) {
 
 }  // namespace
 
-std::vector<KnobLadder> tuning_ladders(const std::string& kernel) {
-  // csr_param: the paper's knobs, re-ordered for Hopper by spx tune's exhaustive grid on the
-  // planner suite (bench/results/h100/planner): the best block size is most often 128 where the
-  // rule gives 256, coop is off by one step either way, and repeat rarely matters (the rule's 1).
-  if (kernel == "csr_param")
-    return {{"block_size", powers_of_two(64, 1024), -1},
-            {"coop", powers_of_two(1, 32), -1},
-            {"repeat", powers_of_two(1, 1024), +1}};
-  if (kernel == "ellr_t")
-    return {{"block_size", powers_of_two(64, 1024), -1}, {"threads_per_row", powers_of_two(1, 32), +1}};
-  if (kernel == "spmv_segsum")
-    return {{"nnz_per_lane", {4, 8, 16}, -1},
-            {"tiles_per_warp", {1, 2, 4}, +1},
-            {"block_size", {64, 128, 256, 512}, +1}};
-  if (kernel.starts_with("spmm_csr"))
-    return {{"threads_per_row", powers_of_two(1, 32), -1},
-            {"cols_per_pass", powers_of_two(1, 64), +1},
-            {"block_size", steps_of(64, 256, 32), -1}};
-  if (kernel.starts_with("spmm_ellr_t"))
-    return {{"threads_per_row", powers_of_two(1, 32), -1},
-            {"cols_per_pass", powers_of_two(1, 32), +1},
-            {"block_size", steps_of(64, 256, 32), -1}};
+std::vector<KnobLadder> tuning_ladders(Ladder ladder) {
+  switch (ladder) {
+    case Ladder::None:
+      return {};
+    // csr_param: the paper's knobs, re-ordered for Hopper by spx tune's exhaustive grid on the
+    // planner suite (bench/results/h100/planner): the best block size is most often 128 where the
+    // rule gives 256, coop is off by one step either way, and repeat rarely matters (the rule's 1).
+    case Ladder::CsrParam:
+      return {{"block_size", powers_of_two(64, 1024), -1},
+              {"coop", powers_of_two(1, 32), -1},
+              {"repeat", powers_of_two(1, 1024), +1}};
+    case Ladder::EllrT:
+      return {{"block_size", powers_of_two(64, 1024), -1}, {"threads_per_row", powers_of_two(1, 32), +1}};
+    case Ladder::Segsum:
+      return {{"nnz_per_lane", {4, 8, 16}, -1},
+              {"tiles_per_warp", {1, 2, 4}, +1},
+              {"block_size", {64, 128, 256, 512}, +1}};
+    case Ladder::SpmmCsr:
+      return {{"threads_per_row", powers_of_two(1, 32), -1},
+              {"cols_per_pass", powers_of_two(1, 64), +1},
+              {"block_size", steps_of(64, 256, 32), -1}};
+    case Ladder::SpmmEllrT:
+      return {{"threads_per_row", powers_of_two(1, 32), -1},
+              {"cols_per_pass", powers_of_two(1, 32), +1},
+              {"block_size", steps_of(64, 256, 32), -1}};
+  }
   return {};
+}
+
+std::vector<KnobLadder> tuning_ladders(const std::string& kernel) {
+  const KernelRow* row = find_kernel(kernel);
+  return row == nullptr ? std::vector<KnobLadder>{} : tuning_ladders(row->ladder);
 }
 
 int64_t knob(const Knobs& k, const std::string& name, int64_t fallback) {

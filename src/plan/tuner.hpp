@@ -13,6 +13,8 @@
 
 namespace spx::plan {
 
+enum class Ladder;  // plan/catalogue.hpp
+
 using Knobs = std::vector<std::pair<std::string, int64_t>>;
 
 // The values one knob may take, in order, and the direction tried first (+1: towards later values).
@@ -22,10 +24,11 @@ struct KnobLadder {
   int first_direction = +1;
 };
 
-// The ladders of a kernel (empty: nothing to tune). csr_param: block size, coop, repeat (the
-// paper's knobs; the order and the power-of-two block steps re-derived on the H100, tuner.cpp);
-// ELLR-T its BS then T; the segmented sum T, S, then BS; the SpMM kernels G, L_c, then BS.
-std::vector<KnobLadder> tuning_ladders(const std::string& kernel);
+// The ladders of a kernel, by its catalogue row (empty: nothing to tune; an unknown kernel too). csr_param:
+// block size, coop, repeat (the paper's knobs; the order and the power-of-two block steps re-derived on the
+// H100, tuner.cpp); ELLR-T its BS then T; the segmented sum T, S, then BS; the SpMM kernels G, L_c, then BS.
+std::vector<KnobLadder> tuning_ladders(const std::string& kernel);  // its catalogue row's ladder
+std::vector<KnobLadder> tuning_ladders(Ladder ladder);
 
 int64_t knob(const Knobs& k, const std::string& name, int64_t fallback);
 Knobs with_knob(Knobs k, const std::string& name, int64_t value);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpu_test_support.hpp"
+#include "plan/catalogue.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/formats.hpp"
@@ -30,21 +31,17 @@ template <class T>
 class FrontDoor : public ::testing::Test {};
 TYPED_TEST_SUITE(FrontDoor, Precisions);
 
-const std::vector<std::string> kSpmvKernels = {"csr_param",
-                                               "csr_vector",
-                                               "spmv_segsum",
-                                               "ell",
-                                               "ellr_t",
-                                               "coo",
-                                               "hyb",
-                                               "cusparse_csr_alg1",
-                                               "cusparse_csr_alg2",
-                                               "cusparse_coo_alg1",
-                                               "cusparse_sell_alg1"};
-const std::vector<std::string> kSpmmRow = {"spmm_csr_row", "spmm_ellr_t_row", "cusparse_spmm_csr_alg2_row",
-                                           "cusparse_spmm_csr_alg3_row", "cusparse_spmm_coo_alg4_row"};
-const std::vector<std::string> kSpmmCol = {"spmm_csr_col", "spmm_ellr_t_col", "cusparse_spmm_csr_alg1_col",
-                                           "cusparse_spmm_coo_alg3_col"};
+// Every candidate of a product, from the kernel catalogue (plan/catalogue.cpp): a row added there
+// is tested here without another list to update.
+std::vector<std::string> catalogue_names(plan::Operation op, plan::DenseLayout layout) {
+  std::vector<std::string> names;
+  for (const plan::KernelRow* row : plan::rows_for(op, layout)) names.emplace_back(row->name);
+  return names;
+}
+const std::vector<std::string> kSpmvKernels =
+    catalogue_names(plan::Operation::Spmv, plan::DenseLayout::RowMajor);
+const std::vector<std::string> kSpmmRow = catalogue_names(plan::Operation::Spmm, plan::DenseLayout::RowMajor);
+const std::vector<std::string> kSpmmCol = catalogue_names(plan::Operation::Spmm, plan::DenseLayout::ColMajor);
 
 // Planned SpMV of every (alpha, beta) case against spx::ref. Returns false when the kernel is not
 // eligible for this matrix (padding limits): nothing to check then.

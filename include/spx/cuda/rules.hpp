@@ -228,6 +228,14 @@ struct PlannerRuleTable {
   double device_convert_fraction_of_copy = 0.25;  // GPU conversions: a share of the copy bandwidth
   double host_convert_gbs = 2.0;                  // host conversion + upload (COO, SELL)
   double vendor_preprocess_ns_per_nnz = 0.05;     // cuSPARSE analysis, per nonzero
+  // Mode::Auto (decide_auto): a candidate's timing costs at least auto_timing_us (measure mode's
+  // 2 ms per candidate) or auto_timing_runs of its predicted time; a kernel without a known model
+  // error is taken as auto_unknown_error off; the saving expected from timing is auto_gain_share of
+  // the overlap of the error bands (both bands are means, not bounds).
+  double auto_timing_us = 2000.0;
+  double auto_timing_runs = 10.0;
+  double auto_unknown_error = 0.25;
+  double auto_gain_share = 0.25;
 };
 
 // DGEMM version 3: the tile shape and the k splits (gemm_rule). Tan et al.'s blocking model per

@@ -8,9 +8,13 @@
 #include <climits>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "cuda/plan/executor_check.hpp"
+#include "plan/catalogue.hpp"
 #include "spx/convert.hpp"
 #include "spx/cuda/convert.hpp"
 #include "spx/cuda/rules.hpp"
@@ -270,8 +274,8 @@ plan::Knobs spmm_knobs(const Config& c) {
 template <class T>
 class SpmmCsr final : public Executor<T> {
  public:
-  SpmmCsr(Context& ctx, const MatrixParts<T>& m, int64_t L, const plan::Knobs& knobs)
-      : m_(m), config_(spmm_csr_rule(*m.stats, L, ctx.props(), static_cast<int>(sizeof(T)))) {
+  SpmmCsr(Context& ctx, const MatrixParts<T>& m, int64_t L, plan::SpmmCsrMode mode, const plan::Knobs& knobs)
+      : m_(m), config_(plan::spmm_csr_config(mode, *m.stats, L, ctx.props(), static_cast<int>(sizeof(T)))) {
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("spmm_csr refuses {}", plan::to_string(knobs)));
   }
@@ -311,6 +315,18 @@ class SpmmEllrT final : public Executor<T> {
   DeviceEllR<T, int32_t> A_;
   SpmmEllrConfig config_;
 };
+
+template <class T>
+std::unique_ptr<Executor<T>> make_spmm_csr(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
+                                           const plan::KernelRow& row, const plan::Knobs& knobs) {
+  return std::make_unique<SpmmCsr<T>>(ctx, m, p.cols_dense, row.csr_mode, knobs);
+}
+
+template <class T>
+std::unique_ptr<Executor<T>> make_spmm_ellr_t(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
+                                              const plan::KernelRow&, const plan::Knobs& knobs) {
+  return std::make_unique<SpmmEllrT<T>>(ctx, m, p.cols_dense, knobs);
+}
 
 // The leading dimension the planner prepares cuSPARSE for: row-major rows padded to 16 bytes (what
 // CSR ALG3 needs), column-major columns as they are.
@@ -363,57 +379,178 @@ class VendorSpmm final : public Executor<T> {
   std::optional<CusparseSpmm<T, int32_t>> op_;
 };
 
-Layout layout_of(const plan::Problem& p) {
-  return p.layout == plan::DenseLayout::RowMajor ? Layout::RowMajor : Layout::ColMajor;
+// --- The factory table ----------------------------------------------------------------------------
+
+template <class T>
+using Make = std::unique_ptr<Executor<T>> (*)(Context&, const MatrixParts<T>&, const plan::Problem&,
+                                              const plan::KernelRow&, const plan::Knobs&);
+
+// spx's kernels by catalogue row (plan/catalogue.cpp); cuSPARSE's rows are built from their
+// algorithm and format below. executor_factory_gaps() checks the two against the catalogue.
+template <class T>
+struct Factory {
+  const char* kernel;
+  Make<T> make;
+};
+
+template <class T>
+const std::vector<Factory<T>>& spx_factories() {
+  using P = const plan::Problem&;
+  using R = const plan::KernelRow&;
+  using K = const plan::Knobs&;
+  using E = std::unique_ptr<Executor<T>>;
+  static const std::vector<Factory<T>> table = {
+      {"csr_param",
+       [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
+         return std::make_unique<CsrParam<T>>(c, m, k);
+       }},
+      {"csr_vector",
+       [](Context&, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<CsrVector<T>>(m); }},
+      {"spmv_segsum",
+       [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
+         return std::make_unique<Segsum<T>>(c, m, k);
+       }},
+      {"ell",
+       [](Context& c, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<Ell<T>>(c, m); }},
+      {"ellr_t",
+       [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
+         return std::make_unique<EllrT<T>>(c, m, k);
+       }},
+      {"coo",
+       [](Context& c, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<CooSpmv<T>>(c, m); }},
+      {"hyb",
+       [](Context& c, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<HybSpmv<T>>(c, m); }},
+      {"spmm_csr_row", make_spmm_csr<T>},
+      {"spmm_csr_split_row", make_spmm_csr<T>},
+      {"spmm_csr_tiled_row", make_spmm_csr<T>},
+      {"spmm_csr_col", make_spmm_csr<T>},
+      {"spmm_ellr_t_row", make_spmm_ellr_t<T>},
+      {"spmm_ellr_t_col", make_spmm_ellr_t<T>},
+  };
+  return table;
+}
+
+std::optional<CusparseSpmvAlg> spmv_alg(plan::VendorAlg a) {
+  switch (a) {
+    case plan::VendorAlg::CsrAlg1:
+      return CusparseSpmvAlg::CsrAlg1;
+    case plan::VendorAlg::CsrAlg2:
+      return CusparseSpmvAlg::CsrAlg2;
+    case plan::VendorAlg::CooAlg1:
+      return CusparseSpmvAlg::CooAlg1;
+    case plan::VendorAlg::CooAlg2:
+      return CusparseSpmvAlg::CooAlg2;
+    case plan::VendorAlg::SellAlg1:
+      return CusparseSpmvAlg::SellAlg1;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<CusparseSpmmAlg> spmm_alg(plan::VendorAlg a) {
+  switch (a) {
+    case plan::VendorAlg::CsrAlg1:
+      return CusparseSpmmAlg::CsrAlg1;
+    case plan::VendorAlg::CsrAlg2:
+      return CusparseSpmmAlg::CsrAlg2;
+    case plan::VendorAlg::CsrAlg3:
+      return CusparseSpmmAlg::CsrAlg3;
+    case plan::VendorAlg::CooAlg1:
+      return CusparseSpmmAlg::CooAlg1;
+    case plan::VendorAlg::CooAlg2:
+      return CusparseSpmmAlg::CooAlg2;
+    case plan::VendorAlg::CooAlg3:
+      return CusparseSpmmAlg::CooAlg3;
+    case plan::VendorAlg::CooAlg4:
+      return CusparseSpmmAlg::CooAlg4;
+    default:
+      return std::nullopt;
+  }
+}
+
+Layout layout_of(plan::DenseLayout l) {
+  return l == plan::DenseLayout::RowMajor ? Layout::RowMajor : Layout::ColMajor;
+}
+
+// Why a cuSPARSE row cannot be built ("" when it can): its algorithm, format and layout.
+std::string vendor_gap(const plan::KernelRow& row) {
+  const std::string_view f = row.format;
+  if (row.op == plan::Operation::Spmv) {
+    if (!spmv_alg(row.vendor)) return "no cuSPARSE SpMV algorithm";
+    if (f != "csr" && f != "coo" && f != "sell") return "a format cuSPARSE SpMV is not built on here";
+    return {};
+  }
+  const auto alg = spmm_alg(row.vendor);
+  if (!alg) return "no cuSPARSE SpMM algorithm";
+  if (!cusparse_spmm_supports(*alg, layout_of(row.layout)))
+    return "an algorithm cuSPARSE runs in the other layout only";
+  if (f != "csr" && f != "coo") return "a format cuSPARSE SpMM is not built on here";
+  return {};
+}
+
+template <class T>
+std::unique_ptr<Executor<T>> build_vendor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
+                                          const plan::KernelRow& row) {
+  using Csr = DeviceCsr<T, int32_t>;
+  using Coo = DeviceCoo<T, int32_t>;
+  const std::string_view f = row.format;
+  if (row.op == plan::Operation::Spmv) {
+    const CusparseSpmvAlg alg = *spmv_alg(row.vendor);
+    if (f == "csr") return std::make_unique<VendorSpmv<T, Csr>>(ctx, borrowed(*m.device), alg, false);
+    if (f == "coo")
+      return std::make_unique<VendorSpmv<T, Coo>>(ctx, owned(upload(ctx, to_coo(*m.host))), alg, true);
+    return std::make_unique<VendorSpmv<T, DeviceSell<T, int32_t>>>(
+        ctx, owned(upload_sell(ctx, *m.host, int32_t{32})), alg, true);
+  }
+  const CusparseSpmmAlg alg = *spmm_alg(row.vendor);
+  const Layout layout = layout_of(p.layout);
+  if (f == "csr")
+    return std::make_unique<VendorSpmm<T, Csr>>(ctx, borrowed(*m.device), alg, p.cols_dense, layout, false);
+  return std::make_unique<VendorSpmm<T, Coo>>(ctx, owned(upload(ctx, to_coo(*m.host))), alg, p.cols_dense,
+                                              layout, true);
+}
+
+template <class T>
+Make<T> find_factory(std::string_view kernel) {
+  for (const Factory<T>& f : spx_factories<T>())
+    if (kernel == f.kernel) return f.make;
+  return nullptr;
 }
 
 }  // namespace
 
+std::vector<std::string> executor_factory_gaps() {
+  std::vector<std::string> gaps;
+  for (const plan::KernelRow& row : plan::catalogue()) {
+    if (std::string_view(row.owner) == "cuSPARSE") {
+      if (std::string why = vendor_gap(row); !why.empty())
+        gaps.push_back(fmt::format("{}: {}", row.name, why));
+    } else if (find_factory<float>(row.name) == nullptr || find_factory<double>(row.name) == nullptr) {
+      gaps.push_back(fmt::format("{}: no executor factory (src/cuda/plan/executor.cpp)", row.name));
+    }
+  }
+  for (const Factory<float>& f : spx_factories<float>())
+    if (plan::find_kernel(f.kernel) == nullptr)
+      gaps.push_back(fmt::format("{}: a factory for a kernel the catalogue does not list", f.kernel));
+  return gaps;
+}
+
 template <class T>
 std::unique_ptr<Executor<T>> build_executor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
                                             const std::string& k, const plan::Knobs& knobs) {
-  if (p.op == plan::Operation::Spmv) {
-    if (k == "csr_param") return std::make_unique<CsrParam<T>>(ctx, m, knobs);
-    if (k == "csr_vector") return std::make_unique<CsrVector<T>>(m);
-    if (k == "spmv_segsum") return std::make_unique<Segsum<T>>(ctx, m, knobs);
-    if (k == "ell") return std::make_unique<Ell<T>>(ctx, m);
-    if (k == "ellr_t") return std::make_unique<EllrT<T>>(ctx, m, knobs);
-    if (k == "coo") return std::make_unique<CooSpmv<T>>(ctx, m);
-    if (k == "hyb") return std::make_unique<HybSpmv<T>>(ctx, m);
-    using Csr = DeviceCsr<T, int32_t>;
-    if (k == "cusparse_csr_alg1")
-      return std::make_unique<VendorSpmv<T, Csr>>(ctx, borrowed(*m.device), CusparseSpmvAlg::CsrAlg1, false);
-    if (k == "cusparse_csr_alg2")
-      return std::make_unique<VendorSpmv<T, Csr>>(ctx, borrowed(*m.device), CusparseSpmvAlg::CsrAlg2, false);
-    if (k == "cusparse_coo_alg1")
-      return std::make_unique<VendorSpmv<T, DeviceCoo<T, int32_t>>>(ctx, owned(upload(ctx, to_coo(*m.host))),
-                                                                    CusparseSpmvAlg::CooAlg1, true);
-    if (k == "cusparse_sell_alg1")
-      return std::make_unique<VendorSpmv<T, DeviceSell<T, int32_t>>>(
-          ctx, owned(upload_sell(ctx, *m.host, int32_t{32})), CusparseSpmvAlg::SellAlg1, true);
-  } else {
-    const Layout layout = layout_of(p);
-    const int64_t L = p.cols_dense;
-    if (k == "spmm_csr_row" || k == "spmm_csr_col") return std::make_unique<SpmmCsr<T>>(ctx, m, L, knobs);
-    if (k == "spmm_ellr_t_row" || k == "spmm_ellr_t_col")
-      return std::make_unique<SpmmEllrT<T>>(ctx, m, L, knobs);
-    using Csr = DeviceCsr<T, int32_t>;
-    using Coo = DeviceCoo<T, int32_t>;
-    const auto csr = [&](CusparseSpmmAlg alg) {
-      return std::make_unique<VendorSpmm<T, Csr>>(ctx, borrowed(*m.device), alg, L, layout, false);
-    };
-    const auto coo = [&](CusparseSpmmAlg alg) {
-      return std::make_unique<VendorSpmm<T, Coo>>(ctx, owned(upload(ctx, to_coo(*m.host))), alg, L, layout,
-                                                  true);
-    };
-    if (k == "cusparse_spmm_csr_alg1_col") return csr(CusparseSpmmAlg::CsrAlg1);
-    if (k == "cusparse_spmm_csr_alg2_row") return csr(CusparseSpmmAlg::CsrAlg2);
-    if (k == "cusparse_spmm_csr_alg3_row") return csr(CusparseSpmmAlg::CsrAlg3);
-    if (k == "cusparse_spmm_coo_alg4_row") return coo(CusparseSpmmAlg::CooAlg4);
-    if (k == "cusparse_spmm_coo_alg3_col") return coo(CusparseSpmmAlg::CooAlg3);
+  const plan::KernelRow* row = plan::find_kernel(k);
+  if (row == nullptr || row->op != p.op || (p.op == plan::Operation::Spmm && row->layout != p.layout))
+    throw Error(fmt::format("the planner has no candidate '{}' for {}", k,
+                            p.op == plan::Operation::Spmv             ? "SpMV"
+                            : p.layout == plan::DenseLayout::RowMajor ? "row-major SpMM"
+                                                                      : "column-major SpMM"));
+  if (std::string_view(row->owner) == "cuSPARSE") {
+    if (std::string why = vendor_gap(*row); !why.empty()) throw Error(fmt::format("{}: {}", k, why));
+    return build_vendor(ctx, m, p, *row);
   }
-  throw Error(fmt::format("the planner has no candidate '{}' for {}", k,
-                          p.op == plan::Operation::Spmv ? "SpMV" : "SpMM"));
+  const Make<T> make = find_factory<T>(k);
+  if (make == nullptr) throw Error(fmt::format("{}: no executor factory (src/cuda/plan/executor.cpp)", k));
+  return make(ctx, m, p, *row, knobs);
 }
 
 template class Executor<float>;

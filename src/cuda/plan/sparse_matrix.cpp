@@ -262,7 +262,15 @@ struct SparseMatrix<T>::Impl {
     plan::rank(cands, p, o, profile);
     r.decided_by = (o.mode == plan::Mode::Rule || profile == nullptr) ? "rule" : "model";
     std::unique_ptr<detail::Executor<T>> chosen;
-    if (o.mode == plan::Mode::Measure || o.mode == plan::Mode::Tune) {
+    bool timing = o.mode == plan::Mode::Measure || o.mode == plan::Mode::Tune;
+    int measure_top = o.measure_top;
+    if (o.mode == plan::Mode::Auto) {  // model or measure, by the value of timing (decide_auto)
+      const plan::AutoDecision ad = plan::decide_auto(cands, o);
+      r.auto_reason = ad.why;
+      timing = ad.measure;
+      measure_top = ad.time_top;
+    }
+    if (timing) {
       // Time the ranked top candidates once; keep the best per call with its setup amortised.
       std::vector<std::unique_ptr<detail::Executor<T>>> built(cands.size());
       Scratch scratch = make_scratch(p);
@@ -272,7 +280,7 @@ struct SparseMatrix<T>::Impl {
       // of a billion nonzeros takes tens of seconds).
       const double calls = static_cast<double>(std::max<int64_t>(o.expected_calls, 1));
       double best_score = std::numeric_limits<double>::infinity();
-      for (std::size_t i = 0; i < cands.size() && timed < std::max(1, o.measure_top); ++i) {
+      for (std::size_t i = 0; i < cands.size() && timed < std::max(1, measure_top); ++i) {
         if (!cands[i].eligible || cands[i].setup_us / calls >= best_score) continue;
         built[i] = build(p, cands[i], {});
         if (!built[i]) continue;

@@ -24,7 +24,7 @@ class PlannedOperator final : public LinearOperator<T> {
     o.deterministic_only = true;
     o.expected_calls = expected_calls;
     o.tuning_cache = "-";
-    if (csr_only) o.kernels = {"csr_param", "csr_vector", "spmv_segsum", "cusparse_csr_*"};
+    if (csr_only) o.formats = {"csr"};  // every CSR candidate of the catalogue, spx's and cuSPARSE's
     const plan::Report& r = M_.plan_spmv(o);
     details_ = fmt::format("front door, {} mode: {} ({}) {}", plan::to_string(o.mode), r.winner().kernel,
                            r.winner().owner, r.winner().params);

@@ -1,0 +1,222 @@
+// The kernel catalogue (plan/catalogue.hpp): every candidate of the planner, one row each.
+#include "plan/catalogue.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "spx/cuda/rules.hpp"
+#include "spx/error.hpp"
+
+namespace spx::plan {
+
+namespace {
+
+constexpr Operation kSpmv = Operation::Spmv, kSpmm = Operation::Spmm;
+constexpr DenseLayout kRow = DenseLayout::RowMajor, kCol = DenseLayout::ColMajor;
+constexpr Determinism kAlways = Determinism::Always, kNever = Determinism::Never,
+                      kLongRows = Determinism::UnlessLongRows;
+
+// The model's keys. The SpMM kernels are modelled on row-major operands (the column-major rows
+// share their row-major key), cuSPARSE's SpMM as its best algorithm (rule_tables.cpp scales it per
+// algorithm). Keys with `borrows` have no fit in data/profiles/h100.json yet: the sibling's
+// coefficients on their own terms (COO ALG2 reads what ALG1 reads; the CSR SpMM's forced modes are
+// its rule's two modes, each fitted under spmm_csr_row where the rule picked it).
+constexpr std::array kModelKeys = {
+    ModelKeyRow{"csr_param", kSpmv, Work::CsrParam},
+    ModelKeyRow{"csr_vector", kSpmv, Work::CsrWarpPerRow},
+    ModelKeyRow{"ell", kSpmv, Work::Ell},
+    ModelKeyRow{"ellr_t", kSpmv, Work::EllrT},
+    ModelKeyRow{"coo", kSpmv, Work::Coo},
+    ModelKeyRow{"hyb", kSpmv, Work::Hyb},
+    ModelKeyRow{"spmv_segsum", kSpmv, Work::Segsum},
+    ModelKeyRow{"cusparse_csr_alg1", kSpmv, Work::CsrWarpPerRow},
+    ModelKeyRow{"cusparse_csr_alg2", kSpmv, Work::CsrBalanced},
+    ModelKeyRow{"cusparse_coo_alg1", kSpmv, Work::Coo},
+    ModelKeyRow{"cusparse_coo_alg2", kSpmv, Work::Coo, SpmmCsrMode::Rule, "cusparse_coo_alg1"},
+    ModelKeyRow{"cusparse_sell_alg1", kSpmv, Work::Sell},
+    ModelKeyRow{"spmm_csr_row", kSpmm, Work::SpmmCsr},
+    ModelKeyRow{"spmm_csr_split_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Split, "spmm_csr_row"},
+    ModelKeyRow{"spmm_csr_tiled_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Tiled, "spmm_csr_row"},
+    ModelKeyRow{"spmm_ellr_t_row", kSpmm, Work::SpmmEllrT},
+    ModelKeyRow{"cusparse_spmm_best", kSpmm, Work::VendorSpmmBest},
+};
+
+KernelRow spx_row(const char* name, Operation op, DenseLayout layout, const char* format, Determinism d,
+                  const char* key, Ladder ladder = Ladder::None, SpmmCsrMode mode = SpmmCsrMode::Rule) {
+  KernelRow r{name, op, layout, format, "spx", d, key};
+  r.ladder = ladder;
+  r.csr_mode = mode;
+  return r;
+}
+
+KernelRow vendor_row(const char* name, Operation op, DenseLayout layout, const char* format, Determinism d,
+                     VendorAlg alg, bool in_vendor_best = false) {
+  KernelRow r{name, op, layout, format, "cuSPARSE", d, op == kSpmm ? "cusparse_spmm_best" : name};
+  r.vendor = alg;
+  r.in_vendor_best = in_vendor_best;
+  r.needs_16_byte_rows = op == kSpmm && layout == kRow && alg == VendorAlg::CsrAlg3;
+  return r;
+}
+
+// cuSPARSE determinism (cusparseSpMV / cusparseSpMM notes): SpMV CSR ALG1 and COO ALG1 are not
+// deterministic, CSR ALG2, COO ALG2 and SELL are; non-transposed SpMM is, except COO ALG1, whose
+// deterministic sibling is ALG2. spx: csr_param and the CSR SpMM add long-row partials with
+// atomics; the segmented sum's synchronizer sums long tails by arrival.
+std::vector<KernelRow> make_catalogue() {
+  using V = VendorAlg;
+  std::vector<KernelRow> t = {
+      spx_row("csr_param", kSpmv, kRow, "csr", kLongRows, "csr_param", Ladder::CsrParam),
+      spx_row("csr_vector", kSpmv, kRow, "csr", kAlways, "csr_vector"),
+      spx_row("spmv_segsum", kSpmv, kRow, "csr", kNever, "spmv_segsum", Ladder::Segsum),
+      spx_row("ell", kSpmv, kRow, "ell", kAlways, "ell"),
+      spx_row("ellr_t", kSpmv, kRow, "ellr", kAlways, "ellr_t", Ladder::EllrT),
+      spx_row("coo", kSpmv, kRow, "coo", kAlways, "coo"),
+      spx_row("hyb", kSpmv, kRow, "hyb", kAlways, "hyb"),
+      vendor_row("cusparse_csr_alg1", kSpmv, kRow, "csr", kNever, V::CsrAlg1),
+      vendor_row("cusparse_csr_alg2", kSpmv, kRow, "csr", kAlways, V::CsrAlg2),
+      vendor_row("cusparse_coo_alg1", kSpmv, kRow, "coo", kNever, V::CooAlg1),
+      vendor_row("cusparse_coo_alg2", kSpmv, kRow, "coo", kAlways, V::CooAlg2),
+      vendor_row("cusparse_sell_alg1", kSpmv, kRow, "sell", kAlways, V::SellAlg1),
+      // SpMM, row-major B and C.
+      spx_row("spmm_csr_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_row", Ladder::SpmmCsr),
+      spx_row("spmm_csr_split_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_split_row", Ladder::SpmmCsr,
+              SpmmCsrMode::Split),
+      spx_row("spmm_csr_tiled_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_tiled_row", Ladder::SpmmCsr,
+              SpmmCsrMode::Tiled),
+      spx_row("spmm_ellr_t_row", kSpmm, kRow, "ellr", kAlways, "spmm_ellr_t_row", Ladder::SpmmEllrT),
+      vendor_row("cusparse_spmm_csr_alg1_row", kSpmm, kRow, "csr", kAlways, V::CsrAlg1),
+      vendor_row("cusparse_spmm_csr_alg2_row", kSpmm, kRow, "csr", kAlways, V::CsrAlg2, true),
+      vendor_row("cusparse_spmm_csr_alg3_row", kSpmm, kRow, "csr", kAlways, V::CsrAlg3, true),
+      vendor_row("cusparse_spmm_coo_alg1_row", kSpmm, kRow, "coo", kNever, V::CooAlg1),
+      vendor_row("cusparse_spmm_coo_alg4_row", kSpmm, kRow, "coo", kAlways, V::CooAlg4, true),
+      // SpMM, column-major B and C (cuSPARSE COO ALG2 is left out: 6-8x slower than ALG1/ALG3 on
+      // the H100, bench/cuda_spmm.cpp).
+      spx_row("spmm_csr_col", kSpmm, kCol, "csr", kLongRows, "spmm_csr_row", Ladder::SpmmCsr),
+      spx_row("spmm_ellr_t_col", kSpmm, kCol, "ellr", kAlways, "spmm_ellr_t_row", Ladder::SpmmEllrT),
+      vendor_row("cusparse_spmm_csr_alg1_col", kSpmm, kCol, "csr", kAlways, V::CsrAlg1),
+      vendor_row("cusparse_spmm_csr_alg2_col", kSpmm, kCol, "csr", kAlways, V::CsrAlg2),
+      vendor_row("cusparse_spmm_csr_alg3_col", kSpmm, kCol, "csr", kAlways, V::CsrAlg3),
+      vendor_row("cusparse_spmm_coo_alg1_col", kSpmm, kCol, "coo", kNever, V::CooAlg1),
+      vendor_row("cusparse_spmm_coo_alg3_col", kSpmm, kCol, "coo", kAlways, V::CooAlg3, true),
+  };
+  return t;
+}
+
+// The table's own consistency: unique names, model keys that exist for the row's operation.
+std::vector<KernelRow> checked_catalogue() {
+  std::vector<KernelRow> t = make_catalogue();
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j)
+      if (std::string_view(t[i].name) == t[j].name)
+        throw Error(fmt::format("kernel catalogue: '{}' appears twice", t[i].name));
+    const ModelKeyRow* key = find_model_key(t[i].model_key);
+    if (key == nullptr || key->op != t[i].op)
+      throw Error(fmt::format("kernel catalogue: '{}' has no model key '{}'", t[i].name, t[i].model_key));
+  }
+  for (const ModelKeyRow& k : kModelKeys)
+    if (k.borrows != nullptr && find_model_key(k.borrows) == nullptr)
+      throw Error(fmt::format("kernel catalogue: model key '{}' borrows unknown '{}'", k.key, k.borrows));
+  return t;
+}
+
+const char* op_name(Operation op, DenseLayout layout) {
+  if (op == kSpmv) return "SpMV";
+  return layout == kRow ? "row-major SpMM" : "column-major SpMM";
+}
+
+}  // namespace
+
+std::span<const KernelRow> catalogue() {
+  static const std::vector<KernelRow> t = checked_catalogue();
+  return t;
+}
+
+std::span<const ModelKeyRow> model_keys() { return kModelKeys; }
+
+std::vector<const KernelRow*> rows_for(Operation op, DenseLayout layout) {
+  std::vector<const KernelRow*> out;
+  for (const KernelRow& r : catalogue())
+    if (r.op == op && (op == kSpmv || r.layout == layout)) out.push_back(&r);
+  return out;
+}
+
+const KernelRow* find_kernel(std::string_view name) {
+  for (const KernelRow& r : catalogue())
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
+const KernelRow& kernel_row(std::string_view name) {
+  const KernelRow* r = find_kernel(name);
+  if (r == nullptr) throw Error(fmt::format("unknown kernel '{}' (not in the kernel catalogue)", name));
+  return *r;
+}
+
+const ModelKeyRow* find_model_key(std::string_view key) {
+  for (const ModelKeyRow& k : kModelKeys)
+    if (key == k.key) return &k;
+  return nullptr;
+}
+
+void check_kernel_names(const std::vector<std::string>& names, Operation op, DenseLayout layout,
+                        const std::string& where) {
+  for (const std::string& n : names) {
+    const KernelRow* r = find_kernel(n);
+    if (r == nullptr)
+      throw Error(fmt::format("{}: unknown kernel '{}' (not in the kernel catalogue)", where, n));
+    if (r->op != op || (op == kSpmm && r->layout != layout))
+      throw Error(fmt::format("{}: '{}' is a {} kernel, not {}", where, n, op_name(r->op, r->layout),
+                              op_name(op, layout)));
+  }
+}
+
+void check_model_key(std::string_view key, const std::string& where) {
+  if (find_model_key(key) == nullptr)
+    throw Error(fmt::format("{}: unknown model kernel '{}' (not in the kernel catalogue)", where, key));
+}
+
+void check_planner_table(const cuda::PlannerRuleTable& t) {
+  check_kernel_names(t.spmv_uniform, kSpmv, kRow, "planner rule order spmv_uniform");
+  check_kernel_names(t.spmv_spread, kSpmv, kRow, "planner rule order spmv_spread");
+  check_kernel_names(t.spmv_irregular, kSpmv, kRow, "planner rule order spmv_irregular");
+  check_kernel_names(t.spmv_long_rows, kSpmv, kRow, "planner rule order spmv_long_rows");
+  check_kernel_names(t.spmm_row_major, kSpmm, kRow, "planner rule order spmm_row_major");
+  check_kernel_names(t.spmm_col_major, kSpmm, kCol, "planner rule order spmm_col_major");
+  for (const auto& r : t.vendor_spmm_over_best) {
+    const KernelRow* row = find_kernel(r.kernel);
+    if (row == nullptr || row->op != kSpmm || std::string_view(row->owner) != "cuSPARSE")
+      throw Error(fmt::format(
+          "planner vendor_spmm_over_best: '{}' is not a cuSPARSE SpMM kernel of the catalogue", r.kernel));
+  }
+  for (const KernelRow& row : catalogue()) {
+    if (row.op != kSpmm || std::string_view(row.owner) != "cuSPARSE") continue;
+    const auto n = std::count_if(t.vendor_spmm_over_best.begin(), t.vendor_spmm_over_best.end(),
+                                 [&](const auto& r) { return r.kernel == row.name; });
+    if (n != 1)
+      throw Error(fmt::format("planner vendor_spmm_over_best: {} ratios for '{}' (one needed)", n, row.name));
+  }
+}
+
+bool deterministic(const KernelRow& row, const MatrixStats& s, int64_t long_row_threshold) {
+  switch (row.determinism) {
+    case Determinism::Always:
+      return true;
+    case Determinism::Never:
+      return false;
+    case Determinism::UnlessLongRows:
+      return s.max_row <= long_row_threshold;
+  }
+  return false;
+}
+
+cuda::SpmmCsrConfig spmm_csr_config(SpmmCsrMode mode, const MatrixStats& s, int64_t dense_cols,
+                                    const cuda::DeviceProps& props, int value_bytes) {
+  cuda::SpmmCsrConfig c = cuda::spmm_csr_rule(s, dense_cols, props, value_bytes);
+  if (mode == SpmmCsrMode::Split) c.tile_items = 0;
+  if (mode == SpmmCsrMode::Tiled) c.tile_items = cuda::spmm_csr_tile_items(s, props);
+  return c;
+}
+
+}  // namespace spx::plan

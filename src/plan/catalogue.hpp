@@ -1,0 +1,123 @@
+// The kernel catalogue: one row per planner candidate, the single place a kernel's name is written
+// down outside its own files. The planner's candidate lists, the tuner's ladders, the model's
+// kernel list and work terms, the executor factory (src/cuda/plan/executor.cpp, keyed by row), the
+// every-candidate tests and the benchmark's entry names are read from this table; the rule orders
+// and the model profiles are checked against it when they are loaded (an unknown name is an
+// spx::Error naming it). Adding a kernel: its kernel files, one row here, one factory row on the
+// CUDA side, its tests (docs/ARCHITECTURE.md, "Adding a kernel").
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spx/cuda/kernel_params.hpp"
+#include "spx/plan.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::cuda {
+struct DeviceProps;
+struct PlannerRuleTable;
+}  // namespace spx::cuda
+
+namespace spx::plan {
+
+// Whether a kernel's result is bitwise reproducible run to run, as a function of the matrix.
+enum class Determinism {
+  Always,
+  Never,           // atomics or arrival-order sums on every matrix
+  UnlessLongRows,  // atomics only on rows past the kernel's long-row threshold
+};
+
+// The run-time tuner's knobs of a kernel (plan/tuner.hpp turns these into ladders).
+enum class Ladder { None, CsrParam, EllrT, Segsum, SpmmCsr, SpmmEllrT };
+
+// What the model counts for a kernel (model_terms.cpp): the bytes it moves, its serial walk, its
+// grid, its extra launches.
+enum class Work {
+  CsrParam,        // the parametrised CSR kernel under its rule (coop lanes per row)
+  CsrWarpPerRow,   // a warp per row (csr_vector, cuSPARSE CSR ALG1)
+  CsrBalanced,     // nonzero-balanced CSR (cuSPARSE CSR ALG2)
+  Segsum,          // the segmented sum (tiles of nonzeros, a synchronizer)
+  Coo,             // COO, a warp per chunk of nonzeros
+  Ell,             // ELL, a thread per row over the padded width
+  EllrT,           // ELLR-T under its rule
+  Hyb,             // ELL part + COO tail
+  Sell,            // SELL-32 slots
+  SpmmCsr,         // the CSR SpMM under its rule, row-split or tiled as the row's SpmmCsrMode says
+  SpmmEllrT,       // the ELLR-T SpMM under its rule
+  VendorSpmmBest,  // cuSPARSE's best SpMM algorithm (one prediction, scaled per algorithm)
+};
+
+// The CSR SpMM's mode: as its rule decides, or one of its two modes forced.
+enum class SpmmCsrMode { Rule, Split, Tiled };
+
+// A key of the performance model: the name its fits carry in a profile. A key without fitted
+// coefficients in a profile uses those of `borrows` (a declared sibling with the same terms'
+// meaning) with its own work terms, until a profile fits it.
+struct ModelKeyRow {
+  const char* key;
+  Operation op;
+  Work work;
+  SpmmCsrMode csr_mode = SpmmCsrMode::Rule;  // Work::SpmmCsr only
+  const char* borrows = nullptr;
+};
+
+// The cuSPARSE algorithm a vendor row runs (the executor maps it to the API's enum).
+enum class VendorAlg { None, CsrAlg1, CsrAlg2, CsrAlg3, CooAlg1, CooAlg2, CooAlg3, CooAlg4, SellAlg1 };
+
+struct KernelRow {
+  const char* name;  // the candidate's name: plan reports, options' patterns, the tuning cache
+  Operation op;
+  DenseLayout layout;  // SpMM's B and C (SpMV rows: RowMajor, unused)
+  const char* format;  // csr, ell, ellr, coo, hyb, sell
+  const char* owner;   // "spx" or "cuSPARSE"
+  Determinism determinism;
+  const char* model_key;  // a ModelKeyRow's key
+  Ladder ladder = Ladder::None;
+  VendorAlg vendor = VendorAlg::None;
+  SpmmCsrMode csr_mode = SpmmCsrMode::Rule;  // the CSR SpMM rows
+  // Row-major B and C whose rows must start on 16-byte boundaries (cuSPARSE CSR ALG3 faults
+  // otherwise, docs/cuda-runtime.md): L x value bytes must be a multiple of 16.
+  bool needs_16_byte_rows = false;
+  // cuSPARSE SpMM: one of the algorithms whose fastest per problem the model fits as
+  // cusparse_spmm_best (the entries the calibration runs; the planner's ratios are to that best).
+  bool in_vendor_best = false;
+  const char* bench_entry = nullptr;  // the benchmark registry's entry that times it; null: `name`
+
+  std::string_view bench_name() const { return bench_entry != nullptr ? bench_entry : name; }
+  bool spmm() const { return op == Operation::Spmm; }
+};
+
+std::span<const KernelRow> catalogue();
+std::span<const ModelKeyRow> model_keys();
+
+// The rows of one product (SpMV, or SpMM in one layout), in catalogue order.
+std::vector<const KernelRow*> rows_for(Operation op, DenseLayout layout);
+
+const KernelRow* find_kernel(std::string_view name);      // null when unknown
+const KernelRow& kernel_row(std::string_view name);       // spx::Error naming an unknown kernel
+const ModelKeyRow* find_model_key(std::string_view key);  // null when unknown
+
+// Checks that every name of `names` is a candidate of `op` (and of `layout` for SpMM): an
+// spx::Error naming the first unknown one and `where` it was read ("rule order spmv_uniform").
+void check_kernel_names(const std::vector<std::string>& names, Operation op, DenseLayout layout,
+                        const std::string& where);
+// An spx::Error naming `key` and `where` unless it is a model key of the catalogue.
+void check_model_key(std::string_view key, const std::string& where);
+
+// The planner's rule table against the catalogue: every name of its rule orders is a candidate of
+// that order's product, and every cuSPARSE SpMM row has exactly one ratio to the modelled best.
+// rule_tables.cpp calls it when the default tables are made.
+void check_planner_table(const cuda::PlannerRuleTable& t);
+
+bool deterministic(const KernelRow& row, const MatrixStats& s, int64_t long_row_threshold);
+
+// The CSR SpMM's configuration in a row's mode: the rule's, then the mode forced (Split: no tiles;
+// Tiled: spmm_csr_tile_items). The executor, the model and the benchmark's forced entries call it.
+cuda::SpmmCsrConfig spmm_csr_config(SpmmCsrMode mode, const MatrixStats& s, int64_t dense_cols,
+                                    const cuda::DeviceProps& props, int value_bytes);
+
+}  // namespace spx::plan

@@ -1,0 +1,169 @@
+// The kernel catalogue (plan/catalogue.hpp) as the one source of the planner's candidates: the
+// candidate lists, tuner ladders and model keys come from it; rule orders and profiles naming an
+// unknown kernel are refused; in a CUDA build every row has an executor and a benchmark entry.
+#include "plan/catalogue.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/registry.hpp"
+#include "plan/tuner.hpp"
+#include "spx/cuda/rules.hpp"
+#include "spx/error.hpp"
+#include "spx/features.hpp"
+#include "spx/generate.hpp"
+#include "spx/model.hpp"
+#include "spx/plan.hpp"
+#include "spx/stats.hpp"
+#if SPX_HAVE_CUDA
+#include "cuda/plan/executor_check.hpp"
+#endif
+
+namespace spx {
+namespace {
+
+using plan::DenseLayout;
+using plan::Operation;
+
+constexpr std::size_t kPlenty = std::size_t{1} << 40;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Catalogue, RowsAreUniqueAndComplete) {
+  std::vector<std::string> names;
+  for (const plan::KernelRow& r : plan::catalogue()) {
+    names.emplace_back(r.name);
+    EXPECT_NE(plan::find_model_key(r.model_key), nullptr) << r.name;
+    EXPECT_TRUE(std::string_view(r.owner) == "spx" || std::string_view(r.owner) == "cuSPARSE") << r.name;
+    EXPECT_EQ(&plan::kernel_row(r.name), &r);
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end());
+  EXPECT_EQ(plan::rows_for(Operation::Spmv, DenseLayout::RowMajor).size() +
+                plan::rows_for(Operation::Spmm, DenseLayout::RowMajor).size() +
+                plan::rows_for(Operation::Spmm, DenseLayout::ColMajor).size(),
+            plan::catalogue().size());
+  EXPECT_NE(error_of([] { (void)plan::kernel_row("spmm_magic"); }).find("spmm_magic"), std::string::npos);
+}
+
+// The planner lists exactly the catalogue's rows of the product, in its order.
+TEST(Catalogue, PlannerCandidatesAreTheRows) {
+  const auto A = gen::generate<double, int32_t>("stencil27:n=12");
+  for (auto [op, layout] :
+       {std::pair{Operation::Spmv, DenseLayout::RowMajor}, std::pair{Operation::Spmm, DenseLayout::RowMajor},
+        std::pair{Operation::Spmm, DenseLayout::ColMajor}}) {
+    plan::Problem p;
+    p.op = op;
+    p.layout = layout;
+    p.cols_dense = op == Operation::Spmm ? 8 : 0;
+    p.stats = stats(A);
+    p.features = features(A);
+    const auto cands = plan::candidates(p, {}, {}, kPlenty);
+    const auto rows = plan::rows_for(op, layout);
+    ASSERT_EQ(cands.size(), rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(cands[i].kernel, rows[i]->name);
+      EXPECT_EQ(cands[i].format, rows[i]->format);
+      EXPECT_EQ(cands[i].owner, rows[i]->owner);
+    }
+  }
+}
+
+TEST(Catalogue, LaddersComeFromTheRows) {
+  for (const plan::KernelRow& r : plan::catalogue())
+    EXPECT_EQ(plan::tuning_ladders(r.name).empty(), r.ladder == plan::Ladder::None) << r.name;
+  EXPECT_TRUE(plan::tuning_ladders("not_a_kernel").empty());
+  EXPECT_EQ(plan::tuning_ladders("spmm_csr_split_row").size(), plan::tuning_ladders("spmm_csr_row").size());
+}
+
+TEST(Catalogue, ModelKernelsAreTheModelKeys) {
+  std::size_t n = 0;
+  for (const plan::ModelKeyRow& k : plan::model_keys()) {
+    const auto& list = k.op == Operation::Spmv ? model::spmv_kernels() : model::spmm_kernels();
+    EXPECT_NE(std::find(list.begin(), list.end(), k.key), list.end()) << k.key;
+    ++n;
+  }
+  EXPECT_EQ(model::spmv_kernels().size() + model::spmm_kernels().size(), n);
+}
+
+// A key without its own fit borrows its declared sibling's coefficients on its own terms.
+TEST(Catalogue, NewKernelsBorrowASiblingsFit) {
+  const auto path = model::find_profile("NVIDIA H100 80GB HBM3");
+  ASSERT_TRUE(path.has_value());
+  const model::Profile profile = model::load_profile(*path);
+  const MatrixFeatures f = features(gen::generate<double, int32_t>("powerlaw:n=20000,avg=8,exp=1.8"));
+  for (const plan::ModelKeyRow& k : plan::model_keys()) {
+    if (k.borrows == nullptr) continue;
+    const int64_t L = k.op == Operation::Spmm ? 8 : 0;
+    ASSERT_EQ(profile.find({k.key, 8, L}), nullptr) << k.key << " is fitted now: drop its borrows";
+    const auto own = model::predict_us(profile, {k.key, 8, L}, f);
+    const auto sibling = model::predict_us(profile, {k.borrows, 8, L}, f);
+    ASSERT_TRUE(own.has_value()) << k.key;
+    ASSERT_TRUE(sibling.has_value()) << k.borrows;
+    EXPECT_TRUE(std::isfinite(*own) && *own > 0) << k.key;
+  }
+}
+
+TEST(Catalogue, UnknownNamesAreRefusedAtLoad) {
+  const std::string unknown = error_of([] {
+    plan::check_kernel_names({"csr_param", "csr_turbo"}, Operation::Spmv, DenseLayout::RowMajor,
+                             "rule order spmv_uniform");
+  });
+  EXPECT_NE(unknown.find("rule order spmv_uniform"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("'csr_turbo'"), std::string::npos) << unknown;
+  // A kernel of another product is as wrong as an unknown one.
+  EXPECT_NE(error_of([] {
+              plan::check_kernel_names({"spmm_csr_col"}, Operation::Spmm, DenseLayout::RowMajor, "order");
+            }).find("column-major"),
+            std::string::npos);
+  // The default tables pass; a vendor SpMM row without its ratio to the modelled best does not.
+  EXPECT_NO_THROW(plan::check_planner_table(cuda::default_rule_tables().planner));
+  cuda::PlannerRuleTable t = cuda::default_rule_tables().planner;
+  t.vendor_spmm_over_best.pop_back();
+  EXPECT_NE(error_of([&] { plan::check_planner_table(t); }).find("cusparse_spmm_"), std::string::npos);
+  t = cuda::default_rule_tables().planner;
+  t.spmm_col_major.push_back("spmm_csr_row");
+  EXPECT_NE(error_of([&] { plan::check_planner_table(t); }).find("spmm_col_major"), std::string::npos);
+  // A profile fitting a kernel the catalogue does not know.
+  const std::string profile = R"({"device": {"name": "X", "sm_count": 1, "threads_per_sm": 2048,
+      "blocks_per_sm": 32, "l2_bytes": 1048576, "copy_gbs": 1000, "l2_gbs": 2000},
+      "fits": [{"kernel": "csr_turbo", "precision": "f64", "cols_dense": 0, "coef": {}}]})";
+  const std::string e = error_of([&] { (void)model::profile_from_json(profile, "x.json"); });
+  EXPECT_NE(e.find("x.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("csr_turbo"), std::string::npos) << e;
+}
+
+#if SPX_HAVE_CUDA
+// Every catalogue row can be built, and every factory builds a row of the catalogue.
+TEST(Catalogue, EveryRowHasAnExecutor) {
+  const std::vector<std::string> gaps = cuda::detail::executor_factory_gaps();
+  std::string all;
+  for (const std::string& g : gaps) all += g + "\n";
+  EXPECT_TRUE(gaps.empty()) << all;
+}
+
+// Every row is timed by a benchmark entry of its name (the bench and the planner speak of one
+// kernel by one name).
+TEST(Catalogue, EveryRowHasABenchmarkEntry) {
+  const bench::Registry& registry = bench::default_registry();
+  for (const plan::KernelRow& r : plan::catalogue()) {
+    const bench::OpKind op = r.op == Operation::Spmv ? bench::OpKind::Spmv : bench::OpKind::Spmm;
+    EXPECT_NE(registry.kernel(r.bench_name(), op), nullptr) << r.name;
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace spx
