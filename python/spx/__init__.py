@@ -262,13 +262,14 @@ class Matrix:
             return spmm(self, other)
         raise ValueError(f"A @ x: x has {nd} dimensions; spx multiplies vectors (SpMV) and matrices (SpMM)")
 
-    def plan(self, op: str = "spmv", L: Optional[int] = None, *, layout: str = "row", mode: str = "model",
+    def plan(self, op: str = "spmv", L: Optional[int] = None, *, layout: str = "row", mode: str = "auto",
              expected_calls: int = 100, deterministic_only: bool = False, measure_top: int = 4,
              tuning_cache: Optional[str] = None, replan: bool = True) -> Plan:
         """Plans a product on the GPU now and returns the plan (``.explain()`` for people).
 
         op 'spmv' or 'spmm' (then L, the number of columns of X, is needed); layout of X and Y for
-        SpMM: 'row' (C order) or 'col' (Fortran order); mode 'rule', 'model', 'measure' or 'tune';
+        SpMM: 'row' (C order) or 'col' (Fortran order); mode 'auto' (the model, timing the top
+        candidates when their predictions are too close to call), 'rule', 'model', 'measure' or 'tune';
         expected_calls amortises setup; tuning_cache: a file of earlier plans (None reads
         $SPX_TUNING_CACHE, '-' none). replan=False returns the current plan (planned with the
         defaults on first use) instead of planning again.
@@ -281,8 +282,8 @@ class Matrix:
             raise ValueError("an SpMM plan needs L >= 1, the number of columns of X")
         if layout not in ("row", "col"):
             raise ValueError(f"layout {layout!r}: use 'row' (C order) or 'col' (Fortran order)")
-        if mode not in ("rule", "model", "measure", "tune"):
-            raise ValueError(f"mode {mode!r}: use 'rule', 'model', 'measure' or 'tune'")
+        if mode not in ("auto", "rule", "model", "measure", "tune"):
+            raise ValueError(f"mode {mode!r}: use 'auto', 'rule', 'model', 'measure' or 'tune'")
         if int(expected_calls) < 1:
             raise ValueError(f"expected_calls {expected_calls}: must be at least 1")
         info = self._m.plan(op == "spmm", int(L or 0), layout == "row", mode, int(expected_calls),

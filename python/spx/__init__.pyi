@@ -21,7 +21,7 @@ def gpu_unavailable_reason() -> str: ...
 class Plan:
     op: Literal["spmv", "spmm"]
     cols_dense: int
-    mode: Literal["rule", "model", "measure", "tune"]
+    mode: Literal["auto", "rule", "model", "measure", "tune"]
     decided_by: str
     kernel: str
     owner: str
@@ -64,7 +64,7 @@ class Matrix:
         L: Optional[int] = None,
         *,
         layout: Literal["row", "col"] = "row",
-        mode: Literal["rule", "model", "measure", "tune"] = "model",
+        mode: Literal["auto", "rule", "model", "measure", "tune"] = "auto",
         expected_calls: int = 100,
         deterministic_only: bool = False,
         measure_top: int = 4,

@@ -55,8 +55,8 @@ void ProgressLine::clear() {
 }
 
 void add_planned_options(CLI::App* cmd, PlannedOptions& o, const std::string& context) {
-  cmd->add_option("--plan", o.plan, context + ": planning mode, rule, model, measure or tune")
-      ->check(CLI::IsMember({"rule", "model", "measure", "tune"}))
+  cmd->add_option("--plan", o.plan, context + ": planning mode, auto, rule, model, measure or tune")
+      ->check(CLI::IsMember({"auto", "rule", "model", "measure", "tune"}))
       ->capture_default_str();
   cmd->add_option("--expected-calls", o.expected_calls,
                   context + ": products the plan amortises its setup (conversions) over")

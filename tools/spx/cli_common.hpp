@@ -44,7 +44,7 @@ std::vector<std::string> split_list(const std::string& text);
 // The planned product's options (spx spmv on the GPU, spx spmm --kernel auto): the front door's
 // planning mode, amortisation, explain, tuning cache.
 struct PlannedOptions {
-  std::string plan = "model";
+  std::string plan = "auto";
   int64_t expected_calls = 100;
   bool explain = false;
   std::string tuning_cache;
