@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -72,8 +73,9 @@ bool check_spmv(const std::string& name, const Csr<T, int32_t>& A, const plan::O
   return true;
 }
 
+// Returns false when the kernel is not eligible for this matrix (nothing to check then).
 template <class T>
-void check_spmm(const std::string& name, const Csr<T, int32_t>& A, int64_t L, Layout layout,
+bool check_spmm(const std::string& name, const Csr<T, int32_t>& A, int64_t L, Layout layout,
                 const plan::Options& o, T alpha, T beta, uint64_t seed, int64_t extra_ld) {
   auto& ctx = gpu();
   cuda::SparseMatrix<T> M(ctx, A);
@@ -87,7 +89,7 @@ void check_spmm(const std::string& name, const Csr<T, int32_t>& A, int64_t L, La
   } catch (const Error& e) {
     if (std::string(e.what()).find("no candidate") == std::string::npos)
       ADD_FAILURE() << what << ": " << e.what();
-    return;
+    return false;
   }
   const auto B = random_dense<T>(A.cols, L, layout, seed, extra_ld);
   const SpmmCase<T> c = spmm_case(A, B, layout, alpha, beta, seed, extra_ld);
@@ -97,9 +99,11 @@ void check_spmm(const std::string& name, const Csr<T, int32_t>& A, int64_t L, La
     cuda::spmm(ctx, M, cuda::view(dB), cuda::view(dC), alpha, beta);
     ctx.synchronize();
   } catch (const Error& e) {
-    FAIL() << what << ": " << e.what();
+    ADD_FAILURE() << what << ": " << e.what();
+    return false;
   }
   c.expect_close(cuda::download(ctx, dC), what);
+  return true;
 }
 
 // One candidate forced: model mode, so the features are there (cuSPARSE SELL needs them).
@@ -116,12 +120,14 @@ TYPED_TEST(FrontDoor, EverySpmvCandidateIsEquivalentToRef) {
   using T = TypeParam;
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
+  std::map<std::string, int> checked;  // a candidate ineligible everywhere would pass unseen
   for (const auto& m : random_matrices<T, int32_t>(seed)) {
     for (const std::string& k : kSpmvKernels) {
-      (void)check_spmv<T>(m.name, m.A, only(k), seed);
+      checked[k] += check_spmv<T>(m.name, m.A, only(k), seed) ? 1 : 0;
       if (::testing::Test::HasFailure()) return;
     }
   }
+  for (const std::string& k : kSpmvKernels) EXPECT_GT(checked[k], 0) << k << " ran on no random matrix";
 }
 
 TYPED_TEST(FrontDoor, EverySpmmCandidateIsEquivalentToRef) {
@@ -129,18 +135,21 @@ TYPED_TEST(FrontDoor, EverySpmmCandidateIsEquivalentToRef) {
   using T = TypeParam;
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
+  std::map<std::string, int> row_checked, col_checked;  // ineligible everywhere would pass unseen
   for (const auto& m : random_matrices<T, int32_t>(seed)) {
     if (m.A.rows > 20000) continue;  // host reference time, not coverage
     for (int64_t L : {1, 3, 8, 32}) {
       for (const std::string& k : kSpmmRow) {
-        check_spmm<T>(m.name, m.A, L, Layout::RowMajor, only(k), T{1}, T{0}, seed + L, 0);
+        row_checked[k] += check_spmm<T>(m.name, m.A, L, Layout::RowMajor, only(k), T{1}, T{0}, seed + L, 0);
         check_spmm<T>(m.name, m.A, L, Layout::RowMajor, only(k), T(0.75), T(-2), seed + L, 4);
       }
       for (const std::string& k : kSpmmCol)
-        check_spmm<T>(m.name, m.A, L, Layout::ColMajor, only(k), T{1}, T{0}, seed, 3);
+        col_checked[k] += check_spmm<T>(m.name, m.A, L, Layout::ColMajor, only(k), T{1}, T{0}, seed, 3);
       if (::testing::Test::HasFailure()) return;
     }
   }
+  for (const std::string& k : kSpmmRow) EXPECT_GT(row_checked[k], 0) << k << " ran on no random matrix";
+  for (const std::string& k : kSpmmCol) EXPECT_GT(col_checked[k], 0) << k << " ran on no random matrix";
 }
 
 TYPED_TEST(FrontDoor, PlannedModesOnSharedMatrices) {
