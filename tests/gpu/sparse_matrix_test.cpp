@@ -179,7 +179,8 @@ TYPED_TEST(FrontDoor, PlansOnFirstUseAndExplains) {
   cuda::spmv(ctx, M, std::span<const T>(x.span()), y.span());
   ASSERT_NE(M.spmv_report(), nullptr);
   const plan::Report& r = *M.spmv_report();
-  EXPECT_EQ(r.mode, plan::Mode::Model);
+  EXPECT_EQ(r.mode, plan::Mode::Auto);  // the default: the model, timing only where it pays
+  EXPECT_FALSE(r.auto_reason.empty());
   EXPECT_TRUE(r.winner().eligible);
   EXPECT_GT(r.planning_us, 0);
   const std::string text = r.explain();
