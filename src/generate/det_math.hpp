@@ -34,8 +34,9 @@ inline double det_log(double x) {
   return static_cast<double>(exponent) * kLn2Hi + (static_cast<double>(exponent) * kLn2Lo + 2 * t * series);
 }
 
-// e^x (about 1 ulp); overflows to +inf, underflows to 0.
+// e^x (about 1 ulp); overflows to +inf, underflows to 0, NaN stays NaN.
 inline double det_exp(double x) {
+  if (std::isnan(x)) return x;  // the exponent below would convert NaN to int
   if (x > 709.78) return std::numeric_limits<double>::infinity();
   if (x < -745.2) return 0.0;
   const double k = std::floor(x / kLn2 + 0.5);

@@ -526,3 +526,12 @@ TEST(GenerateSpec, SizesPastHostMemoryAreRefusedWithTheNumbers) {
 }
 
 }  // namespace
+
+// Found by the generator-spec fuzzer: exp=1e5 underflowed the window fit to NaN (undefined
+// behaviour converting it to int) and returned rows of length 1 for avg=5, silently.
+TEST(GeneratePowerLaw, AnExponentPastTheLawsRangeIsRefused) {
+  EXPECT_THROW((gen::generate<double, int32_t>("powerlaw:n=885,avg=5,exp=1e5")), spx::Error);
+  EXPECT_THROW((gen::generate<double, int32_t>("powerlaw:n=885,avg=5,exp=101")), spx::Error);
+  const auto A = gen::generate<double, int32_t>("powerlaw:n=885,avg=5,exp=100");
+  EXPECT_NEAR(static_cast<double>(A.nnz()) / 885.0, 5.0, 0.5);
+}
