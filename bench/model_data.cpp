@@ -9,6 +9,7 @@
 #include "bench/features_json.hpp"
 #include "io/text_file.hpp"
 #include "plan/catalogue.hpp"
+#include "plan/json_fields.hpp"
 #include "spx/error.hpp"
 
 namespace spx::bench {
@@ -34,17 +35,8 @@ std::vector<model::Sample> ModelData::samples() const {
 ModelData model_data(const json& doc, const std::string& source) {
   try {
     ModelData data;
-    const json& d = doc.at("device");
-    data.device.name = d.at("name").get<std::string>();
-    data.device.sm_count = d.at("sm_count").get<int>();
-    data.device.l2_bytes = d.at("l2_bytes").get<int64_t>();
-    data.device.copy_gbs = d.at("copy_gbs").get<double>();
     // Bench JSON from before the model has no L2 rate: the model then falls back to its default.
-    data.device.l2_gbs = d.value("l2_gbs", data.device.l2_gbs);
-    data.device.threads_per_sm =
-        static_cast<int>(d.value("threads_per_sm", int64_t{data.device.threads_per_sm}));
-    data.device.blocks_per_sm =
-        static_cast<int>(d.value("blocks_per_sm", int64_t{data.device.blocks_per_sm}));
+    data.device = model::device_from_json(doc.at("device"), model::DeviceFields::RatesAndShapeOptional);
     data.commit = doc.value("commit", "");
     data.date = doc.value("date", "");
     if (!doc.contains("matrices"))

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <limits>
+#include <string>
 #include <string_view>
 
 #include "io/mm_header.hpp"

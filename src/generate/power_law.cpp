@@ -109,8 +109,8 @@ class RowPermutation {
 template <class T, class I>
 Csr<T, I> power_law(I n, double avg_row, double exponent, uint64_t seed) {
   detail::require(n >= 0, kName, "n", n, "must be >= 0");
-  detail::require(std::isfinite(exponent) && exponent > 0 && exponent <= kMaxExponent, kName, "exponent (exp)",
-                  exponent, fmt::format("must be in (0, {}]", kMaxExponent));
+  detail::require(std::isfinite(exponent) && exponent > 0 && exponent <= kMaxExponent, kName,
+                  "exponent (exp)", exponent, fmt::format("must be in (0, {}]", kMaxExponent));
   detail::require(n == 0 || (avg_row >= 1 && avg_row <= static_cast<double>(n)), kName, "avg_row (avg)",
                   avg_row, fmt::format("must be in [1, n = {}]", n));
   const int64_t size = n;

@@ -10,6 +10,7 @@
 
 #include "io/text_file.hpp"
 #include "plan/catalogue.hpp"
+#include "plan/json_fields.hpp"
 #include "spx/error.hpp"
 #include "spx/model.hpp"
 
@@ -39,40 +40,10 @@ std::string short_name(const std::string& device_name) {
   return {};
 }
 
-// What a profile's numbers may be. A model fit is non-negative least squares, so coefficients are
-// >= 0; the bounds are far past any real GPU, there only to refuse what would overflow or divide
-// the model into nonsense (a plan chosen at -9631 us from negative coefficients).
-struct FieldBounds {
-  double least, most;
-};
-constexpr FieldBounds kSmCount{1, 100'000};
-constexpr FieldBounds kThreadsPerSm{1, 65'536};
-constexpr FieldBounds kBlocksPerSm{1, 1'024};
-constexpr FieldBounds kL2Bytes{1, 0x1p40};       // 1 TiB
-constexpr FieldBounds kBandwidthGbs{1e-3, 1e6};  // GB/s
-constexpr FieldBounds kCoefficient{0, 1e6};      // per term, us per unit of the term
-constexpr FieldBounds kColsDense{0, 1 << 24};    // L of SpMM; 0: SpMV
+constexpr FieldBounds kCoefficient{0, 1e6};    // per term, us per unit of the term
+constexpr FieldBounds kColsDense{0, 1 << 24};  // L of SpMM; 0: SpMV
 constexpr FieldBounds kSamples{0, 1e9};
 constexpr FieldBounds kFitError{0, 1e6};  // a fraction
-
-// A finite number in [least, most]: "device.sm_count = 1e+20 is outside [1, 100000]".
-double real_field(const json& object, const std::string& name, const std::string& key, FieldBounds b) {
-  const json& field = object.at(key);
-  if (!field.is_number()) throw Error(fmt::format("{} is not a number", name));
-  const double value = field.get<double>();
-  if (!std::isfinite(value) || value < b.least || value > b.most)
-    throw Error(fmt::format("{} = {} is outside [{}, {}]", name, value, b.least, b.most));
-  return value;
-}
-
-// The same, and integral: checked as a double before converting, since get<int>() of 1e20 is
-// undefined behaviour.
-template <class I>
-I integer_field(const json& object, const std::string& name, const std::string& key, FieldBounds b) {
-  const double value = real_field(object, name, key, b);
-  if (value != std::floor(value)) throw Error(fmt::format("{} = {} is not a whole number", name, value));
-  return static_cast<I>(value);
-}
 
 }  // namespace
 
@@ -110,14 +81,7 @@ Profile profile_from_json(const std::string& text, const std::string& source) {
   try {
     const json doc = json::parse(text);
     Profile p;
-    const json& d = doc.at("device");
-    p.device.name = d.at("name").get<std::string>();
-    p.device.sm_count = integer_field<int>(d, "device.sm_count", "sm_count", kSmCount);
-    p.device.threads_per_sm = integer_field<int>(d, "device.threads_per_sm", "threads_per_sm", kThreadsPerSm);
-    p.device.blocks_per_sm = integer_field<int>(d, "device.blocks_per_sm", "blocks_per_sm", kBlocksPerSm);
-    p.device.l2_bytes = integer_field<int64_t>(d, "device.l2_bytes", "l2_bytes", kL2Bytes);
-    p.device.copy_gbs = real_field(d, "device.copy_gbs", "copy_gbs", kBandwidthGbs);
-    p.device.l2_gbs = real_field(d, "device.l2_gbs", "l2_gbs", kBandwidthGbs);
+    p.device = device_from_json(doc.at("device"), DeviceFields::AllRequired);
     p.commit = doc.value("commit", "");
     p.date = doc.value("date", "");
     const json& fits = doc.at("fits");

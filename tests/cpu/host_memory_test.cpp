@@ -1,11 +1,12 @@
 // The host-memory check every size-from-input allocation makes first (src/common/host_memory.hpp):
 // $SPX_HOST_MEMORY_LIMIT caps it, and a malformed value is an error naming the variable.
+#include "common/host_memory.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 
-#include "common/host_memory.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
 

@@ -321,6 +321,16 @@ TEST(ModelData, ReadsBenchJsonWithCusparseSpmmAsItsBest) {
   EXPECT_NEAR(d.measurements[1].us, 30.0, 1e-9);
   EXPECT_NEAR(d.measurements[1].us_min, 29.0, 1e-9);  // the minimum of the entry with the best median
   EXPECT_EQ(d.samples().size(), 2u);
+  // The device's figures are range-checked as a profile's are (get<int>() of 1e20 was UB).
+  nlohmann::ordered_json spoiled = doc;
+  spoiled["device"]["sm_count"] = 1e20;
+  try {
+    bench::model_data(spoiled, "bench.json");
+    ADD_FAILURE() << "accepted sm_count 1e20";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("device.sm_count = 1e+20 is outside"), std::string::npos)
+        << e.what();
+  }
   doc.erase("matrices");
   EXPECT_THROW(bench::model_data(doc, "old.json"), Error);
 }
