@@ -420,7 +420,7 @@ TEST(GenerateSpec, ErrorsSayWhatIsAccepted) {
   expect_error("banded:density=0", {"density = 0 must be in (0, 1]"});
   expect_error("banded:density=1.5", {"density = 1.5"});
   expect_error("banded:bw=-1", {"half_bandwidth (bw) = -1"});
-  expect_error("powerlaw:exp=0", {"exponent (exp) = 0 must be > 0"});
+  expect_error("powerlaw:exp=0", {"exponent (exp) = 0 must be in (0, 100]"});
   expect_error("powerlaw:exp=-2", {"exponent (exp) = -2"});
   expect_error("powerlaw:n=100,avg=200", {"avg_row (avg) = 200", "[1, n = 100]"});
   expect_error("powerlaw:avg=0.5", {"avg_row (avg) = 0.5"});
