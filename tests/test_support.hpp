@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <set>
@@ -96,6 +97,13 @@ inline std::filesystem::path shared_matrices_dir() {
 #endif
   if (!p.empty() && std::filesystem::exists(p / "MANIFEST.tsv")) return p;
   return {};
+}
+
+// An error message users see: every one of `words` in it, on one line.
+inline void expect_words(const std::string& message, std::initializer_list<const char*> words) {
+  for (const char* w : words)
+    EXPECT_NE(message.find(w), std::string::npos) << "missing '" << w << "' in: " << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << "message must be one line: " << message;
 }
 
 }  // namespace spx::test

@@ -15,10 +15,12 @@
 #include "io/mm_readers.hpp"
 #include "io/text_file.hpp"
 #include "spx/io.hpp"
+#include "test_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using spx::test::expect_words;
 
 template <class T = double, class I = int32_t>
 std::string error_of(const std::string& text, const spx::ReadOptions& options = {}) {
@@ -28,12 +30,6 @@ std::string error_of(const std::string& text, const spx::ReadOptions& options = 
     return e.what();
   }
   return "(no error)";
-}
-
-void expect_words(const std::string& message, std::initializer_list<const char*> words) {
-  for (const char* w : words)
-    EXPECT_NE(message.find(w), std::string::npos) << "missing '" << w << "' in: " << message;
-  EXPECT_EQ(message.find('\n'), std::string::npos) << "message must be one line: " << message;
 }
 
 const std::string kGeneral = "%%MatrixMarket matrix coordinate real general\n";

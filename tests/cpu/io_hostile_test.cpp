@@ -22,10 +22,12 @@
 #include "io/mm_header_scan.hpp"
 #include "io/mm_limits.hpp"
 #include "spx/io.hpp"
+#include "test_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using spx::test::expect_words;
 
 const std::string kGeneral = "%%MatrixMarket matrix coordinate real general\n";
 
@@ -57,12 +59,6 @@ std::string error_of(const std::function<void()>& f) {
     return e.what();
   }
   return "(no error)";
-}
-
-void expect_words(const std::string& message, std::initializer_list<const char*> words) {
-  for (const char* w : words)
-    EXPECT_NE(message.find(w), std::string::npos) << "missing '" << w << "' in: " << message;
-  EXPECT_EQ(message.find('\n'), std::string::npos) << "message must be one line: " << message;
 }
 
 double seconds_of(const std::function<void()>& f) {
