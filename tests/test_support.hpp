@@ -3,8 +3,10 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -14,6 +16,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "spx/matrix.hpp"
@@ -105,5 +108,30 @@ inline void expect_words(const std::string& message, std::initializer_list<const
     EXPECT_NE(message.find(w), std::string::npos) << "missing '" << w << "' in: " << message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << "message must be one line: " << message;
 }
+
+// A path in a per-process temporary folder, removed with this object (the file, if any).
+class TempPath {
+ public:
+  explicit TempPath(const std::string& suffix) {
+    static std::atomic<int> counter{0};
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("spx_tests_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    std::string name = "f";  // appended: GCC 12 gives a false -Wrestrict on "f" + ... here
+    name += std::to_string(counter++);
+    name += suffix;
+    path_ = (dir / name).string();
+  }
+  ~TempPath() {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  TempPath(const TempPath&) = delete;
+  TempPath& operator=(const TempPath&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace spx::test

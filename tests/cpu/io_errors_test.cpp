@@ -21,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using spx::test::expect_words;
+using spx::test::TempPath;
 
 template <class T = double, class I = int32_t>
 std::string error_of(const std::string& text, const spx::ReadOptions& options = {}) {
@@ -33,24 +34,6 @@ std::string error_of(const std::string& text, const spx::ReadOptions& options = 
 }
 
 const std::string kGeneral = "%%MatrixMarket matrix coordinate real general\n";
-
-class TempPath {
- public:
-  explicit TempPath(const std::string& suffix) {
-    static std::atomic<int> counter{0};
-    const fs::path dir = fs::temp_directory_path() / ("spx_io_errors_" + std::to_string(getpid()));
-    fs::create_directories(dir);
-    path_ = (dir / ("f" + std::to_string(counter++) + suffix)).string();
-  }
-  ~TempPath() {
-    std::error_code ec;
-    fs::remove(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::string read_error(const std::string& path) {
   try {

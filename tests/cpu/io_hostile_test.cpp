@@ -28,29 +28,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using spx::test::expect_words;
+using spx::test::TempPath;
 
 const std::string kGeneral = "%%MatrixMarket matrix coordinate real general\n";
-
-class TempPath {
- public:
-  explicit TempPath(const std::string& suffix) {
-    static std::atomic<int> counter{0};
-    const fs::path dir = fs::temp_directory_path() / ("spx_io_hostile_" + std::to_string(getpid()));
-    fs::create_directories(dir);
-    std::string name = "f";  // appended: GCC 12 gives a false -Wrestrict on "f" + ... here
-    name += std::to_string(counter++);
-    name += suffix;
-    path_ = (dir / name).string();
-  }
-  ~TempPath() {
-    std::error_code ec;
-    fs::remove(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::string error_of(const std::function<void()>& f) {
   try {

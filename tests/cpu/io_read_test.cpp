@@ -26,28 +26,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using TempFile = spx::test::TempPath;
 using spx::Csr;
 using spx::parse_matrix_market;
 
 // A file in a per-process temporary folder, removed at the end of the test.
-class TempFile {
- public:
-  explicit TempFile(const std::string& suffix) {
-    static std::atomic<int> counter{0};
-    const fs::path dir = fs::temp_directory_path() / ("spx_io_read_" + std::to_string(getpid()));
-    fs::create_directories(dir);
-    path_ = (dir / ("f" + std::to_string(counter++) + suffix)).string();
-  }
-  ~TempFile() {
-    std::error_code ec;
-    fs::remove(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // Writes text as is, gzip-compressed when the name ends in .gz (through spx's own writer, which
 // the write tests check separately against zlib's reader).
 void write_text(const std::string& path, const std::string& text) {

@@ -18,25 +18,8 @@
 namespace {
 
 namespace fs = std::filesystem;
+using TempFile = spx::test::TempPath;
 using spx::Csr;
-
-class TempFile {
- public:
-  explicit TempFile(const std::string& suffix) {
-    static std::atomic<int> counter{0};
-    const fs::path dir = fs::temp_directory_path() / ("spx_io_write_" + std::to_string(getpid()));
-    fs::create_directories(dir);
-    path_ = (dir / ("f" + std::to_string(counter++) + suffix)).string();
-  }
-  ~TempFile() {
-    std::error_code ec;
-    fs::remove(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
