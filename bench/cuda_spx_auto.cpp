@@ -6,6 +6,8 @@
 // predicted and measured µs of the winner, and the tuner's calls.
 //
 //   spx_auto          mode auto (the library's default)
+//   spx_auto_default_calls  mode auto planned for the library's default expected calls (100)
+//   ..._col           SpMM entries for column-major B and C (the others are row-major)
 //   spx_auto_rule     mode rule      (study entries: --studies)
 //   spx_auto_model    mode model
 //   spx_auto_measure  mode measure
@@ -16,6 +18,8 @@
 // entry's), tuning_cache (a file), explain (0/1: the plan's explain() text as param "plan").
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
@@ -29,12 +33,22 @@ namespace spx::bench {
 namespace {
 
 constexpr int64_t kDefaultExpectedCalls = 1000000;
+// The most products prepare runs for a plan still timing on real calls (a tuner's trials, a race).
+constexpr int kMaxTrialCalls = 4096;
 
-plan::Options options_of(const Params& params, plan::Mode mode, const std::string& only = {}) {
+// What an entry plans with beyond its mode.
+struct EntryPlan {
+  plan::Mode mode = plan::Mode::Auto;
+  std::string only;                                // the candidates restricted to this kernel
+  int64_t expected_calls = kDefaultExpectedCalls;  // the library's default: plan::Options{}
+  Layout layout = Layout::RowMajor;                // SpMM's B and C
+};
+
+plan::Options options_of(const Params& params, const EntryPlan& how) {
   plan::Options o;
-  o.mode = mode;
-  if (!only.empty()) o.kernels = {only};
-  o.expected_calls = kDefaultExpectedCalls;
+  o.mode = how.mode;
+  if (!how.only.empty()) o.kernels = {how.only};
+  o.expected_calls = how.expected_calls;
   o.tuning_cache.assign(1, '-');  // "-": a benchmark plans afresh unless a cache is named
   for (const Param& p : params) {
     const int64_t* i = std::get_if<int64_t>(&p.value);
@@ -85,6 +99,14 @@ void report_params(const plan::Report& r, const Params& given, Params& out) {
   if (!std::isnan(w.predicted_us)) out.push_back({"predicted_us", w.predicted_us});
   if (!std::isnan(w.measured_us)) out.push_back({"measured_us", w.measured_us});
   out.push_back({"tuner_calls", r.tuner_calls});
+  if (r.decided_by == "raced") {
+    // What the race's calls lost against the winner: each contender ran tuner_calls / n calls.
+    double excess = 0;
+    int n = 0;
+    for (const plan::Candidate& c : r.candidates)
+      if (!std::isnan(c.measured_us)) ++n, excess += std::max(0.0, c.measured_us - w.measured_us);
+    if (n > 0) out.push_back({"race_excess_us", excess * static_cast<double>(r.tuner_calls) / n});
+  }
   int64_t eligible = 0;
   for (const plan::Candidate& c : r.candidates) eligible += c.eligible ? 1 : 0;
   out.push_back({"candidates", eligible});
@@ -92,17 +114,17 @@ void report_params(const plan::Report& r, const Params& given, Params& out) {
 }
 
 template <class T>
-std::unique_ptr<Instance> auto_spmv(const Problem& p, plan::Mode mode, const std::string& only) {
+std::unique_ptr<Instance> auto_spmv(const Problem& p, const EntryPlan& how) {
   cuda::Context& ctx = bench_context();
   auto A = std::make_shared<cuda::SparseMatrix<T>>(ctx, *p.input<T>().A);
   auto x = device_x<T>(p);
   auto y = std::make_shared<cuda::DeviceBuffer<T>>(static_cast<std::size_t>(p.rows), "y");
-  const plan::Report& r = A->plan_spmv(options_of(p.params, mode, only));
+  const plan::Report& r = A->plan_spmv(options_of(p.params, how));
   const auto launch = [A, x, y] {
     cuda::spmv(bench_context(), *A, std::span<const T>(x->span()), y->span());
   };
-  // Tune: the tuner runs on real products; the benchmark times the frozen plan.
-  for (int i = 0; i < 64 && !A->spmv_report()->frozen; ++i) {
+  // Tune and a race: the trials run on real products; the benchmark times the frozen plan.
+  for (int i = 0; i < kMaxTrialCalls && !A->spmv_report()->frozen; ++i) {
     launch();
     ctx.synchronize();  // as a solver's loop between products: each trial's events are complete
   }
@@ -118,55 +140,57 @@ std::unique_ptr<Instance> auto_spmv(const Problem& p, plan::Mode mode, const std
 }
 
 template <class T>
-std::unique_ptr<Instance> auto_spmm(const Problem& p, plan::Mode mode, const std::string& only) {
+std::unique_ptr<Instance> auto_spmm(const Problem& p, const EntryPlan& how) {
   cuda::Context& ctx = bench_context();
   auto A = std::make_shared<cuda::SparseMatrix<T>>(ctx, *p.input<T>().A);
-  auto B = device_b<T>(p, Layout::RowMajor);
-  auto C = std::make_shared<cuda::DeviceDense<T>>(make_c<T>(p, Layout::RowMajor));
+  auto B = device_b<T>(p, how.layout);
+  auto C = std::make_shared<cuda::DeviceDense<T>>(make_c<T>(p, how.layout));
   const cuda::DenseView<const T> b = cuda::view(*B);
   const cuda::DenseView<T> c = cuda::view(*C);
-  (void)A->plan_spmm(p.cols_dense, plan::DenseLayout::RowMajor, options_of(p.params, mode, only));
+  const plan::DenseLayout layout =
+      how.layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
+  (void)A->plan_spmm(p.cols_dense, layout, options_of(p.params, how));
   const auto launch = [A, B, C, b, c] { cuda::spmm(bench_context(), *A, b, c); };
   launch();  // the first call re-points the prepared operands (and rebuilds on another ld)
-  for (int i = 0; i < 64 && !A->spmm_report(p.cols_dense)->frozen; ++i) {
+  for (int i = 0; i < kMaxTrialCalls && !A->spmm_report(p.cols_dense, layout)->frozen; ++i) {
     launch();
     ctx.synchronize();
   }
   ctx.synchronize();
-  const plan::Report& r = *A->spmm_report(p.cols_dense);
+  const plan::Report& r = *A->spmm_report(p.cols_dense, layout);
   CudaInstanceParts parts;
   parts.launch = launch;
   parts.view = [C] { return staged_view(*C); };
   parts.output = C->data.data();
   parts.output_bytes = C->bytes();
   parts.working_set = A->csr().bytes() + r.winner().extra_bytes + B->bytes() + C->bytes();
-  parts.params = {{"layout", std::string("row")}, {"ld_b", B->ld}, {"ld_c", C->ld}};
+  parts.params = {{"layout", std::string(how.layout == Layout::RowMajor ? "row" : "col")},
+                  {"ld_b", B->ld},
+                  {"ld_c", C->ld}};
   report_params(r, p.params, parts.params);
   return std::make_unique<CudaInstance>(std::move(parts));
 }
 
-// `only`: the candidates restricted to this kernel (the tuner's study entries).
-void add(Registry& registry, OpKind op, const char* name, plan::Mode mode, bool study,
-         std::string only = {}) {
+void add(Registry& registry, OpKind op, const std::string& name, const EntryPlan& how, bool study) {
   auto e = cuda_entry(
       name, op, Format::Csr, false,
-      fmt::format("spx's front door (spx::cuda::SparseMatrix): planned in {} mode over spx's and cuSPARSE's "
-                  "kernels; planning untimed, reported in params",
-                  plan::to_string(mode)));
+      fmt::format("spx's front door (spx::cuda::SparseMatrix): planned in {} mode for {} expected calls over "
+                  "spx's and cuSPARSE's kernels; planning untimed, reported in params",
+                  plan::to_string(how.mode), how.expected_calls));
   e.study = study;
-  if (op == OpKind::Spmm) e.layout = Layout::RowMajor;
-  e.check_params = [mode](const Problem&, const Params& params) -> std::string {
+  if (op == OpKind::Spmm) e.layout = how.layout;
+  e.check_params = [how](const Problem&, const Params& params) -> std::string {
     try {
-      (void)options_of(params, mode);
+      (void)options_of(params, how);
       return {};
     } catch (const Error& err) {
       return err.what();
     }
   };
-  e.prepare = [op, mode, only](const Problem& p) {
+  e.prepare = [op, how](const Problem& p) {
     return with_precision(p, [&](auto tag) {
       using T = decltype(tag);
-      return op == OpKind::Spmv ? auto_spmv<T>(p, mode, only) : auto_spmm<T>(p, mode, only);
+      return op == OpKind::Spmv ? auto_spmv<T>(p, how) : auto_spmm<T>(p, how);
     });
   };
   registry.add(std::move(e));
@@ -175,15 +199,25 @@ void add(Registry& registry, OpKind op, const char* name, plan::Mode mode, bool 
 }  // namespace
 
 void register_cuda_spx_auto(Registry& registry) {
+  const int64_t library_default = plan::Options{}.expected_calls;
   for (OpKind op : {OpKind::Spmv, OpKind::Spmm}) {
-    add(registry, op, "spx_auto", plan::Mode::Auto, false);  // the default a user gets
-    add(registry, op, "spx_auto_rule", plan::Mode::Rule, true);
-    add(registry, op, "spx_auto_model", plan::Mode::Model, true);
-    add(registry, op, "spx_auto_measure", plan::Mode::Measure, true);
-    add(registry, op, "spx_auto_tune", plan::Mode::Tune, true);
+    for (Layout layout : {Layout::RowMajor, Layout::ColMajor}) {
+      if (op == OpKind::Spmv && layout == Layout::ColMajor) continue;
+      const std::string col = layout == Layout::ColMajor ? "_col" : "";
+      const auto plan_of = [&](plan::Mode mode, int64_t calls = kDefaultExpectedCalls) {
+        return EntryPlan{mode, {}, calls, layout};
+      };
+      add(registry, op, "spx_auto" + col, plan_of(plan::Mode::Auto), false);  // the default a user gets
+      // The same at the library's default expected calls (planning and races amortised over them).
+      add(registry, op, "spx_auto_default_calls" + col, plan_of(plan::Mode::Auto, library_default), true);
+      add(registry, op, "spx_auto_rule" + col, plan_of(plan::Mode::Rule), true);
+      add(registry, op, "spx_auto_model" + col, plan_of(plan::Mode::Model), true);
+      add(registry, op, "spx_auto_measure" + col, plan_of(plan::Mode::Measure), true);
+      add(registry, op, "spx_auto_tune" + col, plan_of(plan::Mode::Tune), true);
+    }
   }
   // The tuner alone on csr_param's knobs, to compare with spx tune's exhaustive search.
-  add(registry, OpKind::Spmv, "spx_auto_tune_csr", plan::Mode::Tune, true, "csr_param");
+  add(registry, OpKind::Spmv, "spx_auto_tune_csr", EntryPlan{plan::Mode::Tune, "csr_param"}, true);
 }
 
 }  // namespace spx::bench

@@ -16,13 +16,19 @@ import json
 import math
 from collections import defaultdict
 
-# The catalogue's candidates (src/plan/catalogue.cpp), row-major SpMM.
+# The catalogue's candidates (src/plan/catalogue.cpp) as they were before the bench JSON marked
+# each result's "candidate" (older files), row-major SpMM.
 SPMV = ["csr_param", "csr_vector", "spmv_segsum", "ell", "ellr_t", "coo", "hyb", "cusparse_csr_alg1",
         "cusparse_csr_alg2", "cusparse_coo_alg1", "cusparse_coo_alg2", "cusparse_sell_alg1"]
 SPMM = ["spmm_csr_row", "spmm_csr_split_row", "spmm_csr_tiled_row", "spmm_ellr_t_row",
         "cusparse_spmm_csr_alg1_row", "cusparse_spmm_csr_alg2_row", "cusparse_spmm_csr_alg3_row",
         "cusparse_spmm_coo_alg1_row", "cusparse_spmm_coo_alg4_row"]
-MODES = ["spx_auto_rule", "spx_auto_model", "spx_auto", "spx_auto_measure", "spx_auto_tune"]
+# The front door's entries (bench/cuda_spx_auto.cpp); the SpMM ones with "_col" for column-major.
+MODES = ["spx_auto_rule", "spx_auto_model", "spx_auto", "spx_auto_measure", "spx_auto_tune",
+         "spx_auto_default_calls"]
+# spx_auto_default_calls plans for the library's default expected calls: its fraction is also given
+# with planning (and the race's slower calls) amortised over them.
+AMORTISED = "spx_auto_default_calls"
 
 
 def load(path):
@@ -36,15 +42,35 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
+def layout_of(r):
+    p = r.get("params", {})
+    return p.get("layout", "row") if isinstance(p, dict) else "row"
+
+
 def problems(docs):
-    out = defaultdict(dict)  # (suite, matrix, precision, op label) -> kernel -> result
+    """(suite, matrix, precision, op label) -> kernel -> result; SpMM labels carry the layout, and the
+    column-major front door entries lose their "_col" so every layout has the same mode names."""
+    out = defaultdict(dict)
     for suite, doc in docs:
         for r in doc["results"]:
             if not r.get("checked", False):
                 continue
-            label = "spmv" if r["op"] == "spmv" else f"spmm L={r['cols_dense']}"
-            out[(suite, r["matrix"], r["precision"], label)][r["kernel"]] = r
+            kernel = r["kernel"]
+            if r["op"] == "spmv":
+                label = "spmv"
+            else:
+                layout = layout_of(r)
+                label = f"spmm L={r['cols_dense']}" + (" col" if layout == "col" else "")
+                if kernel.startswith("spx_auto") and kernel.endswith("_col"):
+                    kernel = kernel[: -len("_col")]
+            out[(suite, r["matrix"], r["precision"], label)][kernel] = r
     return out
+
+
+def is_candidate(kernel, r, op):
+    if "candidate" in r:
+        return r["candidate"]
+    return kernel in (SPMV if op == "spmv" else SPMM)
 
 
 def param(r, key, default=None):
@@ -65,8 +91,7 @@ def main():
     ceiling = defaultdict(list)
     planning = defaultdict(list)
     for (suite, matrix, prec, op), ks in sorted(probs.items()):
-        cands = SPMV if op == "spmv" else SPMM
-        times = {k: ks[k]["ms_median"] for k in cands if k in ks}
+        times = {k: r["ms_median"] for k, r in ks.items() if is_candidate(k, r, op)}
         if not times:
             continue
         oracle = min(times.values())
@@ -80,6 +105,12 @@ def main():
                 continue
             t = ks[mode]["ms_median"]
             rows[(suite, prec, op)][mode].append((oracle / t, cus_best / t, nnz, matrix, param(ks[mode], "chosen")))
+            if mode == AMORTISED:
+                calls = param(ks[mode], "expected_calls", 100) or 100
+                extra_us = (param(ks[mode], "planning_us", 0) or 0) + (param(ks[mode], "race_excess_us", 0) or 0)
+                ta = t + extra_us / 1e3 / calls
+                rows[(suite, prec, op)][AMORTISED + "+planning"].append(
+                    (oracle / ta, cus_best / ta, nnz, matrix, param(ks[mode], "chosen")))
             pu = param(ks[mode], "planning_us")
             if pu is not None:
                 planning[mode].append((pu, pu / (1e3 * t), param(ks[mode], "setup_us", 0) or 0))
@@ -91,12 +122,13 @@ def main():
 
     print("\nPlanned product as a fraction of the per-matrix oracle (fastest candidate measured in the same run)"
           "\nand against cuSPARSE's best over all its formats and algorithms; geomean (min).")
-    print(f"{'set':<16} {'prec':<4} {'op':<9} {'n':>3} {'ceiling':>8}  " +
-          "  ".join(f"{m.replace('spx_auto', 'auto'):>26}" for m in MODES))
+    shown = MODES + [AMORTISED + "+planning"]
+    print(f"{'set':<16} {'prec':<4} {'op':<13} {'n':>3} {'ceiling':>8}  " +
+          "  ".join(f"{m.replace('spx_auto', 'auto'):>26}" for m in shown))
     for key in sorted(rows):
         suite, prec, op = key
         cells = []
-        for mode in MODES:
+        for mode in shown:
             v = rows[key].get(mode)
             if not v:
                 cells.append(f"{'-':>26}")
@@ -105,10 +137,10 @@ def main():
             vc = [x[1] for x in v if not math.isnan(x[1])]
             cells.append(f"{geomean(fr):5.3f} ({min(fr):4.2f}) {geomean(vc):5.2f}x ({min(vc):4.2f})")
         n = len(next(iter(rows[key].values())))
-        print(f"{suite:<16} {prec:<4} {op:<9} {n:>3} {geomean(ceiling[key]):7.2f}x  " + "  ".join(cells))
+        print(f"{suite:<16} {prec:<4} {op:<13} {n:>3} {geomean(ceiling[key]):7.2f}x  " + "  ".join(cells))
 
     print("\nMatrices of >= 1M nonzeros: the worst planned product against cuSPARSE's best, per mode")
-    for mode in MODES:
+    for mode in shown:
         worst = []
         for key, per in rows.items():
             worst += [(x[1], x[3], key) for x in per.get(mode, []) if x[2] >= 1_000_000 and not math.isnan(x[1])]

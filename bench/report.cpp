@@ -10,12 +10,21 @@
 #include <variant>
 
 #include "bench/features_json.hpp"
+#include "plan/catalogue.hpp"
 #include "spx/error.hpp"
 #include "spx/version.hpp"
 
 namespace spx::bench {
 
 namespace {
+
+// Whether a result is a planner candidate's: its entry's name (a variant's "#N" cut) is a catalogue
+// row of the same operation.
+bool is_candidate(const Result& r) {
+  const std::string name = r.kernel.substr(0, r.kernel.find('#'));
+  const plan::KernelRow* row = plan::find_kernel(name);
+  return row != nullptr && (r.op == OpKind::Spmm) == row->spmm() && r.op != OpKind::Gemm;
+}
 
 std::string bytes_text(int64_t bytes) {
   if (bytes <= 0) return "unknown";
@@ -178,6 +187,9 @@ nlohmann::ordered_json to_json(const BenchReport& report) {
     e["backend"] = r.backend;
     e["format"] = to_string(r.format);
     e["reference"] = r.reference;
+    // A candidate of the planner (a row of the kernel catalogue, src/plan/catalogue.cpp): the
+    // summaries take the per-problem oracle over these.
+    e["candidate"] = is_candidate(r);
     if (!r.override.empty()) e["override"] = r.override;  // the parameters this run was given
     if (r.op == OpKind::Gemm) {
       e["m"] = r.rows;

@@ -103,7 +103,7 @@ struct Candidate {
 struct Report {
   Problem problem;  // features dropped after planning (they are large)
   Mode mode = Mode::Model;
-  std::string decided_by;   // "rule", "model", "measured", "tuned", "cache"
+  std::string decided_by;   // "rule", "model", "measured", "racing", "raced", "tuned", "cache"
   std::string auto_reason;  // Mode::Auto: why it ranked by the model or timed the top candidates
   std::string device;
   std::string profile;  // the model profile's device name, or "" when none was used
@@ -113,8 +113,10 @@ struct Report {
   double planning_us = 0;             // host wall time of planning (features, ranking, timing)
   double features_us = 0;             // of which computing the features
   double setup_us = 0;                // building the chosen candidate
-  int64_t tuner_calls = 0;            // Mode::Tune: products the tuner spent trying; 0 once frozen
-  bool frozen = true;
+  // Products timed on real calls: Mode::Tune's trials, or Mode::Auto's race (decided_by "racing"
+  // until it ends, then "raced").
+  int64_t tuner_calls = 0;
+  bool frozen = true;  // false while a tuner or a race still times calls
 
   const Candidate& winner() const { return candidates.at(chosen); }
   // Candidates, predicted and measured µs, setup, memory, and why the winner won, for people.
@@ -134,15 +136,22 @@ void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, con
 // Mode::Auto's choice for a problem ranked by the model (rank()): time the top `time_top`
 // candidates (measure) or take the model's ranking. Pure: tested on synthetic candidates.
 struct AutoDecision {
-  bool measure = false;
+  bool measure = false;  // time the top `time_top` at plan time (scratch operands, 2 ms each)
+  bool race = false;     // or race them on the caller's first calls (`race_samples` timed calls each)
   int time_top = 0;
+  int race_samples = 0;
   std::string why;
 };
 // Contenders: eligible candidates whose optimistic score (predicted × (1 − error)) beats the top
 // one's pessimistic score (× (1 + error)), at most `measure_top`. Timing pays when the expected
 // saving — the top's time per call × the largest overlap of the error bands × a share, over the
-// expected calls — exceeds its cost: each contender's timing (PlannerRuleTable::auto_timing_us, or
-// 10 runs) and the setup of those that are not the top.
+// expected calls — exceeds its cost, which is the cheaper of two ways to time:
+//  - a race on the caller's first calls (PlannerRuleTable::auto_race_*): the contenders' setups and
+//    what their slower calls lose; it needs a few calls per contender out of a share of the
+//    expected calls, and is never used for deterministic_only plans (the first calls would run
+//    different kernels, so their results would differ in the last bits);
+//  - timing at plan time on scratch operands: auto_timing_us (or 10 runs) per contender, plus the
+//    setup of those that are not the top.
 AutoDecision decide_auto(const std::vector<Candidate>& ranked, const Options& o);
 
 // --- Tuning cache -------------------------------------------------------------------------------

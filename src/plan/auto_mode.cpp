@@ -1,11 +1,14 @@
-// Mode::Auto (spx/plan.hpp, decide_auto): rank by the model, or time the model's top candidates,
-// whichever the value of the timing says. The model is 8-40% off per kernel on unseen matrices
+// Mode::Auto (spx/plan.hpp, decide_auto): rank by the model, or time the model's top candidates
+// (racing them on the caller's first calls, or timing them at plan time), whichever the value of the
+// timing says. The model is 8-40% off per kernel on unseen matrices
 // (docs/model.md) while the best candidates are often closer than that: timing then finds the
 // faster one, but costs milliseconds that only many calls repay.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -57,18 +60,46 @@ AutoDecision decide_auto(const std::vector<Candidate>& ranked, const Options& o)
   }
   const double calls = static_cast<double>(std::max<int64_t>(o.expected_calls, 1));
   const double gain_us = top.predicted_us * overlap * t.auto_gain_share * calls;
-  double cost_us = 0;
+  // Timing at plan time: fixed cost per contender, whatever the calls.
+  double measure_us = 0;
   for (const Candidate* c : contenders) {
-    cost_us += std::max(t.auto_timing_us, t.auto_timing_runs * c->predicted_us);
-    if (c != &top) cost_us += c->setup_us;  // the top's setup is paid either way
+    measure_us += std::max(t.auto_timing_us, t.auto_timing_runs * c->predicted_us);
+    if (c != &top) measure_us += c->setup_us;  // the top's setup is paid either way
   }
-  d.measure = gain_us > cost_us;
-  d.time_top = d.measure ? static_cast<int>(contenders.size()) : 0;
+  // A race on real calls: as many contenders as get the minimum of samples (plus their untimed
+  // first call) within the share of the expected calls, as many samples each as that share allows.
+  const auto race_calls = static_cast<int64_t>(std::floor(calls * t.auto_race_share));
+  const int64_t per_min = t.auto_race_min_samples + 1;
+  const auto racers = static_cast<int>(
+      std::min<int64_t>(static_cast<int64_t>(contenders.size()), race_calls / std::max<int64_t>(per_min, 1)));
+  int samples = 0;
+  double race_us = std::numeric_limits<double>::infinity();
+  if (racers >= 2 && !o.deterministic_only) {
+    samples = static_cast<int>(std::min<int64_t>(t.auto_race_max_samples, race_calls / racers - 1));
+    race_us = 0;
+    for (int i = 1; i < racers; ++i)
+      race_us += contenders[static_cast<std::size_t>(i)]->setup_us +
+                 (samples + 1) * t.auto_race_loss * contenders[static_cast<std::size_t>(i)]->predicted_us;
+  }
+  const bool race = race_us <= measure_us;
+  const double cost_us = race ? race_us : measure_us;
+  const int n = race ? racers : static_cast<int>(contenders.size());
+  if (gain_us > cost_us) {
+    d.race = race;
+    d.measure = !race;
+    d.time_top = n;
+    d.race_samples = race ? samples : 0;
+  }
+  const std::string how =
+      race ? fmt::format("racing the top {} on the first calls ({} timed calls each)", n, samples)
+           : fmt::format("timing the top {} now", n);
   d.why = fmt::format(
-      "{} candidates within the model's errors of {}; timing them costs {:.0f} us, the expected saving "
-      "over {} calls is {:.0f} us: {}",
-      contenders.size(), top.kernel, cost_us, o.expected_calls, gain_us,
-      d.measure ? fmt::format("timed the top {}", d.time_top) : std::string("ranked by the model"));
+      "{} candidates within the model's errors of {}; {} costs {:.0f} us, the expected saving over {} calls "
+      "is {:.0f} us: {}",
+      contenders.size(), top.kernel, how, cost_us, o.expected_calls, gain_us,
+      d.race      ? fmt::format("raced the top {}", n)
+      : d.measure ? fmt::format("timed the top {}", n)
+                  : std::string("ranked by the model"));
   return d;
 }
 

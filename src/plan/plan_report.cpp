@@ -35,7 +35,9 @@ std::string Report::explain() const {
   s += fmt::format(
       "planning {:.1f} us (features {:.1f} us), setup of the chosen {:.1f} us, {} expected calls{}\n",
       planning_us, features_us, setup_us, expected_calls,
-      frozen ? "" : fmt::format("; tuning ({} calls so far)", tuner_calls));
+      frozen
+          ? ""
+          : fmt::format("; {} ({} calls so far)", decided_by == "racing" ? "racing" : "tuning", tuner_calls));
   const double calls = static_cast<double>(std::max<int64_t>(expected_calls, 1));
   s += fmt::format("  {:<28} {:<9} {:>12} {:>12} {:>10} {:>10} {:>10} {:>12}  {}\n", "candidate", "owner",
                    "predicted us", "measured us", "setup us", "setup/call", "MiB", "score us", "note");
@@ -57,6 +59,10 @@ std::string Report::explain() const {
     s += "ranked by the performance model's prediction\n";
   else if (decided_by == "cache")
     s += "taken from the tuning cache\n";
+  else if (decided_by == "racing")
+    s += "the model's top candidates take turns on the first calls, each timed; the fastest is kept\n";
+  else if (decided_by == "raced")
+    s += "the fastest of the model's top candidates, timed on the first calls\n";
   else
     s += "the fastest measured of the model's top candidates\n";
   return s;

@@ -241,16 +241,37 @@ TEST(AutoMode, TimesCloseCandidatesWhenTheCallsRepayIt) {
                                               predicted("c", 115, 0.2), predicted("d", 500, 0.2)};
   plan::Options o;
   o.expected_calls = 1000000;
+  // Many calls: racing on the first calls (32 each: 2.2 ms lost at most) is cheaper than 3 x 2 ms
+  // of timing at plan time.
   auto d = plan::decide_auto(close, o);
-  EXPECT_TRUE(d.measure) << d.why;
+  EXPECT_TRUE(d.race) << d.why;
+  EXPECT_FALSE(d.measure) << d.why;
   EXPECT_EQ(d.time_top, 3);  // d is far outside the errors
-  EXPECT_NE(d.why.find("timed the top 3"), std::string::npos) << d.why;
+  EXPECT_EQ(d.race_samples, 31);
+  EXPECT_NE(d.why.find("raced the top 3"), std::string::npos) << d.why;
   o.measure_top = 2;
   EXPECT_EQ(plan::decide_auto(close, o).time_top, 2);
-  // Few calls: 2 ms of timing per candidate is never repaid by a 100 us product's uncertainty.
+  // The library's default 100 calls: 25 may race, 3 contenders of 1 + 7 calls each.
+  o = plan::Options{};
+  d = plan::decide_auto(close, o);
+  EXPECT_TRUE(d.race) << d.why;
+  EXPECT_EQ(d.time_top, 3);
+  EXPECT_EQ(d.race_samples, 7);
+  // Deterministic plans never race (the first calls would run different kernels): timing at plan
+  // time instead, when the calls repay its 2 ms per candidate.
+  o.deterministic_only = true;
+  o.expected_calls = 1000000;
+  d = plan::decide_auto(close, o);
+  EXPECT_TRUE(d.measure) << d.why;
+  EXPECT_FALSE(d.race) << d.why;
+  EXPECT_NE(d.why.find("timed the top 3"), std::string::npos) << d.why;
+  // Few calls: no room to race, and 2 ms of timing per candidate is never repaid by a 100 us
+  // product's uncertainty.
+  o.deterministic_only = false;
   o.expected_calls = 10;
   d = plan::decide_auto(close, o);
   EXPECT_FALSE(d.measure) << d.why;
+  EXPECT_FALSE(d.race) << d.why;
   EXPECT_NE(d.why.find("ranked by the model"), std::string::npos) << d.why;
 }
 
@@ -281,7 +302,7 @@ TEST(AutoMode, OnCommittedProfile) {
   EXPECT_FALSE(plan::decide_auto(c, o).measure) << plan::decide_auto(c, o).why;
   o.expected_calls = 100000000;
   const auto d = plan::decide_auto(c, o);
-  EXPECT_TRUE(d.measure) << d.why;
+  EXPECT_TRUE(d.race) << d.why;
   EXPECT_GE(d.time_top, 2);
 }
 

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -255,6 +256,78 @@ TYPED_TEST(FrontDoor, TunerConvergesAndStaysPut) {
   cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
   for (const SpmvCase<T>& c : spmv_cases(A, x, 7))
     if (c.beta == T{0}) c.expect_close(got, "tuned csr_param");
+}
+
+// Mode auto racing its top candidates on the first calls: every call of the race is right (the
+// output poisoned before each), the plan freezes on one of the contenders after its trials, says
+// "raced" with a measured time, stays put, and a graph captured mid-race ends the race.
+TYPED_TEST(FrontDoor, AutoRaceIsRightOnEveryCallAndFreezes) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  // Power-law rows: the model's top SpMV candidates are within its errors of each other.
+  const auto A = gen::generate<T, int32_t>("powerlaw:n=40000,avg=8,exp=1.8,seed=5");
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), 13);
+  std::vector<T> want(static_cast<std::size_t>(A.rows)), got(want.size()), poisoned(want.size());
+  ref::spmv(A, std::span<const T>(x), std::span<T>(want));
+  poison(std::span<T>(poisoned));
+  cuda::DeviceBuffer<T> dx(x.size(), "x"), dy(want.size(), "y");
+  cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
+  const auto expect_right = [&](const std::string& what) {
+    cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
+    for (const SpmvCase<T>& c : spmv_cases(A, x, 13))
+      if (c.beta == T{0}) c.expect_close(got, what);
+  };
+  plan::Options o;
+  o.expected_calls = 100000;  // room for a race of every contender
+  o.measure_top = 4;
+  o.tuning_cache = "-";
+  {
+    cuda::SparseMatrix<T> M(ctx, A);
+    M.plan_spmv(o);
+    const plan::Report& r = *M.spmv_report();
+    if (r.decided_by != "racing") GTEST_SKIP() << "the model did not race here: " << r.auto_reason;
+    EXPECT_FALSE(r.frozen);
+    int calls = 0;
+    while (!r.frozen && calls < 1000) {
+      cuda::copy_to_device_sync(ctx, dy.data(), poisoned.data(), dy.bytes());
+      cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
+      expect_right("race call " + std::to_string(calls));
+      ++calls;
+    }
+    ASSERT_TRUE(r.frozen) << "still racing after " << calls << " calls";
+    EXPECT_EQ(r.decided_by, "raced");
+    EXPECT_FALSE(std::isnan(r.winner().measured_us));
+    EXPECT_GE(r.tuner_calls, 8);  // two contenders at least, each 1 untimed + 3 timed calls
+    const std::string kept = r.winner().kernel;
+    for (int i = 0; i < 5; ++i) cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
+    EXPECT_EQ(M.spmv_report()->winner().kernel, kept);
+    expect_right("raced " + kept);
+    EXPECT_NE(r.explain().find("timed on the first calls"), std::string::npos) << r.explain();
+  }
+  {
+    cuda::SparseMatrix<T> M(ctx, A);
+    M.plan_spmv(o);
+    if (M.spmv_report()->decided_by != "racing") return;
+    cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());  // one trial in flight
+    ctx.synchronize();
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(ctx.stream(), cudaStreamCaptureModeGlobal), cudaSuccess);
+    cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
+    ASSERT_EQ(cudaStreamEndCapture(ctx.stream(), &graph), cudaSuccess);
+    EXPECT_TRUE(M.spmv_report()->frozen);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    cuda::copy_to_device_sync(ctx, dy.data(), poisoned.data(), dy.bytes());
+    ASSERT_EQ(cudaGraphLaunch(exec, ctx.stream()), cudaSuccess);
+    ctx.synchronize();
+    expect_right("graph after a race");
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());  // frees the losers
+    ctx.synchronize();
+    expect_right("after the graph");
+  }
 }
 
 TYPED_TEST(FrontDoor, TuningCacheRoundTripsAndKeysByStructure) {

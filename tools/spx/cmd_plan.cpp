@@ -1,11 +1,14 @@
 // spx plan: the planner without a GPU.
 //   show      FILE|SPEC: the plan the rule or the model makes for a product, from host features and
 //             a device profile (what spx::cuda::SparseMatrix would choose before measuring anything)
+//   kernels   the kernel catalogue: every candidate the planner knows, one line each (--names: a
+//             comma-separated list for scripts, e.g. spx bench --kernels)
 //   validate  BENCH.json...: the rule and model modes replayed offline on recorded measurements of
 //             every candidate — each problem's pick as a fraction of the fastest candidate measured
 //             and against cuSPARSE's best — so a rule table or a profile is scored without a GPU.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +24,7 @@
 #include "bench/model_data.hpp"
 #include "bench/types.hpp"
 #include "cli_common.hpp"
+#include "plan/catalogue.hpp"
 #include "spx/error.hpp"
 #include "spx/features.hpp"
 #include "spx/model.hpp"
@@ -187,6 +191,31 @@ void run_validate(const PlanCliOptions& o) {
   fmt::print("  {:<14} n {:>3}  {:.3f}\n", "all", all.size(), geomean(all));
 }
 
+struct KernelsOptions {
+  std::string op;      // "", spmv or spmm
+  std::string layout;  // "", row or col (SpMM)
+  bool names = false;
+};
+
+void run_kernels(const KernelsOptions& o) {
+  std::vector<std::string> names;
+  for (const plan::KernelRow& r : plan::catalogue()) {
+    if (!o.op.empty() && (o.op == "spmm") != r.spmm()) continue;
+    const char* layout = r.layout == plan::DenseLayout::RowMajor ? "row" : "col";
+    if (!o.layout.empty() && r.spmm() && o.layout != layout) continue;
+    if (o.names) {
+      names.emplace_back(r.name);
+      continue;
+    }
+    const char* det = r.determinism == plan::Determinism::Always  ? "deterministic"
+                      : r.determinism == plan::Determinism::Never ? "not deterministic"
+                                                                  : "deterministic unless long rows";
+    fmt::print("{:<28} {:<5} {:<4} {:<7} {:<9} {}\n", r.name, r.spmm() ? "spmm" : "spmv",
+               r.spmm() ? layout : "-", r.format, r.owner, det);
+  }
+  if (o.names) fmt::print("{}\n", fmt::join(names, ","));
+}
+
 }  // namespace
 
 void add_plan_command(CLI::App& app) {
@@ -211,6 +240,15 @@ void add_plan_command(CLI::App& app) {
       ->transform(count_in(1, kMaxExpectedCalls, "calls"))
       ->capture_default_str();
   show->callback([o] { run_show(*o); });
+
+  auto k = std::make_shared<KernelsOptions>();
+  CLI::App* kernels =
+      cmd->add_subcommand("kernels", "The kernel catalogue: every candidate the planner knows");
+  kernels->add_option("--op", k->op, "Only spmv or spmm")->check(CLI::IsMember({"spmv", "spmm"}));
+  kernels->add_option("--layout", k->layout, "Only SpMM of this layout: row or col")
+      ->check(CLI::IsMember({"row", "col"}));
+  kernels->add_flag("--names", k->names, "One comma-separated line of names (for spx bench --kernels)");
+  kernels->callback([k] { run_kernels(*k); });
 
   CLI::App* val =
       cmd->add_subcommand("validate", "Replay the rule or model mode on recorded candidate timings");

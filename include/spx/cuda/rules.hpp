@@ -236,6 +236,16 @@ struct PlannerRuleTable {
   double auto_timing_runs = 10.0;
   double auto_unknown_error = 0.25;
   double auto_gain_share = 0.25;
+  // Mode::Auto's race on real calls: the contenders take turns on the caller's first calls, each
+  // timed by events read without waiting, and the fastest is kept. It may use auto_race_share of
+  // the expected calls; each contender gets one untimed first call (lazy module loading, cuSPARSE's
+  // first-call work) and between auto_race_min_samples and auto_race_max_samples timed ones (the
+  // median decides). A call of a contender that loses costs auto_race_loss of its time (the
+  // contenders are within the model's errors of each other).
+  double auto_race_share = 0.25;
+  int auto_race_min_samples = 3;
+  int auto_race_max_samples = 31;
+  double auto_race_loss = 0.3;
 };
 
 // DGEMM version 3: the tile shape and the k splits (gemm_rule). Tan et al.'s blocking model per

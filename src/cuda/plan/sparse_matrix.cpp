@@ -18,6 +18,7 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/plan/executor.hpp"
+#include "cuda/plan/race.hpp"
 #include "cuda/spmm/spmm_checks.hpp"
 #include "cuda/spmv/spmv_checks.hpp"
 #include "plan/tuner.hpp"
@@ -81,6 +82,7 @@ struct PlanState {
   plan::Report report;
   std::unique_ptr<detail::Executor<T>> exec;
   std::optional<plan::Tuner> tuner;
+  std::optional<detail::Race<T>> race;  // Mode::Auto racing its top candidates on real calls
   Event start, stop;
   bool pending = false;  // an event pair recorded around a trial, not yet read
   std::string cache_path;
@@ -264,11 +266,35 @@ struct SparseMatrix<T>::Impl {
     std::unique_ptr<detail::Executor<T>> chosen;
     bool timing = o.mode == plan::Mode::Measure || o.mode == plan::Mode::Tune;
     int measure_top = o.measure_top;
-    if (o.mode == plan::Mode::Auto) {  // model or measure, by the value of timing (decide_auto)
-      const plan::AutoDecision ad = plan::decide_auto(cands, o);
+    plan::AutoDecision ad;
+    if (o.mode == plan::Mode::Auto) {  // model, measure or race, by the value of timing (decide_auto)
+      ad = plan::decide_auto(cands, o);
       r.auto_reason = ad.why;
       timing = ad.measure;
       measure_top = ad.time_top;
+    }
+    if (ad.race) {
+      // The top candidates built now, raced on the caller's first calls (run_race); a candidate that
+      // does not build drops out. Fewer than two: the model's ranking, as below.
+      detail::Race<T> race;
+      for (std::size_t i = 0; i < cands.size() && static_cast<int>(race.entries.size()) < ad.time_top; ++i) {
+        if (!cands[i].eligible) continue;
+        if (auto e = build(p, cands[i], {})) race.entries.push_back({cands[i].kernel, std::move(e), {}});
+      }
+      if (race.entries.size() >= 2) {
+        race.schedule(ad.race_samples);
+        r.candidates = std::move(cands);
+        r.chosen = 0;
+        r.setup_us = r.candidates[0].setup_us;
+        r.decided_by = "racing";
+        r.frozen = false;
+        st.race.emplace(std::move(race));
+        finish();
+        return st;
+      }
+      if (race.entries.size() == 1 && race.entries[0].kernel == cands[0].kernel)
+        chosen = std::move(race.entries[0].exec);
+      plan::rank(cands, p, o, profile);  // a refusal made a candidate ineligible
     }
     if (timing) {
       // Time the ranked top candidates once; keep the best per call with its setup amortised.
@@ -343,9 +369,15 @@ struct SparseMatrix<T>::Impl {
     cache.save();
   }
 
-  // One planned call; with a tuner, the trial configurations are timed on real calls.
+  // One planned call; with a tuner, the trial configurations are timed on real calls, and a race
+  // its contenders.
   template <class Run>
   void run(PlanState<T>& st, Run&& launch) {
+    if (st.race) {
+      if (!st.race->finished) return run_race(st, launch);
+      // The losers are freed on the first call outside a graph capture (no cudaFree inside one).
+      if (!capturing(ctx->stream())) st.race.reset();
+    }
     if (!st.tuner || st.tuner->frozen()) return launch(*st.exec);
     plan::Tuner& tuner = *st.tuner;
     const cudaStream_t s = ctx->stream();
@@ -370,6 +402,63 @@ struct SparseMatrix<T>::Impl {
     launch(*st.exec);
     SPX_CUDA_CHECK(cudaEventRecord(st.stop.get(), s));
     st.pending = true;
+  }
+
+  // A call while racing: read the trials that finished (in order, never waiting), then launch the
+  // next contender in turn between an event pair; when every trial was read (or a graph is being
+  // captured, where events cannot time), keep the fastest and free the others.
+  template <class Run>
+  void run_race(PlanState<T>& st, Run&& launch) {
+    detail::Race<T>& race = *st.race;
+    const cudaStream_t s = ctx->stream();
+    const bool capture = capturing(s);
+    while (!capture && race.read < race.launched) {
+      auto& t = race.trials[race.read];
+      const cudaError_t q = cudaEventQuery(t.stop.get());
+      if (q == cudaErrorNotReady) break;
+      SPX_CUDA_CHECK(q);
+      float ms = 0;
+      SPX_CUDA_CHECK(cudaEventElapsedTime(&ms, t.start.get(), t.stop.get()));
+      if (t.timed) race.entries[t.entry].us.push_back(1e3 * ms);
+      ++race.read;
+    }
+    if (capture || race.done()) return finish_race(st, launch);
+    if (race.launched == race.trials.size()) return launch(*race.entries[0].exec);  // times not back yet
+    auto& t = race.trials[race.launched++];
+    SPX_CUDA_CHECK(cudaEventRecord(t.start.get(), s));
+    launch(*race.entries[t.entry].exec);
+    SPX_CUDA_CHECK(cudaEventRecord(t.stop.get(), s));
+    ++st.report.tuner_calls;
+  }
+
+  template <class Run>
+  void finish_race(PlanState<T>& st, Run&& launch) {
+    detail::Race<T>& race = *st.race;
+    plan::Report& r = st.report;
+    const std::size_t w = race.winner();
+    const double calls = static_cast<double>(std::max<int64_t>(r.expected_calls, 1));
+    for (auto& e : race.entries) {
+      auto c = std::find_if(r.candidates.begin(), r.candidates.end(),
+                            [&](const plan::Candidate& x) { return x.kernel == e.kernel; });
+      if (c == r.candidates.end()) continue;
+      c->measured_us = detail::Race<T>::median(e.us);
+      if (!std::isnan(c->measured_us)) c->score = c->measured_us + c->setup_us / calls;
+    }
+    // The winner first, as the report lists the chosen candidate; the rest keep the model's order.
+    const auto it = std::find_if(r.candidates.begin(), r.candidates.end(), [&](const plan::Candidate& x) {
+      return x.kernel == race.entries[w].kernel;
+    });
+    if (it != r.candidates.end()) std::rotate(r.candidates.begin(), it, it + 1);
+    r.chosen = 0;
+    r.setup_us = r.candidates[0].setup_us;
+    st.exec = std::move(race.entries[w].exec);
+    const bool timed = !race.entries[w].us.empty();
+    race.finished = true;
+    if (!capturing(ctx->stream())) st.race.reset();  // frees the other contenders' matrices
+    r.decided_by = timed ? "raced" : "model";
+    r.frozen = true;
+    if (timed) save_to_cache(st);
+    launch(*st.exec);
   }
 
   template <class Run>
