@@ -2,7 +2,7 @@
 // (banded, wide rows that take the escape path, all escape, span 65535 and 65536, one huge narrow
 // and one huge wide row, odd sizes, empty rows), the random shapes every SpMV is checked on, and
 // the shared matrices: the rule's params and a sweep of coop / block / repeat, the escape
-// threshold of the rule and a small one (more rows on the escape path). y is NaN-poisoned when
+// threshold of the rule, a small one (more rows on the escape path) and none. y is NaN-poisoned when
 // beta == 0; tolerances as gpu_test_support.hpp explains. Every result must be the same bits on a
 // second run (the escape chunks are added in a fixed order).
 #include "spx/csr_c16.hpp"
@@ -38,8 +38,8 @@ std::vector<T> run(const cuda::DeviceCsrC16<T>& A, const std::vector<T>& x, cons
   return cuda::to_host(ctx, std::span<const T>(dy.span()));
 }
 
-// A through CSR-C16 with the rule's escape threshold and with 64, each under the rule's params and
-// a sweep, against spx::ref on A.
+// A through CSR-C16 with three escape thresholds, each under the rule's params and a sweep, against
+// spx::ref on A.
 template <class T>
 void check(const std::string& name, const Csr<T, int32_t>& A, uint64_t seed) {
   auto& ctx = gpu();
@@ -47,7 +47,10 @@ void check(const std::string& name, const Csr<T, int32_t>& A, uint64_t seed) {
   const cuda::CsrSpmvParams rule = cuda::csr_fixed_rule(s, ctx.props());
   const std::vector<cuda::CsrSpmvParams> sweep = {rule, {128, 1, 1}, {256, 4, 2}, {64, 8, 1}, {1024, 32, 1}};
   const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
-  for (int64_t threshold : {cuda::csr_c16_escape_threshold(s, ctx.props()), int64_t{64}}) {
+  // The rule's threshold, a small one (many rows on the escape warps), none (only wide rows escape:
+  // a group of coop lanes walks even the 65536-nonzero narrow row).
+  for (int64_t threshold :
+       {cuda::csr_c16_escape_threshold(s, ctx.props()), int64_t{64}, std::numeric_limits<int64_t>::max()}) {
     const CsrC16<T> host = to_csr_c16(A, threshold);
     const auto dA = cuda::upload_csr_c16(ctx, host);
     for (const SpmvCase<T>& c : spmv_cases(A, x, seed)) {
