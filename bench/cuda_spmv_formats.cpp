@@ -22,6 +22,7 @@
 #include "bench/cuda_support.hpp"
 #include "spx/cuda/convert.hpp"
 #include "spx/cuda/spmv_csr.hpp"
+#include "spx/cuda/spmv_csr_c16.hpp"
 #include "spx/cuda/spmv_formats.hpp"
 #include "spx/cuda/timing.hpp"
 #include "spx/cuda/vendor.hpp"
@@ -236,6 +237,38 @@ void add_hyb(Registry& registry) {
   registry.add(std::move(e));
 }
 
+// CSR-C16: host-converted (to_csr_c16 with the escape threshold of the fixed rule) and uploaded,
+// both timed as its conversion; csr_param's fixed rule for the launch.
+void add_csr_c16(Registry& registry) {
+  auto e = cuda_entry("csr_c16", OpKind::Spmv, Format::Csr, false,
+                      "spx CSR-C16 SpMV: csr_param's kernel over 16-bit column offsets, rows spanning more "
+                      "than 65535 columns in a 32-bit escape part (spx::cuda::spmv_csr_c16)");
+  e.prepare = [](const Problem& p) {
+    return with_precision(p, [&](auto tag) {
+      using T = decltype(tag);
+      cuda::Context& ctx = bench_context();
+      const Csr<T, int32_t>& host = *p.input<T>().A;
+      const int64_t threshold = cuda::csr_c16_escape_threshold(*p.stats, ctx.props());
+      auto A = std::make_shared<const cuda::DeviceCsrC16<T>>(
+          cuda::upload_csr_c16(ctx, to_csr_c16(host, threshold)));
+      const double convert =
+          conversion_ms([&] { (void)cuda::upload_csr_c16(ctx, to_csr_c16(host, threshold)); });
+      const cuda::CsrSpmvParams params = cuda::csr_fixed_rule(*p.stats, ctx.props());
+      const auto launch = [params](const cuda::DeviceCsrC16<T>& M, std::span<const T> x, std::span<T> y) {
+        cuda::spmv_csr_c16(bench_context(), M, x, y, params);
+      };
+      Params out = {{"coop", int64_t{params.coop}},
+                    {"block_size", int64_t{params.block_size}},
+                    {"escape_rows", int64_t{A->escape_count}},
+                    {"escape_nnz", static_cast<int64_t>(A->escape_col_idx.size())},
+                    {"matrix_bytes", static_cast<int64_t>(A->bytes())}};
+      add_break_even<T>(p, convert, bound_launch<T>(p, A, launch), out);
+      return format_instance<T>(p, A, std::move(out), launch);
+    });
+  };
+  registry.add(std::move(e));
+}
+
 }  // namespace
 
 void register_cuda_spmv_formats(Registry& registry) {
@@ -244,6 +277,7 @@ void register_cuda_spmv_formats(Registry& registry) {
   add_coo(registry, true);
   add_coo(registry, false);
   add_hyb(registry);
+  add_csr_c16(registry);
 }
 
 }  // namespace spx::bench

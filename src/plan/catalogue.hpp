@@ -40,6 +40,7 @@ enum class Work {
   CsrParam,        // the parametrised CSR kernel under its rule (coop lanes per row)
   CsrWarpPerRow,   // a warp per row (csr_vector, cuSPARSE CSR ALG1)
   CsrBalanced,     // nonzero-balanced CSR (cuSPARSE CSR ALG2)
+  CsrC16,          // csr_param's kernel over 16-bit column offsets (CSR-C16): 2 index bytes a nonzero
   Segsum,          // the segmented sum (tiles of nonzeros, a synchronizer)
   Coo,             // COO, a warp per chunk of nonzeros
   Ell,             // ELL, a thread per row over the padded width
@@ -72,7 +73,7 @@ struct KernelRow {
   const char* name;  // the candidate's name: plan reports, options' patterns, the tuning cache
   Operation op;
   DenseLayout layout;  // SpMM's B and C (SpMV rows: RowMajor, unused)
-  const char* format;  // csr, ell, ellr, coo, hyb, sell
+  const char* format;  // csr, ell, ellr, coo, hyb, sell, csrc16
   const char* owner;   // "spx" or "cuSPARSE"
   Determinism determinism;
   const char* model_key;  // a ModelKeyRow's key

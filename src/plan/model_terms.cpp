@@ -93,6 +93,16 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       w.matrix_bytes = csr_bytes;
       w.serial_slots = static_cast<double>(std::min(f.max_row, threshold)) / c.coop;
       w.units = rows * c.coop;
+    } else if (row->work == Work::CsrC16) {
+      // Every row taken as narrow (the features do not hold the column spans; the planner admits
+      // CSR-C16 only when at most c16_max_escape_share of the nonzeros are not): 2 index bytes a
+      // nonzero, a row pointer and a base column a row. Long rows leave for the escape warps, as
+      // csr_param's for its long-row path.
+      const cuda::CsrSpmvParams c = cuda::csr_fixed_rule(s, props);
+      const int64_t threshold = cuda::csr_long_row_threshold(f.nnz, c, props);
+      w.matrix_bytes = nnz * (v + 2) + rows * 2 * kIndexBytes + kIndexBytes;
+      w.serial_slots = static_cast<double>(std::min(f.max_row, threshold)) / c.coop;
+      w.units = rows * c.coop;
     } else if (row->work == Work::CsrWarpPerRow) {
       w.matrix_bytes = csr_bytes;
       w.serial_slots = static_cast<double>(f.max_row) / 32;

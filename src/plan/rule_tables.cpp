@@ -112,12 +112,16 @@ RuleTables make_default_rule_tables() {
   // the fastest kernels per class of matrix, f32 and f64; docs/planner.md). Uniform rows: the padded
   // formats read no indices they do not need; spread rows: ELLR-T and the CSR kernels; irregular
   // rows: cuSPARSE's COO and CSR ALG1 and the segmented sum balance the nonzeros; long rows: the
-  // CSR kernels with many threads per row.
+  // CSR kernels with many threads per row. CSR-C16 (csr_param's kernel on 16-bit columns, eligible
+  // only where it streams >= 10% fewer bytes) follows csr_param until a profile has timed it.
+  t.planner.c16_max_escape_share = 0.05;
+  t.planner.c16_min_bytes_saved = 0.10;
   t.planner.spmv_uniform = {"ell",
                             "cusparse_sell_alg1",
                             "hyb",
                             "ellr_t",
                             "csr_param",
+                            "csr_c16",
                             "spmv_segsum",
                             "cusparse_csr_alg1",
                             "csr_vector",
@@ -125,14 +129,16 @@ RuleTables make_default_rule_tables() {
                             "coo",
                             "cusparse_csr_alg2",
                             "cusparse_coo_alg2"};
-  t.planner.spmv_spread = {"csr_param",  "ellr_t", "spmv_segsum",        "cusparse_csr_alg1",
-                           "hyb",        "ell",    "cusparse_sell_alg1", "cusparse_coo_alg1",
-                           "csr_vector", "coo",    "cusparse_csr_alg2",  "cusparse_coo_alg2"};
-  t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param", "spmv_segsum", "cusparse_csr_alg1",
-                              "cusparse_csr_alg2", "hyb",       "coo",         "csr_vector",
-                              "cusparse_coo_alg2"};
+  t.planner.spmv_spread = {"csr_param",         "csr_c16",    "ellr_t", "spmv_segsum",
+                           "cusparse_csr_alg1", "hyb",        "ell",    "cusparse_sell_alg1",
+                           "cusparse_coo_alg1", "csr_vector", "coo",    "cusparse_csr_alg2",
+                           "cusparse_coo_alg2"};
+  t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param",         "csr_c16", "spmv_segsum",
+                              "cusparse_csr_alg1", "cusparse_csr_alg2", "hyb",     "coo",
+                              "csr_vector",        "cusparse_coo_alg2"};
   t.planner.spmv_long_rows = {"csr_vector",
                               "csr_param",
+                              "csr_c16",
                               "spmv_segsum",
                               "cusparse_csr_alg1",
                               "cusparse_csr_alg2",

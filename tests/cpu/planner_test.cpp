@@ -32,6 +32,7 @@ plan::Problem problem_of(const std::string& spec, plan::Operation op = plan::Ope
   p.cols_dense = L;
   p.value_bytes = 8;
   p.stats = stats(A);
+  p.column_spans = column_span_stats(A);  // as the front door fills it
   if (with_features) p.features = features(A);
   return p;
 }

@@ -202,6 +202,10 @@ struct PlannerRuleTable {
   double ellr_max_padding = 32.0;
   double spmm_ellr_max_padding = 64.0;
   double sell_max_slots_per_nnz = 4.0;  // SELL-32 slots over nonzeros (features), cuSPARSE SELL
+  // CSR-C16 (16-bit column offsets): at most this share of the nonzeros in escape rows (span over
+  // 65535, kept in 32-bit CSR), and at least this share of the matrix bytes saved against CSR.
+  double c16_max_escape_share = 0.05;
+  double c16_min_bytes_saved = 0.10;
   // Rule mode, SpMV: the order of preference per class of matrix, by ELL padding (rows × longest
   // row / nnz): uniform rows up to uniform_padding, spread rows up to spread_padding, irregular
   // beyond; long rows (average above long_row_average) have their own list.

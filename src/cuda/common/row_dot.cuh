@@ -27,13 +27,16 @@ __device__ __forceinline__ void load_nonzero_batch(const I* __restrict__ cols, c
   }
 }
 
-template <int Stride, int Unroll = 4, class T>
-__device__ __forceinline__ T row_dot(const int32_t* __restrict__ cols, const T* __restrict__ vals,
+//
+// The column type I is int32_t for CSR, or uint16_t for CSR-C16's offsets (x then points at the
+// row's base column).
+template <int Stride, int Unroll = 4, class T, class I>
+__device__ __forceinline__ T row_dot(const I* __restrict__ cols, const T* __restrict__ vals,
                                      const T* __restrict__ x, uint32_t len, uint32_t lane) {
   T sum = T{0};
   uint32_t k = lane;
   for (; k + (Unroll - 1) * Stride < len; k += Unroll * Stride) {
-    int32_t c[Unroll];
+    I c[Unroll];
     T v[Unroll];
     load_nonzero_batch<Unroll>(cols, vals, k, Stride, c, v);
 #pragma unroll

@@ -21,6 +21,7 @@
 #include "spx/cuda/spmm.hpp"
 #include "spx/cuda/spmv.hpp"
 #include "spx/cuda/spmv_csr.hpp"
+#include "spx/cuda/spmv_csr_c16.hpp"
 #include "spx/cuda/spmv_formats.hpp"
 #include "spx/cuda/spmv_segsum.hpp"
 #include "spx/cuda/vendor.hpp"
@@ -81,6 +82,44 @@ class CsrParam final : public Executor<T> {
  private:
   MatrixParts<T> m_;
   CsrSpmvPlan plan_;
+};
+
+// CSR-C16: the host CSR converted once (rows past the long-row threshold of csr_fixed_rule's params
+// join the escape part) and uploaded; csr_param's knobs, which leave the split valid (it depends on
+// the matrix only).
+template <class T>
+class CsrC16Spmv final : public Executor<T> {
+ public:
+  CsrC16Spmv(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs)
+      : A_(upload_csr_c16(ctx, to_csr_c16(*m.host, csr_c16_escape_threshold(*m.stats, ctx.props())))),
+        params_(csr_fixed_rule(*m.stats, ctx.props())) {
+    this->bytes = A_.bytes();
+    if (!knobs.empty() && !set_knobs(ctx, knobs))
+      throw Error(fmt::format("csr_c16 refuses {}", plan::to_string(knobs)));
+  }
+  void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    spmv_csr_c16(ctx, A_, x, y, params_, alpha, beta);
+  }
+  bool set_knobs(Context&, const plan::Knobs& k) override {
+    CsrSpmvParams p = params_;
+    p.repeat = to_int(plan::knob(k, "repeat", p.repeat));
+    p.coop = to_int(plan::knob(k, "coop", p.coop));
+    p.block_size = to_int(plan::knob(k, "block_size", p.block_size));
+    if (!invalid_reason(p).empty()) return false;
+    params_ = p;
+    return true;
+  }
+  plan::Knobs knobs() const override {
+    return {{"repeat", params_.repeat}, {"coop", params_.coop}, {"block_size", params_.block_size}};
+  }
+  std::string describe() const override {
+    return fmt::format("{}{}", to_string(params_),
+                       A_.escape_count > 0 ? fmt::format(", {} escape rows", A_.escape_count) : "");
+  }
+
+ private:
+  DeviceCsrC16<T> A_;
+  CsrSpmvParams params_;
 };
 
 template <class T>
@@ -406,6 +445,10 @@ const std::vector<Factory<T>>& spx_factories() {
        }},
       {"csr_vector",
        [](Context&, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<CsrVector<T>>(m); }},
+      {"csr_c16",
+       [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
+         return std::make_unique<CsrC16Spmv<T>>(c, m, k);
+       }},
       {"spmv_segsum",
        [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
          return std::make_unique<Segsum<T>>(c, m, k);

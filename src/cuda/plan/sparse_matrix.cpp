@@ -22,6 +22,7 @@
 #include "cuda/spmm/spmm_checks.hpp"
 #include "cuda/spmv/spmv_checks.hpp"
 #include "plan/tuner.hpp"
+#include "spx/column_spans.hpp"
 #include "spx/cuda/features.hpp"
 #include "spx/cuda/stream.hpp"
 #include "spx/cuda/timing.hpp"
@@ -95,6 +96,7 @@ struct SparseMatrix<T>::Impl {
   Csr<T, int32_t> host;
   DeviceCsr<T, int32_t> device;
   MatrixStats stats;
+  ColumnSpanStats column_spans;  // O(rows) at construction: CSR-C16's eligibility
   std::optional<MatrixFeatures> features;
   double features_us = 0;
   std::optional<PlanState<T>> spmv;
@@ -485,6 +487,7 @@ struct SparseMatrix<T>::Impl {
     p.layout = layout;
     p.value_bytes = static_cast<int>(sizeof(T));
     p.stats = stats;
+    p.column_spans = column_spans;
     return p;
   }
 };
@@ -493,6 +496,7 @@ template <class T>
 SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int32_t> A) : impl_(std::make_unique<Impl>()) {
   impl_->ctx = &ctx;
   impl_->stats = spx::stats(A);  // validates A first
+  impl_->column_spans = column_span_stats(A);
   impl_->device = upload(ctx, A);
   impl_->host = std::move(A);
 }
