@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plan/catalogue.hpp"
+#include "plan/format_rcm.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/plan.hpp"
@@ -78,6 +79,7 @@ std::size_t format_bytes(const std::string& format, const Problem& p) {
         p.features ? static_cast<double>(p.features->sell_slots) : rows32 * static_cast<double>(s.max_row);
     b = slots * slot + 4.0 * rows32 / 32.0;
   }
+  if (format == "rcm") b = rcm_extra_bytes(p);
   return b >= 1.8e19 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(b);
 }
 
@@ -88,6 +90,7 @@ double setup_estimate_us(const Candidate& c, const Problem& p, const model::Devi
   if (c.format == "ell" || c.format == "ellr" || c.format == "hyb")
     us += bytes / (device.copy_gbs * t.device_convert_fraction_of_copy * 1e3);
   if (c.format == "coo" || c.format == "sell") us += bytes / (t.host_convert_gbs * 1e3);
+  if (c.format == "rcm") us = rcm_setup_us(p, t.setup_fixed_us);
   if (c.owner == "cuSPARSE") us += static_cast<double>(p.stats.nnz) * t.vendor_preprocess_ns_per_nnz * 1e-3;
   return us;
 }
@@ -118,8 +121,8 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
   if (o.measure_top < 1) throw Error(fmt::format("measure_top must be >= 1, got {}", o.measure_top));
   if (o.tune_calls < 1) throw Error(fmt::format("tune_calls must be >= 1, got {}", o.tune_calls));
   for (const std::string& f : o.formats)
-    if (f != "csr" && f != "ell" && f != "ellr" && f != "coo" && f != "hyb" && f != "sell")
-      throw Error(fmt::format("unknown format '{}' (csr, ell, ellr, coo, hyb or sell)", f));
+    if (f != "csr" && f != "ell" && f != "ellr" && f != "coo" && f != "hyb" && f != "sell" && f != "rcm")
+      throw Error(fmt::format("unknown format '{}' (csr, ell, ellr, coo, hyb, sell or rcm)", f));
   const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
   const cuda::DeviceProps props = model::device_props(device);
   const int64_t long_rows =
@@ -139,6 +142,9 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
       if (c.eligible) c.why_not = std::move(why);
       c.eligible = false;
     };
+    const auto refuse_unless_empty = [&](std::string why) {
+      if (!why.empty()) refuse(std::move(why));
+    };
     if (!allowed(c.kernel, o.kernels)) refuse("not among the allowed kernels");
     if (!o.formats.empty() && std::find(o.formats.begin(), o.formats.end(), c.format) == o.formats.end())
       refuse(fmt::format("format {} not among the allowed formats", c.format));
@@ -157,6 +163,7 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
                            t.sell_max_slots_per_nnz));
     }
     if (c.format == "sell" && !p.features) refuse("SELL needs the matrix features (sell slots)");
+    if (c.format == "rcm") refuse_unless_empty(rcm_refusal(p));
     // CSR ALG3 on row-major operands needs rows that start on 16-byte boundaries (it faults
     // otherwise, docs/cuda-runtime.md): with a tight leading dimension, L values must fill them.
     if (row->needs_16_byte_rows && (p.cols_dense * p.value_bytes) % 16 != 0)

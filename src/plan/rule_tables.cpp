@@ -112,12 +112,14 @@ RuleTables make_default_rule_tables() {
   // the fastest kernels per class of matrix, f32 and f64; docs/planner.md). Uniform rows: the padded
   // formats read no indices they do not need; spread rows: ELLR-T and the CSR kernels; irregular
   // rows: cuSPARSE's COO and CSR ALG1 and the segmented sum balance the nonzeros; long rows: the
-  // CSR kernels with many threads per row.
+  // CSR kernels with many threads per row. rcm_csr (eligible only where x is gathered poorly) comes
+  // right after csr_param: unmeasured, its gather and scatter may eat its gain on short rows, so the
+  // rule keeps the plain CSR and leaves the choice to the model and to timing.
   t.planner.spmv_uniform = {"ell",
                             "cusparse_sell_alg1",
                             "hyb",
                             "ellr_t",
-                            "csr_param",
+                            "csr_param", "rcm_csr",
                             "spmv_segsum",
                             "cusparse_csr_alg1",
                             "csr_vector",
@@ -125,14 +127,14 @@ RuleTables make_default_rule_tables() {
                             "coo",
                             "cusparse_csr_alg2",
                             "cusparse_coo_alg2"};
-  t.planner.spmv_spread = {"csr_param",  "ellr_t", "spmv_segsum",        "cusparse_csr_alg1",
+  t.planner.spmv_spread = {"csr_param", "rcm_csr",  "ellr_t", "spmv_segsum",        "cusparse_csr_alg1",
                            "hyb",        "ell",    "cusparse_sell_alg1", "cusparse_coo_alg1",
                            "csr_vector", "coo",    "cusparse_csr_alg2",  "cusparse_coo_alg2"};
-  t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param", "spmv_segsum", "cusparse_csr_alg1",
+  t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param", "rcm_csr", "spmv_segsum", "cusparse_csr_alg1",
                               "cusparse_csr_alg2", "hyb",       "coo",         "csr_vector",
                               "cusparse_coo_alg2"};
   t.planner.spmv_long_rows = {"csr_vector",
-                              "csr_param",
+                              "csr_param", "rcm_csr",
                               "spmv_segsum",
                               "cusparse_csr_alg1",
                               "cusparse_csr_alg2",

@@ -22,6 +22,7 @@
 #include "cuda/spmv/spmv_checks.hpp"
 #include "plan/tuner.hpp"
 #include "spx/cuda/features.hpp"
+#include "spx/reorder.hpp"
 #include "spx/cuda/stream.hpp"
 #include "spx/cuda/timing.hpp"
 #include "spx/error.hpp"
@@ -396,6 +397,8 @@ struct SparseMatrix<T>::Impl {
     p.layout = layout;
     p.value_bytes = static_cast<int>(sizeof(T));
     p.stats = stats;
+    // Sampled (milliseconds at most): rcm_csr's eligibility.
+    if (op == plan::Operation::Spmv && host.rows == host.cols) p.locality = reorder::locality(host);
     return p;
   }
 };
