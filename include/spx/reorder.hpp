@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "spx/matrix.hpp"
@@ -86,6 +87,26 @@ struct Locality {
 };
 template <class T, class I>
 Locality locality(const Csr<T, I>& A);
+
+// --- Solving in a renumbered order (CG: spx/cuda/cg_reorder.hpp, `spx cg --reorder`) -------------
+
+// none: the matrix as numbered; rcm: always; auto: RCM where locality() says x is gathered poorly.
+enum class Choice { None, Rcm, Auto };
+const char* to_string(Choice c);                  // "none", "rcm", "auto"
+Choice choice_from_string(const std::string& s);  // spx::Error listing the three otherwise
+
+// A system's matrix as a solver should see it: when `reordered`, A = P A0 P^T with `perm`
+// (solve with P b, unpermute the solution); otherwise A and perm are empty and the caller keeps A0.
+template <class T, class I>
+struct Reordered {
+  bool reordered = false;
+  std::string why;     // one line: what was decided and on which numbers
+  double seconds = 0;  // host time: the statistic, RCM and the permutation
+  std::vector<I> perm;
+  Csr<T, I> A;
+};
+template <class T, class I>
+Reordered<T, I> reorder_for_solve(const Csr<T, I>& A0, Choice choice);
 
 // The estimated distinct x sectors of one window of `window_rows` rows of average length avg_row
 // after RCM: kRcmRunsPerWindow runs, each spanning the window's rows plus a row's reach, in sectors
