@@ -119,7 +119,8 @@ RuleTables make_default_rule_tables() {
                             "cusparse_sell_alg1",
                             "hyb",
                             "ellr_t",
-                            "csr_param", "rcm_csr",
+                            "csr_param",
+                            "rcm_csr",
                             "spmv_segsum",
                             "cusparse_csr_alg1",
                             "csr_vector",
@@ -127,14 +128,16 @@ RuleTables make_default_rule_tables() {
                             "coo",
                             "cusparse_csr_alg2",
                             "cusparse_coo_alg2"};
-  t.planner.spmv_spread = {"csr_param", "rcm_csr",  "ellr_t", "spmv_segsum",        "cusparse_csr_alg1",
-                           "hyb",        "ell",    "cusparse_sell_alg1", "cusparse_coo_alg1",
-                           "csr_vector", "coo",    "cusparse_csr_alg2",  "cusparse_coo_alg2"};
-  t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param", "rcm_csr", "spmv_segsum", "cusparse_csr_alg1",
-                              "cusparse_csr_alg2", "hyb",       "coo",         "csr_vector",
-                              "cusparse_coo_alg2"};
+  t.planner.spmv_spread = {"csr_param",         "rcm_csr",    "ellr_t", "spmv_segsum",
+                           "cusparse_csr_alg1", "hyb",        "ell",    "cusparse_sell_alg1",
+                           "cusparse_coo_alg1", "csr_vector", "coo",    "cusparse_csr_alg2",
+                           "cusparse_coo_alg2"};
+  t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param",         "rcm_csr", "spmv_segsum",
+                              "cusparse_csr_alg1", "cusparse_csr_alg2", "hyb",     "coo",
+                              "csr_vector",        "cusparse_coo_alg2"};
   t.planner.spmv_long_rows = {"csr_vector",
-                              "csr_param", "rcm_csr",
+                              "csr_param",
+                              "rcm_csr",
                               "spmv_segsum",
                               "cusparse_csr_alg1",
                               "cusparse_csr_alg2",

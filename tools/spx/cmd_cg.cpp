@@ -155,8 +155,9 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
   // in and out); the lma operators run on the mesh's elements and are not renumbered.
   const reorder::Choice reorder_choice = reorder::choice_from_string(o.reorder);
   if (reorder_choice != reorder::Choice::None && need_lma)
-    throw Error("--reorder renumbers the assembled matrix; the lma operators run on the mesh's elements: "
-                "use --reorder none with them");
+    throw Error(
+        "--reorder renumbers the assembled matrix; the lma operators run on the mesh's elements: "
+        "use --reorder none with them");
   const reorder::Reordered<T, int32_t> R = reorder::reorder_for_solve(A, reorder_choice);
   const Csr<T, int32_t>& As = R.reordered ? R.A : A;  // what the operators are built on
   const json reorder_json{{"reorder", o.reorder}, {"reordered", R.reordered}, {"reorder_seconds", R.seconds}};
@@ -259,8 +260,8 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
       CgProgressLine line(fmt::format("{} {}", precision, op->name()));
       const auto start = std::chrono::steady_clock::now();
       results.push_back(cuda::solve_permuted(
-          ctx, solver, std::span<const int32_t>(d_perm.span()), std::span<const T>(d_inv.data(), d_inv.size()),
-          std::span<const T>(d_b.span()), d_x.span(), opt,
+          ctx, solver, std::span<const int32_t>(d_perm.span()),
+          std::span<const T>(d_inv.data(), d_inv.size()), std::span<const T>(d_b.span()), d_x.span(), opt,
           [&](int64_t it, double res) {
             line.show(it, res, b_norm,
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -268,8 +269,8 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
     }
     json extra = reorder_json;
     extra.update(json{{"operator_bytes", op->bytes()},
-               {"operator_bytes_per_apply", op->bytes_per_apply()},
-               {"vector_bytes_per_iteration", solver.vector_bytes_per_iteration(jacobi)}});
+                      {"operator_bytes_per_apply", op->bytes_per_apply()},
+                      {"vector_bytes_per_iteration", solver.vector_bytes_per_iteration(jacobi)}});
     if (o.spmv_timing) {
       cuda::DeviceBuffer<T> w(b.size(), "spmv y");
       const auto t =

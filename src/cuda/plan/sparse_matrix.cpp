@@ -22,11 +22,11 @@
 #include "cuda/spmv/spmv_checks.hpp"
 #include "plan/tuner.hpp"
 #include "spx/cuda/features.hpp"
-#include "spx/reorder.hpp"
 #include "spx/cuda/stream.hpp"
 #include "spx/cuda/timing.hpp"
 #include "spx/error.hpp"
 #include "spx/model.hpp"
+#include "spx/reorder.hpp"
 
 namespace spx::cuda {
 
