@@ -96,6 +96,7 @@ struct SparseMatrix<T>::Impl {
   MatrixStats stats;
   std::optional<MatrixFeatures> features;
   double features_us = 0;
+  mutable std::optional<reorder::Locality> locality;  // problem() fills it on first use
   std::optional<PlanState<T>> spmv;
   std::map<std::pair<int64_t, int>, PlanState<T>> spmm;
 
@@ -397,8 +398,11 @@ struct SparseMatrix<T>::Impl {
     p.layout = layout;
     p.value_bytes = static_cast<int>(sizeof(T));
     p.stats = stats;
-    // Sampled (milliseconds at most): rcm_csr's eligibility.
-    if (op == plan::Operation::Spmv && host.rows == host.cols) p.locality = reorder::locality(host);
+    // Sampled once per matrix (milliseconds at most): rcm_csr's eligibility.
+    if (op == plan::Operation::Spmv && host.rows == host.cols) {
+      if (!locality) locality = reorder::locality(host);
+      p.locality = locality;
+    }
     return p;
   }
 };
