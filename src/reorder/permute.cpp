@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/host_memory.hpp"
 #include "common/splitmix64.hpp"
 #include "reorder/square.hpp"
 #include "spx/reorder.hpp"
@@ -54,6 +55,10 @@ template <class T, class I>
 Csr<T, I> permute_symmetric(const Csr<T, I>& A, std::span<const I> perm) {
   detail::require_square(A, "permute_symmetric");
   check_permutation(perm, static_cast<int64_t>(A.rows));
+  const double n_rows = static_cast<double>(A.rows), nnz = static_cast<double>(A.nnz());
+  spx::detail::require_host_memory(
+      nnz * static_cast<double>(sizeof(T) + sizeof(I)) + (2 * n_rows + 1) * sizeof(I),
+      "permute_symmetric (the renumbered copy)");
   const std::vector<I> inv = inverse(perm);
   Csr<T, I> B(A.rows, A.cols);
   B.col_idx.resize(A.col_idx.size());

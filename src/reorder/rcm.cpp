@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/host_memory.hpp"
 #include "reorder/square.hpp"
 #include "spx/reorder.hpp"
 
@@ -126,6 +127,11 @@ I pseudo_peripheral(const Graph<I>& g, I start, std::vector<int64_t>& mark, int6
 template <class T, class I>
 std::vector<I> rcm(const Csr<T, I>& A) {
   detail::require_square(A, "rcm");
+  // The symmetrised pattern (up to 2 nnz indices and n + 1 offsets, plus Aᵀ's while it is built) and
+  // the per-node arrays.
+  const double n_rows = static_cast<double>(A.rows), nnz = static_cast<double>(A.nnz());
+  spx::detail::require_host_memory(3 * nnz * sizeof(I) + n_rows * (2 * sizeof(int64_t) + 3 * sizeof(I) + 1),
+                                   "rcm (the symmetrised pattern)");
   const Graph<I> g = symmetrised(A);
   const std::size_t n = static_cast<std::size_t>(A.rows);
   // Components are started from their least-degree node, lowest index first among equals: visit the

@@ -3,6 +3,7 @@
 #include "spx/reorder.hpp"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/host_memory.hpp"
 #include "spx/convert.hpp"
 #include "spx/cpu.hpp"
 #include "spx/error.hpp"
@@ -166,6 +168,17 @@ TEST(Reorder, BadInputIsAClearError) {
         reorder::permute<double, int32_t>(std::span<const double>(x), view(std::vector<int32_t>{0, 1, 2}));
       }),
       {"permute", "2 entries", "permutation 3"});
+}
+
+TEST(Reorder, CopiesPastHostMemoryAreRefusedBeforeAllocating) {
+  const auto A = gen::generate<double>("stencil2d:n=100");  // 49600 nonzeros: ~0.6 MiB to copy
+  setenv(spx::detail::kHostMemoryLimitVariable, "100000", 1);
+  const std::string rcm_error = error_of([&] { reorder::rcm(A); });
+  const std::string copy_error =
+      error_of([&] { reorder::permute_symmetric(A, view(reorder::random_permutation<int32_t>(A.rows, 1))); });
+  unsetenv(spx::detail::kHostMemoryLimitVariable);
+  expect_words(rcm_error, {"rcm", "host memory", "available"});
+  expect_words(copy_error, {"permute_symmetric", "host memory", "available"});
 }
 
 TEST(Reorder, LocalitySeesAShuffleAndWhatRcmWouldGain) {
