@@ -21,6 +21,8 @@
 
 #include "bench/cuda_support.hpp"
 #include "spx/cuda/convert.hpp"
+#include "spx/cuda/reorder.hpp"
+#include "spx/reorder.hpp"
 #include "spx/cuda/spmv_csr.hpp"
 #include "spx/cuda/spmv_csr_c16.hpp"
 #include "spx/cuda/spmv_formats.hpp"
@@ -271,6 +273,48 @@ void add_csr_c16(Registry& registry) {
 
 }  // namespace
 
+// rcm_csr: the matrix renumbered by RCM on the host and uploaded (timed as its conversion), then
+// gather x, csr_param on the renumbered matrix, scatter y. Square matrices only.
+void add_rcm(Registry& registry) {
+  auto e = cuda_entry("rcm_csr", OpKind::Spmv, Format::Csr, false,
+                      "spx CSR on the RCM-renumbered matrix: gather x, csr_param, scatter y; RCM and the "
+                      "permutation on the host (spx::cuda::RcmCsr)");
+  e.skip_reason = [](const Problem& p) -> std::string {
+    if (p.stats != nullptr && p.stats->rows != p.stats->cols)
+      return fmt::format("reordering needs a square matrix, not {} x {}", p.stats->rows, p.stats->cols);
+    return {};
+  };
+  e.prepare = [](const Problem& p) {
+    return with_precision(p, [&](auto tag) {
+      using T = decltype(tag);
+      cuda::Context& ctx = bench_context();
+      const Csr<T, int32_t>& host = *p.input<T>().A;
+      std::shared_ptr<cuda::RcmCsr<T>> A;
+      const double convert = conversion_ms([&] { A = std::make_shared<cuda::RcmCsr<T>>(ctx, host); });
+      const reorder::Locality before = reorder::locality(host), after = reorder::locality(A->host_permuted());
+      Params params = {{"host_reorder_ms", A->host_reorder_us() / 1e3},
+                       {"bandwidth", reorder::band(A->host_permuted()).bandwidth},
+                       {"sectors_per_row", before.sectors_per_row},
+                       {"sectors_per_row_after", after.sectors_per_row},
+                       {"estimated_after", before.rcm_sectors_per_row},
+                       {"coop", int64_t{A->plan().params.coop}}};
+      auto x = device_x<T>(p);
+      auto y = std::make_shared<cuda::DeviceBuffer<T>>(static_cast<std::size_t>(p.rows), "y");
+      const auto launch = [A, x, y] { A->spmv(bench_context(), std::span<const T>(x->span()), y->span()); };
+      add_break_even<T>(p, convert, launch, params);
+      CudaInstanceParts parts;
+      parts.launch = launch;
+      parts.view = [y] { return staged_view(*y); };
+      parts.output = y->data();
+      parts.output_bytes = y->bytes();
+      parts.working_set = A->bytes() + x->bytes() + y->bytes();
+      parts.params = std::move(params);
+      return std::unique_ptr<Instance>(std::make_unique<CudaInstance>(std::move(parts)));
+    });
+  };
+  registry.add(std::move(e));
+}
+
 void register_cuda_spmv_formats(Registry& registry) {
   add_ell(registry);
   add_ellr_t(registry);
@@ -278,6 +322,7 @@ void register_cuda_spmv_formats(Registry& registry) {
   add_coo(registry, false);
   add_hyb(registry);
   add_csr_c16(registry);
+  add_rcm(registry);
 }
 
 }  // namespace spx::bench

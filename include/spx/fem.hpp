@@ -72,7 +72,8 @@ struct Problem {
   ElementData<T> elements;  // empty when not asked for
 };
 
-// The FemSpec of a "fem2d:..." generator spec; nullopt for another kind; spx::Error for a bad one.
+// The FemSpec of a "fem2d:..." generator spec; nullopt for another kind or a shuffled one (shuffle=:
+// the matrix is renumbered, the elements would not match it); spx::Error for a bad one.
 std::optional<FemSpec> parse_spec(const std::string& spec);
 
 // Builds the problem (OpenMP; deterministic whatever the thread count).

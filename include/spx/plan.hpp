@@ -22,6 +22,7 @@
 #include "spx/column_spans.hpp"
 #include "spx/features.hpp"
 #include "spx/model.hpp"
+#include "spx/reorder.hpp"
 #include "spx/stats.hpp"
 
 namespace spx::plan {
@@ -52,7 +53,7 @@ struct Options {
   // 0: no limit beyond the memory the device has free.
   std::size_t memory_budget_bytes = 0;
   std::vector<std::string> kernels;  // allowed candidates: names or patterns ("cusparse_*"); empty: all
-  std::vector<std::string> formats;  // allowed formats: csr, ell, ellr, coo, hyb, sell, csrc16; empty: all
+  std::vector<std::string> formats;  // allowed formats: csr, ell, ellr, coo, hyb, sell, csrc16, rcm; empty: all
   bool vendor = true;                // include cuSPARSE's candidates
   int measure_top = 4;               // Measure / Tune: how many of the ranked candidates are timed
   // Tune: at most this many products time a configuration (the planned one included), then the
@@ -78,6 +79,9 @@ struct Problem {
   // The rows' column spans (O(rows) from the host CSR): CSR-C16's eligibility; without them it is
   // not a candidate.
   std::optional<ColumnSpanStats> column_spans;
+  // x's locality, sampled from the host CSR (square SpMV only): rcm_csr is eligible only where it
+  // says x is gathered poorly (spx/reorder.hpp).
+  std::optional<reorder::Locality> locality;
 };
 
 // One candidate, as explain() lists it.

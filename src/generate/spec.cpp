@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "spx/error.hpp"
 #include "spx/fem.hpp"
 #include "spx/generate.hpp"
+#include "spx/reorder.hpp"
 
 namespace spx::gen {
 namespace {
@@ -103,8 +106,10 @@ class Args {
           trim(item.substr(eq + 1)).empty())
         fail(fmt::format("'{}' is not key=value", item));
       const std::string key(trim(item.substr(0, eq)));
-      if (key != "seed" && std::find(def.keys.begin(), def.keys.end(), key) == def.keys.end())
-        fail(fmt::format("unknown key '{}'; {} accepts {} seed=1", key, def.kind, def.keys_help));
+      if (key != "seed" && key != "shuffle" &&
+          std::find(def.keys.begin(), def.keys.end(), key) == def.keys.end())
+        fail(
+            fmt::format("unknown key '{}'; {} accepts {} seed=1 shuffle=SEED", key, def.kind, def.keys_help));
       if (!values_.emplace(key, std::string(trim(item.substr(eq + 1)))).second)
         fail(fmt::format("key '{}' given twice", key));
     }
@@ -145,14 +150,18 @@ class Args {
     return it == values_.end() ? fallback : it->second;
   }
 
-  uint64_t seed() const {
-    const auto it = values_.find("seed");
-    if (it == values_.end()) return 1;
+  uint64_t seed() const { return unsigned64("seed").value_or(1); }
+  // shuffle=SEED: renumber the generated matrix by a random symmetric permutation (none when absent).
+  std::optional<uint64_t> shuffle() const { return unsigned64("shuffle"); }
+
+  std::optional<uint64_t> unsigned64(const std::string& key) const {
+    const auto it = values_.find(key);
+    if (it == values_.end()) return std::nullopt;
     const std::string& text = it->second;
     uint64_t value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc{} || end != text.data() + text.size())
-      fail(fmt::format("seed={} is not an unsigned 64-bit integer", text));
+      fail(fmt::format("{}={} is not an unsigned 64-bit integer", key, text));
     return value;
   }
 
@@ -246,7 +255,8 @@ const std::vector<GeneratorInfo>& generators() {
   static const std::vector<GeneratorInfo> info = [] {
     std::vector<GeneratorInfo> out;
     for (const KindDef& k : kinds())
-      out.push_back({std::string(k.kind), fmt::format("{} seed=1", k.keys_help), std::string(k.summary)});
+      out.push_back(
+          {std::string(k.kind), fmt::format("{} seed=1 shuffle=SEED", k.keys_help), std::string(k.summary)});
     return out;
   }();
   return info;
@@ -264,8 +274,17 @@ Csr<T, I> generate(const std::string& spec) {
         fmt::format("generator spec \"{}\": unknown kind '{}'; accepted kinds: {} (spec: KIND:key=value,...)",
                     spec, kind, kind_list()));
   const Args args(spec, *def, colon == std::string_view::npos ? std::string_view{} : text.substr(colon + 1));
+  const std::optional<uint64_t> shuffle = args.shuffle();  // checked before the (maybe long) generation
   try {
-    return generate_kind<T, I>(kind, args);
+    Csr<T, I> A = generate_kind<T, I>(kind, args);
+    if (shuffle) {
+      if (A.rows != A.cols)
+        args.fail(fmt::format("shuffle= renumbers square matrices; this one is {} x {}",
+                              static_cast<int64_t>(A.rows), static_cast<int64_t>(A.cols)));
+      const std::vector<I> perm = reorder::random_permutation<I>(A.rows, *shuffle);
+      return reorder::permute_symmetric(A, std::span<const I>(perm));
+    }
+    return A;
   } catch (const Error& e) {
     const std::string_view message = e.what();
     if (message.starts_with("generator spec")) throw;
@@ -285,6 +304,9 @@ std::optional<FemSpec> parse_spec(const std::string& text) {
                                 [](const gen::KindDef& k) { return k.kind == "fem2d"; });
   const gen::Args args(text, *def,
                        colon == std::string_view::npos ? std::string_view{} : body.substr(colon + 1));
+  // A shuffled mesh is a renumbered matrix, not the mesh's own numbering: callers build it through
+  // generate() (the element data, numbered as the mesh, would not match it).
+  if (args.shuffle()) return std::nullopt;
   FemSpec spec = gen::fem_spec(args);
   try {
     check_spec(spec);

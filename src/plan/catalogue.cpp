@@ -22,7 +22,8 @@ constexpr Determinism kAlways = Determinism::Always, kNever = Determinism::Never
 // share their row-major key), cuSPARSE's SpMM as its best algorithm (rule_tables.cpp scales it per
 // algorithm). Keys with `borrows` have no fit in data/profiles/h100.json yet: the sibling's
 // coefficients on their own terms (COO ALG2 reads what ALG1 reads; the CSR SpMM's forced modes are
-// its rule's two modes, each fitted under spmm_csr_row where the rule picked it).
+// its rule's two modes, each fitted under spmm_csr_row where the rule picked it; rcm_csr runs
+// csr_param's kernel on the renumbered matrix).
 constexpr std::array kModelKeys = {
     ModelKeyRow{"csr_param", kSpmv, Work::CsrParam},
     ModelKeyRow{"csr_vector", kSpmv, Work::CsrWarpPerRow},
@@ -31,6 +32,7 @@ constexpr std::array kModelKeys = {
     ModelKeyRow{"coo", kSpmv, Work::Coo},
     ModelKeyRow{"hyb", kSpmv, Work::Hyb},
     ModelKeyRow{"spmv_segsum", kSpmv, Work::Segsum},
+    ModelKeyRow{"rcm_csr", kSpmv, Work::RcmCsr, SpmmCsrMode::Rule, "csr_param"},
     ModelKeyRow{"cusparse_csr_alg1", kSpmv, Work::CsrWarpPerRow},
     ModelKeyRow{"cusparse_csr_alg2", kSpmv, Work::CsrBalanced},
     ModelKeyRow{"cusparse_coo_alg1", kSpmv, Work::Coo},
@@ -78,6 +80,8 @@ std::vector<KernelRow> make_catalogue() {
       spx_row("hyb", kSpmv, kRow, "hyb", kAlways, "hyb"),
       // Escape rows' chunks are added in chunk order by the last to arrive: deterministic.
       spx_row("csr_c16", kSpmv, kRow, "csrc16", kAlways, "csr_c16", Ladder::CsrParam),
+      // csr_param on the RCM-renumbered matrix, between a gather of x and a scatter of y.
+      spx_row("rcm_csr", kSpmv, kRow, "rcm", kLongRows, "rcm_csr", Ladder::CsrParam),
       vendor_row("cusparse_csr_alg1", kSpmv, kRow, "csr", kNever, V::CsrAlg1),
       vendor_row("cusparse_csr_alg2", kSpmv, kRow, "csr", kAlways, V::CsrAlg2),
       vendor_row("cusparse_coo_alg1", kSpmv, kRow, "coo", kNever, V::CooAlg1),

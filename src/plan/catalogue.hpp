@@ -47,6 +47,8 @@ enum class Work {
   EllrT,           // ELLR-T under its rule
   Hyb,             // ELL part + COO tail
   Sell,            // SELL-32 slots
+  RcmCsr,          // CsrParam on the RCM-renumbered matrix (x gathers as estimated after RCM), plus
+                   // the gather of x and the scatter of y through the permutation
   SpmmCsr,         // the CSR SpMM under its rule, row-split or tiled as the row's SpmmCsrMode says
   SpmmEllrT,       // the ELLR-T SpMM under its rule
   VendorSpmmBest,  // cuSPARSE's best SpMM algorithm (one prediction, scaled per algorithm)
@@ -73,7 +75,7 @@ struct KernelRow {
   const char* name;  // the candidate's name: plan reports, options' patterns, the tuning cache
   Operation op;
   DenseLayout layout;  // SpMM's B and C (SpMV rows: RowMajor, unused)
-  const char* format;  // csr, ell, ellr, coo, hyb, sell, csrc16
+  const char* format;  // csr, ell, ellr, coo, hyb, sell, csrc16, rcm
   const char* owner;   // "spx" or "cuSPARSE"
   Determinism determinism;
   const char* model_key;  // a ModelKeyRow's key

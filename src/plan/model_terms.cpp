@@ -9,6 +9,7 @@
 #include <string>
 
 #include "plan/catalogue.hpp"
+#include "plan/format_rcm.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/model.hpp"
@@ -87,7 +88,21 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
     w.out_bytes = rows * v;
     w.row_gather = static_cast<double>(f.row_sectors[p]) * kSectorBytes;
     w.window_gather = static_cast<double>(f.window_sectors[p]) * kSectorBytes;
-    if (row->work == Work::CsrParam) {
+    if (row->work == Work::RcmCsr) {
+      // csr_param on the renumbered matrix, its x gathers as estimated after RCM; the gather of x
+      // and the scatter of y each touch one random sector per row (y read and written), and stream
+      // the permutation twice, x' and y' once each way.
+      const MatrixFeatures g = plan::rcm_reordered_features(f, key.value_bytes);
+      const cuda::CsrSpmvParams c = cuda::csr_fixed_rule(s, props);
+      const int64_t threshold = cuda::csr_long_row_threshold(f.nnz, c, props);
+      w.matrix_bytes = csr_bytes + 2 * rows * kIndexBytes;
+      w.out_bytes = 4 * rows * v;
+      w.row_gather = (static_cast<double>(g.row_sectors[p]) + 3 * rows) * kSectorBytes;
+      w.window_gather = static_cast<double>(g.window_sectors[p]) * kSectorBytes;
+      w.serial_slots = static_cast<double>(std::min(f.max_row, threshold)) / c.coop;
+      w.units = rows * c.coop;
+      w.extra_launches = 2;
+    } else if (row->work == Work::CsrParam) {
       const cuda::CsrSpmvParams c = cuda::csr_fixed_rule(s, props);
       const int64_t threshold = cuda::csr_long_row_threshold(f.nnz, c, props);
       w.matrix_bytes = csr_bytes;

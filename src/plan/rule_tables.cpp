@@ -114,6 +114,8 @@ RuleTables make_default_rule_tables() {
   // rows: cuSPARSE's COO and CSR ALG1 and the segmented sum balance the nonzeros; long rows: the
   // CSR kernels with many threads per row. CSR-C16 (csr_param's kernel on 16-bit columns, eligible
   // only where it streams >= 10% fewer bytes) follows csr_param until a profile has timed it.
+  // rcm_csr (eligible only where x is gathered poorly) comes after them: unmeasured, its gather and
+  // scatter may eat its gain on short rows, so the rule keeps the plain CSR.
   t.planner.c16_max_escape_share = 0.05;
   t.planner.c16_min_bytes_saved = 0.10;
   t.planner.spmv_uniform = {"ell",
@@ -122,6 +124,7 @@ RuleTables make_default_rule_tables() {
                             "ellr_t",
                             "csr_param",
                             "csr_c16",
+                            "rcm_csr",
                             "spmv_segsum",
                             "cusparse_csr_alg1",
                             "csr_vector",
@@ -129,26 +132,17 @@ RuleTables make_default_rule_tables() {
                             "coo",
                             "cusparse_csr_alg2",
                             "cusparse_coo_alg2"};
-  t.planner.spmv_spread = {"csr_param",         "csr_c16",    "ellr_t", "spmv_segsum",
-                           "cusparse_csr_alg1", "hyb",        "ell",    "cusparse_sell_alg1",
-                           "cusparse_coo_alg1", "csr_vector", "coo",    "cusparse_csr_alg2",
-                           "cusparse_coo_alg2"};
-  t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param",         "csr_c16", "spmv_segsum",
-                              "cusparse_csr_alg1", "cusparse_csr_alg2", "hyb",     "coo",
-                              "csr_vector",        "cusparse_coo_alg2"};
-  t.planner.spmv_long_rows = {"csr_vector",
-                              "csr_param",
-                              "csr_c16",
-                              "spmv_segsum",
-                              "cusparse_csr_alg1",
-                              "cusparse_csr_alg2",
-                              "cusparse_coo_alg1",
-                              "coo",
-                              "hyb",
-                              "ellr_t",
-                              "ell",
-                              "cusparse_sell_alg1",
+  t.planner.spmv_spread = {"csr_param",          "csr_c16",           "rcm_csr",    "ellr_t",
+                           "spmv_segsum",        "cusparse_csr_alg1", "hyb",        "ell",
+                           "cusparse_sell_alg1", "cusparse_coo_alg1", "csr_vector", "coo",
+                           "cusparse_csr_alg2",  "cusparse_coo_alg2"};
+  t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param",         "csr_c16", "rcm_csr", "spmv_segsum",
+                              "cusparse_csr_alg1", "cusparse_csr_alg2", "hyb",     "coo",     "csr_vector",
                               "cusparse_coo_alg2"};
+  t.planner.spmv_long_rows = {
+      "csr_vector",         "csr_param",         "csr_c16", "rcm_csr", "spmv_segsum", "cusparse_csr_alg1",
+      "cusparse_csr_alg2",  "cusparse_coo_alg1", "coo",     "hyb",     "ellr_t",      "ell",
+      "cusparse_sell_alg1", "cusparse_coo_alg2"};
   // SpMM: spx's kernels won 41 of the 52 calibration products at L = 8 and 32 among row-major
   // candidates; cuSPARSE's CSR ALG3 most of the rest (long rows, tiny matrices).
   // The candidates added after that calibration (the CSR SpMM's forced modes, cuSPARSE CSR ALG1 and

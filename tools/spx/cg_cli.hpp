@@ -30,6 +30,7 @@ struct CgCliOptions {
   std::string json_path;
   std::string gpus;                // --gpus: team sizes, e.g. "1,2,4" (empty: one GPU or the CPU)
   std::string reductions = "one";  // --gpus: one, two or one,two
+  std::string reorder = "none";    // none, rcm or auto (spx/reorder.hpp): solve in RCM's numbering
 };
 
 // The solver options both drivers take from the command line: tolerances, the iteration cap, the

@@ -29,10 +29,12 @@
 #include "spx/error.hpp"
 #include "spx/fem.hpp"
 #include "spx/io.hpp"
+#include "spx/reorder.hpp"
 #ifdef SPX_HAVE_CUDA
 #include "bench/cg_vendor.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/cg.hpp"
+#include "spx/cuda/cg_reorder.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
 #include "spx/cuda/timing.hpp"
@@ -149,6 +151,16 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
   const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const Csr<T, int32_t>& A = P.A;
   require_symmetric(A);
+  // --reorder: the matrix operators run on P A P^T (b, x and the Jacobi diagonal permuted on the way
+  // in and out); the lma operators run on the mesh's elements and are not renumbered.
+  const reorder::Choice reorder_choice = reorder::choice_from_string(o.reorder);
+  if (reorder_choice != reorder::Choice::None && need_lma)
+    throw Error(
+        "--reorder renumbers the assembled matrix; the lma operators run on the mesh's elements: "
+        "use --reorder none with them");
+  const reorder::Reordered<T, int32_t> R = reorder::reorder_for_solve(A, reorder_choice);
+  const Csr<T, int32_t>& As = R.reordered ? R.A : A;  // what the operators are built on
+  const json reorder_json{{"reorder", o.reorder}, {"reordered", R.reordered}, {"reorder_seconds", R.seconds}};
   const std::vector<T> b = make_rhs<T>(o.rhs, A.rows);
   CgOptions opt = solver_options(o);
   opt.use_graph = !o.no_graph;
@@ -157,6 +169,8 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
   fmt::print(out, "matrix      {}  {} x {}, {} nonzeros ({:.1f} per row), {}, built in {:.2f} s\n",
              problem.name, A.rows, A.cols, A.nnz(), A.rows ? static_cast<double>(A.nnz()) / A.rows : 0.0,
              precision, setup_s);
+  if (reorder_choice != reorder::Choice::None)
+    fmt::print(out, "reorder     {}; {:.3f} s on the host\n", R.why, R.seconds);
 
   auto record = [&](const std::string& op, const std::string& details, const std::vector<CgResult>& results,
                     const std::vector<T>& x, json extra) {
@@ -192,11 +206,13 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
 
   if (backend == "cpu") {
     std::vector<T> inv;
-    if (jacobi) inv = need_lma ? fem::lma_inverse_diagonal(P.elements) : inverse_diagonal(A);
+    if (jacobi) inv = need_lma ? fem::lma_inverse_diagonal(P.elements) : inverse_diagonal(As);
+    const std::span<const int32_t> perm(R.perm);
+    const std::vector<T> bs = R.reordered ? reorder::permute<T, int32_t>(std::span<const T>(b), perm) : b;
     for (const std::string& op : operators) {
       HostOperator<T> apply;
       if (op == "csr" || op == "csr_param") {
-        apply = [&A](std::span<const T> in, std::span<T> y) { omp::spmv(A, in, y); };
+        apply = [&As](std::span<const T> in, std::span<T> y) { omp::spmv(As, in, y); };
       } else if (op.starts_with("lma")) {
         apply = [&P](std::span<const T> in, std::span<T> y) { fem::lma_apply(P.elements, in, y); };
       } else {
@@ -206,8 +222,9 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
       std::vector<CgResult> results;
       for (int i = 0; i < o.repeat; ++i)
         results.push_back(
-            cg<T>(apply, A.rows, std::span<const T>(inv), std::span<const T>(b), std::span<T>(x), opt));
-      record(op, op == "csr" ? "spx::omp::spmv" : "fem::lma_apply (colours)", results, x, json::object());
+            cg<T>(apply, A.rows, std::span<const T>(inv), std::span<const T>(bs), std::span<T>(x), opt));
+      if (R.reordered) x = reorder::unpermute<T, int32_t>(std::span<const T>(x), perm);
+      record(op, op == "csr" ? "spx::omp::spmv" : "fem::lma_apply (colours)", results, x, reorder_json);
     }
     return;
   }
@@ -220,14 +237,15 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
   if (o.spmv_timing) copy_gbs = cuda::measure_copy_bandwidth(ctx, std::size_t{512} << 20).gbs;
   const auto d_b = cuda::to_device(ctx, b, "cg b");
   cuda::DeviceBuffer<T> d_x(b.size(), "cg x");
+  const auto d_perm = cuda::to_device(ctx, R.perm, "cg permutation");
   for (const std::string& op_name : operators) {
     std::unique_ptr<cuda::LinearOperator<T>> op;
     if (op_name == "csr" || op_name == "auto")
-      op = cuda::make_planned_operator(ctx, A, op_name == "csr", std::max<int64_t>(o.maxit, 100));
+      op = cuda::make_planned_operator(ctx, As, op_name == "csr", std::max<int64_t>(o.maxit, 100));
     else if (op_name == "csr_param")
-      op = cuda::make_csr_operator(ctx, A);
+      op = cuda::make_csr_operator(ctx, As);
     else if (op_name == "ell")
-      op = cuda::make_ell_operator(ctx, A);
+      op = cuda::make_ell_operator(ctx, As);
     else
       op = cuda::make_lma_operator(
           ctx, P.elements, op_name == "lma_colour" ? cuda::LmaScatter::Colour : cuda::LmaScatter::Atomic);
@@ -241,16 +259,18 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
     for (int i = 0; i < o.repeat; ++i) {
       CgProgressLine line(fmt::format("{} {}", precision, op->name()));
       const auto start = std::chrono::steady_clock::now();
-      results.push_back(solver.solve(
+      results.push_back(cuda::solve_permuted(
+          ctx, solver, std::span<const int32_t>(d_perm.span()),
           std::span<const T>(d_inv.data(), d_inv.size()), std::span<const T>(d_b.span()), d_x.span(), opt,
           [&](int64_t it, double res) {
             line.show(it, res, b_norm,
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
           }));
     }
-    json extra{{"operator_bytes", op->bytes()},
-               {"operator_bytes_per_apply", op->bytes_per_apply()},
-               {"vector_bytes_per_iteration", solver.vector_bytes_per_iteration(jacobi)}};
+    json extra = reorder_json;
+    extra.update(json{{"operator_bytes", op->bytes()},
+                      {"operator_bytes_per_apply", op->bytes_per_apply()},
+                      {"vector_bytes_per_iteration", solver.vector_bytes_per_iteration(jacobi)}});
     if (o.spmv_timing) {
       cuda::DeviceBuffer<T> w(b.size(), "spmv y");
       const auto t =
@@ -337,6 +357,7 @@ void run_cg(const CgCliOptions& o) {
     if (o.operators != "auto") throw Error("--gpus plans each rank's parts itself; drop --operator");
     if (o.baseline || o.spmv_timing)
       throw Error("--gpus: --baseline and --spmv-timing are single-GPU studies");
+    if (o.reorder != "none") throw Error("--gpus partitions the matrix as numbered; drop --reorder");
     run_distributed_cg(o);
     return;
   }
@@ -419,6 +440,11 @@ void add_cg_command(CLI::App& app) {
          "Comma list: auto (GPU: the front door's planned SpMV over every candidate), csr (the front door, "
          "CSR candidates), csr_param (the parametrised CSR kernel directly), ell (ELLR-T), lma (= "
          "lma_atomic), lma_colour, all; lma needs a fem2d: input")
+      ->capture_default_str();
+  cmd->add_option("--reorder", o->reorder,
+                  "none, rcm (solve in reverse Cuthill-McKee's numbering: P A P^T, b and x permuted) or auto "
+                  "(rcm where the sampled locality says x is gathered poorly); matrix operators only")
+      ->check(CLI::IsMember({"none", "rcm", "auto"}))
       ->capture_default_str();
   cmd->add_option("--backend", o->backend, "auto (GPU when usable), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuda/plan/executor_check.hpp"
+#include "cuda/plan/rcm_executor.hpp"
 #include "plan/catalogue.hpp"
 #include "spx/convert.hpp"
 #include "spx/cuda/convert.hpp"
@@ -463,6 +464,7 @@ const std::vector<Factory<T>>& spx_factories() {
        [](Context& c, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<CooSpmv<T>>(c, m); }},
       {"hyb",
        [](Context& c, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<HybSpmv<T>>(c, m); }},
+      {"rcm_csr", make_rcm_executor<T>},
       {"spmm_csr_row", make_spmm_csr<T>},
       {"spmm_csr_split_row", make_spmm_csr<T>},
       {"spmm_csr_tiled_row", make_spmm_csr<T>},

@@ -28,6 +28,7 @@
 #include "spx/cuda/timing.hpp"
 #include "spx/error.hpp"
 #include "spx/model.hpp"
+#include "spx/reorder.hpp"
 
 namespace spx::cuda {
 
@@ -99,6 +100,7 @@ struct SparseMatrix<T>::Impl {
   ColumnSpanStats column_spans;  // O(rows) at construction: CSR-C16's eligibility
   std::optional<MatrixFeatures> features;
   double features_us = 0;
+  mutable std::optional<reorder::Locality> locality;  // problem() fills it on first use
   std::optional<PlanState<T>> spmv;
   std::map<std::pair<int64_t, int>, PlanState<T>> spmm;
 
@@ -488,6 +490,11 @@ struct SparseMatrix<T>::Impl {
     p.value_bytes = static_cast<int>(sizeof(T));
     p.stats = stats;
     p.column_spans = column_spans;
+    // Sampled once per matrix (milliseconds at most): rcm_csr's eligibility.
+    if (op == plan::Operation::Spmv && host.rows == host.cols) {
+      if (!locality) locality = reorder::locality(host);
+      p.locality = locality;
+    }
     return p;
   }
 };

@@ -1,0 +1,79 @@
+// The sampled locality statistic (spx/reorder.hpp): x sectors per window of rows, now and as
+// estimated after RCM.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "spx/error.hpp"
+#include "spx/reorder.hpp"
+
+namespace spx::reorder {
+
+namespace {
+constexpr int kF64PerSector = 4;  // 32-byte sectors of doubles
+}
+
+double rcm_window_sectors(double window_rows, double avg_row, int values_per_sector) {
+  const double run = std::ceil((window_rows + avg_row) / values_per_sector) + 1;
+  return std::min(kRcmRunsPerWindow * run, std::max(window_rows * avg_row, 1.0));
+}
+
+template <class T, class I>
+Locality locality(const Csr<T, I>& A) {
+  // Only what the sample reads is checked (a full validate() would cost O(nnz), the statistic's
+  // whole point is to cost far less).
+  Locality L;
+  const int64_t rows = static_cast<int64_t>(A.rows);
+  if (rows < 0 || A.row_ptr.size() != static_cast<std::size_t>(rows) + 1)
+    throw Error(fmt::format("locality: row_ptr has {} entries for {} rows", A.row_ptr.size(), rows));
+  if (rows == 0 || A.nnz() == 0 || A.cols == 0) return L;
+  const int64_t windows = (rows + kLocalityWindowRows - 1) / kLocalityWindowRows;
+  const int64_t sampled = std::min(windows, kLocalitySampleWindows);
+  std::vector<int64_t> sectors;
+  double distance = 0, distinct = 0;
+  for (int64_t s = 0; s < sampled; ++s) {
+    // Windows spread evenly: window s * windows / sampled.
+    const int64_t w = s * windows / sampled;
+    const int64_t first = w * kLocalityWindowRows, last = std::min(rows, first + kLocalityWindowRows);
+    sectors.clear();
+    for (int64_t r = first; r < last; ++r) {
+      if (A.row_ptr[r] < 0 || A.row_ptr[r] > A.row_ptr[r + 1] ||
+          static_cast<std::size_t>(A.row_ptr[r + 1]) > A.col_idx.size())
+        throw Error(fmt::format("locality: row {} spans [{}, {}) of {} column indices", r,
+                                static_cast<int64_t>(A.row_ptr[r]), static_cast<int64_t>(A.row_ptr[r + 1]),
+                                A.col_idx.size()));
+      for (I p = A.row_ptr[r]; p < A.row_ptr[r + 1]; ++p) {
+        const int64_t c = static_cast<int64_t>(A.col_idx[p]);
+        if (c < 0 || c >= static_cast<int64_t>(A.cols))
+          throw Error(fmt::format("locality: row {} has column {} outside 0..{}", r, c,
+                                  static_cast<int64_t>(A.cols) - 1));
+        distance += static_cast<double>(std::abs(c - r));
+        sectors.push_back(c / kF64PerSector);
+      }
+    }
+    L.sampled_rows += last - first;
+    L.sampled_nnz += static_cast<int64_t>(sectors.size());
+    std::sort(sectors.begin(), sectors.end());
+    distinct += static_cast<double>(std::unique(sectors.begin(), sectors.end()) - sectors.begin());
+  }
+  if (L.sampled_rows == 0) return L;
+  const double rows_sampled = static_cast<double>(L.sampled_rows);
+  L.mean_distance =
+      L.sampled_nnz > 0 ? distance / static_cast<double>(L.sampled_nnz) / static_cast<double>(A.cols) : 0;
+  L.sectors_per_row = distinct / rows_sampled;
+  const double avg_row = static_cast<double>(A.nnz()) / static_cast<double>(rows);
+  L.rcm_sectors_per_row =
+      std::min(L.sectors_per_row, rcm_window_sectors(kLocalityWindowRows, avg_row, kF64PerSector) /
+                                      static_cast<double>(kLocalityWindowRows));
+  return L;
+}
+
+template Locality locality(const Csr<float, int32_t>&);
+template Locality locality(const Csr<float, int64_t>&);
+template Locality locality(const Csr<double, int32_t>&);
+template Locality locality(const Csr<double, int64_t>&);
+
+}  // namespace spx::reorder
