@@ -13,7 +13,8 @@
 //     + c_serial · the longest serial walk of one thread group (slots × 0.1 µs)
 //     + c_waves  · waves of the grid over the resident threads (Guo & Wang's strips)
 //     + c_extra  · launches beyond the first this matrix makes the kernel do (HYB's COO tail, the
-//                  segmented sum's synchronizer, the CSR SpMM's long-row pass)
+//                  COO boundary pass past one chunk, the segmented sum's synchronizer, the CSR
+//                  SpMM's long-row pass)
 //
 // The coefficients are fitted per (kernel, precision, L) by non-negative least squares on relative
 // error (model/fit) from timings of generated matrices on the GPU (`spx model calibrate`), and kept

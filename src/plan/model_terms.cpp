@@ -57,6 +57,10 @@ namespace {
 
 double ceil_div(double a, double b) { return b > 0 ? std::ceil(a / b) : 0.0; }
 
+// Launches of the COO SpMV beyond its chunk kernel (src/cuda/spmv/coo.cu): the boundary kernel that
+// joins rows split between chunks, which a single chunk does without.
+double coo_boundary_launches(double nnz) { return ceil_div(nnz, kCooNnzPerWarp) > 1 ? 1 : 0; }
+
 // The shape of one kernel's work, before the device's rates turn it into times.
 struct Counts {
   double matrix_bytes = 0;    // the kernel's copy of A it reads (per pass)
@@ -135,6 +139,7 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
     } else if (row->work == Work::Coo) {
       w.matrix_bytes = nnz * (v + 2 * kIndexBytes);
       w.units = ceil_div(nnz, kCooNnzPerWarp) * 32;
+      w.extra_launches = coo_boundary_launches(nnz);
     } else if (row->work == Work::Ell) {
       w.matrix_bytes = rows_padded * static_cast<double>(f.max_row) * (v + kIndexBytes);
       w.serial_slots = static_cast<double>(f.max_row);
@@ -150,8 +155,9 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       w.matrix_bytes = rows_padded * width * (v + kIndexBytes) + tail * (v + 2 * kIndexBytes);
       w.serial_slots = width;
       w.units = rows + ceil_div(tail, kCooNnzPerWarp) * 32;
-      // A COO tail adds its chunk and boundary kernels to the ELL one.
-      w.extra_launches = tail > 0 ? 2 : 0;
+      // A COO tail adds its chunk kernel to the ELL one, and its boundary kernel unless the tail is
+      // one chunk (small matrices: one extra launch, not two).
+      w.extra_launches = tail > 0 ? 1 + coo_boundary_launches(tail) : 0;
     } else if (row->work == Work::Sell) {
       w.matrix_bytes = static_cast<double>(f.sell_slots) * (v + kIndexBytes);
       w.serial_slots = static_cast<double>(f.max_row);

@@ -90,6 +90,31 @@ TEST(Model, LargerWorkingSetsLeaveTheL2) {
   EXPECT_EQ(tl.x[2], 0.0);
 }
 
+// The COO SpMV runs its boundary kernel only when it has more than one chunk of 256 nonzeros, and
+// HYB adds the COO tail's kernels to its ELL one: a one-chunk tail is one extra launch, not two.
+TEST(Model, ExtraLaunchesFollowTheCooChunks) {
+  constexpr int kExtra = 7;
+  const auto extra = [](const std::string& kernel, const MatrixFeatures& f) {
+    return model::terms({kernel, 8, 0}, f, h100()).x[kExtra];
+  };
+  MatrixFeatures f;
+  f.rows = 100;
+  f.cols = 100;
+  f.max_row = 8;
+  f.nnz = 256;  // one chunk
+  EXPECT_EQ(extra("coo", f), 0.0);
+  f.nnz = 257;
+  EXPECT_EQ(extra("coo", f), 1.0);
+  f.hyb_width = 2;
+  f.nnz = 300;
+  f.hyb_ell_nnz = 300;  // no tail
+  EXPECT_EQ(extra("hyb", f), 0.0);
+  f.hyb_ell_nnz = 200;  // a tail of 100 nonzeros: its chunk kernel only
+  EXPECT_EQ(extra("hyb", f), 1.0);
+  f.nnz = 1000;  // a tail of 800: chunk and boundary kernels
+  EXPECT_EQ(extra("hyb", f), 2.0);
+}
+
 // Times made from known coefficients: the fit reproduces them (its answer may differ where terms
 // are collinear on these samples, the predictions may not).
 TEST(Model, FitReproducesSynthesizedTimes) {
