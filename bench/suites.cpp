@@ -161,8 +161,34 @@ const std::vector<SuiteMatrix>& validation_suite() {
   return suite;
 }
 
+// The SpMV formats' validation set (docs/spmv-formats-study): large matrices (>= 4M nonzeros) of
+// both regimes -- streaming-bound (FEM with 2-6 unknowns per node, stencils in spatial order) and
+// gather-bound (randomly numbered meshes and bands, graphs, power-law rows, a wide rectangle) --
+// with seed 3 throughout; no format threshold, rule or model term was fitted on any of them.
+const std::vector<SuiteMatrix>& formats_suite() {
+  static const std::vector<SuiteMatrix> suite = {
+      {"fmt_blockfem3_48", "blockfem:n=48,b=3,seed=3", 26'873'856, "3D FEM, 3 unknowns per node, 48^3 nodes"},
+      {"fmt_blockfem2_800", "blockfem:nx=800,ny=800,nz=1,b=2,seed=3", 22'963'216,
+       "2D FEM, 2 unknowns per node, 800^2 nodes"},
+      {"fmt_blockfem4_400", "blockfem:nx=400,ny=400,nz=1,b=4,seed=3", 22'924'816,
+       "2D FEM, 4 unknowns per node, 400^2 nodes"},
+      {"fmt_blockfem6_24", "blockfem:n=24,b=6,seed=3", 12'759'696, "3D FEM, 6 unknowns per node, 24^3 nodes"},
+      {"fmt_stencil27_100", "stencil27:n=100,seed=3", 26'463'592, "3D 27-point, 100^3, spatial order"},
+      {"fmt_stencil7_160", "stencil7:n=160,seed=3", 28'518'400, "3D 7-point, 160^3, spatial order"},
+      {"fmt_stencil2d_shuffled", "stencil2d:n=1500,shuffle=3", 11'244'000, "2D 5-point, randomly numbered"},
+      {"fmt_stencil27_shuffled", "stencil27:n=80,shuffle=3", 13'481'272, "3D 27-point, randomly numbered"},
+      {"fmt_banded_shuffled", "banded:n=2000000,bw=4,density=0.8,seed=3,shuffle=3", 14'400'000,
+       "band of 9, 80% full, randomly numbered"},
+      {"fmt_rmat_21", "rmat:scale=21,ef=8,seed=3", 16'000'000, "R-MAT graph, 2M vertices"},
+      {"fmt_powerlaw_3m", "powerlaw:n=3000000,avg=5,exp=2.1,seed=3", 15'000'000, "Zipf rows, exponent 2.1"},
+      {"fmt_random_wide", "random:rows=400000,cols=8000000,len=16,seed=3", 6'400'000,
+       "rows of 16 over an 8M-wide x"},
+  };
+  return suite;
+}
+
 std::vector<std::string> suite_names() {
-  return {"small", "standard", "shared", "calibration", "validation", "planner"};
+  return {"small", "standard", "shared", "calibration", "validation", "planner", "formats"};
 }
 
 std::string shared_matrices_folder() {
@@ -189,6 +215,7 @@ std::vector<MatrixSource> suite_sources(std::string_view name) {
   if (name == "calibration") return generated(calibration_suite());
   if (name == "validation") return generated(validation_suite());
   if (name == "planner") return generated(planner_suite());
+  if (name == "formats") return generated(formats_suite());
   if (name == "shared") {
     const std::string folder = shared_matrices_folder();
     std::error_code ec;
@@ -198,7 +225,7 @@ std::vector<MatrixSource> suite_sources(std::string_view name) {
     return matrices_in_folder(folder);
   }
   throw Error(
-      fmt::format("unknown suite '{}' (use small, standard, shared, calibration or validation)", name));
+      fmt::format("unknown suite '{}' (use small, standard, shared, calibration, validation, planner or formats)", name));
 }
 
 }  // namespace spx::bench

@@ -42,6 +42,7 @@ const std::vector<SuiteMatrix>& calibration_suite();
 const std::vector<SuiteMatrix>& validation_suite();
 // The planner's validation set (structures and seeds nothing was fitted on; docs/planner.md).
 const std::vector<SuiteMatrix>& planner_suite();
+const std::vector<SuiteMatrix>& formats_suite();
 
 // "small", "standard", "shared", "calibration", "validation", "planner"
 std::vector<std::string> suite_names();
