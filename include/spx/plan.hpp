@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "spx/bsr.hpp"
 #include "spx/features.hpp"
 #include "spx/model.hpp"
 #include "spx/stats.hpp"
@@ -51,7 +52,7 @@ struct Options {
   // 0: no limit beyond the memory the device has free.
   std::size_t memory_budget_bytes = 0;
   std::vector<std::string> kernels;  // allowed candidates: names or patterns ("cusparse_*"); empty: all
-  std::vector<std::string> formats;  // allowed formats: csr, ell, ellr, coo, hyb, sell; empty: all
+  std::vector<std::string> formats;  // allowed formats: csr, ell, ellr, coo, hyb, sell, bsr; empty: all
   bool vendor = true;                // include cuSPARSE's candidates
   int measure_top = 4;               // Measure / Tune: how many of the ranked candidates are timed
   // Tune: at most this many products time a configuration (the planned one included), then the
@@ -74,6 +75,9 @@ struct Problem {
   int value_bytes = 8;  // 4 (f32) or 8 (f64)
   MatrixStats stats;
   std::optional<MatrixFeatures> features;  // needed by Mode::Model and above
+  // Block counts per block size (bsr_block_counts, sampled): BSR's eligibility and bytes; without
+  // them BSR is not a candidate.
+  std::optional<BsrBlockCounts> bsr_blocks;
 };
 
 // One candidate, as explain() lists it.

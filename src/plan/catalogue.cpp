@@ -36,6 +36,9 @@ constexpr std::array kModelKeys = {
     ModelKeyRow{"cusparse_coo_alg1", kSpmv, Work::Coo},
     ModelKeyRow{"cusparse_coo_alg2", kSpmv, Work::Coo, SpmmCsrMode::Rule, "cusparse_coo_alg1"},
     ModelKeyRow{"cusparse_sell_alg1", kSpmv, Work::Sell},
+    // BSR: no fit yet; csr_vector's coefficients (a warp-wide group per row of work) on BSR's bytes.
+    ModelKeyRow{"bsr", kSpmv, Work::Bsr, SpmmCsrMode::Rule, "csr_vector"},
+    ModelKeyRow{"cusparse_bsr", kSpmv, Work::Bsr, SpmmCsrMode::Rule, "csr_vector"},
     ModelKeyRow{"spmm_csr_row", kSpmm, Work::SpmmCsr},
     ModelKeyRow{"spmm_csr_split_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Split, "spmm_csr_row"},
     ModelKeyRow{"spmm_csr_tiled_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Tiled, "spmm_csr_row"},
@@ -74,11 +77,13 @@ std::vector<KernelRow> make_catalogue() {
       spx_row("ellr_t", kSpmv, kRow, "ellr", kAlways, "ellr_t", Ladder::EllrT),
       spx_row("coo", kSpmv, kRow, "coo", kAlways, "coo"),
       spx_row("hyb", kSpmv, kRow, "hyb", kAlways, "hyb"),
+      spx_row("bsr", kSpmv, kRow, "bsr", kAlways, "bsr"),
       vendor_row("cusparse_csr_alg1", kSpmv, kRow, "csr", kNever, V::CsrAlg1),
       vendor_row("cusparse_csr_alg2", kSpmv, kRow, "csr", kAlways, V::CsrAlg2),
       vendor_row("cusparse_coo_alg1", kSpmv, kRow, "coo", kNever, V::CooAlg1),
       vendor_row("cusparse_coo_alg2", kSpmv, kRow, "coo", kAlways, V::CooAlg2),
       vendor_row("cusparse_sell_alg1", kSpmv, kRow, "sell", kAlways, V::SellAlg1),
+      vendor_row("cusparse_bsr", kSpmv, kRow, "bsr", kAlways, V::BsrAlg1),
       // SpMM, row-major B and C.
       spx_row("spmm_csr_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_row", Ladder::SpmmCsr),
       spx_row("spmm_csr_split_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_split_row", Ladder::SpmmCsr,

@@ -113,7 +113,11 @@ RuleTables make_default_rule_tables() {
   // formats read no indices they do not need; spread rows: ELLR-T and the CSR kernels; irregular
   // rows: cuSPARSE's COO and CSR ALG1 and the segmented sum balance the nonzeros; long rows: the
   // CSR kernels with many threads per row.
-  t.planner.spmv_uniform = {"ell",
+  // BSR first in every class: it is a candidate only where its blocks save at least
+  // bsr_min_saving of CSR's matrix bytes (format_bsr.cpp), and these products are streaming-bound.
+  t.planner.spmv_uniform = {"bsr",
+                            "cusparse_bsr",
+                            "ell",
                             "cusparse_sell_alg1",
                             "hyb",
                             "ellr_t",
@@ -125,13 +129,34 @@ RuleTables make_default_rule_tables() {
                             "coo",
                             "cusparse_csr_alg2",
                             "cusparse_coo_alg2"};
-  t.planner.spmv_spread = {"csr_param",  "ellr_t", "spmv_segsum",        "cusparse_csr_alg1",
-                           "hyb",        "ell",    "cusparse_sell_alg1", "cusparse_coo_alg1",
-                           "csr_vector", "coo",    "cusparse_csr_alg2",  "cusparse_coo_alg2"};
-  t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param", "spmv_segsum", "cusparse_csr_alg1",
-                              "cusparse_csr_alg2", "hyb",       "coo",         "csr_vector",
-                              "cusparse_coo_alg2"};
-  t.planner.spmv_long_rows = {"csr_vector",
+  t.planner.spmv_spread = {"bsr",
+                           "cusparse_bsr",
+                           "csr_param",
+                           "ellr_t",
+                           "spmv_segsum",
+                           "cusparse_csr_alg1",
+                           "hyb",
+                           "ell",
+                           "cusparse_sell_alg1",
+                           "cusparse_coo_alg1",
+                           "csr_vector",
+                           "coo",
+                           "cusparse_csr_alg2",
+                           "cusparse_coo_alg2"};
+  t.planner.spmv_irregular = {"bsr",
+                              "cusparse_coo_alg1",
+                              "csr_param",
+                              "spmv_segsum",
+                              "cusparse_csr_alg1",
+                              "cusparse_csr_alg2",
+                              "hyb",
+                              "coo",
+                              "csr_vector",
+                              "cusparse_coo_alg2",
+                              "cusparse_bsr"};
+  t.planner.spmv_long_rows = {"bsr",
+                              "cusparse_bsr",
+                              "csr_vector",
                               "csr_param",
                               "spmv_segsum",
                               "cusparse_csr_alg1",

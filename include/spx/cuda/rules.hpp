@@ -202,6 +202,9 @@ struct PlannerRuleTable {
   double ellr_max_padding = 32.0;
   double spmm_ellr_max_padding = 64.0;
   double sell_max_slots_per_nnz = 4.0;  // SELL-32 slots over nonzeros (features), cuSPARSE SELL
+  // BSR is a candidate only when its best block size moves at most (1 - bsr_min_saving) of CSR's
+  // matrix bytes (src/plan/format_bsr.cpp): a smaller saving does not pay its fill and setup.
+  double bsr_min_saving = 0.10;
   // Rule mode, SpMV: the order of preference per class of matrix, by ELL padding (rows × longest
   // row / nnz): uniform rows up to uniform_padding, spread rows up to spread_padding, irregular
   // beyond; long rows (average above long_row_average) have their own list.
