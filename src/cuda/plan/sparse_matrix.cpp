@@ -93,6 +93,7 @@ struct SparseMatrix<T>::Impl {
   Csr<T, int32_t> host;
   DeviceCsr<T, int32_t> device;
   MatrixStats stats;
+  BsrBlockCounts bsr_blocks;  // sampled at construction (~6 x 32k rows): BSR's eligibility
   std::optional<MatrixFeatures> features;
   double features_us = 0;
   std::optional<PlanState<T>> spmv;
@@ -396,6 +397,7 @@ struct SparseMatrix<T>::Impl {
     p.layout = layout;
     p.value_bytes = static_cast<int>(sizeof(T));
     p.stats = stats;
+    p.bsr_blocks = bsr_blocks;
     return p;
   }
 };
@@ -404,6 +406,7 @@ template <class T>
 SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int32_t> A) : impl_(std::make_unique<Impl>()) {
   impl_->ctx = &ctx;
   impl_->stats = spx::stats(A);  // validates A first
+  impl_->bsr_blocks = bsr_block_counts(A);
   impl_->device = upload(ctx, A);
   impl_->host = std::move(A);
 }
