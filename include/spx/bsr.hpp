@@ -76,7 +76,7 @@ struct BsrBlockCounts {
 
 // Rows sampled per block size above which the counts are estimated: block rows at an even stride
 // covering about this many rows; the blocks scale by total nnz / sampled nnz.
-inline constexpr int64_t kBsrSampleRows = 32768;
+inline constexpr int64_t kBsrSampleRows = 8192;
 
 // Exact when the matrix has at most sample_rows rows, else sampled; cost O(sampled nnz) per size.
 template <class T, class I>

@@ -14,6 +14,7 @@
 #include "bsr_test_support.hpp"
 #include "spx/cpu.hpp"
 #include "spx/error.hpp"
+#include "spx/generate.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -167,15 +168,18 @@ TEST(Bsr, BlockCountsExactAndSampled) {
 // printed, not asserted (machines differ). Disabled by default: run with --gtest_also_run_disabled_tests.
 TEST(Bsr, DISABLED_BlockCountsCostOn10MNonzeros) {
   const int64_t n = 3 * 130000;  // 390k rows x 27 nonzeros (3 blocks of 3x3 per block row) ~ 10.5M
-  const auto A = random_block_csr<double, int32_t>({n, n, 3, 9, 9, 0.0, -1}, 7);
-  for (int64_t sample : {int64_t{0}, spx::kBsrSampleRows}) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const spx::BsrBlockCounts c = spx::bsr_block_counts(A, sample);
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("nnz %lld, %s: %.1f ms (b=3 blocks %lld)\n", static_cast<long long>(A.nnz()),
-                c.sampled ? "sampled" : "exact", ms, static_cast<long long>(c.blocks[1]));
-  }
+  const auto random = random_block_csr<double, int32_t>({n, n, 3, 9, 9, 0.0, -1}, 7);
+  const auto mesh = spx::gen::generate<double, int32_t>("blockfem:n=35,b=3");  // 10.4M, banded
+  for (const auto* A_ptr : {&random, &mesh})
+    for (int64_t sample : {int64_t{0}, spx::kBsrSampleRows}) {
+      const auto& A = *A_ptr;
+      const auto t0 = std::chrono::steady_clock::now();
+      const spx::BsrBlockCounts c = spx::bsr_block_counts(A, sample);
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("nnz %lld, %s: %.1f ms (b=3 blocks %lld)\n", static_cast<long long>(A.nnz()),
+                  c.sampled ? "sampled" : "exact", ms, static_cast<long long>(c.blocks[1]));
+    }
 }
 
 }  // namespace

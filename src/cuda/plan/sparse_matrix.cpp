@@ -93,7 +93,7 @@ struct SparseMatrix<T>::Impl {
   Csr<T, int32_t> host;
   DeviceCsr<T, int32_t> device;
   MatrixStats stats;
-  BsrBlockCounts bsr_blocks;  // sampled at construction (~6 x 32k rows): BSR's eligibility
+  BsrBlockCounts bsr_blocks;  // sampled at construction (6 sizes x ~8k rows): BSR's eligibility
   std::optional<MatrixFeatures> features;
   double features_us = 0;
   std::optional<PlanState<T>> spmv;
