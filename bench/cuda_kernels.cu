@@ -13,6 +13,7 @@ namespace spx::bench {
 
 void register_cuda_spmv_csr(Registry& registry);      // cuda_spmv_csr.cpp
 void register_cuda_spmv_formats(Registry& registry);  // cuda_spmv_formats.cpp
+void register_cuda_spmv_bsr(Registry& registry);      // cuda_spmv_bsr.cpp
 void register_cuda_gemm_spx(Registry& registry);      // cuda_gemm_spx.cpp
 void register_cuda_spmv_segsum(Registry& registry);   // cuda_spmv_segsum.cpp
 void register_cuda_spmm_spx(Registry& registry);      // cuda_spmm_spx.cpp
@@ -24,6 +25,7 @@ void register_cuda_kernels(Registry& registry) {
   register_cuda_spmv(registry);
   register_cuda_spmv_csr(registry);      // cuda_spmv_csr.cpp
   register_cuda_spmv_formats(registry);  // cuda_spmv_formats.cpp
+  register_cuda_spmv_bsr(registry);      // cuda_spmv_bsr.cpp
   register_cuda_spmm(registry);
   register_cuda_gemm(registry);
   register_cuda_gemm_spx(registry);     // cuda_gemm_spx.cpp

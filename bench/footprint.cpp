@@ -226,7 +226,9 @@ Footprint problem_footprint(const Problem& p, const std::vector<const KernelEntr
                                    : kernel->format == Format::Hyb ? nnz * (T + 2 * kIndex)
                                    : kernel->format == Format::Sell
                                        ? std::min(ell_slots, 4 * nnz) * (T + kIndex)
-                                       : 0;
+                                   // BSR runs only where its blocks save bytes: at most CSR's.
+                                   : kernel->format == Format::Bsr ? nnz * (T + kIndex)
+                                                                   : 0;
       const bool b_as_is = kernel->layout == p.b_layout;  // else the kernel copies B into its layout
       if (kernel->backend == "cpu") {
         largest(*kernel, out + format_copy, 0);

@@ -19,7 +19,7 @@ from collections import defaultdict
 # The catalogue's candidates (src/plan/catalogue.cpp) as they were before the bench JSON marked
 # each result's "candidate" (older files), row-major SpMM.
 SPMV = ["csr_param", "csr_vector", "spmv_segsum", "ell", "ellr_t", "coo", "hyb", "cusparse_csr_alg1",
-        "cusparse_csr_alg2", "cusparse_coo_alg1", "cusparse_coo_alg2", "cusparse_sell_alg1"]
+        "cusparse_csr_alg2", "cusparse_coo_alg1", "cusparse_coo_alg2", "cusparse_sell_alg1", "bsr", "cusparse_bsr"]
 SPMM = ["spmm_csr_row", "spmm_csr_split_row", "spmm_csr_tiled_row", "spmm_ellr_t_row",
         "cusparse_spmm_csr_alg1_row", "cusparse_spmm_csr_alg2_row", "cusparse_spmm_csr_alg3_row",
         "cusparse_spmm_coo_alg1_row", "cusparse_spmm_coo_alg4_row"]

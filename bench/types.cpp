@@ -38,6 +38,8 @@ std::string_view to_string(Format f) {
       return "hyb";
     case Format::Sell:
       return "sell";
+    case Format::Bsr:
+      return "bsr";
     case Format::Dense:
       return "dense";
   }
@@ -51,11 +53,11 @@ Precision parse_precision(std::string_view text) {
 }
 
 Format parse_format(std::string_view text) {
-  for (Format f :
-       {Format::Csr, Format::Coo, Format::Ell, Format::EllR, Format::Hyb, Format::Sell, Format::Dense}) {
+  for (Format f : {Format::Csr, Format::Coo, Format::Ell, Format::EllR, Format::Hyb, Format::Sell,
+                   Format::Bsr, Format::Dense}) {
     if (text == to_string(f)) return f;
   }
-  throw Error(fmt::format("unknown format '{}' (use csr, coo, ell, ellr, hyb, sell or dense)", text));
+  throw Error(fmt::format("unknown format '{}' (use csr, coo, ell, ellr, hyb, sell, bsr or dense)", text));
 }
 
 namespace {

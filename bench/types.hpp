@@ -15,7 +15,7 @@ enum class OpKind { Spmv, Spmm, Gemm };
 enum class Precision { F32, F64 };
 // The storage a kernel multiplies. Dense is the GEMM operand; Sell is sliced ELLPACK (cuSPARSE's
 // SELL-C, device only).
-enum class Format { Csr, Coo, Ell, EllR, Hyb, Sell, Dense };
+enum class Format { Csr, Coo, Ell, EllR, Hyb, Sell, Bsr, Dense };
 
 std::string_view to_string(OpKind op);
 std::string_view to_string(Precision p);

@@ -78,6 +78,12 @@ Csr<T, I> rmat(int scale, int edge_factor, double a = 0.57, double b = 0.19, dou
 template <class T, class I = int32_t>
 Csr<T, I> block_dense(I n, I block, I blocks_per_row, uint64_t seed = 1);
 
+// FEM with b unknowns per node (1 <= b <= 8): the nodes of an nx × ny × nz mesh (nz = 1: 2D)
+// coupled to their 9 (2D) or 27 (3D) neighbours, every coupling a dense b × b block of random
+// values; nodes numbered x fastest, a node's unknowns consecutive (rows = nx·ny·nz·b).
+template <class T, class I = int32_t>
+Csr<T, I> block_fem(I nx, I ny, I nz, int b, uint64_t seed = 1);
+
 // Irregular extremes: `rows` × `cols`; exactly `long_rows` rows of `long_len` nonzeros at random
 // row positions, round(empty_fraction · (rows - long_rows)) of the other rows empty (also at
 // random), the rest `short_len` nonzeros; columns distinct and uniform at random.

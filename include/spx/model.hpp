@@ -93,12 +93,16 @@ const std::vector<std::string>& spmm_kernels();
 bool modelled(const std::string& kernel);
 
 // The terms of `key` on a matrix (throws spx::Error for a kernel the model does not know).
-Terms terms(const KernelKey& key, const MatrixFeatures& f, const DeviceBasics& device);
+// `matrix_bytes`: the bytes of A one pass reads where the features cannot count them (BSR's blocks,
+// from the planner's Problem); 0 takes the kernel's own count (for BSR: CSR's bytes).
+Terms terms(const KernelKey& key, const MatrixFeatures& f, const DeviceBasics& device,
+            double matrix_bytes = 0);
 // The fit a prediction of `key` uses: its own, else that of the sibling its kernel catalogue row
 // borrows until a profile fits it (src/plan/catalogue.cpp); null when neither is in the profile.
 const KernelFit* fit_for(const Profile& profile, const KernelKey& key);
 // Predicted microseconds; nullopt when the profile has no fit for the key.
-std::optional<double> predict_us(const Profile& profile, const KernelKey& key, const MatrixFeatures& f);
+std::optional<double> predict_us(const Profile& profile, const KernelKey& key, const MatrixFeatures& f,
+                                 double matrix_bytes = 0);
 // Guo & Wang's cross-architecture prediction: a time measured on the reference GPU (profile `ref`)
 // carried to the target (profile `tar`) by the relative performance of the two profiles:
 // t_tar = t_ref · P, with P = predicted_tar / predicted_ref, launch terms included (the paper

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "spx/bsr.hpp"
 #include "spx/column_spans.hpp"
 #include "spx/features.hpp"
 #include "spx/model.hpp"
@@ -53,9 +54,10 @@ struct Options {
   // 0: no limit beyond the memory the device has free.
   std::size_t memory_budget_bytes = 0;
   std::vector<std::string> kernels;  // allowed candidates: names or patterns ("cusparse_*"); empty: all
-  std::vector<std::string> formats;  // allowed formats: csr, ell, ellr, coo, hyb, sell, csrc16, rcm; empty: all
-  bool vendor = true;                // include cuSPARSE's candidates
-  int measure_top = 4;               // Measure / Tune: how many of the ranked candidates are timed
+  std::vector<std::string>
+      formats;          // allowed formats: csr, ell, ellr, coo, hyb, sell, csrc16, rcm, bsr; empty: all
+  bool vendor = true;   // include cuSPARSE's candidates
+  int measure_top = 4;  // Measure / Tune: how many of the ranked candidates are timed
   // Tune: at most this many products time a configuration (the planned one included), then the
   // plan freezes at the fastest (the paper reached 98% of the exhaustive optimum after 8).
   int tune_calls = 8;
@@ -82,6 +84,9 @@ struct Problem {
   // x's locality, sampled from the host CSR (square SpMV only): rcm_csr is eligible only where it
   // says x is gathered poorly (spx/reorder.hpp).
   std::optional<reorder::Locality> locality;
+  // Block counts per block size (bsr_block_counts, sampled): BSR's eligibility and bytes; without
+  // them BSR is not a candidate.
+  std::optional<BsrBlockCounts> bsr_blocks;
 };
 
 // One candidate, as explain() lists it.

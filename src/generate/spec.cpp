@@ -64,6 +64,10 @@ const std::vector<KindDef>& kinds() {
        {"n", "block", "per_row"},
        "n=4096 block=16 per_row=4",
        "dense block x block tiles, per_row tiles per block row (diagonal tile included)"},
+      {"blockfem",
+       {"n", "nx", "ny", "nz", "b"},
+       "n=32 nx=n ny=n nz=n b=3",
+       "FEM with b unknowns per node: a 27-point (nz=1: 9-point) mesh, dense b x b node blocks"},
       {"longrows",
        {"n", "rows", "cols", "long", "len", "empty", "short"},
        "rows=100000 (or n=) cols=rows long=3 len=10000 empty=0.5 short=4",
@@ -235,6 +239,11 @@ Csr<T, I> generate_kind(const std::string_view kind, const Args& args) {
   if (kind == "blockdense")
     return block_dense<T, I>(args.index<I>("n", 4096), args.index<I>("block", 16),
                              args.index<I>("per_row", 4), seed);
+  if (kind == "blockfem") {
+    const I n = args.index<I>("n", 32);
+    return block_fem<T, I>(args.index<I>("nx", n), args.index<I>("ny", n), args.index<I>("nz", n),
+                           args.small_int("b", 3), seed);
+  }
   if (kind == "longrows") {
     const I rows = rows_or(100000);
     return long_rows<T, I>(rows, args.index<I>("cols", rows), args.index<I>("long", 3),

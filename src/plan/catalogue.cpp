@@ -40,6 +40,9 @@ constexpr std::array kModelKeys = {
     ModelKeyRow{"cusparse_sell_alg1", kSpmv, Work::Sell},
     // csr_param's kernel on fewer index bytes: its coefficients on CSR-C16's own byte count.
     ModelKeyRow{"csr_c16", kSpmv, Work::CsrC16, SpmmCsrMode::Rule, "csr_param"},
+    // BSR: no fit yet; csr_vector's coefficients (a warp-wide group per row of work) on BSR's bytes.
+    ModelKeyRow{"bsr", kSpmv, Work::Bsr, SpmmCsrMode::Rule, "csr_vector"},
+    ModelKeyRow{"cusparse_bsr", kSpmv, Work::Bsr, SpmmCsrMode::Rule, "csr_vector"},
     ModelKeyRow{"spmm_csr_row", kSpmm, Work::SpmmCsr},
     ModelKeyRow{"spmm_csr_split_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Split, "spmm_csr_row"},
     ModelKeyRow{"spmm_csr_tiled_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Tiled, "spmm_csr_row"},
@@ -82,11 +85,13 @@ std::vector<KernelRow> make_catalogue() {
       spx_row("csr_c16", kSpmv, kRow, "csrc16", kAlways, "csr_c16", Ladder::CsrParam),
       // csr_param on the RCM-renumbered matrix, between a gather of x and a scatter of y.
       spx_row("rcm_csr", kSpmv, kRow, "rcm", kLongRows, "rcm_csr", Ladder::CsrParam),
+      spx_row("bsr", kSpmv, kRow, "bsr", kAlways, "bsr"),
       vendor_row("cusparse_csr_alg1", kSpmv, kRow, "csr", kNever, V::CsrAlg1),
       vendor_row("cusparse_csr_alg2", kSpmv, kRow, "csr", kAlways, V::CsrAlg2),
       vendor_row("cusparse_coo_alg1", kSpmv, kRow, "coo", kNever, V::CooAlg1),
       vendor_row("cusparse_coo_alg2", kSpmv, kRow, "coo", kAlways, V::CooAlg2),
       vendor_row("cusparse_sell_alg1", kSpmv, kRow, "sell", kAlways, V::SellAlg1),
+      vendor_row("cusparse_bsr", kSpmv, kRow, "bsr", kAlways, V::BsrAlg1),
       // SpMM, row-major B and C.
       spx_row("spmm_csr_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_row", Ladder::SpmmCsr),
       spx_row("spmm_csr_split_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_split_row", Ladder::SpmmCsr,

@@ -49,6 +49,7 @@ enum class Work {
   Sell,            // SELL-32 slots
   RcmCsr,          // CsrParam on the RCM-renumbered matrix (x gathers as estimated after RCM), plus
                    // the gather of x and the scatter of y through the permutation
+  Bsr,             // BSR blocks (their bytes from the planner's block counts), spx's or cuSPARSE's
   SpmmCsr,         // the CSR SpMM under its rule, row-split or tiled as the row's SpmmCsrMode says
   SpmmEllrT,       // the ELLR-T SpMM under its rule
   VendorSpmmBest,  // cuSPARSE's best SpMM algorithm (one prediction, scaled per algorithm)
@@ -69,13 +70,24 @@ struct ModelKeyRow {
 };
 
 // The cuSPARSE algorithm a vendor row runs (the executor maps it to the API's enum).
-enum class VendorAlg { None, CsrAlg1, CsrAlg2, CsrAlg3, CooAlg1, CooAlg2, CooAlg3, CooAlg4, SellAlg1 };
+enum class VendorAlg {
+  None,
+  CsrAlg1,
+  CsrAlg2,
+  CsrAlg3,
+  CooAlg1,
+  CooAlg2,
+  CooAlg3,
+  CooAlg4,
+  SellAlg1,
+  BsrAlg1
+};
 
 struct KernelRow {
   const char* name;  // the candidate's name: plan reports, options' patterns, the tuning cache
   Operation op;
   DenseLayout layout;  // SpMM's B and C (SpMV rows: RowMajor, unused)
-  const char* format;  // csr, ell, ellr, coo, hyb, sell, csrc16, rcm
+  const char* format;  // csr, ell, ellr, coo, hyb, sell, csrc16, rcm, bsr
   const char* owner;   // "spx" or "cuSPARSE"
   Determinism determinism;
   const char* model_key;  // a ModelKeyRow's key

@@ -76,10 +76,11 @@ double dot(const std::array<double, kTerms>& c, const Terms& t) {
 
 }  // namespace
 
-std::optional<double> predict_us(const Profile& profile, const KernelKey& key, const MatrixFeatures& f) {
+std::optional<double> predict_us(const Profile& profile, const KernelKey& key, const MatrixFeatures& f,
+                                 double matrix_bytes) {
   const KernelFit* fit = fit_for(profile, key);
   if (fit == nullptr) return std::nullopt;
-  return dot(fit->coef, terms(key, f, profile.device));
+  return dot(fit->coef, terms(key, f, profile.device, matrix_bytes));
 }
 
 std::optional<double> predict_cross_us(const Profile& ref, double measured_ref_us, const Profile& tar,

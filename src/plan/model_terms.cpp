@@ -74,7 +74,8 @@ struct Counts {
   double extra_launches = 0;  // launches beyond the first
 };
 
-Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DeviceProps& props) {
+Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::DeviceProps& props,
+                 double format_matrix_bytes) {
   const double v = key.value_bytes;
   const int p = key.value_bytes == 4 ? MatrixFeatures::kF32 : MatrixFeatures::kF64;
   const double rows = static_cast<double>(f.rows), nnz = static_cast<double>(f.nnz);
@@ -158,6 +159,12 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       // A COO tail adds its chunk kernel to the ELL one, and its boundary kernel unless the tail is
       // one chunk (small matrices: one extra launch, not two).
       w.extra_launches = tail > 0 ? 1 + coo_boundary_launches(tail) : 0;
+    } else if (row->work == Work::Bsr) {
+      // The blocks' bytes come from the planner (the features do not count blocks). A sub-warp
+      // group per block row: ~the row's nonzeros over 32 lanes of serial walk, as a warp per row.
+      w.matrix_bytes = format_matrix_bytes > 0 ? format_matrix_bytes : csr_bytes;
+      w.serial_slots = static_cast<double>(f.max_row) / 32;
+      w.units = rows * 8;  // a group of b x Q lanes per b rows: Q (8 on FEM's block rows) per row
     } else if (row->work == Work::Sell) {
       w.matrix_bytes = static_cast<double>(f.sell_slots) * (v + kIndexBytes);
       w.serial_slots = static_cast<double>(f.max_row);
@@ -207,11 +214,11 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
 
 }  // namespace
 
-Terms terms(const KernelKey& key, const MatrixFeatures& f, const DeviceBasics& device) {
+Terms terms(const KernelKey& key, const MatrixFeatures& f, const DeviceBasics& device, double matrix_bytes) {
   if (key.value_bytes != 4 && key.value_bytes != 8)
     throw Error(fmt::format("model: value_bytes must be 4 or 8, got {}", key.value_bytes));
   const cuda::DeviceProps props = device_props(device);
-  const Counts w = counts_of(key, f, props);
+  const Counts w = counts_of(key, f, props, matrix_bytes);
   Terms t;
   const double stream = w.matrix_bytes * w.passes + w.dense_in_bytes + w.out_bytes;
   // The working set's L2-resident share: all of it below 3/4 of the L2 (warm runs then stream A

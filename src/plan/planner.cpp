@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plan/catalogue.hpp"
+#include "plan/format_bsr.hpp"
 #include "plan/format_csrc16.hpp"
 #include "plan/format_rcm.hpp"
 #include "spx/cuda/rules.hpp"
@@ -82,6 +83,7 @@ std::size_t format_bytes(const std::string& format, const Problem& p) {
   }
   if (format == kCsrC16Format) b = csrc16_device_bytes(p);
   if (format == "rcm") b = rcm_extra_bytes(p);
+  if (format == kBsrFormat) b = bsr_device_bytes(p);
   return b >= 1.8e19 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(b);
 }
 
@@ -94,6 +96,7 @@ double setup_estimate_us(const Candidate& c, const Problem& p, const model::Devi
   if (c.format == "coo" || c.format == "sell") us += bytes / (t.host_convert_gbs * 1e3);
   if (c.format == kCsrC16Format) us += csrc16_setup_us(bytes, t);
   if (c.format == "rcm") us = rcm_setup_us(p, t.setup_fixed_us);
+  if (c.format == kBsrFormat) us += bsr_setup_us(bytes, t);
   if (c.owner == "cuSPARSE") us += static_cast<double>(p.stats.nnz) * t.vendor_preprocess_ns_per_nnz * 1e-3;
   return us;
 }
@@ -125,8 +128,8 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
   if (o.tune_calls < 1) throw Error(fmt::format("tune_calls must be >= 1, got {}", o.tune_calls));
   for (const std::string& f : o.formats)
     if (f != "csr" && f != "ell" && f != "ellr" && f != "coo" && f != "hyb" && f != "sell" &&
-        f != kCsrC16Format && f != "rcm")
-      throw Error(fmt::format("unknown format '{}' (csr, ell, ellr, coo, hyb, sell, csrc16 or rcm)", f));
+        f != kCsrC16Format && f != "rcm" && f != kBsrFormat)
+      throw Error(fmt::format("unknown format '{}' (csr, ell, ellr, coo, hyb, sell, csrc16, rcm or bsr)", f));
   const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
   const cuda::DeviceProps props = model::device_props(device);
   const int64_t long_rows =
@@ -170,6 +173,8 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
     if (c.format == kCsrC16Format)
       if (auto why = csrc16_refusal(p, t)) refuse(*why);
     if (c.format == "rcm") refuse_unless_empty(rcm_refusal(p));
+    if (c.format == kBsrFormat)
+      if (auto why = bsr_refusal(p, t)) refuse(*why);
     // CSR ALG3 on row-major operands needs rows that start on 16-byte boundaries (it faults
     // otherwise, docs/cuda-runtime.md): with a tight leading dimension, L values must fill them.
     if (row->needs_16_byte_rows && (p.cols_dense * p.value_bytes) % 16 != 0)
@@ -197,7 +202,8 @@ void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, con
     c.model_error = std::numeric_limits<double>::quiet_NaN();
     if (o.mode != Mode::Rule && profile != nullptr && p.features) {
       const model::KernelKey key = model_key(kernel_row(c.kernel), p);
-      if (auto us = model::predict_us(*profile, key, *p.features)) {
+      const double format_bytes = c.format == kBsrFormat ? bsr_model_matrix_bytes(p) : 0.0;
+      if (auto us = model::predict_us(*profile, key, *p.features, format_bytes)) {
         c.model_error = model::fit_for(*profile, key)->mean_abs_error;
         // cuSPARSE's SpMM algorithms share one prediction (its best): each is scaled by how far it
         // typically is from that best; the rule order breaks remaining ties.

@@ -118,7 +118,11 @@ RuleTables make_default_rule_tables() {
   // scatter may eat its gain on short rows, so the rule keeps the plain CSR.
   t.planner.c16_max_escape_share = 0.05;
   t.planner.c16_min_bytes_saved = 0.10;
-  t.planner.spmv_uniform = {"ell",
+  // BSR first in every class: it is a candidate only where its blocks save at least
+  // bsr_min_saving of CSR's matrix bytes (format_bsr.cpp), and these products are streaming-bound.
+  t.planner.spmv_uniform = {"bsr",
+                            "cusparse_bsr",
+                            "ell",
                             "cusparse_sell_alg1",
                             "hyb",
                             "ellr_t",
@@ -132,17 +136,29 @@ RuleTables make_default_rule_tables() {
                             "coo",
                             "cusparse_csr_alg2",
                             "cusparse_coo_alg2"};
-  t.planner.spmv_spread = {"csr_param",          "csr_c16",           "rcm_csr",    "ellr_t",
-                           "spmv_segsum",        "cusparse_csr_alg1", "hyb",        "ell",
-                           "cusparse_sell_alg1", "cusparse_coo_alg1", "csr_vector", "coo",
-                           "cusparse_csr_alg2",  "cusparse_coo_alg2"};
-  t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param",         "csr_c16", "rcm_csr", "spmv_segsum",
-                              "cusparse_csr_alg1", "cusparse_csr_alg2", "hyb",     "coo",     "csr_vector",
+  t.planner.spmv_spread = {"bsr",        "cusparse_bsr", "csr_param",          "csr_c16",
+                           "rcm_csr",    "ellr_t",       "spmv_segsum",        "cusparse_csr_alg1",
+                           "hyb",        "ell",          "cusparse_sell_alg1", "cusparse_coo_alg1",
+                           "csr_vector", "coo",          "cusparse_csr_alg2",  "cusparse_coo_alg2"};
+  t.planner.spmv_irregular = {"bsr",         "cusparse_coo_alg1", "csr_param",         "csr_c16", "rcm_csr",
+                              "spmv_segsum", "cusparse_csr_alg1", "cusparse_csr_alg2", "hyb",     "coo",
+                              "csr_vector",  "cusparse_coo_alg2", "cusparse_bsr"};
+  t.planner.spmv_long_rows = {"bsr",
+                              "cusparse_bsr",
+                              "csr_vector",
+                              "csr_param",
+                              "csr_c16",
+                              "rcm_csr",
+                              "spmv_segsum",
+                              "cusparse_csr_alg1",
+                              "cusparse_csr_alg2",
+                              "cusparse_coo_alg1",
+                              "coo",
+                              "hyb",
+                              "ellr_t",
+                              "ell",
+                              "cusparse_sell_alg1",
                               "cusparse_coo_alg2"};
-  t.planner.spmv_long_rows = {
-      "csr_vector",         "csr_param",         "csr_c16", "rcm_csr", "spmv_segsum", "cusparse_csr_alg1",
-      "cusparse_csr_alg2",  "cusparse_coo_alg1", "coo",     "hyb",     "ellr_t",      "ell",
-      "cusparse_sell_alg1", "cusparse_coo_alg2"};
   // SpMM: spx's kernels won 41 of the 52 calibration products at L = 8 and 32 among row-major
   // candidates; cuSPARSE's CSR ALG3 most of the rest (long rows, tiny matrices).
   // The candidates added after that calibration (the CSR SpMM's forced modes, cuSPARSE CSR ALG1 and

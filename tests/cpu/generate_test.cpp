@@ -134,7 +134,7 @@ const std::vector<std::string> kRandomSpecs = {
 
 TEST(Generate, EveryKindsDefaultIsCanonical) {
   const ScopedThreads one(1);
-  ASSERT_EQ(gen::generators().size(), 12u);
+  ASSERT_EQ(gen::generators().size(), 13u);
   for (const gen::GeneratorInfo& info : gen::generators()) {
     SCOPED_TRACE(info.kind);
     EXPECT_FALSE(info.keys.empty());

@@ -31,7 +31,8 @@ TEST(GpuBench, EveryCudaKernelMatchesRefThroughTheEngine) {
   // Long rows among empty and short ones, a non-square shape; L = 3 makes every row-major
   // operand's leading dimension need padding to 16 bytes; N = 67 is no multiple of a tile.
   o.matrices = bench::resolve_matrices(
-      {"longrows:rows=3001,cols=2999,long=2,len=2500,empty=0.4,short=5", "stencil27:n=13"});
+      {"longrows:rows=3001,cols=2999,long=2,len=2500,empty=0.4,short=5", "stencil27:n=13",
+       "blockfem:nx=7,ny=5,nz=3,b=3"});  // BSR's entries refuse matrices without blocks
   o.ops = bench::parse_ops("spmv,spmm:3,gemm:67");
   o.precisions = {bench::Precision::F32, bench::Precision::F64};
   o.timing.fixed_runs = 3;
@@ -64,7 +65,8 @@ TEST(GpuBench, EveryCudaKernelMatchesRefThroughTheEngine) {
     EXPECT_TRUE(baseline->vendor);
   }
   // Every CUDA kernel ran in every precision it supports, on every matrix of its op, except SELL
-  // on the long-row matrix, whose padding the entry refuses (a note, not a failure).
+  // on the long-row matrix, whose padding the entry refuses, and BSR on the two without blocks
+  // (notes, not failures).
   for (const auto& k : registry.kernels()) {
     if (k.backend != "cuda") continue;
     for (auto p : {bench::Precision::F32, bench::Precision::F64}) {

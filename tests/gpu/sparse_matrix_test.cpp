@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bsr_test_support.hpp"
 #include "gpu_test_support.hpp"
 #include "plan/catalogue.hpp"
 #include "spx/cpu.hpp"
@@ -122,7 +123,11 @@ TYPED_TEST(FrontDoor, EverySpmvCandidateIsEquivalentToRef) {
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::map<std::string, int> checked;  // a candidate ineligible everywhere would pass unseen
-  for (const auto& m : random_matrices<T, int32_t>(seed)) {
+  auto matrices = random_matrices<T, int32_t>(seed);
+  // BSR is a candidate only on block structure: dense 3x3 blocks, sizes not a multiple of 3.
+  matrices.push_back({"3x3 blocks 3001x2999, 10% block rows empty",
+                      random_block_csr<T, int32_t>({3001, 2999, 3, 1, 9, 0.1, -1}, seed + 7)});
+  for (const auto& m : matrices) {
     for (const std::string& k : kSpmvKernels) {
       checked[k] += check_spmv<T>(m.name, m.A, only(k), seed) ? 1 : 0;
       if (::testing::Test::HasFailure()) return;

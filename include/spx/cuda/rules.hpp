@@ -206,6 +206,9 @@ struct PlannerRuleTable {
   // 65535, kept in 32-bit CSR), and at least this share of the matrix bytes saved against CSR.
   double c16_max_escape_share = 0.05;
   double c16_min_bytes_saved = 0.10;
+  // BSR is a candidate only when its best block size moves at most (1 - bsr_min_saving) of CSR's
+  // matrix bytes (src/plan/format_bsr.cpp): a smaller saving does not pay its fill and setup.
+  double bsr_min_saving = 0.10;
   // Rule mode, SpMV: the order of preference per class of matrix, by ELL padding (rows × longest
   // row / nnz): uniform rows up to uniform_padding, spread rows up to spread_padding, irregular
   // beyond; long rows (average above long_row_average) have their own list.

@@ -16,11 +16,13 @@
 #include "cuda/plan/executor_check.hpp"
 #include "cuda/plan/rcm_executor.hpp"
 #include "plan/catalogue.hpp"
+#include "plan/format_bsr.hpp"
 #include "spx/convert.hpp"
 #include "spx/cuda/convert.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmm.hpp"
 #include "spx/cuda/spmv.hpp"
+#include "spx/cuda/spmv_bsr.hpp"
 #include "spx/cuda/spmv_csr.hpp"
 #include "spx/cuda/spmv_csr_c16.hpp"
 #include "spx/cuda/spmv_formats.hpp"
@@ -248,6 +250,82 @@ class HybSpmv final : public Executor<T> {
   DeviceHyb<T, int32_t> A_;
 };
 
+// The block size a BSR candidate is built with: the planner's choice from the problem's block
+// counts (the same rule as its eligibility), else the counts taken here from the host CSR.
+template <class T>
+int bsr_block_for(const MatrixParts<T>& m, const plan::Problem& p) {
+  plan::Problem q = p;
+  if (!q.bsr_blocks) q.bsr_blocks = bsr_block_counts(*m.host);
+  const auto best = plan::best_bsr_block(*q.bsr_blocks, static_cast<int>(sizeof(T)));
+  if (!best) throw Error("BSR needs at least one nonzero");
+  return best->block;
+}
+
+template <class T>
+DeviceBsr<T, int32_t> bsr_of(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p) {
+  return upload(ctx, to_bsr(*m.host, bsr_block_for(m, p)));
+}
+
+template <class T>
+class BsrSpmv final : public Executor<T> {
+ public:
+  BsrSpmv(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p, const plan::Knobs& knobs)
+      : A_(bsr_of(ctx, m, p)), config_(bsr_spmv_rule(A_.block, A_.blocks, A_.block_rows)) {
+    this->bytes = A_.bytes();
+    if (!knobs.empty() && !set_knobs(ctx, knobs))
+      throw Error(fmt::format("bsr refuses {}", plan::to_string(knobs)));
+  }
+  void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    spmv_bsr(ctx, A_, x, y, config_, alpha, beta);
+  }
+  bool set_knobs(Context&, const plan::Knobs& k) override {
+    BsrSpmvConfig c = config_;
+    c.lanes_per_row = to_int(plan::knob(k, "lanes_per_row", c.lanes_per_row));
+    c.block_size = to_int(plan::knob(k, "block_size", c.block_size));
+    try {
+      check_bsr_spmv_config(A_.block, c);
+    } catch (const Error&) {
+      return false;
+    }
+    config_ = c;
+    return true;
+  }
+  plan::Knobs knobs() const override {
+    return {{"lanes_per_row", config_.lanes_per_row}, {"block_size", config_.block_size}};
+  }
+  std::string describe() const override {
+    return fmt::format("{}x{} blocks, {} lanes per row, block {}", A_.block, A_.block, config_.lanes_per_row,
+                       config_.block_size);
+  }
+
+ private:
+  DeviceBsr<T, int32_t> A_;
+  BsrSpmvConfig config_;
+};
+
+template <class T>
+class VendorBsrSpmv final : public Executor<T> {
+ public:
+  VendorBsrSpmv(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p) : A_(bsr_of(ctx, m, p)) {
+    DeviceBuffer<T> x(static_cast<std::size_t>(A_.cols), "planner x"),
+        y(static_cast<std::size_t>(A_.rows), "planner y");
+    op_.emplace(ctx, A_, std::span<const T>(x.span()), y.span());
+    this->bytes = A_.bytes() + op_->workspace_bytes();
+  }
+  void spmv(Context&, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    op_->set_vectors(x, y);
+    op_->set_scalars(alpha, beta);
+    op_->run();
+  }
+  std::string describe() const override {
+    return fmt::format("{}x{} blocks, workspace {} bytes", A_.block, A_.block, op_->workspace_bytes());
+  }
+
+ private:
+  DeviceBsr<T, int32_t> A_;
+  std::optional<CusparseBsrSpmv<T>> op_;
+};
+
 // cuSPARSE SpMV on CSR, COO or SELL: prepared (descriptors, workspace, preprocessing) on scratch
 // vectors at build time; a call re-points the vectors and scalars (host side only). `A` owns a
 // converted format (COO, SELL) or aliases the front door's CSR without owning it.
@@ -465,6 +543,10 @@ const std::vector<Factory<T>>& spx_factories() {
       {"hyb",
        [](Context& c, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<HybSpmv<T>>(c, m); }},
       {"rcm_csr", make_rcm_executor<T>},
+      {"bsr",
+       [](Context& c, const MatrixParts<T>& m, P p, R, K k) -> E {
+         return std::make_unique<BsrSpmv<T>>(c, m, p, k);
+       }},
       {"spmm_csr_row", make_spmm_csr<T>},
       {"spmm_csr_split_row", make_spmm_csr<T>},
       {"spmm_csr_tiled_row", make_spmm_csr<T>},
@@ -487,6 +569,7 @@ std::optional<CusparseSpmvAlg> spmv_alg(plan::VendorAlg a) {
       return CusparseSpmvAlg::CooAlg2;
     case plan::VendorAlg::SellAlg1:
       return CusparseSpmvAlg::SellAlg1;
+    case plan::VendorAlg::BsrAlg1:  // its own wrapper (CusparseBsrSpmv), not CusparseSpmv
     default:
       return std::nullopt;
   }
@@ -521,6 +604,7 @@ Layout layout_of(plan::DenseLayout l) {
 std::string vendor_gap(const plan::KernelRow& row) {
   const std::string_view f = row.format;
   if (row.op == plan::Operation::Spmv) {
+    if (row.vendor == plan::VendorAlg::BsrAlg1) return f == "bsr" ? "" : "BSR ALG1 runs on BSR only";
     if (!spmv_alg(row.vendor)) return "no cuSPARSE SpMV algorithm";
     if (f != "csr" && f != "coo" && f != "sell") return "a format cuSPARSE SpMV is not built on here";
     return {};
@@ -540,6 +624,7 @@ std::unique_ptr<Executor<T>> build_vendor(Context& ctx, const MatrixParts<T>& m,
   using Coo = DeviceCoo<T, int32_t>;
   const std::string_view f = row.format;
   if (row.op == plan::Operation::Spmv) {
+    if (row.vendor == plan::VendorAlg::BsrAlg1) return std::make_unique<VendorBsrSpmv<T>>(ctx, m, p);
     const CusparseSpmvAlg alg = *spmv_alg(row.vendor);
     if (f == "csr") return std::make_unique<VendorSpmv<T, Csr>>(ctx, borrowed(*m.device), alg, false);
     if (f == "coo")
