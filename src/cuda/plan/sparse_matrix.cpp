@@ -98,7 +98,9 @@ struct SparseMatrix<T>::Impl {
   DeviceCsr<T, int32_t> device;
   MatrixStats stats;
   ColumnSpanStats column_spans;  // O(rows) at construction: CSR-C16's eligibility
-  BsrBlockCounts bsr_blocks;     // sampled at construction (6 sizes x ~8k rows): BSR's eligibility
+  // BSR's eligibility: block counts sampled (6 sizes x ~8k rows, ~10 ms on 10M nonzeros) when the
+  // first SpMV plan is made, not at construction (SpMM and CG-only users never pay it).
+  mutable std::optional<BsrBlockCounts> bsr_blocks;
   std::optional<MatrixFeatures> features;
   double features_us = 0;
   mutable std::optional<reorder::Locality> locality;  // problem() fills it on first use
@@ -496,7 +498,10 @@ struct SparseMatrix<T>::Impl {
       if (!locality) locality = reorder::locality(host);
       p.locality = locality;
     }
-    p.bsr_blocks = bsr_blocks;
+    if (op == plan::Operation::Spmv) {
+      if (!bsr_blocks) bsr_blocks = bsr_block_counts(host);
+      p.bsr_blocks = bsr_blocks;
+    }
     return p;
   }
 };
@@ -506,7 +511,6 @@ SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int32_t> A) : impl_(std::make
   impl_->ctx = &ctx;
   impl_->stats = spx::stats(A);  // validates A first
   impl_->column_spans = column_span_stats(A);
-  impl_->bsr_blocks = bsr_block_counts(A);
   impl_->device = upload(ctx, A);
   impl_->host = std::move(A);
 }
