@@ -38,6 +38,8 @@ constexpr std::array kModelKeys = {
     ModelKeyRow{"cusparse_sell_alg1", kSpmv, Work::Sell},
     // csr_param's kernel on fewer index bytes: its coefficients on CSR-C16's own byte count.
     ModelKeyRow{"csr_c16", kSpmv, Work::CsrC16, SpmmCsrMode::Rule, "csr_param"},
+    // ELL's kernel per slice on fewer index bytes: ELL's coefficients on SELL-C16's own byte count.
+    ModelKeyRow{"sell_c16", kSpmv, Work::SellC16, SpmmCsrMode::Rule, "ell"},
     ModelKeyRow{"spmm_csr_row", kSpmm, Work::SpmmCsr},
     ModelKeyRow{"spmm_csr_split_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Split, "spmm_csr_row"},
     ModelKeyRow{"spmm_csr_tiled_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Tiled, "spmm_csr_row"},
@@ -78,6 +80,7 @@ std::vector<KernelRow> make_catalogue() {
       spx_row("hyb", kSpmv, kRow, "hyb", kAlways, "hyb"),
       // Escape rows' chunks are added in chunk order by the last to arrive: deterministic.
       spx_row("csr_c16", kSpmv, kRow, "csrc16", kAlways, "csr_c16", Ladder::CsrParam),
+      spx_row("sell_c16", kSpmv, kRow, "sellc16", kAlways, "sell_c16"),
       vendor_row("cusparse_csr_alg1", kSpmv, kRow, "csr", kNever, V::CsrAlg1),
       vendor_row("cusparse_csr_alg2", kSpmv, kRow, "csr", kAlways, V::CsrAlg2),
       vendor_row("cusparse_coo_alg1", kSpmv, kRow, "coo", kNever, V::CooAlg1),

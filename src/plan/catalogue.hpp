@@ -47,6 +47,7 @@ enum class Work {
   EllrT,           // ELLR-T under its rule
   Hyb,             // ELL part + COO tail
   Sell,            // SELL-32 slots
+  SellC16,         // SELL-32 slots over 16-bit column offsets (SELL-C16): 2 index bytes a slot
   SpmmCsr,         // the CSR SpMM under its rule, row-split or tiled as the row's SpmmCsrMode says
   SpmmEllrT,       // the ELLR-T SpMM under its rule
   VendorSpmmBest,  // cuSPARSE's best SpMM algorithm (one prediction, scaled per algorithm)
@@ -73,7 +74,7 @@ struct KernelRow {
   const char* name;  // the candidate's name: plan reports, options' patterns, the tuning cache
   Operation op;
   DenseLayout layout;  // SpMM's B and C (SpMV rows: RowMajor, unused)
-  const char* format;  // csr, ell, ellr, coo, hyb, sell, csrc16
+  const char* format;  // csr, ell, ellr, coo, hyb, sell, csrc16, sellc16
   const char* owner;   // "spx" or "cuSPARSE"
   Determinism determinism;
   const char* model_key;  // a ModelKeyRow's key

@@ -113,10 +113,13 @@ RuleTables make_default_rule_tables() {
   // formats read no indices they do not need; spread rows: ELLR-T and the CSR kernels; irregular
   // rows: cuSPARSE's COO and CSR ALG1 and the segmented sum balance the nonzeros; long rows: the
   // CSR kernels with many threads per row. CSR-C16 (csr_param's kernel on 16-bit columns, eligible
-  // only where it streams >= 10% fewer bytes) follows csr_param until a profile has timed it.
+  // only where it streams >= 10% fewer bytes) follows csr_param until a profile has timed it;
+  // SELL-C16 (ELL's kernel per 32-row slice on 16-bit columns: 17-25% fewer bytes a slot than SELL)
+  // follows ell, ahead of cuSPARSE's SELL, likewise.
   t.planner.c16_max_escape_share = 0.05;
   t.planner.c16_min_bytes_saved = 0.10;
   t.planner.spmv_uniform = {"ell",
+                            "sell_c16",
                             "cusparse_sell_alg1",
                             "hyb",
                             "ellr_t",
@@ -129,9 +132,19 @@ RuleTables make_default_rule_tables() {
                             "coo",
                             "cusparse_csr_alg2",
                             "cusparse_coo_alg2"};
-  t.planner.spmv_spread = {"csr_param",         "csr_c16",    "ellr_t", "spmv_segsum",
-                           "cusparse_csr_alg1", "hyb",        "ell",    "cusparse_sell_alg1",
-                           "cusparse_coo_alg1", "csr_vector", "coo",    "cusparse_csr_alg2",
+  t.planner.spmv_spread = {"csr_param",
+                           "csr_c16",
+                           "ellr_t",
+                           "spmv_segsum",
+                           "cusparse_csr_alg1",
+                           "hyb",
+                           "ell",
+                           "sell_c16",
+                           "cusparse_sell_alg1",
+                           "cusparse_coo_alg1",
+                           "csr_vector",
+                           "coo",
+                           "cusparse_csr_alg2",
                            "cusparse_coo_alg2"};
   t.planner.spmv_irregular = {"cusparse_coo_alg1", "csr_param",         "csr_c16", "spmv_segsum",
                               "cusparse_csr_alg1", "cusparse_csr_alg2", "hyb",     "coo",
@@ -147,6 +160,7 @@ RuleTables make_default_rule_tables() {
                               "hyb",
                               "ellr_t",
                               "ell",
+                              "sell_c16",
                               "cusparse_sell_alg1",
                               "cusparse_coo_alg2"};
   // SpMM: spx's kernels won 41 of the 52 calibration products at L = 8 and 32 among row-major
