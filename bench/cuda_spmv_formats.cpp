@@ -5,7 +5,8 @@
 // kernel's time on the same matrix (`csr_best_ms`, `csr_best`: the fixed-rule csr_param and
 // cuSPARSE CSR ALG1/ALG2, each timed briefly here) and `break_even_spmvs` = conversion_ms /
 // (csr_best_ms - spmv_ms) when the format is faster, else "never" — the count of products after
-// which converting pays off (Reguly & Giles §7). COO comes from the host conversion (no GPU one).
+// which converting pays off (Reguly & Giles §7). COO, CSR-C16 and SELL-C16 come from host
+// conversions (no GPU one).
 #include <fmt/format.h>
 
 #include <algorithm>
