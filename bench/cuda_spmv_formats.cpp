@@ -5,7 +5,8 @@
 // kernel's time on the same matrix (`csr_best_ms`, `csr_best`: the fixed-rule csr_param and
 // cuSPARSE CSR ALG1/ALG2, each timed briefly here) and `break_even_spmvs` = conversion_ms /
 // (csr_best_ms - spmv_ms) when the format is faster, else "never" — the count of products after
-// which converting pays off (Reguly & Giles §7). COO comes from the host conversion (no GPU one).
+// which converting pays off (Reguly & Giles §7). COO, CSR-C16 and SELL-C16 come from host
+// conversions (no GPU one).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,12 +23,14 @@
 #include "bench/cuda_support.hpp"
 #include "spx/cuda/convert.hpp"
 #include "spx/cuda/reorder.hpp"
-#include "spx/reorder.hpp"
+#include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmv_csr.hpp"
 #include "spx/cuda/spmv_csr_c16.hpp"
 #include "spx/cuda/spmv_formats.hpp"
+#include "spx/cuda/spmv_sell_c16.hpp"
 #include "spx/cuda/timing.hpp"
 #include "spx/cuda/vendor.hpp"
+#include "spx/reorder.hpp"
 
 namespace spx::bench {
 namespace {
@@ -271,6 +274,44 @@ void add_csr_c16(Registry& registry) {
   registry.add(std::move(e));
 }
 
+// SELL-C16: host-converted (to_sell_c16) and uploaded, both timed as its conversion; skipped where a
+// row spans more than 65535 columns (the conversion's error) or SELL-32 would store more slots per
+// nonzero than the planner admits (sell_max_slots_per_nnz, cuSPARSE SELL's limit too).
+void add_sell_c16(Registry& registry) {
+  const double max_slots = cuda::default_rule_tables().planner.sell_max_slots_per_nnz;
+  auto e =
+      cuda_entry("sell_c16", OpKind::Spmv, Format::Sell, false,
+                 fmt::format("spx SELL-C16 SpMV: SELL-32, one thread per row, 16-bit column offsets from a "
+                             "per-row base (spx::cuda::spmv_sell_c16); skipped where a row spans more than "
+                             "65535 columns or past {} slots per nonzero",
+                             max_slots));
+  e.prepare = [max_slots](const Problem& p) {
+    return with_precision(p, [&](auto tag) {
+      using T = decltype(tag);
+      cuda::Context& ctx = bench_context();
+      const Csr<T, int32_t>& host = *p.input<T>().A;
+      const int64_t slots = sell_c16_slots(host);
+      const double ratio = static_cast<double>(slots) / static_cast<double>(std::max<int64_t>(1, host.nnz()));
+      if (ratio > max_slots)
+        throw Error(
+            fmt::format("SELL-C16 would store {:.1f} slots per nonzero (> {}): rows of very different "
+                        "lengths share slices",
+                        ratio, max_slots));
+      auto A = std::make_shared<const cuda::DeviceSellC16<T>>(cuda::upload_sell_c16(ctx, to_sell_c16(host)));
+      const double convert = conversion_ms([&] { (void)cuda::upload_sell_c16(ctx, to_sell_c16(host)); });
+      const auto launch = [](const cuda::DeviceSellC16<T>& M, std::span<const T> x, std::span<T> y) {
+        cuda::spmv_sell_c16(bench_context(), M, x, y);
+      };
+      Params out = {{"stored_slots", slots},
+                    {"block_size", int64_t{cuda::spread_block_size(A->rows, ctx.props())}},
+                    {"matrix_bytes", static_cast<int64_t>(A->bytes())}};
+      add_break_even<T>(p, convert, bound_launch<T>(p, A, launch), out);
+      return format_instance<T>(p, A, std::move(out), launch);
+    });
+  };
+  registry.add(std::move(e));
+}
+
 }  // namespace
 
 // rcm_csr: the matrix renumbered by RCM on the host and uploaded (timed as its conversion), then
@@ -323,6 +364,7 @@ void register_cuda_spmv_formats(Registry& registry) {
   add_hyb(registry);
   add_csr_c16(registry);
   add_rcm(registry);
+  add_sell_c16(registry);
 }
 
 }  // namespace spx::bench

@@ -54,8 +54,8 @@ struct Options {
   // 0: no limit beyond the memory the device has free.
   std::size_t memory_budget_bytes = 0;
   std::vector<std::string> kernels;  // allowed candidates: names or patterns ("cusparse_*"); empty: all
-  std::vector<std::string>
-      formats;          // allowed formats: csr, ell, ellr, coo, hyb, sell, csrc16, rcm, bsr; empty: all
+  // Allowed formats: csr, ell, ellr, coo, hyb, sell, csrc16, sellc16, rcm, bsr; empty: all.
+  std::vector<std::string> formats;
   bool vendor = true;   // include cuSPARSE's candidates
   int measure_top = 4;  // Measure / Tune: how many of the ranked candidates are timed
   // Tune: at most this many products time a configuration (the planned one included), then the
@@ -78,8 +78,8 @@ struct Problem {
   int value_bytes = 8;  // 4 (f32) or 8 (f64)
   MatrixStats stats;
   std::optional<MatrixFeatures> features;  // needed by Mode::Model and above
-  // The rows' column spans (O(rows) from the host CSR): CSR-C16's eligibility; without them it is
-  // not a candidate.
+  // The rows' column spans (O(rows) from the host CSR): CSR-C16's and SELL-C16's eligibility;
+  // without them neither is a candidate.
   std::optional<ColumnSpanStats> column_spans;
   // x's locality, sampled from the host CSR (square SpMV only): rcm_csr is eligible only where it
   // says x is gathered poorly (spx/reorder.hpp).

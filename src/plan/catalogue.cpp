@@ -43,6 +43,8 @@ constexpr std::array kModelKeys = {
     // BSR: no fit yet; csr_vector's coefficients (a warp-wide group per row of work) on BSR's bytes.
     ModelKeyRow{"bsr", kSpmv, Work::Bsr, SpmmCsrMode::Rule, "csr_vector"},
     ModelKeyRow{"cusparse_bsr", kSpmv, Work::Bsr, SpmmCsrMode::Rule, "csr_vector"},
+    // ELL's kernel per slice on fewer index bytes: ELL's coefficients on SELL-C16's own byte count.
+    ModelKeyRow{"sell_c16", kSpmv, Work::SellC16, SpmmCsrMode::Rule, "ell"},
     ModelKeyRow{"spmm_csr_row", kSpmm, Work::SpmmCsr},
     ModelKeyRow{"spmm_csr_split_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Split, "spmm_csr_row"},
     ModelKeyRow{"spmm_csr_tiled_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Tiled, "spmm_csr_row"},
@@ -86,6 +88,7 @@ std::vector<KernelRow> make_catalogue() {
       // csr_param on the RCM-renumbered matrix, between a gather of x and a scatter of y.
       spx_row("rcm_csr", kSpmv, kRow, "rcm", kLongRows, "rcm_csr", Ladder::CsrParam),
       spx_row("bsr", kSpmv, kRow, "bsr", kAlways, "bsr"),
+      spx_row("sell_c16", kSpmv, kRow, "sellc16", kAlways, "sell_c16"),
       vendor_row("cusparse_csr_alg1", kSpmv, kRow, "csr", kNever, V::CsrAlg1),
       vendor_row("cusparse_csr_alg2", kSpmv, kRow, "csr", kAlways, V::CsrAlg2),
       vendor_row("cusparse_coo_alg1", kSpmv, kRow, "coo", kNever, V::CooAlg1),

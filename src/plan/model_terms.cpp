@@ -169,6 +169,13 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       w.matrix_bytes = static_cast<double>(f.sell_slots) * (v + kIndexBytes);
       w.serial_slots = static_cast<double>(f.max_row);
       w.units = rows;
+    } else if (row->work == Work::SellC16) {
+      // A uint16 offset a slot, a 32-bit base column a row, a 64-bit slot position a slice
+      // (sell_c16_stream_bytes).
+      w.matrix_bytes =
+          static_cast<double>(f.sell_slots) * (v + 2) + rows * kIndexBytes + (rows_padded / 32 + 1) * 8;
+      w.serial_slots = static_cast<double>(f.max_row);
+      w.units = rows;
     } else {
       throw Error(fmt::format("model: no SpMV work terms for kernel '{}'", key.kernel));
     }

@@ -12,6 +12,7 @@
 #include "plan/format_bsr.hpp"
 #include "plan/format_csrc16.hpp"
 #include "plan/format_rcm.hpp"
+#include "plan/format_sellc16.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/plan.hpp"
@@ -84,6 +85,7 @@ std::size_t format_bytes(const std::string& format, const Problem& p) {
   if (format == kCsrC16Format) b = csrc16_device_bytes(p);
   if (format == "rcm") b = rcm_extra_bytes(p);
   if (format == kBsrFormat) b = bsr_device_bytes(p);
+  if (format == kSellC16Format) b = sellc16_device_bytes(p);
   return b >= 1.8e19 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(b);
 }
 
@@ -97,6 +99,7 @@ double setup_estimate_us(const Candidate& c, const Problem& p, const model::Devi
   if (c.format == kCsrC16Format) us += csrc16_setup_us(bytes, t);
   if (c.format == "rcm") us = rcm_setup_us(p, t.setup_fixed_us);
   if (c.format == kBsrFormat) us += bsr_setup_us(bytes, t);
+  if (c.format == kSellC16Format) us += sellc16_setup_us(bytes, t);
   if (c.owner == "cuSPARSE") us += static_cast<double>(p.stats.nnz) * t.vendor_preprocess_ns_per_nnz * 1e-3;
   return us;
 }
@@ -128,8 +131,9 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
   if (o.tune_calls < 1) throw Error(fmt::format("tune_calls must be >= 1, got {}", o.tune_calls));
   for (const std::string& f : o.formats)
     if (f != "csr" && f != "ell" && f != "ellr" && f != "coo" && f != "hyb" && f != "sell" &&
-        f != kCsrC16Format && f != "rcm" && f != kBsrFormat)
-      throw Error(fmt::format("unknown format '{}' (csr, ell, ellr, coo, hyb, sell, csrc16, rcm or bsr)", f));
+        f != kCsrC16Format && f != kSellC16Format && f != "rcm" && f != kBsrFormat)
+      throw Error(fmt::format(
+          "unknown format '{}' (csr, ell, ellr, coo, hyb, sell, csrc16, sellc16, rcm or bsr)", f));
   const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
   const cuda::DeviceProps props = model::device_props(device);
   const int64_t long_rows =
@@ -175,6 +179,8 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
     if (c.format == "rcm") refuse_unless_empty(rcm_refusal(p));
     if (c.format == kBsrFormat)
       if (auto why = bsr_refusal(p, t)) refuse(*why);
+    if (c.format == kSellC16Format)
+      if (auto why = sellc16_refusal(p, t)) refuse(*why);
     // CSR ALG3 on row-major operands needs rows that start on 16-byte boundaries (it faults
     // otherwise, docs/cuda-runtime.md): with a tight leading dimension, L values must fill them.
     if (row->needs_16_byte_rows && (p.cols_dense * p.value_bytes) % 16 != 0)

@@ -113,9 +113,11 @@ RuleTables make_default_rule_tables() {
   // formats read no indices they do not need; spread rows: ELLR-T and the CSR kernels; irregular
   // rows: cuSPARSE's COO and CSR ALG1 and the segmented sum balance the nonzeros; long rows: the
   // CSR kernels with many threads per row. CSR-C16 (csr_param's kernel on 16-bit columns, eligible
-  // only where it streams >= 10% fewer bytes) follows csr_param until a profile has timed it.
-  // rcm_csr (eligible only where x is gathered poorly) comes after them: unmeasured, its gather and
-  // scatter may eat its gain on short rows, so the rule keeps the plain CSR.
+  // only where it streams >= 10% fewer bytes) follows csr_param until a profile has timed it;
+  // SELL-C16 (ELL's kernel per 32-row slice on 16-bit columns: 17-25% fewer bytes a slot than SELL)
+  // follows ell, ahead of cuSPARSE's SELL, likewise. rcm_csr (eligible only where x is gathered
+  // poorly) comes after the CSR kernels: unmeasured, its gather and scatter may eat its gain on
+  // short rows, so the rule keeps the plain CSR.
   t.planner.c16_max_escape_share = 0.05;
   t.planner.c16_min_bytes_saved = 0.10;
   // BSR first in every class: it is a candidate only where its blocks save at least
@@ -123,6 +125,7 @@ RuleTables make_default_rule_tables() {
   t.planner.spmv_uniform = {"bsr",
                             "cusparse_bsr",
                             "ell",
+                            "sell_c16",
                             "cusparse_sell_alg1",
                             "hyb",
                             "ellr_t",
@@ -136,10 +139,23 @@ RuleTables make_default_rule_tables() {
                             "coo",
                             "cusparse_csr_alg2",
                             "cusparse_coo_alg2"};
-  t.planner.spmv_spread = {"bsr",        "cusparse_bsr", "csr_param",          "csr_c16",
-                           "rcm_csr",    "ellr_t",       "spmv_segsum",        "cusparse_csr_alg1",
-                           "hyb",        "ell",          "cusparse_sell_alg1", "cusparse_coo_alg1",
-                           "csr_vector", "coo",          "cusparse_csr_alg2",  "cusparse_coo_alg2"};
+  t.planner.spmv_spread = {"bsr",
+                           "cusparse_bsr",
+                           "csr_param",
+                           "csr_c16",
+                           "rcm_csr",
+                           "ellr_t",
+                           "spmv_segsum",
+                           "cusparse_csr_alg1",
+                           "hyb",
+                           "ell",
+                           "sell_c16",
+                           "cusparse_sell_alg1",
+                           "cusparse_coo_alg1",
+                           "csr_vector",
+                           "coo",
+                           "cusparse_csr_alg2",
+                           "cusparse_coo_alg2"};
   t.planner.spmv_irregular = {"bsr",         "cusparse_coo_alg1", "csr_param",         "csr_c16", "rcm_csr",
                               "spmv_segsum", "cusparse_csr_alg1", "cusparse_csr_alg2", "hyb",     "coo",
                               "csr_vector",  "cusparse_coo_alg2", "cusparse_bsr"};
@@ -157,6 +173,7 @@ RuleTables make_default_rule_tables() {
                               "hyb",
                               "ellr_t",
                               "ell",
+                              "sell_c16",
                               "cusparse_sell_alg1",
                               "cusparse_coo_alg2"};
   // SpMM: spx's kernels won 41 of the 52 calibration products at L = 8 and 32 among row-major

@@ -27,6 +27,7 @@
 #include "spx/cuda/spmv_csr_c16.hpp"
 #include "spx/cuda/spmv_formats.hpp"
 #include "spx/cuda/spmv_segsum.hpp"
+#include "spx/cuda/spmv_sell_c16.hpp"
 #include "spx/cuda/vendor.hpp"
 #include "spx/error.hpp"
 
@@ -185,6 +186,23 @@ class Ell final : public Executor<T> {
 
  private:
   DeviceEll<T, int32_t> A_;
+};
+
+// SELL-C16: the host CSR converted once (the planner admits it only where every row spans at most
+// 65535 columns; to_sell_c16 throws naming the first row otherwise) and uploaded.
+template <class T>
+class SellC16Spmv final : public Executor<T> {
+ public:
+  SellC16Spmv(Context& ctx, const MatrixParts<T>& m) : A_(upload_sell_c16(ctx, to_sell_c16(*m.host))) {
+    this->bytes = A_.bytes();
+  }
+  void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    spmv_sell_c16(ctx, A_, x, y, alpha, beta);
+  }
+  std::string describe() const override { return fmt::format("{} slots over {} nonzeros", A_.slots, A_.nnz); }
+
+ private:
+  DeviceSellC16<T> A_;
 };
 
 template <class T>
@@ -534,6 +552,10 @@ const std::vector<Factory<T>>& spx_factories() {
        }},
       {"ell",
        [](Context& c, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<Ell<T>>(c, m); }},
+      {"sell_c16",
+       [](Context& c, const MatrixParts<T>& m, P, R, K) -> E {
+         return std::make_unique<SellC16Spmv<T>>(c, m);
+       }},
       {"ellr_t",
        [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
          return std::make_unique<EllrT<T>>(c, m, k);

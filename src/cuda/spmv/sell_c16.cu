@@ -1,0 +1,105 @@
+// SELL-C16 SpMV (spx/cuda/spmv_sell_c16.hpp): ELL's kernel (ell.cu) per slice of 32 rows over
+// 16-bit column offsets. One thread per row; the block is a multiple of 32 (spread_block_size), so
+// each warp is one slice and its 32 loads of slot j are contiguous (64 bytes of offsets, 128 / 256
+// of values). Slot 0 of a nonempty row is real; a later slot with offset 0 is padding and is
+// predicated off (never gathers x). Padding is still loaded, as in ELL: the warp streams its slice
+// up to the slice's width either way, so an early exit per thread would save no sectors.
+#include <cstdint>
+
+#include "cuda/common/check.hpp"
+#include "cuda/common/launch.hpp"
+#include "cuda/common/scale.hpp"
+#include "cuda/spmv/spmv_checks.hpp"
+#include "spx/cuda/rules.hpp"
+#include "spx/cuda/spmv_sell_c16.hpp"
+
+namespace spx::cuda {
+namespace {
+
+// Slots per unrolled step, as ELL's: 2 x 4 loads in flight before the first gather of x.
+constexpr int kUnroll = 4;
+constexpr int64_t kSlice = kSellC16SliceRows;
+
+template <class T>
+__device__ __forceinline__ void add_slot(T& sum, uint16_t offset, T value, const T* __restrict__ xr) {
+  if (offset != 0) sum += value * xr[offset];
+}
+
+template <class T>
+__global__ void __launch_bounds__(1024)
+    spmv_sell_c16_kernel(int32_t rows, const int64_t* __restrict__ slice_ptr,
+                         const int32_t* __restrict__ base, const uint16_t* __restrict__ offsets,
+                         const T* __restrict__ values, const T* __restrict__ x, T* __restrict__ y, T alpha,
+                         T beta) {
+  const int64_t row = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const int64_t slice = row / kSlice;
+  const int64_t first = slice_ptr[slice];
+  const int64_t width = (slice_ptr[slice + 1] - first) / kSlice;
+  const int32_t b = base[row];
+  T sum = 0;
+  if (b >= 0) {  // a nonempty row: width >= 1 and slot 0 real
+    const uint16_t* o = offsets + first + row % kSlice;
+    const T* v = values + first + row % kSlice;
+    const T* xr = x + b;
+    sum = v[0] * xr[0];  // slot 0 is the base column: its offset (0) is not loaded
+    int64_t k = 1;
+    o += kSlice;
+    v += kSlice;
+    for (; k + kUnroll <= width; k += kUnroll) {
+      uint16_t os[kUnroll];
+      T vs[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        os[u] = o[u * kSlice];
+        vs[u] = v[u * kSlice];
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) add_slot(sum, os[u], vs[u], xr);
+      o += kUnroll * kSlice;
+      v += kUnroll * kSlice;
+    }
+    for (; k < width; ++k, o += kSlice, v += kSlice) add_slot(sum, *o, *v, xr);
+  }
+  // beta == 0 must not read y: NaN or garbage there may not leak into the result.
+  y[row] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+}  // namespace
+
+template <class T>
+DeviceSellC16<T> upload_sell_c16(Context& ctx, const SellC16<T>& A) {
+  A.validate();
+  DeviceSellC16<T> d;
+  d.rows = A.rows;
+  d.cols = A.cols;
+  d.nnz = A.nnz();
+  d.slots = A.slots();
+  d.slice_ptr = to_device(ctx, A.slice_ptr, "SELL-C16 slice pointers");
+  d.base = to_device(ctx, A.base, "SELL-C16 row base columns");
+  d.offsets = to_device(ctx, A.offsets, "SELL-C16 column offsets");
+  d.values = to_device(ctx, A.values, "SELL-C16 values");
+  return d;
+}
+
+template <class T>
+void spmv_sell_c16(Context& ctx, const DeviceSellC16<T>& A, std::span<const T> x, std::span<T> y, T alpha,
+                   T beta) {
+  check_spmv_operands("spmv_sell_c16", A.rows, A.cols, x, y);
+  if (A.rows == 0) return;
+  if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
+  const int block = spread_block_size(A.rows, ctx.props());
+  spmv_sell_c16_kernel<T><<<grid_for(A.rows, block), block, 0, ctx.stream()>>>(
+      A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), A.values.data(), x.data(), y.data(), alpha,
+      beta);
+  SPX_CHECK_LAUNCH("spmv_sell_c16_kernel", ctx.stream());
+}
+
+#define SPX_INSTANTIATE_SELL_C16(T)                                       \
+  template DeviceSellC16<T> upload_sell_c16(Context&, const SellC16<T>&); \
+  template void spmv_sell_c16(Context&, const DeviceSellC16<T>&, std::span<const T>, std::span<T>, T, T);
+SPX_INSTANTIATE_SELL_C16(float)
+SPX_INSTANTIATE_SELL_C16(double)
+#undef SPX_INSTANTIATE_SELL_C16
+
+}  // namespace spx::cuda

@@ -1,0 +1,136 @@
+// The SELL-C16 SpMV (spx/cuda/spmv_sell_c16.hpp), f32 and f64, against spx::ref on the SellC16
+// cases (odd row counts with a partial last slice, empty rows, span exactly 65535, one huge row,
+// stencils, FEM-like, banded), the random shapes every SpMV is checked on (those with a row
+// spanning more than 65535 columns must be refused by the conversion instead) and the shared
+// matrices the planner would admit. y is NaN-poisoned when beta == 0; tolerances as
+// gpu_test_support.hpp explains. Every result must be the same bits on a second run.
+#include "spx/sell_c16.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gpu_test_support.hpp"
+#include "sell_c16_cases.hpp"
+#include "spx/column_spans.hpp"
+#include "spx/cpu.hpp"
+#include "spx/cuda/rules.hpp"
+#include "spx/cuda/spmv_sell_c16.hpp"
+
+namespace spx::test {
+namespace {
+
+template <class T>
+class SellC16Gpu : public ::testing::Test {};
+TYPED_TEST_SUITE(SellC16Gpu, Precisions);
+
+template <class T>
+std::vector<T> run(const cuda::DeviceSellC16<T>& A, const std::vector<T>& x, const std::vector<T>& y0,
+                   T alpha, T beta) {
+  auto& ctx = gpu();
+  auto dx = cuda::to_device(ctx, x, "x");
+  auto dy = cuda::to_device(ctx, y0, "y");
+  cuda::spmv_sell_c16(ctx, A, std::span<const T>(dx.span()), dy.span(), alpha, beta);
+  ctx.synchronize();
+  return cuda::to_host(ctx, std::span<const T>(dy.span()));
+}
+
+// A through SELL-C16 against spx::ref on A; also the host SellC16 reference on the same x.
+template <class T>
+void check(const std::string& name, const Csr<T, int32_t>& A, uint64_t seed) {
+  auto& ctx = gpu();
+  const SellC16<T> host = to_sell_c16(A);
+  const auto dA = cuda::upload_sell_c16(ctx, host);
+  EXPECT_EQ(dA.bytes(), host.bytes()) << name;
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
+  for (const SpmvCase<T>& c : spmv_cases(A, x, seed)) {
+    const std::string what = name + " (" + std::to_string(host.slots()) + " slots)" + c.label();
+    const auto got = run(dA, x, c.y0, c.alpha, c.beta);
+    c.expect_close(got, what);
+    EXPECT_TRUE(same_bits(run(dA, x, c.y0, c.alpha, c.beta), got)) << what << ": run 2 differs";
+  }
+}
+
+TYPED_TEST(SellC16Gpu, SpmvMatchesRefOnSellC16Cases) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed << " " << precision_name<T>());
+  for (const auto& c : sell_c16_cases<T>(seed)) check(c.name, c.A, seed);
+}
+
+TYPED_TEST(SellC16Gpu, SpmvMatchesRefOnRandomShapes) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed << " " << precision_name<T>());
+  for (const auto& m : random_matrices<T, int32_t>(seed)) {
+    if (column_span_stats(m.A).wide_rows > 0) {
+      EXPECT_THROW((void)to_sell_c16(m.A), Error) << m.name;
+      continue;
+    }
+    check(m.name, m.A, seed);
+  }
+}
+
+// The shared matrices the planner admits (no row spans more than 65535 columns, SELL padding
+// within sell_max_slots_per_nnz): past those limits the format is never built.
+TYPED_TEST(SellC16Gpu, SpmvMatchesRefOnSharedMatrices) {
+  SPX_REQUIRE_GPU();
+  const double max_slots = cuda::default_rule_tables().planner.sell_max_slots_per_nnz;
+  for_each_shared_matrix<TypeParam>([&](const std::string& name, const Csr<TypeParam, int32_t>& A,
+                                        uint64_t seed) {
+    const double slots = static_cast<double>(sell_c16_slots(A)) / static_cast<double>(std::max(1, A.nnz()));
+    if (column_span_stats(A).wide_rows > 0 || slots > max_slots) return;
+    check(name, A, seed);
+  });
+}
+
+// alpha == 0 reads neither A nor x (NaN in x must not show); beta == 0 never reads y; padding
+// never gathers x (an Inf in x reaches only the rows holding its column).
+TYPED_TEST(SellC16Gpu, AlphaZeroBetaZeroAndPadding) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const auto A = random_csr<T, int32_t>(301, 257, 0, 9, fresh_seed(), 0.2);
+  const auto dA = cuda::upload_sell_c16(ctx, to_sell_c16(A));
+  std::vector<T> x(static_cast<std::size_t>(A.cols), std::numeric_limits<T>::quiet_NaN());
+  std::vector<T> y0(static_cast<std::size_t>(A.rows), T(2));
+  for (T v : run(dA, x, y0, T(0), T(3))) EXPECT_EQ(v, T(6));
+  std::vector<T> ones(static_cast<std::size_t>(A.cols), T(1)), nan_y(y0.size());
+  poison(std::span<T>(nan_y));
+  std::vector<T> want(y0.size());
+  ref::spmv(A, std::span<const T>(ones), std::span<T>(want));
+  const auto got = run(dA, ones, nan_y, T(1), T(0));
+  for (std::size_t r = 0; r < got.size(); ++r) EXPECT_NEAR(got[r], want[r], 1e-3) << "row " << r;
+  // x[0] = Inf: rows without column 0 stay finite (padding slots read offset 0 of their own base,
+  // but are skipped, and empty rows read nothing).
+  std::vector<T> inf_x = ones;
+  inf_x[0] = std::numeric_limits<T>::infinity();
+  const auto with_inf = run(dA, inf_x, y0, T(1), T(0));
+  for (int32_t r = 0; r < A.rows; ++r) {
+    const bool has0 = A.row_ptr[r + 1] > A.row_ptr[r] && A.col_idx[A.row_ptr[r]] == 0;
+    if (!has0) EXPECT_TRUE(std::isfinite(with_inf[r])) << "row " << r;
+  }
+}
+
+TEST(SellC16GpuErrors, BadOperandsAreOneLineErrors) {
+  SPX_REQUIRE_GPU();
+  auto& ctx = gpu();
+  const auto A = c16_banded<double>(50, 70001, 10, 3, 11);
+  const auto dA = cuda::upload_sell_c16(ctx, to_sell_c16(A));
+  cuda::DeviceBuffer<double> x(70000, "x"), y(50, "y");
+  try {
+    cuda::spmv_sell_c16(ctx, dA, std::span<const double>(x.span()), y.span());
+    ADD_FAILURE() << "a short x was accepted";
+  } catch (const Error& e) {
+    expect_words(e.what(), {"spmv_sell_c16", "x", "70000"});
+  }
+}
+
+}  // namespace
+}  // namespace spx::test
