@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "spx/cuda/rules.hpp"
 #include "spx/reorder.hpp"
 
 namespace spx::plan {
@@ -29,6 +30,15 @@ std::string rcm_refusal(const Problem& p) {
   if (p.stats.rows != p.stats.cols)
     return fmt::format("reordering needs a square matrix, not {} x {}", p.stats.rows, p.stats.cols);
   if (!p.locality) return "needs the locality statistic (square SpMV through the front door)";
+  // The gather and scatter cost a few random sectors a row: they pay only on rows long enough, and
+  // RCM finds no band in skewed (graph-like) row lengths (docs/reorder.md, the formats suite).
+  const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
+  if (p.stats.avg_row < t.rcm_min_avg_row)
+    return fmt::format("rows of {:.1f} on average < {:.0f}: the gather and scatter outweigh the locality",
+                       p.stats.avg_row, t.rcm_min_avg_row);
+  if (p.stats.ell_padding_ratio > t.rcm_max_padding)
+    return fmt::format("row lengths too skewed for a band (ELL padding {:.1f} > {:.1f})",
+                       p.stats.ell_padding_ratio, t.rcm_max_padding);
   if (!p.locality->gathers_poorly())
     return fmt::format(
         "x is gathered well: {:.2f} sectors per row, {:.2f} estimated after RCM (< {:.0f}x gain)",

@@ -210,7 +210,10 @@ void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, con
       const model::KernelKey key = model_key(kernel_row(c.kernel), p);
       const double format_bytes = c.format == kBsrFormat ? bsr_model_matrix_bytes(p) : 0.0;
       if (auto us = model::predict_us(*profile, key, *p.features, format_bytes)) {
-        c.model_error = model::fit_for(*profile, key)->mean_abs_error;
+        // A key without a fit of its own runs on a sibling's coefficients: its error is unknown
+        // (NaN: auto takes PlannerRuleTable::auto_unknown_error and times it against the others).
+        c.model_error = profile->find(key) != nullptr ? model::fit_for(*profile, key)->mean_abs_error
+                                                      : std::numeric_limits<double>::quiet_NaN();
         // cuSPARSE's SpMM algorithms share one prediction (its best): each is scaled by how far it
         // typically is from that best; the rule order breaks remaining ties.
         double scale = 1.0;

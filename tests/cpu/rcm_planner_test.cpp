@@ -37,6 +37,19 @@ const plan::Candidate& rcm_of(const std::vector<plan::Candidate>& cands) {
   return *it;
 }
 
+// Where the H200 formats suite saw it lose: short rows (a shuffled 5-point mesh) and skewed row
+// lengths (power-law graphs) are refused even though x is gathered poorly.
+TEST(RcmPlanner, RefusedOnShortOrSkewedRows) {
+  const auto mesh5 = gen::generate<double>("stencil2d:n=120,shuffle=4");
+  const plan::Candidate a = rcm_of(plan::candidates(spmv_problem(mesh5), {}, {}, kPlenty));
+  EXPECT_FALSE(a.eligible);
+  EXPECT_NE(a.why_not.find("on average"), std::string::npos) << a.why_not;
+  const auto graph = gen::generate<double>("powerlaw:n=20000,avg=16,exp=1.9,seed=4");
+  const plan::Candidate b = rcm_of(plan::candidates(spmv_problem(graph), {}, {}, kPlenty));
+  EXPECT_FALSE(b.eligible);
+  EXPECT_NE(b.why_not.find("skewed"), std::string::npos) << b.why_not;
+}
+
 TEST(RcmPlanner, EligibleOnlyWhereXIsGatheredPoorly) {
   const auto grid = gen::generate<double>("stencil27:n=24");
   const auto shuffled = gen::generate<double>("stencil27:n=24,shuffle=9");
