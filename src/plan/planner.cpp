@@ -174,6 +174,11 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
                            t.sell_max_slots_per_nnz));
     }
     if (c.format == "sell" && !p.features) refuse("SELL needs the matrix features (sell slots)");
+    if (p.op == Operation::Spmm && p.layout == DenseLayout::ColMajor && c.owner == "spx" &&
+        c.format == "csr" && pad > t.spmm_col_csr_max_padding)
+      refuse(fmt::format(
+          "column-major CSR SpMM on rows this uneven (ELL padding {:.1f} > {:.0f}) loses to cuSPARSE's", pad,
+          t.spmm_col_csr_max_padding));
     if (c.format == kCsrC16Format)
       if (auto why = csrc16_refusal(p, t)) refuse(*why);
     if (c.format == "rcm") refuse_unless_empty(rcm_refusal(p));

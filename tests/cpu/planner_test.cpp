@@ -221,6 +221,23 @@ TEST(Planner, MeasuredTimesWin) {
   EXPECT_EQ(c.front().kernel, "coo");
 }
 
+// spx's column-major CSR SpMM is refused on uneven rows (where cuSPARSE's column-major algorithms
+// won on the H200), kept on regular ones.
+TEST(Planner, ColumnMajorCsrSpmmOnlyOnEvenRows) {
+  const auto col_csr = [](plan::Problem p) {
+    p.layout = plan::DenseLayout::ColMajor;
+    for (const auto& c : plan::candidates(p, {}, {}, kPlenty))
+      if (c.kernel == "spmm_csr_col") return c;
+    throw Error("no spmm_csr_col candidate");
+  };
+  const plan::Candidate even = col_csr(problem_of("stencil27:n=20", plan::Operation::Spmm, 8));
+  EXPECT_TRUE(even.eligible) << even.why_not;
+  const plan::Candidate uneven =
+      col_csr(problem_of("powerlaw:n=20000,avg=6,exp=1.8", plan::Operation::Spmm, 8));
+  EXPECT_FALSE(uneven.eligible);
+  EXPECT_NE(uneven.why_not.find("uneven"), std::string::npos) << uneven.why_not;
+}
+
 // Auto mode's decision on synthetic model rankings (scores as rank() leaves them).
 plan::Candidate predicted(const std::string& kernel, double us, double error, double setup_us = 0) {
   plan::Candidate c;

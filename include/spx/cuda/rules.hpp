@@ -212,6 +212,10 @@ struct PlannerRuleTable {
   // rcm_csr (src/plan/format_rcm.cpp) only on rows of at least rcm_min_avg_row nonzeros on average
   // and ELL padding at most rcm_max_padding: on the H200 formats suite it won 1.4-1.6x on a shuffled
   // 27-point mesh and lost 0.5-0.75x on power-law and R-MAT graphs and a shuffled 5-point mesh.
+  // spx's column-major CSR SpMM (spmm_csr_col) only up to this ELL padding (max row / mean row):
+  // on the H200 validation suite it was the fastest candidate on every regular matrix and lost
+  // 0.6-0.8x to cuSPARSE's column-major COO ALG3 / CSR ALG1 on power-law, R-MAT and long rows.
+  double spmm_col_csr_max_padding = 8.0;
   double rcm_min_avg_row = 12.0;
   double rcm_max_padding = 2.0;
   // Rule mode, SpMV: the order of preference per class of matrix, by ELL padding (rows × longest
