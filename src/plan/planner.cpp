@@ -175,6 +175,11 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
     }
     if (c.format == "sell" && !p.features) refuse("SELL needs the matrix features (sell slots)");
     if (p.op == Operation::Spmm && p.layout == DenseLayout::ColMajor && c.owner == "spx" &&
+        p.cols_dense * p.value_bytes > t.spmm_col_spx_max_row_bytes)
+      refuse(
+          fmt::format("column-major spx SpMM past {}-byte rows of B (L = {} x {} bytes) loses to cuSPARSE's",
+                      t.spmm_col_spx_max_row_bytes, p.cols_dense, p.value_bytes));
+    if (p.op == Operation::Spmm && p.layout == DenseLayout::ColMajor && c.owner == "spx" &&
         c.format == "csr" && pad > t.spmm_col_csr_max_padding)
       refuse(fmt::format(
           "column-major CSR SpMM on rows this uneven (ELL padding {:.1f} > {:.0f}) loses to cuSPARSE's", pad,

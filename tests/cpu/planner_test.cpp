@@ -236,6 +236,10 @@ TEST(Planner, ColumnMajorCsrSpmmOnlyOnEvenRows) {
       col_csr(problem_of("powerlaw:n=20000,avg=6,exp=1.8", plan::Operation::Spmm, 8));
   EXPECT_FALSE(uneven.eligible);
   EXPECT_NE(uneven.why_not.find("uneven"), std::string::npos) << uneven.why_not;
+  // Wide B rows (L = 32 in f64: 256 bytes): cuSPARSE's column-major algorithms only.
+  const plan::Candidate wide = col_csr(problem_of("stencil27:n=20", plan::Operation::Spmm, 32));
+  EXPECT_FALSE(wide.eligible);
+  EXPECT_NE(wide.why_not.find("L = 32 x 8"), std::string::npos) << wide.why_not;
 }
 
 // Auto mode's decision on synthetic model rankings (scores as rank() leaves them).

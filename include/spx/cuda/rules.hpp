@@ -216,6 +216,11 @@ struct PlannerRuleTable {
   // on the H200 validation suite it was the fastest candidate on every regular matrix and lost
   // 0.6-0.8x to cuSPARSE's column-major COO ALG3 / CSR ALG1 on power-law, R-MAT and long rows.
   double spmm_col_csr_max_padding = 8.0;
+  // spx's column-major SpMM kernels only while a dense row (L x value bytes) is at most this many
+  // bytes: at L = 8 (32/64 bytes) spmm_csr_col was the fastest candidate on every regular matrix of
+  // the H200 validation suite; at L = 32 (128/256 bytes) cuSPARSE's column-major COO ALG3 / CSR ALG1
+  // beat it on 15 of 22 products (f64 by 1.3-3x).
+  int spmm_col_spx_max_row_bytes = 64;
   double rcm_min_avg_row = 12.0;
   double rcm_max_padding = 2.0;
   // Rule mode, SpMV: the order of preference per class of matrix, by ELL padding (rows × longest
