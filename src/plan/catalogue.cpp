@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 
+#include "plan/format_table.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 
@@ -127,6 +128,9 @@ std::vector<KernelRow> checked_catalogue() {
     for (std::size_t j = 0; j < i; ++j)
       if (std::string_view(t[i].name) == t[j].name)
         throw Error(fmt::format("kernel catalogue: '{}' appears twice", t[i].name));
+    if (find_format(t[i].format) == nullptr)
+      throw Error(fmt::format("kernel catalogue: '{}' has no format row '{}' (plan/format_table.cpp)",
+                              t[i].name, t[i].format));
     const ModelKeyRow* key = find_model_key(t[i].model_key);
     if (key == nullptr || key->op != t[i].op)
       throw Error(fmt::format("kernel catalogue: '{}' has no model key '{}'", t[i].name, t[i].model_key));

@@ -9,10 +9,7 @@
 #include <vector>
 
 #include "plan/catalogue.hpp"
-#include "plan/format_bsr.hpp"
-#include "plan/format_csrc16.hpp"
-#include "plan/format_rcm.hpp"
-#include "plan/format_sellc16.hpp"
+#include "plan/format_table.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/plan.hpp"
@@ -63,43 +60,22 @@ model::KernelKey model_key(const KernelRow& row, const Problem& p) {
 
 double padding(const MatrixStats& s) { return s.ell_padding_ratio; }
 
+// The candidate's format row (plan/format_table.hpp); the catalogue checks every row's format.
+const FormatRow& format_of(const std::string& format) {
+  const FormatRow* f = find_format(format);
+  if (f == nullptr) throw Error(fmt::format("unknown format '{}' ({})", format, format_names()));
+  return *f;
+}
+
 // Extra device bytes of the candidate's format beyond the CSR (estimates).
-std::size_t format_bytes(const std::string& format, const Problem& p) {
-  const MatrixStats& s = p.stats;
-  const double v = p.value_bytes, slot = v + 4;
-  const double rows32 = std::ceil(static_cast<double>(s.rows) / 32.0) * 32.0;
-  double b = 0;
-  if (format == "ell") b = rows32 * static_cast<double>(s.max_row) * slot;
-  if (format == "ellr") b = rows32 * static_cast<double>(s.max_row) * slot + 4.0 * rows32;
-  if (format == "coo") b = static_cast<double>(s.nnz) * (v + 8);
-  if (format == "hyb") {
-    const double width = p.features ? static_cast<double>(p.features->hyb_width) : s.avg_row;
-    const double ell_nnz = p.features ? static_cast<double>(p.features->hyb_ell_nnz) : 0.0;
-    b = rows32 * width * slot + (static_cast<double>(s.nnz) - ell_nnz) * (v + 8);
-  }
-  if (format == "sell") {
-    const double slots =
-        p.features ? static_cast<double>(p.features->sell_slots) : rows32 * static_cast<double>(s.max_row);
-    b = slots * slot + 4.0 * rows32 / 32.0;
-  }
-  if (format == kCsrC16Format) b = csrc16_device_bytes(p);
-  if (format == "rcm") b = rcm_extra_bytes(p);
-  if (format == kBsrFormat) b = bsr_device_bytes(p);
-  if (format == kSellC16Format) b = sellc16_device_bytes(p);
+std::size_t format_bytes(const FormatRow& f, const Problem& p) {
+  const double b = f.extra_bytes(p);
   return b >= 1.8e19 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(b);
 }
 
-double setup_estimate_us(const Candidate& c, const Problem& p, const model::DeviceBasics& device,
-                         const cuda::PlannerRuleTable& t) {
-  const double bytes = static_cast<double>(format_bytes(c.format, p));
-  double us = t.setup_fixed_us;
-  if (c.format == "ell" || c.format == "ellr" || c.format == "hyb")
-    us += bytes / (device.copy_gbs * t.device_convert_fraction_of_copy * 1e3);
-  if (c.format == "coo" || c.format == "sell") us += bytes / (t.host_convert_gbs * 1e3);
-  if (c.format == kCsrC16Format) us += csrc16_setup_us(bytes, t);
-  if (c.format == "rcm") us = rcm_setup_us(p, t.setup_fixed_us);
-  if (c.format == kBsrFormat) us += bsr_setup_us(bytes, t);
-  if (c.format == kSellC16Format) us += sellc16_setup_us(bytes, t);
+double setup_estimate_us(const Candidate& c, const FormatRow& f, const Problem& p,
+                         const model::DeviceBasics& device, const cuda::PlannerRuleTable& t) {
+  double us = t.setup_fixed_us + f.setup_us(p, static_cast<double>(c.extra_bytes), device, t);
   if (c.owner == "cuSPARSE") us += static_cast<double>(p.stats.nnz) * t.vendor_preprocess_ns_per_nnz * 1e-3;
   return us;
 }
@@ -130,10 +106,7 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
   if (o.measure_top < 1) throw Error(fmt::format("measure_top must be >= 1, got {}", o.measure_top));
   if (o.tune_calls < 1) throw Error(fmt::format("tune_calls must be >= 1, got {}", o.tune_calls));
   for (const std::string& f : o.formats)
-    if (f != "csr" && f != "ell" && f != "ellr" && f != "coo" && f != "hyb" && f != "sell" &&
-        f != kCsrC16Format && f != kSellC16Format && f != "rcm" && f != kBsrFormat)
-      throw Error(fmt::format(
-          "unknown format '{}' (csr, ell, ellr, coo, hyb, sell, csrc16, sellc16, rcm or bsr)", f));
+    if (find_format(f) == nullptr) throw Error(fmt::format("unknown format '{}' ({})", f, format_names()));
   const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
   const cuda::DeviceProps props = model::device_props(device);
   const int64_t long_rows =
@@ -147,33 +120,20 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
     c.owner = row->owner;
     c.format = row->format;
     c.deterministic = deterministic(*row, p.stats, long_rows);
-    c.extra_bytes = format_bytes(c.format, p);
-    c.setup_us = setup_estimate_us(c, p, device, t);
+    const FormatRow& format = format_of(c.format);
+    c.extra_bytes = format_bytes(format, p);
+    c.setup_us = setup_estimate_us(c, format, p, device, t);
     const auto refuse = [&](std::string why) {
       if (c.eligible) c.why_not = std::move(why);
       c.eligible = false;
-    };
-    const auto refuse_unless_empty = [&](std::string why) {
-      if (!why.empty()) refuse(std::move(why));
     };
     if (!allowed(c.kernel, o.kernels)) refuse("not among the allowed kernels");
     if (!o.formats.empty() && std::find(o.formats.begin(), o.formats.end(), c.format) == o.formats.end())
       refuse(fmt::format("format {} not among the allowed formats", c.format));
     if (!o.vendor && c.owner == "cuSPARSE") refuse("vendor candidates are off");
     if (o.deterministic_only && !c.deterministic) refuse("not deterministic");
+    if (auto why = format.refusal(p, t)) refuse(*why);
     const double pad = padding(p.stats);
-    if (c.format == "ell" && pad > t.ell_max_padding)
-      refuse(fmt::format("ELL padding {:.1f} slots per nonzero > {:.0f}", pad, t.ell_max_padding));
-    const double ellr_limit = p.op == Operation::Spmm ? t.spmm_ellr_max_padding : t.ellr_max_padding;
-    if (c.format == "ellr" && pad > ellr_limit)
-      refuse(fmt::format("ELLR padding {:.1f} slots per nonzero > {:.0f}", pad, ellr_limit));
-    if (c.format == "sell" && p.features && p.stats.nnz > 0) {
-      const double slots = static_cast<double>(p.features->sell_slots) / static_cast<double>(p.stats.nnz);
-      if (slots > t.sell_max_slots_per_nnz)
-        refuse(fmt::format("SELL-32 would store {:.1f} slots per nonzero > {:.0f}", slots,
-                           t.sell_max_slots_per_nnz));
-    }
-    if (c.format == "sell" && !p.features) refuse("SELL needs the matrix features (sell slots)");
     if (p.op == Operation::Spmm && p.layout == DenseLayout::ColMajor && c.owner == "spx" &&
         p.cols_dense * p.value_bytes > t.spmm_col_spx_max_row_bytes)
       refuse(
@@ -184,13 +144,6 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
       refuse(fmt::format(
           "column-major CSR SpMM on rows this uneven (ELL padding {:.1f} > {:.0f}) loses to cuSPARSE's", pad,
           t.spmm_col_csr_max_padding));
-    if (c.format == kCsrC16Format)
-      if (auto why = csrc16_refusal(p, t)) refuse(*why);
-    if (c.format == "rcm") refuse_unless_empty(rcm_refusal(p));
-    if (c.format == kBsrFormat)
-      if (auto why = bsr_refusal(p, t)) refuse(*why);
-    if (c.format == kSellC16Format)
-      if (auto why = sellc16_refusal(p, t)) refuse(*why);
     // CSR ALG3 on row-major operands needs rows that start on 16-byte boundaries (it faults
     // otherwise, docs/cuda-runtime.md): with a tight leading dimension, L values must fill them.
     if (row->needs_16_byte_rows && (p.cols_dense * p.value_bytes) % 16 != 0)
@@ -218,7 +171,8 @@ void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, con
     c.model_error = std::numeric_limits<double>::quiet_NaN();
     if (o.mode != Mode::Rule && profile != nullptr && p.features) {
       const model::KernelKey key = model_key(kernel_row(c.kernel), p);
-      const double format_bytes = c.format == kBsrFormat ? bsr_model_matrix_bytes(p) : 0.0;
+      const FormatRow& format = format_of(c.format);
+      const double format_bytes = format.model_matrix_bytes != nullptr ? format.model_matrix_bytes(p) : 0.0;
       if (auto us = model::predict_us(*profile, key, *p.features, format_bytes)) {
         // A key without a fit of its own runs on a sibling's coefficients: its error is unknown
         // (NaN: auto takes PlannerRuleTable::auto_unknown_error and times it against the others).

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/registry.hpp"
+#include "plan/format_table.hpp"
 #include "plan/tuner.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
@@ -59,6 +60,30 @@ TEST(Catalogue, RowsAreUniqueAndComplete) {
 }
 
 // The planner lists exactly the catalogue's rows of the product, in its order.
+// Every row's format has a row of the format table (plan/format_table.cpp), and the table is what
+// the planner accepts in Options::formats: an unknown one is refused naming the known ones.
+TEST(Catalogue, EveryFormatHasARowAndOnlyThoseAreAccepted) {
+  for (const plan::KernelRow& r : plan::catalogue())
+    EXPECT_NE(plan::find_format(r.format), nullptr) << r.name;
+  for (const plan::FormatRow& f : plan::format_rows()) {
+    EXPECT_NE(f.extra_bytes, nullptr) << f.name;
+    EXPECT_NE(f.setup_us, nullptr) << f.name;
+    EXPECT_NE(f.refusal, nullptr) << f.name;
+  }
+  plan::Problem p;
+  p.stats = stats(gen::generate<double, int32_t>("stencil2d:n=16"));
+  plan::Options o;
+  o.formats = {"bsr", "nope"};
+  try {
+    (void)plan::candidates(p, o, {}, std::size_t{1} << 40);
+    ADD_FAILURE() << "an unknown format was accepted";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'nope'"), std::string::npos) << what;
+    EXPECT_NE(what.find(plan::format_names()), std::string::npos) << what;
+  }
+}
+
 TEST(Catalogue, PlannerCandidatesAreTheRows) {
   const auto A = gen::generate<double, int32_t>("stencil27:n=12");
   for (auto [op, layout] :
