@@ -224,8 +224,8 @@ std::vector<MatrixSource> suite_sources(std::string_view name) {
     }
     return matrices_in_folder(folder);
   }
-  throw Error(
-      fmt::format("unknown suite '{}' (use small, standard, shared, calibration, validation, planner or formats)", name));
+  throw Error(fmt::format(
+      "unknown suite '{}' (use small, standard, shared, calibration, validation, planner or formats)", name));
 }
 
 }  // namespace spx::bench

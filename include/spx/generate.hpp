@@ -103,10 +103,10 @@ Csr<T, I> random_uniform(I rows, I cols, I row_len, uint64_t seed = 1);
 // Text specs, as the CLI and `spx bench` take them: "KIND" or "KIND:key=value,key=value", e.g.
 // "stencil27:n=128", "rmat:scale=20,ef=16,seed=3", "longrows:rows=100000,long=4,len=1000000".
 // Every kind takes seed= (default 1) and shuffle=SEED (square results renumbered by a random
-// symmetric permutation P A P^T drawn from SEED, spx/reorder.hpp: no locality left); integers may be written 2000000 or 2e6; kinds with rows
-// accept n= for rows = cols = n. generators() lists the kinds and keys with their defaults.
-// Unknown kinds, unknown or repeated keys and malformed values are an spx::Error listing what is
-// accepted; a generator's own parameter errors come back prefixed with the spec.
+// symmetric permutation P A P^T drawn from SEED, spx/reorder.hpp: no locality left); integers may be written
+// 2000000 or 2e6; kinds with rows accept n= for rows = cols = n. generators() lists the kinds and keys with
+// their defaults. Unknown kinds, unknown or repeated keys and malformed values are an spx::Error listing what
+// is accepted; a generator's own parameter errors come back prefixed with the spec.
 template <class T, class I = int32_t>
 Csr<T, I> generate(const std::string& spec);
 

@@ -54,8 +54,10 @@ constexpr std::array kModelKeys = {
 };
 
 KernelRow spx_row(const char* name, Operation op, DenseLayout layout, const char* format, Determinism d,
-                  const char* key, Ladder ladder = Ladder::None, SpmmCsrMode mode = SpmmCsrMode::Rule) {
+                  const char* key, SpxExecutor executor, Ladder ladder = Ladder::None,
+                  SpmmCsrMode mode = SpmmCsrMode::Rule) {
   KernelRow r{name, op, layout, format, "spx", d, key};
+  r.executor = executor;
   r.ladder = ladder;
   r.csr_mode = mode;
   return r;
@@ -77,19 +79,20 @@ KernelRow vendor_row(const char* name, Operation op, DenseLayout layout, const c
 std::vector<KernelRow> make_catalogue() {
   using V = VendorAlg;
   std::vector<KernelRow> t = {
-      spx_row("csr_param", kSpmv, kRow, "csr", kLongRows, "csr_param", Ladder::CsrParam),
-      spx_row("csr_vector", kSpmv, kRow, "csr", kAlways, "csr_vector"),
-      spx_row("spmv_segsum", kSpmv, kRow, "csr", kNever, "spmv_segsum", Ladder::Segsum),
-      spx_row("ell", kSpmv, kRow, "ell", kAlways, "ell"),
-      spx_row("ellr_t", kSpmv, kRow, "ellr", kAlways, "ellr_t", Ladder::EllrT),
-      spx_row("coo", kSpmv, kRow, "coo", kAlways, "coo"),
-      spx_row("hyb", kSpmv, kRow, "hyb", kAlways, "hyb"),
+      spx_row("csr_param", kSpmv, kRow, "csr", kLongRows, "csr_param", SpxExecutor::CsrParam,
+              Ladder::CsrParam),
+      spx_row("csr_vector", kSpmv, kRow, "csr", kAlways, "csr_vector", SpxExecutor::CsrVector),
+      spx_row("spmv_segsum", kSpmv, kRow, "csr", kNever, "spmv_segsum", SpxExecutor::Segsum, Ladder::Segsum),
+      spx_row("ell", kSpmv, kRow, "ell", kAlways, "ell", SpxExecutor::Ell),
+      spx_row("ellr_t", kSpmv, kRow, "ellr", kAlways, "ellr_t", SpxExecutor::EllrT, Ladder::EllrT),
+      spx_row("coo", kSpmv, kRow, "coo", kAlways, "coo", SpxExecutor::Coo),
+      spx_row("hyb", kSpmv, kRow, "hyb", kAlways, "hyb", SpxExecutor::Hyb),
       // Escape rows' chunks are added in chunk order by the last to arrive: deterministic.
-      spx_row("csr_c16", kSpmv, kRow, "csrc16", kAlways, "csr_c16", Ladder::CsrParam),
+      spx_row("csr_c16", kSpmv, kRow, "csrc16", kAlways, "csr_c16", SpxExecutor::CsrC16, Ladder::CsrParam),
       // csr_param on the RCM-renumbered matrix, between a gather of x and a scatter of y.
-      spx_row("rcm_csr", kSpmv, kRow, "rcm", kLongRows, "rcm_csr", Ladder::CsrParam),
-      spx_row("bsr", kSpmv, kRow, "bsr", kAlways, "bsr"),
-      spx_row("sell_c16", kSpmv, kRow, "sellc16", kAlways, "sell_c16"),
+      spx_row("rcm_csr", kSpmv, kRow, "rcm", kLongRows, "rcm_csr", SpxExecutor::RcmCsr, Ladder::CsrParam),
+      spx_row("bsr", kSpmv, kRow, "bsr", kAlways, "bsr", SpxExecutor::Bsr),
+      spx_row("sell_c16", kSpmv, kRow, "sellc16", kAlways, "sell_c16", SpxExecutor::SellC16),
       vendor_row("cusparse_csr_alg1", kSpmv, kRow, "csr", kNever, V::CsrAlg1),
       vendor_row("cusparse_csr_alg2", kSpmv, kRow, "csr", kAlways, V::CsrAlg2),
       vendor_row("cusparse_coo_alg1", kSpmv, kRow, "coo", kNever, V::CooAlg1),
@@ -97,12 +100,14 @@ std::vector<KernelRow> make_catalogue() {
       vendor_row("cusparse_sell_alg1", kSpmv, kRow, "sell", kAlways, V::SellAlg1),
       vendor_row("cusparse_bsr", kSpmv, kRow, "bsr", kAlways, V::BsrAlg1),
       // SpMM, row-major B and C.
-      spx_row("spmm_csr_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_row", Ladder::SpmmCsr),
-      spx_row("spmm_csr_split_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_split_row", Ladder::SpmmCsr,
-              SpmmCsrMode::Split),
-      spx_row("spmm_csr_tiled_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_tiled_row", Ladder::SpmmCsr,
-              SpmmCsrMode::Tiled),
-      spx_row("spmm_ellr_t_row", kSpmm, kRow, "ellr", kAlways, "spmm_ellr_t_row", Ladder::SpmmEllrT),
+      spx_row("spmm_csr_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_row", SpxExecutor::SpmmCsr,
+              Ladder::SpmmCsr),
+      spx_row("spmm_csr_split_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_split_row", SpxExecutor::SpmmCsr,
+              Ladder::SpmmCsr, SpmmCsrMode::Split),
+      spx_row("spmm_csr_tiled_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_tiled_row", SpxExecutor::SpmmCsr,
+              Ladder::SpmmCsr, SpmmCsrMode::Tiled),
+      spx_row("spmm_ellr_t_row", kSpmm, kRow, "ellr", kAlways, "spmm_ellr_t_row", SpxExecutor::SpmmEllrT,
+              Ladder::SpmmEllrT),
       vendor_row("cusparse_spmm_csr_alg1_row", kSpmm, kRow, "csr", kAlways, V::CsrAlg1),
       vendor_row("cusparse_spmm_csr_alg2_row", kSpmm, kRow, "csr", kAlways, V::CsrAlg2, true),
       vendor_row("cusparse_spmm_csr_alg3_row", kSpmm, kRow, "csr", kAlways, V::CsrAlg3, true),
@@ -110,8 +115,10 @@ std::vector<KernelRow> make_catalogue() {
       vendor_row("cusparse_spmm_coo_alg4_row", kSpmm, kRow, "coo", kAlways, V::CooAlg4, true),
       // SpMM, column-major B and C (cuSPARSE COO ALG2 is left out: 6-8x slower than ALG1/ALG3 on
       // the H100, bench/cuda_spmm.cpp).
-      spx_row("spmm_csr_col", kSpmm, kCol, "csr", kLongRows, "spmm_csr_row", Ladder::SpmmCsr),
-      spx_row("spmm_ellr_t_col", kSpmm, kCol, "ellr", kAlways, "spmm_ellr_t_row", Ladder::SpmmEllrT),
+      spx_row("spmm_csr_col", kSpmm, kCol, "csr", kLongRows, "spmm_csr_row", SpxExecutor::SpmmCsr,
+              Ladder::SpmmCsr),
+      spx_row("spmm_ellr_t_col", kSpmm, kCol, "ellr", kAlways, "spmm_ellr_t_row", SpxExecutor::SpmmEllrT,
+              Ladder::SpmmEllrT),
       vendor_row("cusparse_spmm_csr_alg1_col", kSpmm, kCol, "csr", kAlways, V::CsrAlg1),
       vendor_row("cusparse_spmm_csr_alg2_col", kSpmm, kCol, "csr", kAlways, V::CsrAlg2),
       vendor_row("cusparse_spmm_csr_alg3_col", kSpmm, kCol, "csr", kAlways, V::CsrAlg3),

@@ -70,6 +70,25 @@ struct ModelKeyRow {
   const char* borrows = nullptr;
 };
 
+// The spx executor that builds a row (src/cuda/plan/executor.cpp switches on it, so a row's kernel
+// name is written only in its catalogue row); None for cuSPARSE rows, built from their VendorAlg.
+enum class SpxExecutor {
+  None,
+  CsrParam,
+  CsrVector,
+  CsrC16,
+  Segsum,
+  Ell,
+  SellC16,
+  EllrT,
+  Coo,
+  Hyb,
+  RcmCsr,
+  Bsr,
+  SpmmCsr,
+  SpmmEllrT
+};
+
 // The cuSPARSE algorithm a vendor row runs (the executor maps it to the API's enum).
 enum class VendorAlg {
   None,
@@ -91,7 +110,8 @@ struct KernelRow {
   const char* format;  // csr, ell, ellr, coo, hyb, sell, csrc16, sellc16, rcm, bsr
   const char* owner;   // "spx" or "cuSPARSE"
   Determinism determinism;
-  const char* model_key;  // a ModelKeyRow's key
+  const char* model_key;                     // a ModelKeyRow's key
+  SpxExecutor executor = SpxExecutor::None;  // spx rows
   Ladder ladder = Ladder::None;
   VendorAlg vendor = VendorAlg::None;
   SpmmCsrMode csr_mode = SpmmCsrMode::Rule;  // the CSR SpMM rows

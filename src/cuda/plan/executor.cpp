@@ -521,62 +521,64 @@ template <class T>
 using Make = std::unique_ptr<Executor<T>> (*)(Context&, const MatrixParts<T>&, const plan::Problem&,
                                               const plan::KernelRow&, const plan::Knobs&);
 
-// spx's kernels by catalogue row (plan/catalogue.cpp); cuSPARSE's rows are built from their
-// algorithm and format below. executor_factory_gaps() checks the two against the catalogue.
+// spx's kernels by their catalogue row's executor (plan/catalogue.cpp): no kernel name here, and a
+// new SpxExecutor without a case is a compiler warning (-Wswitch) and a gap in
+// executor_factory_gaps(). cuSPARSE's rows are built from their algorithm and format below.
 template <class T>
-struct Factory {
-  const char* kernel;
-  Make<T> make;
-};
-
-template <class T>
-const std::vector<Factory<T>>& spx_factories() {
+Make<T> spx_factory(plan::SpxExecutor e) {
   using P = const plan::Problem&;
   using R = const plan::KernelRow&;
   using K = const plan::Knobs&;
   using E = std::unique_ptr<Executor<T>>;
-  static const std::vector<Factory<T>> table = {
-      {"csr_param",
-       [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
-         return std::make_unique<CsrParam<T>>(c, m, k);
-       }},
-      {"csr_vector",
-       [](Context&, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<CsrVector<T>>(m); }},
-      {"csr_c16",
-       [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
-         return std::make_unique<CsrC16Spmv<T>>(c, m, k);
-       }},
-      {"spmv_segsum",
-       [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
-         return std::make_unique<Segsum<T>>(c, m, k);
-       }},
-      {"ell",
-       [](Context& c, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<Ell<T>>(c, m); }},
-      {"sell_c16",
-       [](Context& c, const MatrixParts<T>& m, P, R, K) -> E {
-         return std::make_unique<SellC16Spmv<T>>(c, m);
-       }},
-      {"ellr_t",
-       [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
-         return std::make_unique<EllrT<T>>(c, m, k);
-       }},
-      {"coo",
-       [](Context& c, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<CooSpmv<T>>(c, m); }},
-      {"hyb",
-       [](Context& c, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<HybSpmv<T>>(c, m); }},
-      {"rcm_csr", make_rcm_executor<T>},
-      {"bsr",
-       [](Context& c, const MatrixParts<T>& m, P p, R, K k) -> E {
-         return std::make_unique<BsrSpmv<T>>(c, m, p, k);
-       }},
-      {"spmm_csr_row", make_spmm_csr<T>},
-      {"spmm_csr_split_row", make_spmm_csr<T>},
-      {"spmm_csr_tiled_row", make_spmm_csr<T>},
-      {"spmm_csr_col", make_spmm_csr<T>},
-      {"spmm_ellr_t_row", make_spmm_ellr_t<T>},
-      {"spmm_ellr_t_col", make_spmm_ellr_t<T>},
-  };
-  return table;
+  using X = plan::SpxExecutor;
+  switch (e) {
+    case X::None:
+      return nullptr;
+    case X::CsrParam:
+      return [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
+        return std::make_unique<CsrParam<T>>(c, m, k);
+      };
+    case X::CsrVector:
+      return
+          [](Context&, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<CsrVector<T>>(m); };
+    case X::CsrC16:
+      return [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
+        return std::make_unique<CsrC16Spmv<T>>(c, m, k);
+      };
+    case X::Segsum:
+      return [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
+        return std::make_unique<Segsum<T>>(c, m, k);
+      };
+    case X::Ell:
+      return [](Context& c, const MatrixParts<T>& m, P, R, K) -> E { return std::make_unique<Ell<T>>(c, m); };
+    case X::SellC16:
+      return [](Context& c, const MatrixParts<T>& m, P, R, K) -> E {
+        return std::make_unique<SellC16Spmv<T>>(c, m);
+      };
+    case X::EllrT:
+      return [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {
+        return std::make_unique<EllrT<T>>(c, m, k);
+      };
+    case X::Coo:
+      return [](Context& c, const MatrixParts<T>& m, P, R, K) -> E {
+        return std::make_unique<CooSpmv<T>>(c, m);
+      };
+    case X::Hyb:
+      return [](Context& c, const MatrixParts<T>& m, P, R, K) -> E {
+        return std::make_unique<HybSpmv<T>>(c, m);
+      };
+    case X::RcmCsr:
+      return make_rcm_executor<T>;
+    case X::Bsr:
+      return [](Context& c, const MatrixParts<T>& m, P p, R, K k) -> E {
+        return std::make_unique<BsrSpmv<T>>(c, m, p, k);
+      };
+    case X::SpmmCsr:
+      return make_spmm_csr<T>;
+    case X::SpmmEllrT:
+      return make_spmm_ellr_t<T>;
+  }
+  return nullptr;
 }
 
 std::optional<CusparseSpmvAlg> spmv_alg(plan::VendorAlg a) {
@@ -662,13 +664,6 @@ std::unique_ptr<Executor<T>> build_vendor(Context& ctx, const MatrixParts<T>& m,
                                               layout, true);
 }
 
-template <class T>
-Make<T> find_factory(std::string_view kernel) {
-  for (const Factory<T>& f : spx_factories<T>())
-    if (kernel == f.kernel) return f.make;
-  return nullptr;
-}
-
 }  // namespace
 
 std::vector<std::string> executor_factory_gaps() {
@@ -677,13 +672,10 @@ std::vector<std::string> executor_factory_gaps() {
     if (std::string_view(row.owner) == "cuSPARSE") {
       if (std::string why = vendor_gap(row); !why.empty())
         gaps.push_back(fmt::format("{}: {}", row.name, why));
-    } else if (find_factory<float>(row.name) == nullptr || find_factory<double>(row.name) == nullptr) {
+    } else if (spx_factory<float>(row.executor) == nullptr || spx_factory<double>(row.executor) == nullptr) {
       gaps.push_back(fmt::format("{}: no executor factory (src/cuda/plan/executor.cpp)", row.name));
     }
   }
-  for (const Factory<float>& f : spx_factories<float>())
-    if (plan::find_kernel(f.kernel) == nullptr)
-      gaps.push_back(fmt::format("{}: a factory for a kernel the catalogue does not list", f.kernel));
   return gaps;
 }
 
@@ -700,7 +692,7 @@ std::unique_ptr<Executor<T>> build_executor(Context& ctx, const MatrixParts<T>& 
     if (std::string why = vendor_gap(*row); !why.empty()) throw Error(fmt::format("{}: {}", k, why));
     return build_vendor(ctx, m, p, *row);
   }
-  const Make<T> make = find_factory<T>(k);
+  const Make<T> make = spx_factory<T>(row->executor);
   if (make == nullptr) throw Error(fmt::format("{}: no executor factory (src/cuda/plan/executor.cpp)", k));
   return make(ctx, m, p, *row, knobs);
 }

@@ -11,7 +11,8 @@ constexpr int kPermuteBlock = 256;
 
 template <class T>
 __global__ void __launch_bounds__(kPermuteBlock)
-    gather_kernel(int64_t n, const int32_t* __restrict__ perm, const T* __restrict__ in, T* __restrict__ out) {
+    gather_kernel(int64_t n, const int32_t* __restrict__ perm, const T* __restrict__ in,
+                  T* __restrict__ out) {
   const int64_t i = blockIdx.x * int64_t{kPermuteBlock} + threadIdx.x;
   if (i < n) out[i] = __ldg(&in[perm[i]]);
 }

@@ -10,14 +10,24 @@
 #include "cuda/common/scale.hpp"
 #include "cuda/spmv/spmv_checks.hpp"
 #include "cuda/vendor/cusparse_types.hpp"
+#include "plan/catalogue.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/spmv_bsr.hpp"
 
 namespace spx::cuda {
 
 namespace {
-constexpr const char* kName = "cusparse_bsr";
+// The catalogue row's name (plan/catalogue.cpp: the only place it is written).
+// Looked up on first use, not at static initialisation (the catalogue is another file's static).
+const char* bsr_kernel_name() {
+  static const char* const name = [] {
+    for (const plan::KernelRow& r : plan::catalogue())
+      if (r.vendor == plan::VendorAlg::BsrAlg1) return r.name;
+    return "cusparse_bsr_alg1";
+  }();
+  return name;
 }
+}  // namespace
 
 template <class T>
 struct CusparseBsrSpmv<T>::Impl {
@@ -75,7 +85,7 @@ template <class T>
 CusparseBsrSpmv<T>::CusparseBsrSpmv(Context& ctx, const DeviceBsr<T, int32_t>& A, std::span<const T> x,
                                     std::span<T> y, T alpha, T beta)
     : impl_(std::make_unique<Impl>()) {
-  check_spmv_operands(kName, A.rows, A.cols, x, y);
+  check_spmv_operands(bsr_kernel_name(), A.rows, A.cols, x, y);
   Impl& m = *impl_;
   m.ctx = &ctx;
   m.rows = A.rows;
@@ -106,7 +116,7 @@ CusparseBsrSpmv<T>::CusparseBsrSpmv(Context& ctx, const DeviceBsr<T, int32_t>& A
   SPX_CUSPARSE_CHECK(cusparseSpMV_bufferSize(ctx.cusparse(), CUSPARSE_OPERATION_NON_TRANSPOSE, &m.alpha,
                                              m.mat, m.vec_x, &m.beta, m.vec_y, cuda_data_type<T>(),
                                              CUSPARSE_SPMV_BSR_ALG1, &bytes));
-  m.workspace = DeviceBuffer<std::byte>(bytes, kName);
+  m.workspace = DeviceBuffer<std::byte>(bytes, bsr_kernel_name());
   const cusparseStatus_t s = cusparseSpMV_preprocess(
       ctx.cusparse(), CUSPARSE_OPERATION_NON_TRANSPOSE, &m.alpha, m.mat, m.vec_x, &m.beta, m.vec_y,
       cuda_data_type<T>(), CUSPARSE_SPMV_BSR_ALG1, m.workspace.data());
@@ -128,7 +138,7 @@ void CusparseBsrSpmv<T>::run() {
 
 template <class T>
 void CusparseBsrSpmv<T>::set_vectors(std::span<const T> x, std::span<T> y) {
-  check_spmv_operands(kName, impl_->rows, impl_->cols, x, y);
+  check_spmv_operands(bsr_kernel_name(), impl_->rows, impl_->cols, x, y);
   impl_->x = x.data();
   impl_->y = y.data();
   if (!impl_->degenerate()) impl_->point_vectors();

@@ -9,24 +9,31 @@
 #include "cuda/common/scale.hpp"
 #include "cuda/spmv/spmv_checks.hpp"
 #include "cuda/vendor/cusparse_types.hpp"
+#include "plan/catalogue.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/vendor.hpp"
 
 namespace spx::cuda {
 
+// The catalogue row's name of the algorithm (plan/catalogue.cpp: the only place it is written).
 const char* kernel_name(CusparseSpmvAlg alg) {
-  switch (alg) {
-    case CusparseSpmvAlg::CsrAlg1:
-      return "cusparse_csr_alg1";
-    case CusparseSpmvAlg::CsrAlg2:
-      return "cusparse_csr_alg2";
-    case CusparseSpmvAlg::CooAlg1:
-      return "cusparse_coo_alg1";
-    case CusparseSpmvAlg::CooAlg2:
-      return "cusparse_coo_alg2";
-    case CusparseSpmvAlg::SellAlg1:
-      return "cusparse_sell_alg1";
-  }
+  const plan::VendorAlg v = [&] {
+    switch (alg) {
+      case CusparseSpmvAlg::CsrAlg1:
+        return plan::VendorAlg::CsrAlg1;
+      case CusparseSpmvAlg::CsrAlg2:
+        return plan::VendorAlg::CsrAlg2;
+      case CusparseSpmvAlg::CooAlg1:
+        return plan::VendorAlg::CooAlg1;
+      case CusparseSpmvAlg::CooAlg2:
+        return plan::VendorAlg::CooAlg2;
+      case CusparseSpmvAlg::SellAlg1:
+        return plan::VendorAlg::SellAlg1;
+    }
+    return plan::VendorAlg::None;
+  }();
+  for (const plan::KernelRow& r : plan::catalogue())
+    if (!r.spmm() && r.vendor == v && v != plan::VendorAlg::None) return r.name;
   return "cusparse_unknown";
 }
 
