@@ -116,7 +116,7 @@ struct Candidate {
 struct Report {
   Problem problem;  // features dropped after planning (they are large)
   Mode mode = Mode::Model;
-  std::string decided_by;   // "rule", "model", "measured", "racing", "raced", "tuned", "cache"
+  std::string decided_by;   // "rule", "model", "measured", "racing", "raced", "tuned", "cache", "light"
   std::string auto_reason;  // Mode::Auto: why it ranked by the model or timed the top candidates
   std::string device;
   std::string profile;  // the model profile's device name, or "" when none was used
@@ -166,6 +166,19 @@ struct AutoDecision {
 //  - timing at plan time on scratch operands: auto_timing_us (or 10 runs) per contender, plus the
 //    setup of those that are not the top.
 AutoDecision decide_auto(const std::vector<Candidate>& ranked, const Options& o);
+
+// Mode::Auto before any planning: whether planning can pay at all. Planning (the features on the
+// GPU, the ranking) costs about PlannerRuleTable::auto_plan_fixed_us + auto_plan_us_per_mnnz per
+// million nonzeros; it can save at most auto_light_gain_share of the products' time over the
+// expected calls, each product taking at least auto_launch_floor_us or CSR's bytes at the device's
+// copy bandwidth. Where the cost exceeds the saving (small matrices, few calls), an SpMV takes a
+// light plan: auto_light_kernel by its fixed rule, no features, no conversion, no timing. Only for
+// SpMV in Mode::Auto without kernel or format restrictions; nullopt otherwise or when planning pays.
+struct LightPlan {
+  std::string kernel;
+  std::string why;
+};
+std::optional<LightPlan> light_plan(const Problem& p, const Options& o, const model::DeviceBasics& device);
 
 // --- Tuning cache -------------------------------------------------------------------------------
 

@@ -211,6 +211,11 @@ void check_planner_table(const cuda::PlannerRuleTable& t) {
   check_kernel_names(t.spmv_long_rows, kSpmv, kRow, "planner rule order spmv_long_rows");
   check_kernel_names(t.spmm_row_major, kSpmm, kRow, "planner rule order spmm_row_major");
   check_kernel_names(t.spmm_col_major, kSpmm, kCol, "planner rule order spmm_col_major");
+  check_kernel_names({t.auto_light_kernel}, kSpmv, kRow, "planner auto_light_kernel");
+  if (std::string_view(kernel_row(t.auto_light_kernel).format) != "csr")
+    throw Error(
+        fmt::format("planner auto_light_kernel: '{}' converts the matrix; a light plan runs on the CSR",
+                    t.auto_light_kernel));
   for (const auto& r : t.vendor_spmm_over_best) {
     const KernelRow* row = find_kernel(r.kernel);
     if (row == nullptr || row->op != kSpmm || std::string_view(row->owner) != "cuSPARSE")

@@ -61,6 +61,8 @@ std::string Report::explain() const {
     s += "taken from the tuning cache\n";
   else if (decided_by == "racing")
     s += "the model's top candidates take turns on the first calls, each timed; the fastest is kept\n";
+  else if (decided_by == "light")
+    s += "the light kernel, with no planning (planning would cost more than it can save)\n";
   else if (decided_by == "raced")
     s += "the fastest of the model's top candidates, timed on the first calls\n";
   else

@@ -14,6 +14,7 @@
 
 #include "plan/catalogue.hpp"
 #include "plan/tuner.hpp"
+#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/features.hpp"
 #include "spx/generate.hpp"
@@ -332,6 +333,44 @@ TEST(AutoMode, OnCommittedProfile) {
   const auto d = plan::decide_auto(c, o);
   EXPECT_TRUE(d.race) << d.why;
   EXPECT_GE(d.time_top, 2);
+}
+
+// Auto's light plan: where planning costs more than it can save (a small matrix at the default 100
+// calls) an SpMV runs the light kernel at once; with many calls, a large matrix, another mode, an
+// SpMM or a restricted candidate list it plans as usual.
+TEST(AutoMode, LightPlanWherePlanningCannotPay) {
+  model::DeviceBasics h200;
+  h200.copy_gbs = 4250;
+  const plan::Problem small = problem_of("stencil27:n=20");  // 216k nonzeros: ~4 us a product
+  plan::Options o;
+  const auto light = plan::light_plan(small, o, h200);
+  ASSERT_TRUE(light.has_value());
+  EXPECT_EQ(light->kernel, cuda::default_rule_tables().planner.auto_light_kernel);
+  EXPECT_NE(light->why.find("100 calls"), std::string::npos) << light->why;
+  o.expected_calls = 1000000;  // a million calls repay any planning
+  EXPECT_FALSE(plan::light_plan(small, o, h200).has_value());
+  o = plan::Options{};
+  o.mode = plan::Mode::Model;
+  EXPECT_FALSE(plan::light_plan(small, o, h200).has_value());
+  o = plan::Options{};
+  o.kernels = {"ell"};
+  EXPECT_FALSE(plan::light_plan(small, o, h200).has_value());
+  o = plan::Options{};
+  o.formats = {"csr"};
+  EXPECT_FALSE(plan::light_plan(small, o, h200).has_value());
+  EXPECT_FALSE(
+      plan::light_plan(problem_of("stencil27:n=20", plan::Operation::Spmm, 8), plan::Options{}, h200));
+  // 100 calls of a 27M-nonzero product (~80 us each in f64) repay the features and the ranking.
+  plan::Problem large = small;
+  large.stats.nnz = 27'000'000;
+  large.stats.rows = large.stats.cols = 1'000'000;
+  EXPECT_FALSE(plan::light_plan(large, plan::Options{}, h200).has_value());
+  // The light kernel runs on the CSR as it is: the catalogue's check refuses one that converts.
+  cuda::PlannerRuleTable t = cuda::default_rule_tables().planner;
+  t.auto_light_kernel = "ell";
+  EXPECT_THROW(plan::check_planner_table(t), Error);
+  t.auto_light_kernel = "no_such_kernel";
+  EXPECT_THROW(plan::check_planner_table(t), Error);
 }
 
 // The tuner on a synthetic cost: separable in the knobs, one optimum.

@@ -22,6 +22,7 @@
 #include "spx/cpu.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/formats.hpp"
+#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/features.hpp"
 #include "spx/generate.hpp"
@@ -261,6 +262,39 @@ TYPED_TEST(FrontDoor, TunerConvergesAndStaysPut) {
   cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
   for (const SpmvCase<T>& c : spmv_cases(A, x, 7))
     if (c.beta == T{0}) c.expect_close(got, "tuned csr_param");
+}
+
+// Mode auto on a small matrix at the default 100 calls: planning cannot pay, so the light kernel
+// runs at once (no features, no conversion), right on the first call; with many calls it plans.
+TYPED_TEST(FrontDoor, AutoTakesTheLightPlanWherePlanningCannotPay) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const auto A = gen::generate<T, int32_t>("stencil27:n=20,seed=3");
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), 17);
+  std::vector<T> want(static_cast<std::size_t>(A.rows)), got(want.size()), poisoned(want.size());
+  ref::spmv(A, std::span<const T>(x), std::span<T>(want));
+  poison(std::span<T>(poisoned));
+  cuda::DeviceBuffer<T> dx(x.size(), "x"), dy(want.size(), "y");
+  cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
+  cuda::copy_to_device_sync(ctx, dy.data(), poisoned.data(), dy.bytes());
+  plan::Options o;
+  o.tuning_cache = "-";
+  {
+    cuda::SparseMatrix<T> M(ctx, A);
+    const plan::Report& r = M.plan_spmv(o);
+    EXPECT_EQ(r.decided_by, "light") << r.explain();
+    EXPECT_EQ(r.winner().kernel, cuda::default_rule_tables().planner.auto_light_kernel);
+    EXPECT_EQ(r.features_us, 0);
+    EXPECT_NE(r.explain().find("cost more than it can save"), std::string::npos) << r.explain();
+    cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
+    cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
+    for (std::size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], (std::is_same_v<T, float> ? 1e-4 : 1e-12) * (1 + std::abs(want[i]))) << i;
+  }
+  o.expected_calls = 10000000;
+  cuda::SparseMatrix<T> M(ctx, A);
+  EXPECT_NE(M.plan_spmv(o).decided_by, "light");
 }
 
 // Mode auto racing its top candidates on the first calls: every call of the race is right (the

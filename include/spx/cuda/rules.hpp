@@ -267,6 +267,19 @@ struct PlannerRuleTable {
   int auto_race_min_samples = 3;
   int auto_race_max_samples = 31;
   double auto_race_loss = 0.3;
+  // Mode::Auto's light plan (light_plan): planning itself — the features on the GPU, the ranking —
+  // costs about auto_plan_fixed_us + auto_plan_us_per_mnnz per million nonzeros (H200 validation
+  // suite: 70-170 us of features and ~100 us of ranking on small matrices, 1.3 ms of features at
+  // 79M nonzeros). It can save at most auto_light_gain_share of the products' time over the expected
+  // calls (the light kernel's measured gap to the fastest candidate); each product takes at least
+  // auto_launch_floor_us, or CSR's bytes at the copy bandwidth. Where planning would cost more than
+  // it can save, an SpMV runs auto_light_kernel by its fixed rule at once: no features, no
+  // conversion, no timing.
+  double auto_plan_fixed_us = 250.0;
+  double auto_plan_us_per_mnnz = 15.0;
+  double auto_light_gain_share = 0.10;
+  double auto_launch_floor_us = 4.0;
+  std::string auto_light_kernel = "csr_param";
 };
 
 // DGEMM version 3: the tile shape and the k splits (gemm_rule). Tan et al.'s blocking model per

@@ -102,6 +102,13 @@ template <class T>
 CsrSpmvPlan plan_csr_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA, const Csr<T, int32_t>& A,
                           std::optional<CsrSpmvParams> params = std::nullopt,
                           std::optional<int64_t> long_row_threshold = std::nullopt);
+// The same with A's row-length statistics already known (spx::stats of A, or
+// csr_row_length_stats): no pass over the rows at all unless a row is longer than the long-row
+// threshold (the planner's front door, whose statistics were taken at construction).
+template <class T>
+CsrSpmvPlan plan_csr_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA, const Csr<T, int32_t>& A,
+                          const MatrixStats& row_stats, std::optional<CsrSpmvParams> params = std::nullopt,
+                          std::optional<int64_t> long_row_threshold = std::nullopt);
 
 // y = alpha*A*x + beta*y with the plan made for dA: one kernel launch (main rows and long rows
 // together, beta applied in the kernel), no allocation, no host synchronisation. Instantiated for

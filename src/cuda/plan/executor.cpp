@@ -56,7 +56,7 @@ template <class T>
 class CsrParam final : public Executor<T> {
  public:
   CsrParam(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs) : m_(m) {
-    plan_ = plan_csr_spmv(ctx, *m.device, *m.host);
+    plan_ = plan_csr_spmv(ctx, *m.device, *m.host, *m.stats);
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("csr_param refuses {}", plan::to_string(knobs)));
   }
@@ -70,7 +70,7 @@ class CsrParam final : public Executor<T> {
     p.block_size = to_int(plan::knob(k, "block_size", p.block_size));
     if (!invalid_reason(p).empty()) return false;
     if (p == plan_.params) return true;
-    plan_ = plan_csr_spmv(ctx, *m_.device, *m_.host, p);
+    plan_ = plan_csr_spmv(ctx, *m_.device, *m_.host, *m_.stats, p);
     return true;
   }
   plan::Knobs knobs() const override {

@@ -184,6 +184,34 @@ struct SparseMatrix<T>::Impl {
                      .median_ms;
   }
 
+  // Mode::Auto where planning cannot pay (plan::light_plan): the light kernel built at once, no
+  // features, no ranking, no timing. False (nothing done) where planning pays, a plan in the tuning
+  // cache would be taken instead, or the light kernel is not eligible or does not build.
+  bool light_plan(PlanState<T>& st, const plan::Problem& p, const plan::Options& o,
+                  const model::Profile* profile) {
+    const auto light = plan::light_plan(p, o, basics_of(ctx->props(), profile));
+    if (!light) return false;
+    if (!st.cache_path.empty() && plan::TuningCache(st.cache_path).find(st.cache_key)) return false;
+    std::vector<plan::Candidate> cands =
+        plan::candidates(p, o, basics_of(ctx->props(), profile), std::numeric_limits<std::size_t>::max());
+    const auto it = std::find_if(cands.begin(), cands.end(),
+                                 [&](const plan::Candidate& c) { return c.kernel == light->kernel; });
+    if (it == cands.end() || !it->eligible) return false;
+    plan::Candidate c = *it;
+    auto e = build(p, c, {});
+    if (!e) return false;
+    plan::Report& r = st.report;
+    c.score = std::numeric_limits<double>::infinity();
+    r.candidates = {std::move(c)};
+    r.chosen = 0;
+    r.decided_by = "light";
+    r.auto_reason = light->why;
+    r.setup_us = r.candidates[0].setup_us;
+    r.problem = p;
+    st.exec = std::move(e);
+    return true;
+  }
+
   PlanState<T> make_plan(const plan::Problem& problem_in, const plan::Options& o) {
     const auto t0 = Clock::now();
     PlanState<T> st;
@@ -197,6 +225,10 @@ struct SparseMatrix<T>::Impl {
                     p.cols_dense,      p.layout};
 
     const model::Profile* profile = o.mode == plan::Mode::Rule ? nullptr : profile_for(ctx->props());
+    if (light_plan(st, p, o, profile)) {
+      r.planning_us = us_since(t0);
+      return st;
+    }
     if (o.mode != plan::Mode::Rule) {
       p.features = ensure_features();
       r.features_us = features_us;

@@ -18,13 +18,14 @@ namespace {
 
 template <class T>
 CsrSpmvPlan make_plan(Context& ctx, const DeviceCsr<T, int32_t>& dA, std::span<const int32_t> row_ptr,
-                      std::optional<CsrSpmvParams> params, std::optional<int64_t> long_row_threshold) {
+                      std::optional<CsrSpmvParams> params, std::optional<int64_t> long_row_threshold,
+                      const MatrixStats* known_stats = nullptr) {
   CsrSpmvPlan plan;
   plan.rows = dA.rows;
   plan.cols = dA.cols;
   plan.nnz = dA.nnz;
   plan.row_ptr = dA.row_ptr.data();
-  plan.stats = csr_row_length_stats(dA.rows, dA.cols, row_ptr);
+  plan.stats = known_stats != nullptr ? *known_stats : csr_row_length_stats(dA.rows, dA.cols, row_ptr);
   if (params) {
     validate(*params, "plan_csr_spmv");
     plan.params = *params;
@@ -37,8 +38,11 @@ CsrSpmvPlan make_plan(Context& ctx, const DeviceCsr<T, int32_t>& dA, std::span<c
                                 ? *long_row_threshold
                                 : csr_long_row_threshold(plan.stats.nnz, plan.params, ctx.props());
 
+  // No row past the threshold (the statistics' longest row says so): no O(rows) pass for the split.
   CsrLongRowSplit split =
-      split_long_rows(row_ptr.first(static_cast<std::size_t>(dA.rows) + 1), plan.long_row_threshold);
+      plan.stats.max_row <= plan.long_row_threshold
+          ? split_long_rows({}, plan.long_row_threshold)
+          : split_long_rows(row_ptr.first(static_cast<std::size_t>(dA.rows) + 1), plan.long_row_threshold);
   plan.long_row_nnz = split.nnz;
   plan.long_row_chunks = split.chunks();
   if (!split.rows.empty()) {
@@ -95,6 +99,20 @@ CsrSpmvPlan plan_csr_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA, const C
 }
 
 template <class T>
+CsrSpmvPlan plan_csr_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA, const Csr<T, int32_t>& A,
+                          const MatrixStats& row_stats, std::optional<CsrSpmvParams> params,
+                          std::optional<int64_t> long_row_threshold) {
+  if (row_stats.rows != A.rows || row_stats.cols != A.cols || row_stats.nnz != A.nnz())
+    throw Error(
+        fmt::format("plan_csr_spmv: the statistics ({} x {}, {} nonzeros) are not the matrix's "
+                    "({} x {}, {} nonzeros)",
+                    row_stats.rows, row_stats.cols, row_stats.nnz, A.rows, A.cols, A.nnz()));
+  if (A.rows != dA.rows || A.cols != dA.cols || A.nnz() != dA.nnz)
+    return plan_csr_spmv(ctx, dA, A, params, long_row_threshold);  // throws, naming both shapes
+  return make_plan(ctx, dA, std::span<const int32_t>(A.row_ptr), params, long_row_threshold, &row_stats);
+}
+
+template <class T>
 void spmv_csr(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, std::span<const T> x,
               std::span<T> y, T alpha, T beta) {
   check_spmv_operands("spmv_csr", dA.rows, dA.cols, x, y);
@@ -138,6 +156,9 @@ void spmv_csr_params(Context& ctx, const CsrSpmvParams& params, const DeviceCsr<
                                      std::optional<int64_t>);                                              \
   template CsrSpmvPlan plan_csr_spmv(Context&, const DeviceCsr<T, int32_t>&, const Csr<T, int32_t>&,       \
                                      std::optional<CsrSpmvParams>, std::optional<int64_t>);                \
+  template CsrSpmvPlan plan_csr_spmv(Context&, const DeviceCsr<T, int32_t>&, const Csr<T, int32_t>&,       \
+                                     const MatrixStats&, std::optional<CsrSpmvParams>,                     \
+                                     std::optional<int64_t>);                                              \
   template void spmv_csr(Context&, CsrSpmvPlan&, const DeviceCsr<T, int32_t>&, std::span<const T>,         \
                          std::span<T>, T, T);                                                              \
   template void spmv_csr_params(Context&, const CsrSpmvParams&, const DeviceCsr<T, int32_t>&,              \
