@@ -169,7 +169,8 @@ AutoDecision decide_auto(const std::vector<Candidate>& ranked, const Options& o)
 
 // Mode::Auto before any planning: whether planning can pay at all. Planning (the features on the
 // GPU, the ranking) costs about PlannerRuleTable::auto_plan_fixed_us + auto_plan_us_per_mnnz per
-// million nonzeros; it can save at most auto_light_gain_share of the products' time over the
+// million nonzeros; it can save at most auto_light_gain_share (auto_light_gain_share_uniform on
+// rows of uniform length, where ELL and SELL beat the light kernel) of the products' time over the
 // expected calls, each product taking at least auto_launch_floor_us or CSR's bytes at the device's
 // copy bandwidth. Where the cost exceeds the saving (small matrices, few calls), an SpMV takes a
 // light plan: auto_light_kernel by its fixed rule, no features, no conversion, no timing. Only for

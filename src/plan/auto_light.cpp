@@ -28,7 +28,9 @@ std::optional<LightPlan> light_plan(const Problem& p, const Options& o, const mo
   const double floor_us = std::max(t.auto_launch_floor_us, bytes / (std::max(device.copy_gbs, 1.0) * 1e3));
   const double calls = static_cast<double>(std::max<int64_t>(o.expected_calls, 1));
   const double run_us = calls * floor_us;
-  const double gain_us = t.auto_light_gain_share * run_us;
+  const bool uniform = p.stats.nnz > 0 && p.stats.ell_padding_ratio <= t.uniform_padding;
+  const double share = uniform ? t.auto_light_gain_share_uniform : t.auto_light_gain_share;
+  const double gain_us = share * run_us;
   const double plan_us = t.auto_plan_fixed_us + t.auto_plan_us_per_mnnz * nnz * 1e-6;
   if (plan_us <= gain_us) return std::nullopt;
   return LightPlan{
@@ -36,7 +38,7 @@ std::optional<LightPlan> light_plan(const Problem& p, const Options& o, const mo
       fmt::format("planning (~{:.0f} us: features, ranking) would cost more than it can save over {} "
                   "calls (at most {:.0f}% of ~{:.0f} us of products, ~{:.0f} us): {} by its fixed "
                   "rule, on the CSR as it is",
-                  plan_us, o.expected_calls, 100 * t.auto_light_gain_share, run_us, gain_us,
+                  plan_us, o.expected_calls, 100 * share, run_us, gain_us,
                   t.auto_light_kernel)};
 }
 

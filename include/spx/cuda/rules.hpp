@@ -275,9 +275,14 @@ struct PlannerRuleTable {
   // auto_launch_floor_us, or CSR's bytes at the copy bandwidth. Where planning would cost more than
   // it can save, an SpMV runs auto_light_kernel by its fixed rule at once: no features, no
   // conversion, no timing.
+  // On rows of uniform length (ELL padding up to uniform_padding) ELL and SELL beat the light
+  // kernel by up to 2x once the products leave the launch floor (f32 27-point stencils and FEM rows
+  // on the H200: csr_param at 0.47-0.65 of the fastest), so planning may save up to
+  // auto_light_gain_share_uniform there; elsewhere csr_param was within 10% of the fastest.
   double auto_plan_fixed_us = 250.0;
   double auto_plan_us_per_mnnz = 15.0;
   double auto_light_gain_share = 0.10;
+  double auto_light_gain_share_uniform = 0.5;
   double auto_launch_floor_us = 4.0;
   std::string auto_light_kernel = "csr_param";
 };
