@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <variant>
@@ -231,11 +235,22 @@ void write_json(const std::string& path, const nlohmann::ordered_json& json) {
     std::cout << text << std::flush;
     return;
   }
-  std::ofstream file(path, std::ios::binary);
-  if (!file) throw Error(fmt::format("{}: cannot open for writing", path));
+  // Written beside the target and renamed over it: a reader (or a run killed mid-write) never sees
+  // half a file.
+  const std::string tmp = fmt::format("{}.tmp-{}", path, static_cast<long>(::getpid()));
+  std::ofstream file(tmp, std::ios::binary);
+  if (!file) throw Error(fmt::format("{}: cannot open for writing", tmp));
   file << text;
   file.close();
-  if (!file) throw Error(fmt::format("{}: write failed", path));
+  if (!file) {
+    std::remove(tmp.c_str());
+    throw Error(fmt::format("{}: write failed", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(fmt::format("{}: cannot replace it ({})", path, std::strerror(err)));
+  }
 }
 
 }  // namespace spx::bench

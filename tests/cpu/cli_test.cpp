@@ -359,6 +359,10 @@ TEST_F(Cli, BenchTinyRun) {
   EXPECT_NE(r.out.find("omp_csr"), std::string::npos) << r.out;
   auto j = read_json(path("small.json"));
   expect_bench_schema(j);
+  // Written after each matrix (marked partial) and whole at the end: no "partial", no temporary left.
+  EXPECT_FALSE(j.contains("partial"));
+  for (const auto& e : std::filesystem::directory_iterator(path("")))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
   r =
       spx("bench stencil2d:n=20 --backend cpu --ops spmv,spmm:4,gemm:16 --precision f32,f64 --repeat 1 -q "
           "--json " +

@@ -150,6 +150,13 @@ void run_bench_command(const BenchCliOptions& cli) {
     first = false;
     bench::print_matrix_table(out, report, matrix);
     out.flush();
+    // The results so far, marked partial, after every matrix: a run killed by a time limit keeps
+    // what it measured (the file is replaced whole, never half written).
+    if (!cli.json.empty() && cli.json != "-") {
+      nlohmann::ordered_json j = bench::to_json(report);
+      j["partial"] = true;
+      bench::write_json(cli.json, j);
+    }
   };
   const bench::BenchReport report = bench::run_bench(o, registry, callbacks);
   progress.clear();
