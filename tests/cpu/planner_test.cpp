@@ -402,6 +402,38 @@ TEST(Tuner, ConvergesOnASeparableCost) {
   EXPECT_DOUBLE_EQ(t.best_us(), cost(t.best()));
 }
 
+// csr_param's openers: half the coop at block 128, twice the coop at block 256 (snapped to the coop
+// ladder), timed right after the start; the fastest of the three is where the ladders start.
+TEST(Tuner, OpenersComeFirstAndTheFastestIsKept) {
+  const plan::Knobs start = {{"repeat", 1}, {"coop", 8}, {"block_size", 256}};
+  const auto openers = plan::tuning_openers("csr_param");
+  ASSERT_EQ(openers.size(), 2u);
+  plan::Tuner t(start, plan::tuning_ladders("csr_param"), 8, 0.02, 0.4, openers);
+  EXPECT_EQ(t.next(), start);
+  t.report(100.0);
+  EXPECT_EQ(plan::knob(t.next(), "coop", 0), 4);
+  EXPECT_EQ(plan::knob(t.next(), "block_size", 0), 128);
+  t.report(80.0);  // kept
+  EXPECT_EQ(plan::knob(t.next(), "coop", 0), 16);
+  EXPECT_EQ(plan::knob(t.next(), "block_size", 0), 256);
+  t.report(90.0);  // slower than the kept opener: the ladders climb from coop 4, block 128
+  EXPECT_EQ(plan::knob(t.best(), "coop", 0), 4);
+  EXPECT_EQ(plan::knob(t.next(), "coop", 0), 4);
+  EXPECT_EQ(plan::knob(t.next(), "block_size", 0), 64);  // block size down first
+  int guard = 0;
+  while (!t.frozen() && ++guard < 100) t.report(85.0);
+  EXPECT_EQ(t.trials(), 8);
+  EXPECT_DOUBLE_EQ(t.best_us(), 80.0);
+  // An opener equal to the start (coop 1 halved snaps to 1, at block 128) is not timed twice; a
+  // kernel without openers has none.
+  const plan::Knobs small = {{"repeat", 1}, {"coop", 1}, {"block_size", 128}};
+  plan::Tuner u(small, plan::tuning_ladders("csr_param"), 8, 0.02, 0.4, openers);
+  u.report(10.0);
+  EXPECT_EQ(plan::knob(u.next(), "coop", 0), 2);  // the first opener is the start itself: skipped
+  EXPECT_EQ(plan::knob(u.next(), "block_size", 0), 256);
+  EXPECT_TRUE(plan::tuning_openers("ellr_t").empty());
+}
+
 TEST(Tuner, NoiseBelowTheGainIsNotAMove) {
   plan::Tuner t({{"threads_per_row", 4}, {"block_size", 256}}, plan::tuning_ladders("ellr_t"), 12, 0.02);
   t.report(100.0);                     // the start

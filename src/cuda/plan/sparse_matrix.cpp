@@ -385,7 +385,8 @@ struct SparseMatrix<T>::Impl {
     if (o.mode == plan::Mode::Tune) {
       auto ladders = plan::tuning_ladders(cands[0].kernel);
       if (!ladders.empty()) {
-        st.tuner.emplace(chosen->knobs(), std::move(ladders), std::max(1, o.tune_calls));
+        st.tuner.emplace(chosen->knobs(), std::move(ladders), std::max(1, o.tune_calls), 0.02, 0.4,
+                         plan::tuning_openers(cands[0].kernel));
         r.frozen = false;
       }
     }
