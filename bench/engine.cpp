@@ -314,7 +314,8 @@ class ProblemRunner {
 
 template <class T>
 void run_sparse_ops(const BenchOptions& options, const Registry& registry, const MatrixInfo& info,
-                    const Csr<T, int32_t>& A, Precision precision, ProblemRunner& runner) {
+                    const FormatInputs& formats, const Csr<T, int32_t>& A, Precision precision,
+                    ProblemRunner& runner) {
   std::vector<T> x(static_cast<std::size_t>(A.cols));
   fill_inputs(std::span<T>(x), options.seed);
   for (const OpSpec& op : options.ops) {
@@ -328,6 +329,7 @@ void run_sparse_ops(const BenchOptions& options, const Registry& registry, const
     p.cols = A.cols;
     p.nnz = A.nnz();
     p.stats = info.stats ? &*info.stats : nullptr;
+    p.format_inputs = &formats;
     p.b_layout = b_layout(options);
     auto kernels = runner.runnable(p, select_kernels(registry, options, op.op, precision));
     if (kernels.empty()) continue;
@@ -586,14 +588,16 @@ BenchReport run_bench(const BenchOptions& options, const Registry& registry,
     info.nnz = A.nnz();
     info.stats = spx::stats(A);
     if (options.features) info.features = spx::features(A);
+    // What the memory checks' format estimates read (the planner's format table), once per matrix.
+    const FormatInputs formats = format_inputs(A, info.features);
     report.matrices.push_back(info);
     for (Precision precision : options.precisions) {
       try {
         if (precision == Precision::F32) {
           const Csr<float, int32_t> A32 = spx::cast<float, int32_t>(A);
-          run_sparse_ops<float>(options, registry, info, A32, precision, runner);
+          run_sparse_ops<float>(options, registry, info, formats, A32, precision, runner);
         } else {
-          run_sparse_ops<double>(options, registry, info, A, precision, runner);
+          run_sparse_ops<double>(options, registry, info, formats, A, precision, runner);
         }
       } catch (const std::bad_alloc&) {
         report.notes.push_back(fmt::format("{} {}: skipped: out of memory", info.name, to_string(precision)));

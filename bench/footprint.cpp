@@ -12,7 +12,11 @@
 
 #include "common/host_memory.hpp"
 #include "io/mm_limits.hpp"
+#include "plan/catalogue.hpp"
+#include "plan/format_table.hpp"
+#include "spx/convert.hpp"
 #include "spx/io.hpp"
+#include "spx/sell_c16.hpp"
 
 namespace spx::bench {
 
@@ -192,6 +196,81 @@ Footprint load_footprint(const MatrixSource& source, const ShapeEstimate& shape,
   return f;
 }
 
+template <class T>
+FormatInputs format_inputs(const Csr<T, int32_t>& A, const std::optional<MatrixFeatures>& full) {
+  FormatInputs in;
+  in.column_spans = column_span_stats(A);
+  in.bsr_blocks = bsr_block_counts(A);
+  if (full) {
+    in.features = *full;
+    return in;
+  }
+  MatrixFeatures& f = in.features;
+  f.rows = A.rows;
+  f.cols = A.cols;
+  f.nnz = A.nnz();
+  f.sell_slots = sell_c16_slots(A);  // SELL-32's slots: MatrixFeatures::sell_slots
+  f.hyb_width = hyb_ell_width(A);
+  for (int32_t r = 0; r < A.rows; ++r)
+    f.hyb_ell_nnz += std::min<int64_t>(A.row_ptr[r + 1] - A.row_ptr[r], f.hyb_width);
+  return in;
+}
+template FormatInputs format_inputs(const Csr<float, int32_t>&, const std::optional<MatrixFeatures>&);
+template FormatInputs format_inputs(const Csr<double, int32_t>&, const std::optional<MatrixFeatures>&);
+
+plan::Problem format_problem(const Problem& p) {
+  plan::Problem q;
+  q.op = p.op == OpKind::Spmm ? plan::Operation::Spmm : plan::Operation::Spmv;
+  q.cols_dense = p.op == OpKind::Spmm ? p.cols_dense : 0;
+  q.layout = p.b_layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
+  q.value_bytes = static_cast<int>(value_bytes(p.precision));
+  if (p.stats != nullptr) {
+    q.stats = *p.stats;
+  } else {
+    // Before loading only the shape is known: rows of the average length (ELL's slots as many as
+    // the nonzeros). The check after loading counts the real padding.
+    MatrixStats& s = q.stats;
+    s.rows = p.rows;
+    s.cols = p.cols;
+    s.nnz = p.nnz;
+    s.avg_row = p.rows > 0 ? static_cast<double>(p.nnz) / static_cast<double>(p.rows) : 0.0;
+    s.max_row = p.rows > 0 ? (p.nnz + p.rows - 1) / p.rows : 0;
+    s.min_row = s.max_row;
+    s.ell_padding_ratio =
+        p.nnz > 0 ? static_cast<double>(p.rows) * static_cast<double>(s.max_row) / static_cast<double>(p.nnz)
+                  : 0.0;
+  }
+  // Without them (before loading) the rows fall back on the statistics: SELL's and HYB's from the
+  // padded width, CSR-C16's as if every row were narrow, BSR's 0 (unknown until its blocks are
+  // counted): the check after loading, with the inputs, is the one that counts them.
+  if (p.format_inputs != nullptr) {
+    q.features = p.format_inputs->features;
+    q.column_spans = p.format_inputs->column_spans;
+    q.bsr_blocks = p.format_inputs->bsr_blocks;
+  }
+  return q;
+}
+
+FormatCopy format_copy(const Problem& p, const KernelEntry& kernel) {
+  if (p.op == OpKind::Gemm) return {};
+  // The catalogue row the entry times: its format is the one the planner would build.
+  const plan::FormatRow* format = nullptr;
+  for (const plan::KernelRow& row : plan::catalogue())
+    if (row.bench_name() == kernel.name && row.spmm() == (p.op == OpKind::Spmm))
+      format = plan::find_format(row.format);
+  // Not a candidate (a study variant, coo_fast, csr_scalar, a CPU reference): the format the entry
+  // declares, named as the format table names it (dense has no row: nothing beyond A).
+  if (format == nullptr) format = plan::find_format(to_string(kernel.format));
+  if (format == nullptr) return {};
+  plan::Problem q = format_problem(p);
+  if (kernel.layout)
+    q.layout = *kernel.layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
+  const double bytes = format->extra_bytes(q);
+  if (!(bytes > 0)) return {format->name, 0};
+  return {format->name,
+          bytes >= 1.8e19 ? std::numeric_limits<uint64_t>::max() : static_cast<uint64_t>(bytes)};
+}
+
 Footprint problem_footprint(const Problem& p, const std::vector<const KernelEntry*>& kernels) {
   const uint64_t T = static_cast<uint64_t>(value_bytes(p.precision));
   const uint64_t rows = static_cast<uint64_t>(p.rows), cols = static_cast<uint64_t>(p.cols);
@@ -213,25 +292,14 @@ Footprint problem_footprint(const Problem& p, const std::vector<const KernelEntr
     const uint64_t out = rows * L * T;
     // A row-major operand's leading dimension is padded to 16 bytes (bench/cuda_support.hpp).
     const uint64_t row_ld = p.op == OpKind::Spmv ? 1 : round_up(L * T, 16) / T;
-    // ELL slots: rows (padded to 32) times the longest row; unknown before loading (as if unpadded).
-    const uint64_t ell_slots =
-        p.stats != nullptr ? round_up(rows, 32) * static_cast<uint64_t>(p.stats->max_row) : nnz;
     f.host.push_back({p.op == OpKind::Spmv ? "x" : "B", cols * L * T});
     std::map<std::string, uint64_t> shared_device, shared_host;  // copies the CUDA entries share
     for (const KernelEntry* kernel : kernels) {
       const bool row = kernel->layout == Layout::RowMajor;
-      const uint64_t format_copy = kernel->format == Format::Coo ? nnz * (T + 2 * kIndex)
-                                   : kernel->format == Format::Ell || kernel->format == Format::EllR
-                                       ? ell_slots * (T + kIndex) + rows * kIndex
-                                   : kernel->format == Format::Hyb ? nnz * (T + 2 * kIndex)
-                                   : kernel->format == Format::Sell
-                                       ? std::min(ell_slots, 4 * nnz) * (T + kIndex)
-                                   // BSR runs only where its blocks save bytes: at most CSR's.
-                                   : kernel->format == Format::Bsr ? nnz * (T + kIndex)
-                                                                   : 0;
+      const FormatCopy copy = format_copy(p, *kernel);
       const bool b_as_is = kernel->layout == p.b_layout;  // else the kernel copies B into its layout
       if (kernel->backend == "cpu") {
-        largest(*kernel, out + format_copy, 0);
+        largest(*kernel, out + copy.bytes, 0);
       } else if (kernel->host_resident) {
         // B and C stay on the host; the device holds A and chunks sized to what is free.
         largest(*kernel, out + (b_as_is ? 0 : cols * L * T), 0);
@@ -240,7 +308,7 @@ Footprint problem_footprint(const Problem& p, const std::vector<const KernelEntr
         const uint64_t output = rows * (row ? row_ld : L) * T;  // on the device, and staged back
         largest(*kernel, output, output);
         shared_device["A (CSR)"] = csr_bytes(rows, nnz, T);
-        if (format_copy > 0) shared_device[fmt::format("A ({})", to_string(kernel->format))] = format_copy;
+        if (copy.bytes > 0) shared_device[fmt::format("A ({})", copy.format)] = copy.bytes;
         if (p.op == OpKind::Spmv) {
           shared_device["x"] = cols * T;
         } else {

@@ -19,6 +19,10 @@
 #include "bench/inputs.hpp"
 #include "bench/problem.hpp"
 #include "bench/registry.hpp"
+#include "spx/bsr.hpp"
+#include "spx/column_spans.hpp"
+#include "spx/features.hpp"
+#include "spx/plan.hpp"
 
 namespace spx::bench {
 
@@ -51,6 +55,35 @@ struct Footprint {
 // Loading the matrix as Csr<double, int32_t> (plus the reader's text and entry lists for a file),
 // and its f32 copy when f32 runs.
 Footprint load_footprint(const MatrixSource& source, const ShapeEstimate& shape, bool f32);
+
+// What the format table's byte estimates (plan/format_table.hpp) read beyond MatrixStats, taken once
+// from the loaded matrix as the planner's front door takes them: the column spans and the sampled
+// BSR block counts, and of the features only the shape and the fields the format rows read
+// (sell_slots, hyb_width, hyb_ell_nnz: O(rows), where all the features cost a pass over the
+// nonzeros) unless the engine computed them all anyway (`full`, BenchOptions::features).
+struct FormatInputs {
+  MatrixFeatures features;
+  ColumnSpanStats column_spans;
+  BsrBlockCounts bsr_blocks;
+};
+template <class T>
+FormatInputs format_inputs(const Csr<T, int32_t>& A, const std::optional<MatrixFeatures>& full);
+
+// The planner's Problem for `shape`, as the format rows read it: its statistics (before loading,
+// a matrix without padding made from the shape: as many ELL slots as nonzeros), the format inputs
+// where the engine has them (Problem::format_inputs; without them the rows' own fallbacks), the
+// operation, L, layout and value bytes.
+plan::Problem format_problem(const Problem& shape);
+
+// The device (or, for a CPU kernel, host) copy of A in `kernel`'s storage format beyond the CSR:
+// the format table's extra_bytes for the kernel's catalogue row (found by its bench name), else
+// (study variants, aliases, CPU references) for the format the entry declares; 0 bytes for CSR and
+// dense. `format` is the format table's name (null for dense).
+struct FormatCopy {
+  const char* format = nullptr;
+  uint64_t bytes = 0;
+};
+FormatCopy format_copy(const Problem& shape, const KernelEntry& kernel);
 
 // One problem (its sizes and, when known, stats) with the kernels that will run on it: the shared
 // inputs (x or B; GEMM's A and B), the device copies the CUDA entries share (CSR, COO, ELL(R), x, B

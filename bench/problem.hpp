@@ -20,6 +20,8 @@
 
 namespace spx::bench {
 
+struct FormatInputs;  // bench/footprint.hpp
+
 // The inputs of one precision. Which members are set depends on the op:
 //   spmv: A, x (cols(A) entries)            → output y, rows(A) entries
 //   spmm: A, B (cols(A) × L, Problem::b_layout, tight) → output C, rows(A) × L
@@ -42,6 +44,9 @@ struct Problem {
   int64_t cols = 0;                    // columns of A
   int64_t nnz = 0;                     // nonzeros of A (rows * cols for gemm)
   const MatrixStats* stats = nullptr;  // of A (null for gemm)
+  // What the format table's memory estimates read beyond the stats (bench/footprint.hpp); null
+  // before the matrix is loaded and for gemm.
+  const FormatInputs* format_inputs = nullptr;
   // spmm: B's layout, column-major unless BenchOptions::layouts names exactly one (an entry on the
   // other layout makes its own copy).
   Layout b_layout = Layout::ColMajor;

@@ -40,9 +40,13 @@ std::optional<BsrChoice> bsr_choice(const Problem& p, double min_saving) {
   return best;
 }
 
+// The copy of the block size of fewest bytes, whether or not it saves enough to be a candidate
+// (bsr_refusal's question): the benchmark's BSR entries build it on every matrix and count its
+// memory from here (bench/footprint.cpp). 0 without block counts (unknown).
 double bsr_device_bytes(const Problem& p) {
-  const auto c = bsr_choice(p, cuda::default_rule_tables().planner.bsr_min_saving);
-  return c ? c->matrix_bytes : 0.0;
+  if (!p.bsr_blocks) return 0.0;
+  const std::optional<BsrChoice> best = best_bsr_block(*p.bsr_blocks, p.value_bytes);
+  return best ? best->matrix_bytes : 0.0;
 }
 
 double bsr_setup_us(double bytes, const cuda::PlannerRuleTable& t) {

@@ -38,7 +38,7 @@ std::optional<BsrChoice> best_bsr_block(const BsrBlockCounts& counts, int value_
 // The block size the executor builds: the best one when it saves at least min_saving, else nullopt.
 std::optional<BsrChoice> bsr_choice(const Problem& p, double min_saving);
 
-// Device bytes of the BSR copy (its matrix bytes at the chosen b; 0 without a choice).
+// Device bytes of the BSR copy at the block size of fewest bytes, candidate or not (0 without counts).
 double bsr_device_bytes(const Problem& p);
 // Conversion on the host, then the upload: the BSR's bytes at the host conversion rate.
 double bsr_setup_us(double bytes, const cuda::PlannerRuleTable& t);
