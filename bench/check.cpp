@@ -71,16 +71,18 @@ template <class T, class Operand>
 CheckResult check_rows(const Csr<T, int32_t>& A, int64_t L, const Operand& b, const OutputView& out) {
   if (out.rows() != A.rows || out.cols() != L) return {};
   const double u = unit_roundoff<T>(), tiny = smallest_normal<T>();
+  const double rounding = out.value_rounding(), below_normal = rounding > 0 ? std::ldexp(1.0, -150) : 0.0;
   const std::size_t width = static_cast<std::size_t>(L);
   Tally total;
 #pragma omp parallel
   {
     Tally mine;
-    std::vector<double> acc(width), magnitude(width);
+    std::vector<double> acc(width), magnitude(width), operand(width);
 #pragma omp for schedule(dynamic, 64) nowait
     for (int32_t i = 0; i < A.rows; ++i) {
       std::fill(acc.begin(), acc.end(), 0.0);
       std::fill(magnitude.begin(), magnitude.end(), 0.0);
+      std::fill(operand.begin(), operand.end(), 0.0);
       for (int32_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
         const double a = static_cast<double>(A.values[k]);
         const int64_t col = A.col_idx[k];
@@ -88,13 +90,17 @@ CheckResult check_rows(const Csr<T, int32_t>& A, int64_t L, const Operand& b, co
           const double p = a * static_cast<double>(b(col, static_cast<int64_t>(j)));
           acc[j] += p;
           magnitude[j] += std::abs(p);
+          if (rounding > 0) operand[j] += std::abs(static_cast<double>(b(col, static_cast<int64_t>(j))));
         }
       }
       const int64_t len = A.row_length(i);
       const double factor = accumulation_error_factor(len, u);
       for (std::size_t j = 0; j < width; ++j) {
         const double want = static_cast<double>(static_cast<T>(acc[j]));
-        const double tolerance = factor * magnitude[j] + static_cast<double>(len + 1) * tiny;
+        // The values' own rounding (mixed precision) on top, and its effect on the sums' magnitude.
+        const double rounded = rounding * magnitude[j] + below_normal * operand[j];
+        const double tolerance =
+            factor * (magnitude[j] + rounded) + rounded + static_cast<double>(len + 1) * tiny;
         const int64_t col = static_cast<int64_t>(j);
         mine.add(i + col * A.rows, out(i, col), want, tolerance);
       }

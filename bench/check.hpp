@@ -52,6 +52,14 @@ class OutputView {
 
   int64_t rows() const { return rows_; }
   int64_t cols() const { return cols_; }
+  // An output computed from the matrix's values rounded to a coarser precision (mixed precision:
+  // its unit roundoff, 2^-24 for float values): the check adds that rounding's bound,
+  // rounding · (|A|·|b|)_i + 2^-150 · Σ_k |b_k| over the row (spx/mixed_precision.hpp).
+  double value_rounding() const { return value_rounding_; }
+  OutputView& with_value_rounding(double unit) {
+    value_rounding_ = unit;
+    return *this;
+  }
   double operator()(int64_t i, int64_t j) const {
     const int64_t at = layout_ == Layout::ColMajor ? i + j * ld_ : i * ld_ + j;
     return f32_ ? static_cast<double>(static_cast<const float*>(data_)[at])
@@ -65,6 +73,7 @@ class OutputView {
   int64_t cols_ = 0;
   int64_t ld_ = 0;
   Layout layout_ = Layout::ColMajor;
+  double value_rounding_ = 0;
 };
 
 struct CheckResult {

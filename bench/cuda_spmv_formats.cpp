@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "bench/cuda_support.hpp"
+#include "cuda/spmv/csr_param_launch.hpp"
 #include "spx/cuda/convert.hpp"
 #include "spx/cuda/reorder.hpp"
 #include "spx/cuda/rules.hpp"
@@ -30,7 +32,9 @@
 #include "spx/cuda/spmv_sell_c16.hpp"
 #include "spx/cuda/timing.hpp"
 #include "spx/cuda/vendor.hpp"
+#include "spx/mixed_precision.hpp"
 #include "spx/reorder.hpp"
+#include "spx/stats.hpp"
 
 namespace spx::bench {
 namespace {
@@ -312,6 +316,49 @@ void add_sell_c16(Registry& registry) {
   registry.add(std::move(e));
 }
 
+// csr_param_mixed: csr_param's plan with the values rounded to float (the host rounding and the
+// upload timed as its conversion), x, y and sums in double; f64 only, checked with the values'
+// rounding added to the bound (check.hpp).
+void add_csr_param_mixed(Registry& registry) {
+  auto e = cuda_entry("csr_param_mixed", OpKind::Spmv, Format::Csr, false,
+                      "spx csr_param with the values rounded to float, x, y and sums in double (opt-in "
+                      "mixed precision, spx/mixed_precision.hpp); f64 only");
+  e.skip_reason = [](const Problem& p) -> std::string {
+    return p.precision == Precision::F64 ? std::string() : "mixed precision rounds f64 values; this is f32";
+  };
+  e.prepare = [](const Problem& p) -> std::unique_ptr<Instance> {
+    cuda::Context& ctx = bench_context();
+    const Csr<double, int32_t>& host = *p.input<double>().A;
+    auto dA = std::make_shared<cuda::DeviceCsr<double, int32_t>>(cuda::upload(ctx, host));
+    std::shared_ptr<cuda::DeviceBuffer<float>> values;
+    const double convert = conversion_ms([&] {
+      values = std::make_shared<cuda::DeviceBuffer<float>>(
+          cuda::to_device(ctx, round_values_to_float(host.values), "float values"));
+    });
+    auto plan = std::make_shared<cuda::CsrSpmvPlan>(cuda::plan_csr_spmv(ctx, *dA, host, stats(host)));
+    auto x = device_x<double>(p);
+    auto y = std::make_shared<cuda::DeviceBuffer<double>>(static_cast<std::size_t>(p.rows), "y");
+    const auto launch = [dA, values, plan, x, y] {
+      cuda::spmv_csr_mixed(bench_context(), *plan, *dA, std::span<const float>(values->span()),
+                           std::span<const double>(x->span()), y->span(), 1.0, 0.0);
+    };
+    Params params = {
+        {"coop", int64_t{plan->params.coop}},
+        {"block_size", int64_t{plan->params.block_size}},
+        {"matrix_bytes", static_cast<int64_t>(values->bytes() + dA->col_idx.bytes() + dA->row_ptr.bytes())}};
+    add_break_even<double>(p, convert, launch, params);
+    CudaInstanceParts parts;
+    parts.launch = launch;
+    parts.view = [y] { return staged_view(*y).with_value_rounding(std::ldexp(1.0, -24)); };
+    parts.output = y->data();
+    parts.output_bytes = y->bytes();
+    parts.working_set = values->bytes() + dA->col_idx.bytes() + dA->row_ptr.bytes() + x->bytes() + y->bytes();
+    parts.params = std::move(params);
+    return std::make_unique<CudaInstance>(std::move(parts));
+  };
+  registry.add(std::move(e));
+}
+
 }  // namespace
 
 // rcm_csr: the matrix renumbered by RCM on the host and uploaded (timed as its conversion), then
@@ -365,6 +412,7 @@ void register_cuda_spmv_formats(Registry& registry) {
   add_csr_c16(registry);
   add_rcm(registry);
   add_sell_c16(registry);
+  add_csr_param_mixed(registry);
 }
 
 }  // namespace spx::bench

@@ -50,11 +50,14 @@ struct Options {
   // preprocessing) counts setup / expected_calls per call (Reguly & Giles §7, Fig. 16).
   int64_t expected_calls = 100;
   bool deterministic_only = false;  // only candidates whose result is bitwise reproducible
+  // Allow candidates that round a double matrix's values to float (csr_param_mixed: x, y and sums
+  // stay double; error bound in spx/mixed_precision.hpp). Never on by default.
+  bool mixed_precision = false;
   // Device memory a plan may add beyond the matrix's CSR (converted formats, workspaces, plans);
   // 0: no limit beyond the memory the device has free.
   std::size_t memory_budget_bytes = 0;
   std::vector<std::string> kernels;  // allowed candidates: names or patterns ("cusparse_*"); empty: all
-  // Allowed formats: csr, ell, ellr, coo, hyb, sell, csrc16, sellc16, rcm, bsr; empty: all.
+  // Allowed formats: csr, ell, ellr, coo, hyb, sell, csrc16, sellc16, rcm, bsr, csrmixed; empty: all.
   std::vector<std::string> formats;
   bool vendor = true;   // include cuSPARSE's candidates
   int measure_top = 4;  // Measure / Tune: how many of the ranked candidates are timed

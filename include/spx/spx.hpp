@@ -10,5 +10,6 @@
 #include "spx/generate.hpp"
 #include "spx/io.hpp"
 #include "spx/matrix.hpp"
+#include "spx/mixed_precision.hpp"
 #include "spx/stats.hpp"
 #include "spx/version.hpp"

@@ -46,12 +46,19 @@ constexpr std::array kModelKeys = {
     ModelKeyRow{"cusparse_bsr", kSpmv, Work::Bsr, SpmmCsrMode::Rule, "csr_vector"},
     // ELL's kernel per slice on fewer index bytes: ELL's coefficients on SELL-C16's own byte count.
     ModelKeyRow{"sell_c16", kSpmv, Work::SellC16, SpmmCsrMode::Rule, "ell"},
+    // csr_param's kernel reading float values: its coefficients on the mixed format's bytes.
+    ModelKeyRow{"csr_param_mixed", kSpmv, Work::CsrParam, SpmmCsrMode::Rule, "csr_param"},
     ModelKeyRow{"spmm_csr_row", kSpmm, Work::SpmmCsr},
     ModelKeyRow{"spmm_csr_split_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Split, "spmm_csr_row"},
     ModelKeyRow{"spmm_csr_tiled_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Tiled, "spmm_csr_row"},
     ModelKeyRow{"spmm_ellr_t_row", kSpmm, Work::SpmmEllrT},
     ModelKeyRow{"cusparse_spmm_best", kSpmm, Work::VendorSpmmBest},
 };
+
+KernelRow mixed(KernelRow r) {
+  r.rounds_values = true;
+  return r;
+}
 
 KernelRow spx_row(const char* name, Operation op, DenseLayout layout, const char* format, Determinism d,
                   const char* key, SpxExecutor executor, Ladder ladder = Ladder::None,
@@ -93,6 +100,9 @@ std::vector<KernelRow> make_catalogue() {
       spx_row("rcm_csr", kSpmv, kRow, "rcm", kLongRows, "rcm_csr", SpxExecutor::RcmCsr, Ladder::CsrParam),
       spx_row("bsr", kSpmv, kRow, "bsr", kAlways, "bsr", SpxExecutor::Bsr),
       spx_row("sell_c16", kSpmv, kRow, "sellc16", kAlways, "sell_c16", SpxExecutor::SellC16),
+      // Opt-in only (Options::mixed_precision): float values, double x, y and sums.
+      mixed(spx_row("csr_param_mixed", kSpmv, kRow, "csrmixed", kLongRows, "csr_param_mixed",
+                    SpxExecutor::CsrParamMixed, Ladder::CsrParam)),
       vendor_row("cusparse_csr_alg1", kSpmv, kRow, "csr", kNever, V::CsrAlg1),
       vendor_row("cusparse_csr_alg2", kSpmv, kRow, "csr", kAlways, V::CsrAlg2),
       vendor_row("cusparse_coo_alg1", kSpmv, kRow, "coo", kNever, V::CooAlg1),

@@ -85,6 +85,7 @@ enum class SpxExecutor {
   Hyb,
   RcmCsr,
   Bsr,
+  CsrParamMixed,
   SpmmCsr,
   SpmmEllrT
 };
@@ -121,6 +122,9 @@ struct KernelRow {
   // cuSPARSE SpMM: one of the algorithms whose fastest per problem the model fits as
   // cusparse_spmm_best (the entries the calibration runs; the planner's ratios are to that best).
   bool in_vendor_best = false;
+  // Rounds the matrix's values (mixed precision): a candidate only where Options::mixed_precision
+  // allows it, never by default.
+  bool rounds_values = false;
   const char* bench_entry = nullptr;  // the benchmark registry's entry that times it; null: `name`
 
   std::string_view bench_name() const { return bench_entry != nullptr ? bench_entry : name; }

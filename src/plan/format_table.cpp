@@ -89,7 +89,18 @@ Refusal rcm_refusal_row(const Problem& p, const Rules&) {
   return why.empty() ? Refusal{} : Refusal{std::move(why)};
 }
 
-const std::array<FormatRow, 10> kFormats = {{
+// csr_param_mixed: a float copy of the values beside the CSR (4 bytes a nonzero), rounded on the host
+// and uploaded; the model reads 4 + 4 bytes a nonzero where CSR's are 8 + 4. Double matrices only.
+double mixed_bytes(const Problem& p) { return 4.0 * static_cast<double>(p.stats.nnz); }
+Refusal mixed_refusal(const Problem& p, const Rules&) {
+  if (p.value_bytes != 8) return "mixed precision rounds double values to float: the matrix is float already";
+  return std::nullopt;
+}
+double mixed_model_bytes(const Problem& p) {
+  return 8.0 * static_cast<double>(p.stats.nnz) + 4.0 * static_cast<double>(p.stats.rows + 1);
+}
+
+const std::array<FormatRow, 11> kFormats = {{
     {"csr", [](const Problem&) { return 0.0; }, no_setup, no_refusal},
     {"ell", ell_bytes, device_convert_us, ell_refusal},
     {"ellr", ellr_bytes, device_convert_us, ellr_refusal},
@@ -101,6 +112,7 @@ const std::array<FormatRow, 10> kFormats = {{
     {kSellC16Format, sellc16_device_bytes, sellc16_setup, sellc16_refusal},
     {"rcm", rcm_extra_bytes, rcm_setup, rcm_refusal_row},
     {kBsrFormat, bsr_device_bytes, bsr_setup, bsr_refusal, bsr_model_matrix_bytes},
+    {"csrmixed", mixed_bytes, host_convert_us, mixed_refusal, mixed_model_bytes},
 }};
 
 }  // namespace

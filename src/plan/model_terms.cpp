@@ -110,7 +110,8 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
     } else if (row->work == Work::CsrParam) {
       const cuda::CsrSpmvParams c = cuda::csr_fixed_rule(s, props);
       const int64_t threshold = cuda::csr_long_row_threshold(f.nnz, c, props);
-      w.matrix_bytes = csr_bytes;
+      // csr_param_mixed's float values: its format's bytes (4 + 4 a nonzero).
+      w.matrix_bytes = format_matrix_bytes > 0 ? format_matrix_bytes : csr_bytes;
       w.serial_slots = static_cast<double>(std::min(f.max_row, threshold)) / c.coop;
       w.units = rows * c.coop;
     } else if (row->work == Work::CsrC16) {

@@ -132,6 +132,8 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
       refuse(fmt::format("format {} not among the allowed formats", c.format));
     if (!o.vendor && c.owner == "cuSPARSE") refuse("vendor candidates are off");
     if (o.deterministic_only && !c.deterministic) refuse("not deterministic");
+    if (row->rounds_values && !o.mixed_precision)
+      refuse("rounds the values to float: allowed only with Options::mixed_precision");
     if (auto why = format.refusal(p, t)) refuse(*why);
     const double pad = padding(p.stats);
     if (p.op == Operation::Spmm && p.layout == DenseLayout::ColMajor && c.owner == "spx" &&

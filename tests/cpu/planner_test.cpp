@@ -66,9 +66,11 @@ TEST(Planner, SpmvCandidatesAndEligibility) {
   const auto all = plan::candidates(uniform, {}, {}, kPlenty);
   EXPECT_EQ(all.size(), plan::rows_for(plan::Operation::Spmv, plan::DenseLayout::RowMajor).size());
   // rcm_csr only where x is gathered poorly (rcm_planner_test.cpp); BSR needs the block counts
-  // (Problem::bsr_blocks), which this problem does not carry.
+  // (Problem::bsr_blocks), which this problem does not carry; csr_param_mixed needs
+  // Options::mixed_precision.
   for (const auto& c : all)
-    EXPECT_EQ(c.eligible, c.format != "rcm" && c.format != "bsr") << c.kernel << ": " << c.why_not;
+    EXPECT_EQ(c.eligible, c.format != "rcm" && c.format != "bsr" && c.format != "csrmixed")
+        << c.kernel << ": " << c.why_not;
   EXPECT_EQ(find(all, "cusparse_csr_alg2").owner, "cuSPARSE");
   EXPECT_GT(find(all, "ell").extra_bytes, 0u);
   EXPECT_GT(find(all, "ell").setup_us, find(all, "csr_param").setup_us);
@@ -84,7 +86,9 @@ TEST(Planner, SpmvCandidatesAndEligibility) {
   plan::Options no_vendor;
   no_vendor.vendor = false;
   for (const auto& c : plan::candidates(uniform, no_vendor, {}, kPlenty))
-    EXPECT_EQ(c.eligible, c.owner == "spx" && c.format != "rcm" && c.format != "bsr") << c.kernel;
+    EXPECT_EQ(c.eligible,
+              c.owner == "spx" && c.format != "rcm" && c.format != "bsr" && c.format != "csrmixed")
+        << c.kernel;
 
   plan::Options det;
   det.deterministic_only = true;
@@ -97,7 +101,7 @@ TEST(Planner, SpmvCandidatesAndEligibility) {
   plan::Options only;
   only.kernels = {"csr_*"};
   for (const auto& c : plan::candidates(uniform, only, {}, kPlenty))
-    EXPECT_EQ(c.eligible, c.kernel.starts_with("csr_")) << c.kernel;
+    EXPECT_EQ(c.eligible, c.kernel.starts_with("csr_") && c.kernel != "csr_param_mixed") << c.kernel;
 
   plan::Options fmts;
   fmts.formats = {"ell", "sell"};

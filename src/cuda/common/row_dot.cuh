@@ -30,19 +30,21 @@ __device__ __forceinline__ void load_nonzero_batch(const I* __restrict__ cols, c
 //
 // The column type I is int32_t for CSR, or uint16_t for CSR-C16's offsets (x then points at the
 // row's base column).
-template <int Stride, int Unroll = 4, class T, class I>
-__device__ __forceinline__ T row_dot(const I* __restrict__ cols, const T* __restrict__ vals,
+// The value type V is T, or float under T = double for the opt-in mixed precision (csr_param_mixed:
+// values rounded to float, x, y and the sums in double; each value is widened before its multiply).
+template <int Stride, int Unroll = 4, class T, class I, class V>
+__device__ __forceinline__ T row_dot(const I* __restrict__ cols, const V* __restrict__ vals,
                                      const T* __restrict__ x, uint32_t len, uint32_t lane) {
   T sum = T{0};
   uint32_t k = lane;
   for (; k + (Unroll - 1) * Stride < len; k += Unroll * Stride) {
     I c[Unroll];
-    T v[Unroll];
+    V v[Unroll];
     load_nonzero_batch<Unroll>(cols, vals, k, Stride, c, v);
 #pragma unroll
-    for (int u = 0; u < Unroll; ++u) sum += v[u] * __ldg(x + c[u]);
+    for (int u = 0; u < Unroll; ++u) sum += static_cast<T>(v[u]) * __ldg(x + c[u]);
   }
-  for (; k < len; k += Stride) sum += __ldg(vals + k) * __ldg(x + __ldg(cols + k));
+  for (; k < len; k += Stride) sum += static_cast<T>(__ldg(vals + k)) * __ldg(x + __ldg(cols + k));
   return sum;
 }
 

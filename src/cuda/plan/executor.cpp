@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuda/plan/executor_check.hpp"
+#include "cuda/plan/mixed_executor.hpp"
 #include "cuda/plan/rcm_executor.hpp"
 #include "plan/catalogue.hpp"
 #include "plan/format_bsr.hpp"
@@ -567,6 +568,8 @@ Make<T> spx_factory(plan::SpxExecutor e) {
       return [](Context& c, const MatrixParts<T>& m, P, R, K) -> E {
         return std::make_unique<HybSpmv<T>>(c, m);
       };
+    case X::CsrParamMixed:
+      return make_mixed_executor<T>;
     case X::RcmCsr:
       return make_rcm_executor<T>;
     case X::Bsr:

@@ -30,8 +30,8 @@ namespace spx::cuda::csr_param {
 inline constexpr int kMaxBlock = 1024;
 
 // y[row] = alpha*sum + beta*y[row]; beta == 0 never reads y (NaN there must not leak through).
-template <class T>
-__device__ __forceinline__ void store_row(const CsrParamArgs<T>& a, int64_t row, T sum) {
+template <class T, class V>
+__device__ __forceinline__ void store_row(const CsrParamArgs<T, V>& a, int64_t row, T sum) {
   a.y[row] = a.beta == T{0} ? a.alpha * sum : a.alpha * sum + a.beta * a.y[row];
 }
 
@@ -39,8 +39,8 @@ __device__ __forceinline__ void store_row(const CsrParamArgs<T>& a, int64_t row,
 // and counts itself in arrivals[k] (arrival.cuh); the warp that arrives last adds the partials in
 // chunk order (lane-strided, then a shuffle tree: a fixed order, so the result is deterministic)
 // and writes y.
-template <class T>
-__device__ __forceinline__ void long_row_chunk(const CsrParamArgs<T>& a) {
+template <class T, class V>
+__device__ __forceinline__ void long_row_chunk(const CsrParamArgs<T, V>& a) {
   const int64_t w = int64_t{blockIdx.x} * (blockDim.x / 32) + threadIdx.x / 32;
   if (w >= a.long_chunks) return;  // warp-uniform
   const int lane = lane_id();
@@ -72,8 +72,8 @@ __device__ __forceinline__ void long_row_chunk(const CsrParamArgs<T>& a) {
 // others take `repeat` batches of blockDim/Coop consecutive rows each, a group of Coop threads per
 // row. block_size is a run-time parameter (a multiple of 32): only Coop is compiled in, since the
 // shuffle widths and the group index math depend on it.
-template <int Coop, class T>
-__global__ void __launch_bounds__(kMaxBlock) csr_param_kernel(const CsrParamArgs<T> a) {
+template <int Coop, class T, class V>
+__global__ void __launch_bounds__(kMaxBlock) csr_param_kernel(const CsrParamArgs<T, V> a) {
   if (static_cast<int32_t>(blockIdx.x) < a.long_blocks) {
     long_row_chunk(a);
     return;
@@ -106,8 +106,8 @@ __global__ void __launch_bounds__(kMaxBlock) csr_param_kernel(const CsrParamArgs
 
 namespace spx::cuda {
 
-template <class T>
-void launch_csr_param(Context& ctx, const CsrSpmvParams& params, const CsrParamArgs<T>& args) {
+template <class T, class V>
+void launch_csr_param(Context& ctx, const CsrSpmvParams& params, const CsrParamArgs<T, V>& args) {
   const int64_t blocks = int64_t{args.long_blocks} + csr_param_main_blocks(args.rows, params);
   if (blocks > int64_t{0x7fffffff})
     detail::throw_grid_too_large(blocks * params.block_size, params.block_size);
@@ -116,7 +116,7 @@ void launch_csr_param(Context& ctx, const CsrSpmvParams& params, const CsrParamA
   using csr_param::csr_param_kernel;
   // coop was validated (a power of two in 1..32); 32 is the last, fallback entry.
   detail::dispatch_value<1, 2, 4, 8, 16, 32>(params.coop, [&](auto coop) {
-    csr_param_kernel<coop.value, T><<<grid, block, 0, ctx.stream()>>>(args);
+    csr_param_kernel<coop.value, T, V><<<grid, block, 0, ctx.stream()>>>(args);
   });
   SPX_CHECK_LAUNCH("csr_param_kernel", ctx.stream());
 }

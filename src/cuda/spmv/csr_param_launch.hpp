@@ -4,19 +4,21 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/spmv_csr.hpp"
 
 namespace spx::cuda {
 
-template <class T>
+// V: the stored values' type (T; or float under T = double for csr_param_mixed).
+template <class T, class V = T>
 struct CsrParamArgs {
   // y = alpha*A*x + beta*y over the rows of A that are not long.
   int32_t rows = 0;
   const int32_t* row_ptr = nullptr;
   const int32_t* col_idx = nullptr;
-  const T* values = nullptr;
+  const V* values = nullptr;
   const T* x = nullptr;
   T* y = nullptr;
   T alpha = T{1};
@@ -42,7 +44,13 @@ inline int64_t csr_param_main_blocks(int64_t rows, const CsrSpmvParams& params) 
 
 // Enqueues the kernel for params.coop on ctx.stream() with args.long_blocks + main blocks and checks
 // the launch. params must be valid and args.rows > 0.
-template <class T>
-void launch_csr_param(Context& ctx, const CsrSpmvParams& params, const CsrParamArgs<T>& args);
+template <class T, class V = T>
+void launch_csr_param(Context& ctx, const CsrSpmvParams& params, const CsrParamArgs<T, V>& args);
+
+// csr_param_mixed (opt-in mixed precision): the plan's launch with dA's values replaced by `values`,
+// their float rounding in the same order; x, y and the sums stay double. Checks as spmv_csr.
+void spmv_csr_mixed(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<double, int32_t>& dA,
+                    std::span<const float> values, std::span<const double> x, std::span<double> y,
+                    double alpha, double beta);
 
 }  // namespace spx::cuda

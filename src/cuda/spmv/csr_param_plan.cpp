@@ -57,14 +57,14 @@ CsrSpmvPlan make_plan(Context& ctx, const DeviceCsr<T, int32_t>& dA, std::span<c
   return plan;
 }
 
-template <class T>
-CsrParamArgs<T> main_args(const DeviceCsr<T, int32_t>& dA, std::span<const T> x, std::span<T> y, T alpha,
-                          T beta, const CsrSpmvParams& params) {
-  CsrParamArgs<T> a;
+template <class T, class V = T>
+CsrParamArgs<T, V> main_args(const DeviceCsr<T, int32_t>& dA, std::span<const T> x, std::span<T> y, T alpha,
+                             T beta, const CsrSpmvParams& params, const V* values) {
+  CsrParamArgs<T, V> a;
   a.rows = dA.rows;
   a.row_ptr = dA.row_ptr.data();
   a.col_idx = dA.col_idx.data();
-  a.values = dA.values.data();
+  a.values = values;
   a.x = x.data();
   a.y = y.data();
   a.alpha = alpha;
@@ -112,21 +112,24 @@ CsrSpmvPlan plan_csr_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA, const C
   return make_plan(ctx, dA, std::span<const int32_t>(A.row_ptr), params, long_row_threshold, &row_stats);
 }
 
-template <class T>
-void spmv_csr(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, std::span<const T> x,
-              std::span<T> y, T alpha, T beta) {
-  check_spmv_operands("spmv_csr", dA.rows, dA.cols, x, y);
+namespace {
+
+// The planned launch with the matrix's values at `values` (dA's own, or csr_param_mixed's float copy).
+template <class T, class V>
+void run_plan(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, const V* values,
+              std::span<const T> x, std::span<T> y, T alpha, T beta, const char* what) {
+  check_spmv_operands(what, dA.rows, dA.cols, x, y);
   if (plan.rows != dA.rows || plan.cols != dA.cols || plan.nnz != dA.nnz ||
       plan.row_ptr != dA.row_ptr.data()) {
     throw Error(
-        fmt::format("spmv_csr: the plan was made for another matrix ({} x {}, {} nonzeros); "
+        fmt::format("{}: the plan was made for another matrix ({} x {}, {} nonzeros); "
                     "plan this one with plan_csr_spmv",
-                    plan.rows, plan.cols, plan.nnz));
+                    what, plan.rows, plan.cols, plan.nnz));
   }
-  validate(plan.params, "spmv_csr");
+  validate(plan.params, what);
   if (dA.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(dA.rows), beta);
-  CsrParamArgs<T> a = main_args(dA, x, y, alpha, beta, plan.params);
+  CsrParamArgs<T, V> a = main_args(dA, x, y, alpha, beta, plan.params, values);
   a.long_row_threshold = plan.long_row_threshold;
   if (plan.has_long_rows()) {
     const int64_t warps_per_block = plan.params.block_size / 32;
@@ -141,6 +144,23 @@ void spmv_csr(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, 
   launch_csr_param(ctx, plan.params, a);
 }
 
+}  // namespace
+
+template <class T>
+void spmv_csr(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, std::span<const T> x,
+              std::span<T> y, T alpha, T beta) {
+  run_plan(ctx, plan, dA, dA.values.data(), x, y, alpha, beta, "spmv_csr");
+}
+
+void spmv_csr_mixed(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<double, int32_t>& dA,
+                    std::span<const float> values, std::span<const double> x, std::span<double> y,
+                    double alpha, double beta) {
+  if (static_cast<int64_t>(values.size()) != dA.nnz)
+    throw Error(
+        fmt::format("spmv_csr_mixed: {} float values for a matrix of {} nonzeros", values.size(), dA.nnz));
+  run_plan(ctx, plan, dA, values.data(), x, y, alpha, beta, "spmv_csr_mixed");
+}
+
 template <class T>
 void spmv_csr_params(Context& ctx, const CsrSpmvParams& params, const DeviceCsr<T, int32_t>& dA,
                      std::span<const T> x, std::span<T> y, T alpha, T beta) {
@@ -148,7 +168,7 @@ void spmv_csr_params(Context& ctx, const CsrSpmvParams& params, const DeviceCsr<
   validate(params, "spmv_csr_params");
   if (dA.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(dA.rows), beta);
-  launch_csr_param(ctx, params, main_args(dA, x, y, alpha, beta, params));
+  launch_csr_param(ctx, params, main_args(dA, x, y, alpha, beta, params, dA.values.data()));
 }
 
 #define SPX_INSTANTIATE_CSR_PARAM(T)                                                                       \
