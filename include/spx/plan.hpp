@@ -144,6 +144,10 @@ struct Report {
 std::vector<Candidate> candidates(const Problem& p, const Options& o, const model::DeviceBasics& device,
                                   std::size_t free_bytes);
 
+// Why none of `cands` can run, for an error message: the reasons of the (up to three) candidates
+// the options allowed ("ell: padding 536 ..."), else the options' own refusal (no allowed kernel).
+std::string why_none(const std::vector<Candidate>& cands);
+
 // Ranks `cands` in place, best first, by mode (Rule: the format rule; Model: the profile's
 // prediction, candidates it has no fit for after those it has). Sets score, predicted_us.
 // `profile` may be null: Model then ranks as Rule.

@@ -96,6 +96,12 @@ bool allowed(const std::string& kernel, const std::vector<std::string>& patterns
                      [&](const std::string& p) { return glob(p.c_str(), kernel.c_str()); });
 }
 
+namespace {
+// The options' own refusals (why_none leaves them out of an error message).
+constexpr std::string_view kNotAllowedKernel = "not among the allowed kernels";
+constexpr std::string_view kVendorOff = "vendor candidates are off";
+}  // namespace
+
 std::vector<Candidate> candidates(const Problem& p, const Options& o, const model::DeviceBasics& device,
                                   std::size_t free_bytes) {
   if (p.value_bytes != 4 && p.value_bytes != 8)
@@ -127,10 +133,10 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
       if (c.eligible) c.why_not = std::move(why);
       c.eligible = false;
     };
-    if (!allowed(c.kernel, o.kernels)) refuse("not among the allowed kernels");
+    if (!allowed(c.kernel, o.kernels)) refuse(std::string(kNotAllowedKernel));
     if (!o.formats.empty() && std::find(o.formats.begin(), o.formats.end(), c.format) == o.formats.end())
       refuse(fmt::format("format {} not among the allowed formats", c.format));
-    if (!o.vendor && c.owner == "cuSPARSE") refuse("vendor candidates are off");
+    if (!o.vendor && c.owner == "cuSPARSE") refuse(std::string(kVendorOff));
     if (o.deterministic_only && !c.deterministic) refuse("not deterministic");
     if (row->rounds_values && !o.mixed_precision)
       refuse("rounds the values to float: allowed only with Options::mixed_precision");
@@ -159,6 +165,20 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
     out.push_back(std::move(c));
   }
   return out;
+}
+
+std::string why_none(const std::vector<Candidate>& cands) {
+  if (cands.empty()) return "none known";
+  std::string s;
+  int n = 0;
+  for (const Candidate& c : cands) {
+    // Refused by the caller's own filters (kernels, formats, vendor): not a reason worth naming.
+    const bool filtered = c.why_not == kNotAllowedKernel || c.why_not == kVendorOff ||
+                          c.why_not.find("not among the allowed formats") != std::string::npos;
+    if (c.eligible || filtered || n == 3) continue;
+    s += fmt::format("{}{}: {}", n++ == 0 ? "" : "; ", c.kernel, c.why_not);
+  }
+  return n > 0 ? s : fmt::format("every candidate is excluded by the options ({})", cands.front().why_not);
 }
 
 void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, const model::Profile* profile) {

@@ -93,6 +93,16 @@ TEST(MixedPrecision, PlannedOnlyWhenAllowedAndForDoubleMatrices) {
   c = find(plan::candidates(p, o, {}, kPlenty));
   EXPECT_TRUE(c.eligible) << c.why_not;
   EXPECT_EQ(c.extra_bytes, static_cast<std::size_t>(4 * A.nnz()));  // the float copy of the values
+  // An error naming why nothing can run names the candidate's own reason, not the options' filter.
+  plan::Options just = o;
+  just.mixed_precision = false;
+  just.kernels = {"csr_param_mixed"};
+  const std::string why = plan::why_none(plan::candidates(p, just, {}, kPlenty));
+  EXPECT_NE(why.find("csr_param_mixed: rounds the values"), std::string::npos) << why;
+  EXPECT_EQ(why.find("allowed kernels"), std::string::npos) << why;
+  just.kernels = {"no_such_*"};
+  EXPECT_NE(plan::why_none(plan::candidates(p, just, {}, kPlenty)).find("excluded by the options"),
+            std::string::npos);
   p.value_bytes = 4;
   c = find(plan::candidates(p, o, {}, kPlenty));
   EXPECT_FALSE(c.eligible);

@@ -379,7 +379,7 @@ struct SparseMatrix<T>::Impl {
     }
     if (!chosen)
       throw Error(fmt::format("no candidate can run this product ({} x {}, {} nonzeros): {}", stats.rows,
-                              stats.cols, stats.nnz, cands.empty() ? "none known" : cands[0].why_not));
+                              stats.cols, stats.nnz, plan::why_none(cands)));
     r.chosen = 0;
     r.setup_us = cands[0].setup_us;
     if (o.mode == plan::Mode::Tune) {
