@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -85,6 +86,28 @@ void spmv_cpu(const Matrix& A, Vec<const T> x, Vec<T> y, double alpha, double be
                    vector_bytes(x.data(), x.size(), sizeof(T)));
   nb::gil_scoped_release release;
   cpu_spmv<T>(A, {x.data(), x.size()}, {y.data(), y.size()}, static_cast<T>(alpha), static_cast<T>(beta));
+}
+
+template <class T>
+void rmatvec_cpu(const Matrix& A, Vec<const T> x, Vec<T> y) {
+  require_dtype<T>("rmatvec_cpu", A);
+  require_length("rmatvec_cpu", "x", x.size(), A.rows());
+  require_length("rmatvec_cpu", "y", y.size(), A.cols());
+  require_disjoint("rmatvec_cpu", "y", vector_bytes(y.data(), y.size(), sizeof(T)), "x",
+                   vector_bytes(x.data(), x.size(), sizeof(T)));
+  nb::gil_scoped_release release;
+  cpu_rmatvec<T>(A, {x.data(), x.size()}, {y.data(), y.size()});
+}
+
+// None for a symmetric matrix, else (row, col, A(row, col), A(col, row)) of the first asymmetry.
+nb::object asymmetry(const Matrix& A) {
+  std::optional<Asymmetry> a;
+  {
+    nb::gil_scoped_release release;
+    a = user_input([&] { return find_asymmetry(A); });
+  }
+  if (!a) return nb::none();
+  return nb::make_tuple(a->row, a->col, a->value, a->mirror);
 }
 
 template <class T>
@@ -286,6 +309,19 @@ NB_MODULE(_spx, m) {
       .def("stats", &stats_dict)
       .def("astype", [](const Matrix& A, bool f32) { return astype(A, f32); })
       .def("to_device", [](const Matrix& A, int device) { return to_device(A, device); })
+      .def("transposed",
+           [](const Matrix& A) {
+             nb::gil_scoped_release release;
+             return transposed(A);
+           })
+      .def("scaled",
+           [](const Matrix& A, double s, bool divide) {
+             nb::gil_scoped_release release;
+             return scaled(A, s, divide);
+           })
+      .def("asymmetry", &asymmetry)
+      .def("rmatvec_cpu", &rmatvec_cpu<float>, "x"_a, "y"_a.noconvert())
+      .def("rmatvec_cpu", &rmatvec_cpu<double>, "x"_a, "y"_a.noconvert())
       // Outputs are never converted (a converted copy would take the result and be dropped).
       .def("spmv_cpu", &spmv_cpu<float>, "x"_a, "y"_a.noconvert(), "alpha"_a, "beta"_a)
       .def("spmv_cpu", &spmv_cpu<double>, "x"_a, "y"_a.noconvert(), "alpha"_a, "beta"_a)
