@@ -48,9 +48,11 @@ class CgInfo:
 
     @property
     def converged(self) -> bool:
+        """True when status is 'converged' (SciPy's info == 0)."""
         return self.status == "converged"
 
     def __int__(self) -> int:
+        """SciPy's info code: 0 converged, -1 breakdown, else the iterations run."""
         if self.status == "converged":
             return 0
         if self.status == "breakdown":

@@ -204,8 +204,8 @@ class Matrix:
         if d == self._dev:
             return self
         if d >= 0 and not cuda_available():
-            raise RuntimeError(f"spx: cannot move the matrix to {device!r}: no CUDA GPU is available "
-                               f"({gpu_unavailable_reason()}); spx.cuda_available() checks first, "
+            raise RuntimeError(f"spx: cannot move the matrix to cuda:{d}: no CUDA GPU is available: "
+                               f"{gpu_unavailable_reason()}; spx.cuda_available() checks first, "
                                "`nvidia-smi` lists the GPUs the driver sees")
         m = Matrix._wrap(self._m.to_device(d))
         m._symmetric = self._symmetric  # the same values

@@ -23,6 +23,12 @@
 #include <utility>
 #include <vector>
 
+#if defined(__linux__) && defined(_OPENMP)
+#include <omp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "binding_checks.hpp"
 #include "cupy_fast.hpp"
 #include "gpu.hpp"
@@ -108,6 +114,20 @@ nb::object asymmetry(const Matrix& A) {
   }
   if (!a) return nb::none();
   return nb::make_tuple(a->row, a->col, a->value, a->mirror);
+}
+
+// The kernel thread ids of spx's OpenMP pool (the threads of one parallel region, which the
+// runtime keeps for the next ones); empty outside Linux. The oversubscription check
+// (python/spx/_threads.py) tells other running threads from them.
+std::vector<int64_t> openmp_thread_ids() {
+  std::vector<int64_t> ids;
+#if defined(__linux__) && defined(_OPENMP)
+  ids.assign(static_cast<std::size_t>(omp_get_max_threads()), 0);
+  nb::gil_scoped_release release;
+#pragma omp parallel
+  ids[static_cast<std::size_t>(omp_get_thread_num())] = static_cast<int64_t>(syscall(SYS_gettid));
+#endif
+  return ids;
 }
 
 template <class T>
@@ -395,5 +415,6 @@ NB_MODULE(_spx, m) {
   m.def("set_cupy", &set_cupy);
   m.def("hold_stream", &hold_stream, "device"_a, "stream"_a.none());
   m.def("cpu_threads", &spx::omp::max_threads);
+  m.def("openmp_thread_ids", &openmp_thread_ids);
   m.attr("version") = spx::kVersionString;
 }

@@ -78,7 +78,7 @@ def test_to_cuda_without_a_gpu_says_no_cuda_gpu_is_available():
             move()
         msg = str(e.value)
         assert "no CUDA GPU is available" in msg and "spx.cuda_available()" in msg and "nvidia-smi" in msg, msg
-        assert "no GPU for" not in msg
+        assert "no GPU for" not in msg and "cuda:" in msg
 
 
 def test_cg_refuses_a_non_symmetric_matrix_up_front():
@@ -107,3 +107,13 @@ def test_cg_symmetry_tolerance_is_relative_to_the_row():
         spx.cg(spx.Matrix(S2), np.ones(3))
     with pytest.raises(ValueError, match="square"):
         spx.cg(spx.Matrix(sp.random(3, 4, density=0.5)), np.ones(3))
+
+
+def test_the_readme_python_example_runs_verbatim():
+    """The README's example with what `pip install .` brings (NumPy, SciPy); its GPU lines run where
+    a GPU is."""
+    from conftest import REPO
+
+    text = (REPO / "README.md").read_text()
+    block = text.split("\n## Python\n")[1].split("```python\n")[1].split("```")[0]
+    exec(compile(block, "README.md (Python example)", "exec"), {})
