@@ -9,7 +9,7 @@
     yd = G @ cp.ones(800)                               # cupy in, cupy out: no copies, current stream
     print(G.plan().explain())                           # which kernel runs, and why
     x, info = spx.cg(spx.generate("stencil2d:n=64"), np.ones(4096))   # CG, as scipy's cg
-    scipy.sparse.linalg.gmres(A2, b)                    # spx matrices are LinearOperators too
+    x, code = scipy.sparse.linalg.gmres(spx.generate("stencil2d:n=64"), np.ones(4096))  # SciPy's too
 
 docs/python.md has the whole story: where products run, what is copied, streams, errors.
 The implementation lives in private modules (_matrix, _algebra, _linop, _cg, _threads, and the
@@ -46,3 +46,9 @@ __all__ = [
     "built_with_cuda",
     "__version__",
 ]
+
+# The public objects say they are spx's (repr, help, pickling names), not their private module's.
+for _public in (Matrix, Plan, CgInfo, built_with_cuda, cuda_available, generate, generators,
+                gpu_unavailable_reason, read, spmm, spmv, cg):
+    _public.__module__ = __name__
+del _public
