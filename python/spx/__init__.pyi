@@ -1,4 +1,4 @@
-# Type stubs of the public API of spx (python/spx/__init__.py has the code and the docstrings).
+# Type stubs of the public API of spx (python/spx/_matrix.py, _algebra.py, _linop.py and _cg.py have the code and the docstrings).
 import os
 from typing import Any, Literal, Optional, Tuple, TypeVar, Union, overload
 

@@ -1,4 +1,4 @@
-// spx._spx: the nanobind bindings under the Python package spx (python/spx/__init__.py is the API;
+// spx._spx: the nanobind bindings under the Python package spx (python/spx/ is the API;
 // everything here is private to it). Every entry point checks its own arguments (binding_checks.hpp):
 // the module can be imported and called without the package's checks. The device entry points take
 // raw pointers and do no Python work; their sizes and leading dimensions are checked, the memory
