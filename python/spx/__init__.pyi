@@ -1,4 +1,5 @@
-# Type stubs of the public API of spx (python/spx/_matrix.py, _algebra.py, _linop.py and _cg.py have the code and the docstrings).
+# Type stubs of the public API of spx (the code and the docstrings: python/spx/_matrix.py,
+# _algebra.py, _linop.py, _cg.py).
 import os
 from typing import Any, Literal, Optional, Tuple, TypeVar, Union, overload
 
