@@ -106,7 +106,13 @@ class Matrix:
     ``spx.read(path)`` reads a Matrix Market file, ``spx.generate(spec)`` runs a generator.
 
     The matrix is immutable. It lives on the host (``device == 'cpu'``) or on a GPU
-    (``A.to('cuda')``, which keeps the host copy too). ``A @ x`` and ``A @ X`` are SpMV and SpMM.
+    (``A.to('cuda')``, which keeps the host copy too). ``A @ x`` and ``A @ X`` are SpMV and SpMM;
+    ``A.T``, ``A * s``, ``A / s``, ``A + B`` make new matrices and ``x @ A`` is ``A.T @ x``;
+    scipy.sparse.linalg's solvers take the matrix as a linear operator (``A.aslinearoperator()``).
+
+    Errors: TypeError for a source that is not one of the above, complex values or non-integer
+    indices or shape entries; ValueError for a structure that is not a CSR (naming the first bad
+    entry) or sizes beyond 32-bit indices.
     """
 
     __slots__ = ("_m", "_dtype", "_itemsize", "_dev", "_rows", "_cols", "_stats", "_spmv_cupy", "_symmetric")
