@@ -506,8 +506,8 @@ def _device_of(d: "_arrays.DeviceArray") -> int:
 
 def _check_device_operand(A: Matrix, d: "_arrays.DeviceArray", what: str) -> None:
     if d.dtype != A._dtype:
-        raise TypeError(f"{what} has dtype {d.dtype}, the matrix {A._dtype}: cast one of them "
-                        "(device arrays are never converted implicitly)")
+        raise TypeError(f"{what} has dtype {d.dtype} but the matrix holds {A._dtype}: device arrays are "
+                        f"never converted; pass {what}.astype('{A._dtype}') or use A.astype(np.{d.dtype})")
     dev = _device_of(d)
     if dev != A._dev:
         where = "host memory" if dev < 0 else f"cuda:{dev}"

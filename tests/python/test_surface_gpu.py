@@ -70,3 +70,9 @@ def test_cg_refuses_a_non_symmetric_gpu_matrix_up_front():
         spx.cg(G, cp.ones(36))
     x, info = spx.cg(G, cp.ones(36), check_symmetric=False)
     assert isinstance(x, cp.ndarray)
+
+
+def test_a_device_b_of_another_dtype_names_the_fix():
+    G = spx.generate("stencil2d:n=4", dtype=np.float32).to("cuda")
+    with pytest.raises(TypeError, match=r"b has dtype float64 but the matrix holds float32: .*b\.astype\('float32'\)"):
+        spx.cg(G, cp.ones(16))
