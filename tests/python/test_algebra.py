@@ -64,7 +64,8 @@ def test_add_and_subtract_match_scipy(dtypes):
     S2 = random_scipy(45, 31, 0.15, 4, dtypes[1])
     A, B = spx.Matrix(S1), spx.Matrix(S2)
     want = np.result_type(*dtypes)
-    for got, ref in ((A + B, S1 + S2), (A - B, S1 - S2), (B - A, S2 - S1), (A + S2, S1 + S2)):
+    for got, ref in ((A + B, S1 + S2), (A - B, S1 - S2), (B - A, S2 - S1), (A + S2, S1 + S2),
+                     (S1 + B, S1 + S2), (S1 - B, S1 - S2)):
         assert isinstance(got, spx.Matrix) and got.dtype == want and got.device == "cpu"
         np.testing.assert_allclose(dense(got), ref.toarray(), **close(np.float32))
     np.testing.assert_array_equal(dense(A - A), np.zeros((45, 31)))
