@@ -145,6 +145,7 @@ def host_array(obj: Any, dtype: np.dtype, what: str) -> np.ndarray:
     if a.dtype.kind == "c":
         raise TypeError(f"{what} is complex ({a.dtype}); spx computes with real float32 and float64 only")
     if not np.can_cast(a.dtype, dtype, casting="safe"):
-        raise TypeError(f"{what} has dtype {a.dtype}, the matrix {dtype}: cast one of them "
-                        f"(x.astype(np.{dtype}) or A.astype(np.{a.dtype})) — spx does not narrow silently")
+        raise TypeError(f"{what} has dtype {a.dtype} but the matrix holds {dtype}: spx computes in the "
+                        f"matrix's dtype and does not narrow {what} silently; pass {what}.astype(np.{dtype}) "
+                        f"or use A.astype(np.{a.dtype})")
     return a.astype(dtype)

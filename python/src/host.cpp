@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "matrix.hpp"
 #include "spx/cg.hpp"
@@ -15,6 +17,10 @@
 #include "spx/io.hpp"
 
 namespace spx::python {
+namespace {
+// Relative to the largest entry of the row: the CLI's cg check (tools/spx/cmd_cg.cpp) uses the same.
+constexpr double kSymmetryTolerance = 1e-6;
+}  // namespace
 
 int64_t Matrix::rows() const {
   return std::visit([](const auto& A) { return static_cast<int64_t>(A.rows); }, *csr);
@@ -89,6 +95,55 @@ Matrix astype(const Matrix& A, bool f32) {
       *A.csr);
 }
 
+Matrix transposed(const Matrix& A) {
+  return std::visit(
+      [](const auto& csr) {
+        return Matrix{std::make_shared<const HostCsr>(transpose(csr)), nullptr};
+      },
+      *A.csr);
+}
+
+Matrix scaled(const Matrix& A, double s, bool divide) {
+  return std::visit(
+      [&](const auto& csr) {
+        auto B = csr;
+        for (auto& v : B.values)
+          v = static_cast<typename decltype(B.values)::value_type>(divide ? static_cast<double>(v) / s
+                                                                          : static_cast<double>(v) * s);
+        return Matrix{std::make_shared<const HostCsr>(std::move(B)), nullptr};
+      },
+      *A.csr);
+}
+
+std::optional<Asymmetry> find_asymmetry(const Matrix& A) {
+  return std::visit(
+      [](const auto& csr) -> std::optional<Asymmetry> {
+        if (csr.rows != csr.cols)
+          throw Error(fmt::format("symmetry: the matrix is {} x {}, not square", csr.rows, csr.cols));
+        const auto& rp = csr.row_ptr;
+        const auto& ci = csr.col_idx;
+        for (int32_t r = 0; r < csr.rows; ++r) {
+          double row_max = 0;
+          for (int32_t k = rp[r]; k < rp[r + 1]; ++k)
+            row_max = std::max(row_max, std::abs(static_cast<double>(csr.values[k])));
+          for (int32_t k = rp[r]; k < rp[r + 1]; ++k) {
+            const int32_t c = ci[k];
+            const auto begin = ci.begin() + rp[c], end = ci.begin() + rp[c + 1];
+            const auto it = std::lower_bound(begin, end, r);
+            const double mirror =
+                it != end && *it == r
+                    ? static_cast<double>(csr.values[static_cast<std::size_t>(it - ci.begin())])
+                    : 0.0;
+            const double value = static_cast<double>(csr.values[k]);
+            if (std::abs(mirror - value) > kSymmetryTolerance * row_max)
+              return Asymmetry{r, c, value, mirror};
+          }
+        }
+        return std::nullopt;
+      },
+      *A.csr);
+}
+
 template <class T>
 const Csr<T, int32_t>& host_csr(const Matrix& A) {
   const auto* csr = std::get_if<Csr<T, int32_t>>(A.csr.get());
@@ -127,6 +182,20 @@ void cpu_spmm(const Matrix& A, const T* B, int64_t ldb, bool b_row_major, T* C, 
 }
 
 template <class T>
+void cpu_rmatvec(const Matrix& A, std::span<const T> x, std::span<T> y) {
+  const auto& csr = host_csr<T>(A);
+  if (x.size() != static_cast<std::size_t>(csr.rows) || y.size() != static_cast<std::size_t>(csr.cols))
+    throw Error(fmt::format("x @ A: x has {} entries, the matrix {} rows", x.size(), csr.rows));
+  std::vector<double> acc(static_cast<std::size_t>(csr.cols), 0.0);
+  for (int32_t r = 0; r < csr.rows; ++r) {
+    const double xr = static_cast<double>(x[static_cast<std::size_t>(r)]);
+    for (int32_t k = csr.row_ptr[r]; k < csr.row_ptr[r + 1]; ++k)
+      acc[static_cast<std::size_t>(csr.col_idx[k])] += static_cast<double>(csr.values[k]) * xr;
+  }
+  for (std::size_t c = 0; c < acc.size(); ++c) y[c] = static_cast<T>(acc[c]);
+}
+
+template <class T>
 CgResult cpu_cg(const Matrix& A, std::span<const T> b, std::span<T> x, bool initial_guess,
                 const CgRequest& request) {
   return cg<T>(host_csr<T>(A), b, x, cg_options(request, initial_guess));
@@ -138,6 +207,8 @@ template void cpu_spmm<float>(const Matrix&, const float*, int64_t, bool, float*
                               float, float);
 template void cpu_spmm<double>(const Matrix&, const double*, int64_t, bool, double*, int64_t, bool, int64_t,
                                double, double);
+template void cpu_rmatvec<float>(const Matrix&, std::span<const float>, std::span<float>);
+template void cpu_rmatvec<double>(const Matrix&, std::span<const double>, std::span<double>);
 template CgResult cpu_cg<float>(const Matrix&, std::span<const float>, std::span<float>, bool,
                                 const CgRequest&);
 template CgResult cpu_cg<double>(const Matrix&, std::span<const double>, std::span<double>, bool,

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -41,6 +42,19 @@ Matrix read_matrix(const std::string& path, bool f32);
 Matrix generate_matrix(const std::string& spec, bool f32);
 Matrix astype(const Matrix& A, bool f32);       // a host copy with the other value type (or the same)
 Matrix to_device(const Matrix& A, int device);  // shares the host copy; device < 0: the host alone
+Matrix transposed(const Matrix& A);             // a host copy of A^T (spx::transpose, canonical)
+// A host copy with every value multiplied (or divided, when `divide`) by s, in double, rounded
+// once to the value type; the structure is kept (explicit zeros included), as SciPy's A * s.
+Matrix scaled(const Matrix& A, double s, bool divide);
+
+// The first entry that breaks symmetry, as spx cg's check (tools/spx/cmd_cg.cpp): |A(r,c) - A(c,r)|
+// > 1e-6 · max |A(r,:)|, a missing mirror counting as 0. O(nnz · log(row length)), one pass; spx::Error when
+// A is not square.
+struct Asymmetry {
+  int64_t row, col;
+  double value, mirror;  // A(row, col) and A(col, row)
+};
+std::optional<Asymmetry> find_asymmetry(const Matrix& A);
 
 // y = alpha*A*x + beta*y with spx::omp on the host copy. Sizes checked by the kernel.
 template <class T>
@@ -50,6 +64,11 @@ void cpu_spmv(const Matrix& A, std::span<const T> x, std::span<T> y, T alpha, T 
 template <class T>
 void cpu_spmm(const Matrix& A, const T* B, int64_t ldb, bool b_row_major, T* C, int64_t ldc, bool c_row_major,
               int64_t L, T alpha, T beta);
+
+// y = A^T x (the row vector x times A) on the host copy, without forming A^T: one thread
+// scattering row by row into a double accumulator, rounded to T once (the CPU kernels' rule).
+template <class T>
+void cpu_rmatvec(const Matrix& A, std::span<const T> x, std::span<T> y);
 
 // Conjugate gradients with spx::cg (OpenMP) on the host copy: b and x of size rows, x holding the
 // initial guess when `initial_guess`. spx::Error (a non-square matrix, a diagonal Jacobi cannot

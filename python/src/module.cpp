@@ -1,4 +1,4 @@
-// spx._spx: the nanobind bindings under the Python package spx (python/spx/__init__.py is the API;
+// spx._spx: the nanobind bindings under the Python package spx (python/spx/ is the API;
 // everything here is private to it). Every entry point checks its own arguments (binding_checks.hpp):
 // the module can be imported and called without the package's checks. The device entry points take
 // raw pointers and do no Python work; their sizes and leading dimensions are checked, the memory
@@ -16,11 +16,18 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#if defined(__linux__) && defined(_OPENMP)
+#include <omp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "binding_checks.hpp"
 #include "cupy_fast.hpp"
@@ -85,6 +92,42 @@ void spmv_cpu(const Matrix& A, Vec<const T> x, Vec<T> y, double alpha, double be
                    vector_bytes(x.data(), x.size(), sizeof(T)));
   nb::gil_scoped_release release;
   cpu_spmv<T>(A, {x.data(), x.size()}, {y.data(), y.size()}, static_cast<T>(alpha), static_cast<T>(beta));
+}
+
+template <class T>
+void rmatvec_cpu(const Matrix& A, Vec<const T> x, Vec<T> y) {
+  require_dtype<T>("rmatvec_cpu", A);
+  require_length("rmatvec_cpu", "x", x.size(), A.rows());
+  require_length("rmatvec_cpu", "y", y.size(), A.cols());
+  require_disjoint("rmatvec_cpu", "y", vector_bytes(y.data(), y.size(), sizeof(T)), "x",
+                   vector_bytes(x.data(), x.size(), sizeof(T)));
+  nb::gil_scoped_release release;
+  cpu_rmatvec<T>(A, {x.data(), x.size()}, {y.data(), y.size()});
+}
+
+// None for a symmetric matrix, else (row, col, A(row, col), A(col, row)) of the first asymmetry.
+nb::object asymmetry(const Matrix& A) {
+  std::optional<Asymmetry> a;
+  {
+    nb::gil_scoped_release release;
+    a = user_input([&] { return find_asymmetry(A); });
+  }
+  if (!a) return nb::none();
+  return nb::make_tuple(a->row, a->col, a->value, a->mirror);
+}
+
+// The kernel thread ids of spx's OpenMP pool (the threads of one parallel region, which the
+// runtime keeps for the next ones); empty outside Linux. The oversubscription check
+// (python/spx/_threads.py) tells other running threads from them.
+std::vector<int64_t> openmp_thread_ids() {
+  std::vector<int64_t> ids;
+#if defined(__linux__) && defined(_OPENMP)
+  ids.assign(static_cast<std::size_t>(omp_get_max_threads()), 0);
+  nb::gil_scoped_release release;
+#pragma omp parallel
+  ids[static_cast<std::size_t>(omp_get_thread_num())] = static_cast<int64_t>(syscall(SYS_gettid));
+#endif
+  return ids;
 }
 
 template <class T>
@@ -286,6 +329,19 @@ NB_MODULE(_spx, m) {
       .def("stats", &stats_dict)
       .def("astype", [](const Matrix& A, bool f32) { return astype(A, f32); })
       .def("to_device", [](const Matrix& A, int device) { return to_device(A, device); })
+      .def("transposed",
+           [](const Matrix& A) {
+             nb::gil_scoped_release release;
+             return transposed(A);
+           })
+      .def("scaled",
+           [](const Matrix& A, double s, bool divide) {
+             nb::gil_scoped_release release;
+             return scaled(A, s, divide);
+           })
+      .def("asymmetry", &asymmetry)
+      .def("rmatvec_cpu", &rmatvec_cpu<float>, "x"_a, "y"_a.noconvert())
+      .def("rmatvec_cpu", &rmatvec_cpu<double>, "x"_a, "y"_a.noconvert())
       // Outputs are never converted (a converted copy would take the result and be dropped).
       .def("spmv_cpu", &spmv_cpu<float>, "x"_a, "y"_a.noconvert(), "alpha"_a, "beta"_a)
       .def("spmv_cpu", &spmv_cpu<double>, "x"_a, "y"_a.noconvert(), "alpha"_a, "beta"_a)
@@ -359,5 +415,6 @@ NB_MODULE(_spx, m) {
   m.def("set_cupy", &set_cupy);
   m.def("hold_stream", &hold_stream, "device"_a, "stream"_a.none());
   m.def("cpu_threads", &spx::omp::max_threads);
+  m.def("openmp_thread_ids", &openmp_thread_ids);
   m.attr("version") = spx::kVersionString;
 }
