@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "spx/error.hpp"
@@ -20,6 +21,49 @@ double rcm_window_sectors(double window_rows, double avg_row, int values_per_sec
   const double run = std::ceil((window_rows + avg_row) / values_per_sector) + 1;
   return std::min(kRcmRunsPerWindow * run, std::max(window_rows * avg_row, 1.0));
 }
+
+namespace {
+
+// Mean over sampled rows of |rows within two steps| / d^2 (following at most kTwoHopMaxNeighbours
+// neighbours of the row, and of each neighbour, so d is capped there too). Columns were range-checked
+// by the caller's sample only, so each is checked here before it is followed.
+template <class T, class I>
+double two_hop_growth(const Csr<T, I>& A) {
+  const int64_t rows = A.rows;
+  std::vector<int64_t> reach;
+  double sum = 0;
+  int64_t counted = 0;
+  const int64_t step = std::max<int64_t>(1, rows / kTwoHopSampleRows);
+  const auto row_span = [&](int64_t r) {
+    const int64_t b = A.row_ptr[static_cast<std::size_t>(r)], e = A.row_ptr[static_cast<std::size_t>(r) + 1];
+    if (b < 0 || b > e || static_cast<std::size_t>(e) > A.col_idx.size())
+      throw Error(
+          fmt::format("locality: row {} spans [{}, {}) of {} column indices", r, b, e, A.col_idx.size()));
+    return std::pair{b, std::min(e, b + kTwoHopMaxNeighbours)};
+  };
+  for (int64_t r = step / 2; r < rows; r += step) {
+    const auto [b, e] = row_span(r);
+    const int64_t d = e - b;
+    if (d == 0) continue;
+    reach.clear();
+    for (int64_t p = b; p < e; ++p) {
+      const int64_t c = static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(p)]);
+      if (c < 0 || c >= rows)
+        throw Error(fmt::format("locality: row {} has column {} outside 0..{}", r, c, rows - 1));
+      reach.push_back(c);
+      const auto [cb, ce] = row_span(c);
+      for (int64_t q = cb; q < ce; ++q)
+        reach.push_back(static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(q)]));
+    }
+    std::sort(reach.begin(), reach.end());
+    const auto distinct = std::unique(reach.begin(), reach.end()) - reach.begin();
+    sum += static_cast<double>(distinct) / static_cast<double>(d * d);
+    ++counted;
+  }
+  return counted > 0 ? sum / static_cast<double>(counted) : 0.0;
+}
+
+}  // namespace
 
 template <class T, class I>
 Locality locality(const Csr<T, I>& A) {
@@ -65,9 +109,13 @@ Locality locality(const Csr<T, I>& A) {
       L.sampled_nnz > 0 ? distance / static_cast<double>(L.sampled_nnz) / static_cast<double>(A.cols) : 0;
   L.sectors_per_row = distinct / rows_sampled;
   const double avg_row = static_cast<double>(A.nnz()) / static_cast<double>(rows);
+  L.two_hop_growth = A.rows == A.cols ? two_hop_growth(A) : 0.0;
+  // An expander-like graph keeps its gathers whatever the numbering: no gain estimated.
   L.rcm_sectors_per_row =
-      std::min(L.sectors_per_row, rcm_window_sectors(kLocalityWindowRows, avg_row, kF64PerSector) /
-                                      static_cast<double>(kLocalityWindowRows));
+      L.two_hop_growth > kRcmMaxTwoHopGrowth
+          ? L.sectors_per_row
+          : std::min(L.sectors_per_row, rcm_window_sectors(kLocalityWindowRows, avg_row, kF64PerSector) /
+                                            static_cast<double>(kLocalityWindowRows));
   return L;
 }
 

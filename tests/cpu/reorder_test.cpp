@@ -198,6 +198,21 @@ TEST(Reorder, LocalitySeesAShuffleAndWhatRcmWouldGain) {
   EXPECT_LE(b.sampled_rows, reorder::kLocalitySampleWindows * reorder::kLocalityWindowRows);
 }
 
+// A random (expander-like) graph has no band to find: its two-step neighbourhoods reach ~d^2 nodes,
+// so no gain is estimated and rcm_csr is not planned; meshes grow slowly in any numbering.
+TEST(Reorder, NoRcmGainEstimatedOnAnExpanderGraph) {
+  for (const std::string mesh : {"stencil2d:n=150,shuffle=3", "stencil7:n=24,shuffle=3",
+                                 "stencil27:n=16,shuffle=3", "blockfem:n=8,b=3,seed=2"}) {
+    const reorder::Locality m = reorder::locality(gen::generate<double>(mesh));
+    EXPECT_LT(m.two_hop_growth, reorder::kRcmMaxTwoHopGrowth) << mesh;
+  }
+  const auto random = gen::generate<double>("random:n=60000,len=24,seed=4");
+  const reorder::Locality r = reorder::locality(random);
+  EXPECT_GT(r.two_hop_growth, reorder::kRcmMaxTwoHopGrowth);
+  EXPECT_FALSE(r.gathers_poorly()) << r.sectors_per_row << " vs " << r.rcm_sectors_per_row;
+  EXPECT_DOUBLE_EQ(r.rcm_sectors_per_row, r.sectors_per_row);
+}
+
 TEST(GenerateShuffle, EverySquareKindIsRenumberedAndNonSquareRefused) {
   for (const std::string spec :
        {"stencil2d:n=12", "stencil7:n=5", "stencil27:n=4", "fem:rows=300,len=9", "fem2d:n=6", "banded:n=300",
