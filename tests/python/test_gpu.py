@@ -162,7 +162,7 @@ def test_cuda_array_interface_and_dlpack_operands(rng):
 
 def test_checks_before_anything_runs(rng):
     A = on_gpu(random_scipy(100, 80, 0.1, 8))
-    with pytest.raises(TypeError, match="float32, the matrix float64"):
+    with pytest.raises(TypeError, match="x has dtype float32 but the matrix holds float64"):
         A @ cp.ones(80, dtype=np.float32)
     with pytest.raises(ValueError, match="x has 81 entries"):
         A @ cp.ones(81)
