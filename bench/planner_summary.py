@@ -68,6 +68,9 @@ def problems(docs):
 
 
 def is_candidate(kernel, r, op):
+    # Mixed precision (values rounded to float) is opt-in: never in a default plan's oracle.
+    if r.get("rounds_values") or kernel == "csr_param_mixed":
+        return False
     if "candidate" in r:
         return r["candidate"]
     return kernel in (SPMV if op == "spmv" else SPMM)

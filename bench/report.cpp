@@ -194,6 +194,9 @@ nlohmann::ordered_json to_json(const BenchReport& report) {
     // A candidate of the planner (a row of the kernel catalogue, src/plan/catalogue.cpp): the
     // summaries take the per-problem oracle over these.
     e["candidate"] = is_candidate(r);
+    // An opt-in candidate that rounds the values (mixed precision): not in a default plan's oracle.
+    if (is_candidate(r) && plan::kernel_row(r.kernel.substr(0, r.kernel.find('#'))).rounds_values)
+      e["rounds_values"] = true;
     if (!r.override.empty()) e["override"] = r.override;  // the parameters this run was given
     if (r.op == OpKind::Gemm) {
       e["m"] = r.rows;
