@@ -34,6 +34,7 @@
 #include "spx/cuda/vendor.hpp"
 #include "spx/mixed_precision.hpp"
 #include "spx/reorder.hpp"
+#include "spx/sell_c16_dict.hpp"
 #include "spx/stats.hpp"
 
 namespace spx::bench {
@@ -316,6 +317,43 @@ void add_sell_c16(Registry& registry) {
   registry.add(std::move(e));
 }
 
+// SELL-C16 with a value dictionary: host-converted (to_sell_c16_dict) and uploaded, both timed as
+// its conversion; skipped where SELL-C16 is, and past 256 distinct values.
+void add_sell_c16_dict(Registry& registry) {
+  const double max_slots = cuda::default_rule_tables().planner.sell_max_slots_per_nnz;
+  auto e =
+      cuda_entry("sell_c16_dict", OpKind::Spmv, Format::Sell, false,
+                 "spx SELL-C16 SpMV with a value dictionary: 16-bit column offsets and a uint8 code into a "
+                 "table of <= 256 values a slot (none for a single value) (spx::cuda::spmv_sell_c16_dict)");
+  e.prepare = [max_slots](const Problem& p) {
+    return with_precision(p, [&](auto tag) {
+      using T = decltype(tag);
+      cuda::Context& ctx = bench_context();
+      const Csr<T, int32_t>& host = *p.input<T>().A;
+      const int64_t slots = sell_c16_slots(host);
+      const double ratio = static_cast<double>(slots) / static_cast<double>(std::max<int64_t>(1, host.nnz()));
+      if (ratio > max_slots)
+        throw Error(fmt::format("SELL-C16 would store {:.1f} slots per nonzero (> {})", ratio, max_slots));
+      const int64_t distinct = distinct_values_upto(std::span<const T>(host.values));
+      if (distinct > kSellC16DictMaxValues)
+        throw Error(fmt::format("more than {} distinct values: no dictionary", kSellC16DictMaxValues));
+      auto A = std::make_shared<const cuda::DeviceSellC16Dict<T>>(
+          cuda::upload_sell_c16_dict(ctx, to_sell_c16_dict(host)));
+      const double convert =
+          conversion_ms([&] { (void)cuda::upload_sell_c16_dict(ctx, to_sell_c16_dict(host)); });
+      const auto launch = [](const cuda::DeviceSellC16Dict<T>& M, std::span<const T> x, std::span<T> y) {
+        cuda::spmv_sell_c16_dict(bench_context(), M, x, y);
+      };
+      Params out = {{"stored_slots", slots},
+                    {"distinct_values", distinct},
+                    {"matrix_bytes", static_cast<int64_t>(A->bytes())}};
+      add_break_even<T>(p, convert, bound_launch<T>(p, A, launch), out);
+      return format_instance<T>(p, A, std::move(out), launch);
+    });
+  };
+  registry.add(std::move(e));
+}
+
 // csr_param_mixed: csr_param's plan with the values rounded to float (the host rounding and the
 // upload timed as its conversion), x, y and sums in double; f64 only, checked with the values'
 // rounding added to the bound (check.hpp).
@@ -411,6 +449,7 @@ void register_cuda_spmv_formats(Registry& registry) {
   add_rcm(registry);
   add_sell_c16(registry);
   add_csr_param_mixed(registry);
+  add_sell_c16_dict(registry);
 }
 
 }  // namespace spx::bench

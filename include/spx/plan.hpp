@@ -57,7 +57,8 @@ struct Options {
   // 0: no limit beyond the memory the device has free.
   std::size_t memory_budget_bytes = 0;
   std::vector<std::string> kernels;  // allowed candidates: names or patterns ("cusparse_*"); empty: all
-  // Allowed formats: csr, ell, ellr, coo, hyb, sell, csrc16, sellc16, rcm, bsr, csrmixed; empty: all.
+  // Allowed formats: csr, ell, ellr, coo, hyb, sell, csrc16, sellc16, sellc16d, rcm, bsr, csrmixed;
+  // empty: all.
   std::vector<std::string> formats;
   bool vendor = true;   // include cuSPARSE's candidates
   int measure_top = 4;  // Measure / Tune: how many of the ranked candidates are timed
@@ -90,6 +91,9 @@ struct Problem {
   // Block counts per block size (bsr_block_counts, sampled): BSR's eligibility and bytes; without
   // them BSR is not a candidate.
   std::optional<BsrBlockCounts> bsr_blocks;
+  // Distinct values (bitwise), counted up to 256 (257: more; distinct_values_upto): SELL-C16 with a
+  // value dictionary's eligibility; without it that format is not a candidate.
+  std::optional<int64_t> distinct_values;
 };
 
 // One candidate, as explain() lists it.

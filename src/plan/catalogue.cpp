@@ -48,6 +48,8 @@ constexpr std::array kModelKeys = {
     ModelKeyRow{"sell_c16", kSpmv, Work::SellC16, SpmmCsrMode::Rule, "ell"},
     // csr_param's kernel reading float values: its coefficients on the mixed format's bytes.
     ModelKeyRow{"csr_param_mixed", kSpmv, Work::CsrParam, SpmmCsrMode::Rule, "csr_param"},
+    // SELL-C16's kernel reading values through a table: ELL's coefficients on its own bytes.
+    ModelKeyRow{"sell_c16_dict", kSpmv, Work::SellC16, SpmmCsrMode::Rule, "ell"},
     ModelKeyRow{"spmm_csr_row", kSpmm, Work::SpmmCsr},
     ModelKeyRow{"spmm_csr_split_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Split, "spmm_csr_row"},
     ModelKeyRow{"spmm_csr_tiled_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Tiled, "spmm_csr_row"},
@@ -100,6 +102,7 @@ std::vector<KernelRow> make_catalogue() {
       spx_row("rcm_csr", kSpmv, kRow, "rcm", kLongRows, "rcm_csr", SpxExecutor::RcmCsr, Ladder::CsrParam),
       spx_row("bsr", kSpmv, kRow, "bsr", kAlways, "bsr", SpxExecutor::Bsr),
       spx_row("sell_c16", kSpmv, kRow, "sellc16", kAlways, "sell_c16", SpxExecutor::SellC16),
+      spx_row("sell_c16_dict", kSpmv, kRow, "sellc16d", kAlways, "sell_c16_dict", SpxExecutor::SellC16Dict),
       // Opt-in only (Options::mixed_precision): float values, double x, y and sums.
       mixed(spx_row("csr_param_mixed", kSpmv, kRow, "csrmixed", kLongRows, "csr_param_mixed",
                     SpxExecutor::CsrParamMixed, Ladder::CsrParam)),

@@ -80,6 +80,7 @@ enum class SpxExecutor {
   Segsum,
   Ell,
   SellC16,
+  SellC16Dict,
   EllrT,
   Coo,
   Hyb,

@@ -7,6 +7,7 @@
 
 #include "spx/column_spans.hpp"
 #include "spx/sell_c16.hpp"
+#include "spx/sell_c16_dict.hpp"
 
 namespace spx::plan {
 
@@ -41,6 +42,21 @@ std::optional<std::string> sellc16_refusal(const Problem& p, const cuda::Planner
       return fmt::format("SELL-32 would store {:.1f} slots per nonzero > {:.0f}", slots,
                          t.sell_max_slots_per_nnz);
   }
+  return std::nullopt;
+}
+
+double sellc16_dict_device_bytes(const Problem& p) {
+  const double slots = slots_of(p), rows = static_cast<double>(p.stats.rows);
+  const double distinct = p.distinct_values ? static_cast<double>(*p.distinct_values) : kSellC16DictMaxValues;
+  return slots * (2.0 + (distinct > 1 ? 1.0 : 0.0)) + 4.0 * rows +
+         8.0 * (std::ceil(rows / kSellC16SliceRows) + 1.0) + distinct * p.value_bytes;
+}
+
+std::optional<std::string> sellc16_dict_refusal(const Problem& p, const cuda::PlannerRuleTable& t) {
+  if (auto why = sellc16_refusal(p, t)) return why;
+  if (!p.distinct_values) return std::string("needs the count of distinct values");
+  if (*p.distinct_values > kSellC16DictMaxValues)
+    return fmt::format("more than {} distinct values: no table", kSellC16DictMaxValues);
   return std::nullopt;
 }
 

@@ -25,4 +25,11 @@ double sellc16_setup_us(double bytes, const cuda::PlannerRuleTable& t);
 // slots per nonzero stay within SELL's t.sell_max_slots_per_nnz.
 std::optional<std::string> sellc16_refusal(const Problem& p, const cuda::PlannerRuleTable& t);
 
+// SELL-C16 with a value dictionary (format string "sellc16d"): SELL-C16's slots with a uint8 code
+// each (none when the matrix holds one value) and the table. Eligible where SELL-C16 is and the
+// matrix holds at most 256 distinct values (Problem::distinct_values).
+inline constexpr const char* kSellC16DictFormat = "sellc16d";
+double sellc16_dict_device_bytes(const Problem& p);
+std::optional<std::string> sellc16_dict_refusal(const Problem& p, const cuda::PlannerRuleTable& t);
+
 }  // namespace spx::plan

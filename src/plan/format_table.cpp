@@ -100,7 +100,13 @@ double mixed_model_bytes(const Problem& p) {
   return 8.0 * static_cast<double>(p.stats.nnz) + 4.0 * static_cast<double>(p.stats.rows + 1);
 }
 
-const std::array<FormatRow, 11> kFormats = {{
+double sellc16_dict_setup(const Problem& p, double bytes, const model::DeviceBasics&, const Rules& t) {
+  // The host conversion writes SELL-C16 first, then the codes: SELL-C16's cost and this row's.
+  return sellc16_setup_us(sellc16_device_bytes(p) + bytes, t);
+}
+Refusal sellc16_dict_refusal_row(const Problem& p, const Rules& t) { return sellc16_dict_refusal(p, t); }
+
+const std::array<FormatRow, 12> kFormats = {{
     {"csr", [](const Problem&) { return 0.0; }, no_setup, no_refusal},
     {"ell", ell_bytes, device_convert_us, ell_refusal},
     {"ellr", ellr_bytes, device_convert_us, ellr_refusal},
@@ -113,6 +119,8 @@ const std::array<FormatRow, 11> kFormats = {{
     {"rcm", rcm_extra_bytes, rcm_setup, rcm_refusal_row},
     {kBsrFormat, bsr_device_bytes, bsr_setup, bsr_refusal, bsr_model_matrix_bytes},
     {"csrmixed", mixed_bytes, host_convert_us, mixed_refusal, mixed_model_bytes},
+    {kSellC16DictFormat, sellc16_dict_device_bytes, sellc16_dict_setup, sellc16_dict_refusal_row,
+     sellc16_dict_device_bytes},
 }};
 
 }  // namespace

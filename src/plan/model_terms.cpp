@@ -174,7 +174,9 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       // A uint16 offset a slot, a 32-bit base column a row, a 64-bit slot position a slice
       // (sell_c16_stream_bytes).
       w.matrix_bytes =
-          static_cast<double>(f.sell_slots) * (v + 2) + rows * kIndexBytes + (rows_padded / 32 + 1) * 8;
+          format_matrix_bytes > 0
+              ? format_matrix_bytes  // sell_c16_dict: codes (or none) instead of values, and its table
+              : static_cast<double>(f.sell_slots) * (v + 2) + rows * kIndexBytes + (rows_padded / 32 + 1) * 8;
       w.serial_slots = static_cast<double>(f.max_row);
       w.units = rows;
     } else {

@@ -125,6 +125,7 @@ RuleTables make_default_rule_tables() {
   t.planner.spmv_uniform = {"bsr",
                             "cusparse_bsr",
                             "ell",
+                            "sell_c16_dict",
                             "sell_c16",
                             "cusparse_sell_alg1",
                             "hyb",
@@ -149,6 +150,7 @@ RuleTables make_default_rule_tables() {
                            "cusparse_csr_alg1",
                            "hyb",
                            "ell",
+                           "sell_c16_dict",
                            "sell_c16",
                            "cusparse_sell_alg1",
                            "cusparse_coo_alg1",
@@ -173,6 +175,7 @@ RuleTables make_default_rule_tables() {
                               "hyb",
                               "ellr_t",
                               "ell",
+                              "sell_c16_dict",
                               "sell_c16",
                               "cusparse_sell_alg1",
                               "cusparse_coo_alg2"};

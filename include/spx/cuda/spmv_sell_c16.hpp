@@ -19,6 +19,7 @@
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/sell_c16.hpp"
+#include "spx/sell_c16_dict.hpp"
 
 namespace spx::cuda {
 
@@ -46,5 +47,35 @@ DeviceSellC16<T> upload_sell_c16(Context& ctx, const SellC16<T>& A);
 template <class T>
 void spmv_sell_c16(Context& ctx, const DeviceSellC16<T>& A, std::span<const T> x, std::span<T> y,
                    T alpha = T{1}, T beta = T{0});
+
+// SELL-C16 with a value dictionary (spx/sell_c16_dict.hpp): the same slices, bases and offsets,
+// the values as a table (read into shared memory by each block) and a uint8 code a slot, or one
+// value for the whole matrix (no codes). The same kernel body as SELL-C16's, so the two agree
+// bitwise.
+template <class T>
+struct DeviceSellC16Dict {
+  using value_type = T;
+  int32_t rows = 0;
+  int32_t cols = 0;
+  int64_t nnz = 0;
+  int64_t slots = 0;
+  DeviceBuffer<int64_t> slice_ptr;
+  DeviceBuffer<int32_t> base;
+  DeviceBuffer<uint16_t> offsets;
+  DeviceBuffer<T> table;        // 1..256 values
+  DeviceBuffer<uint8_t> codes;  // slots; empty when the table holds one value
+  T uniform_value = T{0};       // the table's value when it holds one
+
+  std::size_t bytes() const {
+    return slice_ptr.bytes() + base.bytes() + offsets.bytes() + table.bytes() + codes.bytes();
+  }
+};
+
+template <class T>
+DeviceSellC16Dict<T> upload_sell_c16_dict(Context& ctx, const SellC16Dict<T>& A);
+
+template <class T>
+void spmv_sell_c16_dict(Context& ctx, const DeviceSellC16Dict<T>& A, std::span<const T> x, std::span<T> y,
+                        T alpha = T{1}, T beta = T{0});
 
 }  // namespace spx::cuda

@@ -206,6 +206,27 @@ class SellC16Spmv final : public Executor<T> {
   DeviceSellC16<T> A_;
 };
 
+// SELL-C16 with a value dictionary: converted on the host (SELL-C16, then the table and codes)
+// and uploaded without the values.
+template <class T>
+class SellC16DictSpmv final : public Executor<T> {
+ public:
+  SellC16DictSpmv(Context& ctx, const MatrixParts<T>& m)
+      : A_(upload_sell_c16_dict(ctx, to_sell_c16_dict(*m.host))) {
+    this->bytes = A_.bytes();
+  }
+  void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
+    spmv_sell_c16_dict(ctx, A_, x, y, alpha, beta);
+  }
+  std::string describe() const override {
+    return fmt::format("{} slots over {} nonzeros, {} distinct values{}", A_.slots, A_.nnz, A_.table.size(),
+                       A_.codes.size() == 0 ? " (no codes)" : "");
+  }
+
+ private:
+  DeviceSellC16Dict<T> A_;
+};
+
 template <class T>
 class EllrT final : public Executor<T> {
  public:
@@ -555,6 +576,10 @@ Make<T> spx_factory(plan::SpxExecutor e) {
     case X::SellC16:
       return [](Context& c, const MatrixParts<T>& m, P, R, K) -> E {
         return std::make_unique<SellC16Spmv<T>>(c, m);
+      };
+    case X::SellC16Dict:
+      return [](Context& c, const MatrixParts<T>& m, P, R, K) -> E {
+        return std::make_unique<SellC16DictSpmv<T>>(c, m);
       };
     case X::EllrT:
       return [](Context& c, const MatrixParts<T>& m, P, R, K k) -> E {

@@ -29,6 +29,7 @@
 #include "spx/error.hpp"
 #include "spx/model.hpp"
 #include "spx/reorder.hpp"
+#include "spx/sell_c16_dict.hpp"
 
 namespace spx::cuda {
 
@@ -101,6 +102,7 @@ struct SparseMatrix<T>::Impl {
   // BSR's eligibility: block counts sampled (6 sizes x ~8k rows, ~10 ms on 10M nonzeros) when the
   // first SpMV plan is made, not at construction (SpMM and CG-only users never pay it).
   mutable std::optional<BsrBlockCounts> bsr_blocks;
+  mutable std::optional<int64_t> distinct_values;  // up to 257 (SELL-C16-dict's eligibility)
   std::optional<MatrixFeatures> features;
   double features_us = 0;
   mutable std::optional<reorder::Locality> locality;  // problem() fills it on first use
@@ -534,6 +536,13 @@ struct SparseMatrix<T>::Impl {
     if (op == plan::Operation::Spmv) {
       if (!bsr_blocks) bsr_blocks = bsr_block_counts(host);
       p.bsr_blocks = bsr_blocks;
+      // Counted once, only where SELL-C16 can hold the matrix (no row wider than 16-bit offsets);
+      // it stops at the 257th distinct value (a matrix of random values within its first hundreds).
+      if (column_spans.wide_rows == 0) {
+        if (!distinct_values)
+          distinct_values = distinct_values_upto(std::span<const T>(host.values), kSellC16DictMaxValues);
+        p.distinct_values = distinct_values;
+      }
     }
     return p;
   }

@@ -9,6 +9,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/scale.hpp"
+#include "cuda/spmv/sell_c16_row.cuh"
 #include "cuda/spmv/spmv_checks.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmv_sell_c16.hpp"
@@ -16,14 +17,7 @@
 namespace spx::cuda {
 namespace {
 
-// Slots per unrolled step, as ELL's: 2 x 4 loads in flight before the first gather of x.
-constexpr int kUnroll = 4;
-constexpr int64_t kSlice = kSellC16SliceRows;
-
-template <class T>
-__device__ __forceinline__ void add_slot(T& sum, uint16_t offset, T value, const T* __restrict__ xr) {
-  if (offset != 0) sum += value * xr[offset];
-}
+using sell_c16::kSlice;
 
 template <class T>
 __global__ void __launch_bounds__(1024)
@@ -37,30 +31,10 @@ __global__ void __launch_bounds__(1024)
   const int64_t first = slice_ptr[slice];
   const int64_t width = (slice_ptr[slice + 1] - first) / kSlice;
   const int32_t b = base[row];
-  T sum = 0;
-  if (b >= 0) {  // a nonempty row: width >= 1 and slot 0 real
-    const uint16_t* o = offsets + first + row % kSlice;
-    const T* v = values + first + row % kSlice;
-    const T* xr = x + b;
-    sum = v[0] * xr[0];  // slot 0 is the base column: its offset (0) is not loaded
-    int64_t k = 1;
-    o += kSlice;
-    v += kSlice;
-    for (; k + kUnroll <= width; k += kUnroll) {
-      uint16_t os[kUnroll];
-      T vs[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        os[u] = o[u * kSlice];
-        vs[u] = v[u * kSlice];
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) add_slot(sum, os[u], vs[u], xr);
-      o += kUnroll * kSlice;
-      v += kUnroll * kSlice;
-    }
-    for (; k < width; ++k, o += kSlice, v += kSlice) add_slot(sum, *o, *v, xr);
-  }
+  // A nonempty row: width >= 1 and slot 0 real.
+  const T sum =
+      b >= 0 ? sell_c16::row_sum<T>(sell_c16::DirectValues<T>{values}, offsets, first, width, row, x + b)
+             : T{0};
   // beta == 0 must not read y: NaN or garbage there may not leak into the result.
   y[row] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[row];
 }

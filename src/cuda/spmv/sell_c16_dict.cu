@@ -1,0 +1,102 @@
+// SELL-C16 with a value dictionary (spx/cuda/spmv_sell_c16.hpp): SELL-C16's kernel body
+// (sell_c16_row.cuh) reading each slot's value through its uint8 code from the table, which every
+// block first copies into shared memory (<= 256 values: 2 KB in f64; a warp's 32 codes of one slot
+// mostly name the same stencil coefficient, a broadcast), or one value for the whole matrix.
+#include <cstdint>
+
+#include "cuda/common/check.hpp"
+#include "cuda/common/launch.hpp"
+#include "cuda/common/scale.hpp"
+#include "cuda/spmv/sell_c16_row.cuh"
+#include "cuda/spmv/spmv_checks.hpp"
+#include "spx/cuda/rules.hpp"
+#include "spx/cuda/spmv_sell_c16.hpp"
+#include "spx/error.hpp"
+
+namespace spx::cuda {
+namespace {
+
+using sell_c16::kSlice;
+
+template <class T, bool Uniform>
+__global__ void __launch_bounds__(1024)
+    spmv_sell_c16_dict_kernel(int32_t rows, const int64_t* __restrict__ slice_ptr,
+                              const int32_t* __restrict__ base, const uint16_t* __restrict__ offsets,
+                              const uint8_t* __restrict__ codes, const T* __restrict__ table, int table_size,
+                              T uniform_value, const T* __restrict__ x, T* __restrict__ y, T alpha, T beta) {
+  __shared__ T shared_table[kSellC16DictMaxValues];
+  if constexpr (!Uniform) {
+    for (int i = static_cast<int>(threadIdx.x); i < table_size; i += static_cast<int>(blockDim.x))
+      shared_table[i] = table[i];
+    __syncthreads();
+  }
+  const int64_t row = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const int64_t slice = row / kSlice;
+  const int64_t first = slice_ptr[slice];
+  const int64_t width = (slice_ptr[slice + 1] - first) / kSlice;
+  const int32_t b = base[row];
+  T sum = T{0};
+  if (b >= 0) {
+    if constexpr (Uniform)
+      sum = sell_c16::row_sum<T>(sell_c16::UniformValue<T>{uniform_value}, offsets, first, width, row, x + b);
+    else
+      sum = sell_c16::row_sum<T>(sell_c16::CodedValues<T>{codes, shared_table}, offsets, first, width, row,
+                                 x + b);
+  }
+  // beta == 0 must not read y: NaN or garbage there may not leak into the result.
+  y[row] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+}  // namespace
+
+template <class T>
+DeviceSellC16Dict<T> upload_sell_c16_dict(Context& ctx, const SellC16Dict<T>& A) {
+  A.validate();
+  DeviceSellC16Dict<T> d;
+  d.rows = A.sell.rows;
+  d.cols = A.sell.cols;
+  d.nnz = A.sell.nnz();
+  d.slots = A.sell.slots();
+  d.slice_ptr = to_device(ctx, A.sell.slice_ptr, "SELL-C16-dict slice pointers");
+  d.base = to_device(ctx, A.sell.base, "SELL-C16-dict row base columns");
+  d.offsets = to_device(ctx, A.sell.offsets, "SELL-C16-dict column offsets");
+  d.table = to_device(ctx, A.table, "SELL-C16-dict value table");
+  if (!A.uniform()) d.codes = to_device(ctx, A.codes, "SELL-C16-dict value codes");
+  d.uniform_value = A.table.front();
+  return d;
+}
+
+template <class T>
+void spmv_sell_c16_dict(Context& ctx, const DeviceSellC16Dict<T>& A, std::span<const T> x, std::span<T> y,
+                        T alpha, T beta) {
+  check_spmv_operands("spmv_sell_c16_dict", A.rows, A.cols, x, y);
+  const auto n = static_cast<int64_t>(A.table.size());
+  if (n < 1 || n > kSellC16DictMaxValues || (n > 1) != (A.codes.size() > 0))
+    throw Error(
+        "spmv_sell_c16_dict: the value table must hold 1..256 values, with codes exactly when it "
+        "holds more than one");
+  if (A.rows == 0) return;
+  if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
+  const int block = spread_block_size(A.rows, ctx.props());
+  const auto grid = grid_for(A.rows, block);
+  if (n == 1)
+    spmv_sell_c16_dict_kernel<T, true><<<grid, block, 0, ctx.stream()>>>(
+        A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), nullptr, nullptr, 1, A.uniform_value,
+        x.data(), y.data(), alpha, beta);
+  else
+    spmv_sell_c16_dict_kernel<T, false><<<grid, block, 0, ctx.stream()>>>(
+        A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), A.codes.data(), A.table.data(),
+        static_cast<int>(n), T{0}, x.data(), y.data(), alpha, beta);
+  SPX_CHECK_LAUNCH("spmv_sell_c16_dict_kernel", ctx.stream());
+}
+
+#define SPX_INSTANTIATE_SELL_C16_DICT(T)                                                                    \
+  template DeviceSellC16Dict<T> upload_sell_c16_dict(Context&, const SellC16Dict<T>&);                      \
+  template void spmv_sell_c16_dict(Context&, const DeviceSellC16Dict<T>&, std::span<const T>, std::span<T>, \
+                                   T, T);
+SPX_INSTANTIATE_SELL_C16_DICT(float)
+SPX_INSTANTIATE_SELL_C16_DICT(double)
+#undef SPX_INSTANTIATE_SELL_C16_DICT
+
+}  // namespace spx::cuda
