@@ -500,7 +500,11 @@ void add_cg_command(CLI::App& app) {
                   "--gpus: all-reduces per iteration: one (the update's sums wait for the next product's), "
                   "two (one per reduction point), or one,two")
       ->capture_default_str();
-  cmd->footer(R"(Examples:
+  cmd->footer(R"(Exit status: 0 when every solve converged, 3 when one stopped at --maxit or stagnated (the
+report and the JSON are written first), 1 on a breakdown (A or the preconditioner not SPD) or an
+error. Progress (iteration, |r|/|b|) goes to stderr while a solve runs.
+
+Examples:
   spx cg fem2d:n=256,p=2                         GPU when present, CSR operator, rhs of ones
   spx cg fem2d:dofs=4e6,p=4 --operator all --precision f32,f64 --baseline --spmv-timing
   spx cg bcsstk13.mtx.gz --precond jacobi --tol 1e-6 --backend cpu
