@@ -75,11 +75,14 @@ template <class T>
 std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A, int64_t first_row);
 
 // The CPU solver on any operator y = A·x (size n). inv_diag: empty for no preconditioner.
+// `progress`, when given, is called after every iteration with its number and ‖r‖ (as the GPU
+// solver's CgProgress): a caller shows progress on a long solve from it, rate-limited itself.
 template <class T>
 using HostOperator = std::function<void(std::span<const T> x, std::span<T> y)>;
+using HostCgProgress = std::function<void(int64_t iteration, double residual)>;
 template <class T>
 CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag, std::span<const T> b,
-            std::span<T> x, const CgOptions& options);
+            std::span<T> x, const CgOptions& options, const HostCgProgress& progress = {});
 
 // The CPU solver on a CSR matrix (spx::omp::spmv). Checks square shape and sizes; Jacobi takes the
 // inverse diagonal from A.

@@ -114,7 +114,7 @@ std::string not_finite_start(std::span<const T> b, std::span<const T> x, bool in
 
 template <class T>
 CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag, std::span<const T> b,
-            std::span<T> x, const CgOptions& options) {
+            std::span<T> x, const CgOptions& options, const HostCgProgress& progress) {
   const auto start = std::chrono::steady_clock::now();
   if (static_cast<int64_t>(b.size()) != n || static_cast<int64_t>(x.size()) != n)
     throw Error(
@@ -197,6 +197,7 @@ CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag
     res.iterations = it + 1;
     res.residual = std::sqrt(rr);
     if (options.history) res.history.push_back(res.residual);
+    if (progress) progress(res.iterations, res.residual);
     if (!std::isfinite(rr)) return finish(CgStatus::Breakdown, "residual is not finite");
     if (res.residual <= tol) return finish(CgStatus::Converged, "");
     // Stagnation: the step no longer changes x (|αp| <= u|x|, u the unit roundoff of T) for
@@ -234,9 +235,11 @@ template std::vector<double> inverse_diagonal<double>(const Csr<double, int32_t>
 template std::vector<float> inverse_diagonal<float>(const Csr<float, int32_t>&, int64_t);
 template std::vector<double> inverse_diagonal<double>(const Csr<double, int32_t>&, int64_t);
 template CgResult cg<float>(const HostOperator<float>&, int64_t, std::span<const float>,
-                            std::span<const float>, std::span<float>, const CgOptions&);
+                            std::span<const float>, std::span<float>, const CgOptions&,
+                            const HostCgProgress&);
 template CgResult cg<double>(const HostOperator<double>&, int64_t, std::span<const double>,
-                             std::span<const double>, std::span<double>, const CgOptions&);
+                             std::span<const double>, std::span<double>, const CgOptions&,
+                             const HostCgProgress&);
 template CgResult cg<float>(const Csr<float, int32_t>&, std::span<const float>, std::span<float>,
                             const CgOptions&);
 template CgResult cg<double>(const Csr<double, int32_t>&, std::span<const double>, std::span<double>,

@@ -3,9 +3,13 @@
 // single-GPU solver where the matrix fits one GPU).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
+#include "cli_common.hpp"  // ExitStatus, kExitNotConverged
 #include "spx/cg.hpp"
 
 namespace spx::cli {
@@ -44,6 +48,20 @@ inline CgOptions solver_options(const CgCliOptions& o) {
   opt.preconditioner = o.precond == "jacobi" ? Preconditioner::Jacobi : Preconditioner::None;
   opt.check_every = o.check_every;
   return opt;
+}
+
+// The exit status of spx cg from its solves' statuses (to_string(CgStatus)), after the report and
+// the JSON are written: 1 when any broke down (A or M is not SPD: the input is wrong), else
+// kExitNotConverged when any stopped short of the tolerance (iteration cap, stagnation), else 0.
+inline void exit_for_statuses(const std::vector<std::string>& statuses) {
+  const auto any = [&](std::initializer_list<const char*> which) {
+    return std::any_of(statuses.begin(), statuses.end(), [&](const std::string& s) {
+      return std::any_of(which.begin(), which.end(), [&](const char* w) { return s == w; });
+    });
+  };
+  if (any({to_string(CgStatus::Breakdown)})) throw ExitStatus{1};
+  if (any({to_string(CgStatus::MaxIterations), to_string(CgStatus::Stagnation)}))
+    throw ExitStatus{kExitNotConverged};
 }
 
 // `spx cg --gpus`: the distributed solve per team size; the single-GPU solver beside it when 1 is

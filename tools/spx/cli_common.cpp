@@ -1,6 +1,7 @@
 #include "cli_common.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -12,6 +13,14 @@ namespace spx::cli {
 std::ostream& human_output(const std::string& json_path) { return json_path == "-" ? std::cerr : std::cout; }
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+
+std::string matrix_output_path(const std::string& out) {
+  if (out != "-") return out;
+  std::cout.flush();  // the writer opens stdout again: nothing buffered may come after it
+  return "/dev/stdout";
+}
+
+std::string matrix_output_name(const std::string& out) { return out == "-" ? "stdout" : out; }
 
 std::string human_bytes(uint64_t bytes) {
   const double b = static_cast<double>(bytes);
@@ -30,8 +39,26 @@ void print_error(const std::string& message) {
   std::cerr << "spx: error: " << line << std::endl;
 }
 
+void print_warning(const std::string& message) {
+  std::string line = message;
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::cout.flush();
+  std::cerr << "spx: warning: " << line << std::endl;
+}
+
+void warn_not_applied(const CLI::App& cmd, const std::vector<std::string>& options,
+                      const std::string& where) {
+  std::vector<std::string> given;
+  for (const std::string& name : options)
+    if (cmd.count(name) > 0) given.push_back(name);
+  if (given.empty()) return;
+  print_warning(fmt::format("{} {} not apply {}: ignored", fmt::join(given, ", "),
+                            given.size() == 1 ? "does" : "do", where));
+}
+
 void ProgressLine::show(int done, int total, const std::string& what) {
-  constexpr std::chrono::seconds kLogInterval{10};
   if (!enabled_) return;
   if (what.empty()) return clear();
   const int width = static_cast<int>(std::to_string(total).size());
@@ -43,7 +70,7 @@ void ProgressLine::show(int done, int total, const std::string& what) {
     return;
   }
   const auto now = std::chrono::steady_clock::now();
-  if (logged_ && now - last_log_ < kLogInterval) return;
+  if (logged_ && now - last_log_ < kProgressLogInterval) return;
   std::cerr << line << std::endl;
   logged_ = true;
   last_log_ = now;

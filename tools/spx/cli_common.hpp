@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "bench/engine.hpp"  // KernelParams
 #include "bench/types.hpp"
@@ -32,11 +33,29 @@ std::ostream& human_output(const std::string& json_path);
 
 bool stderr_is_terminal();
 
+// Where a command writes a matrix it was asked to write to OUT: "-" is stdout (Matrix Market text,
+// as "--json -" is JSON on stdout), anything else the file. The command's own report then goes to
+// stderr (human_output(OUT)).
+std::string matrix_output_path(const std::string& out);
+// The name a report gives OUT: "stdout" for "-".
+std::string matrix_output_name(const std::string& out);
+
 // "2.3 MiB", "512 B"
 std::string human_bytes(uint64_t bytes);
 
 // Prints "spx: error: MESSAGE" on one line (newlines in MESSAGE become spaces).
 void print_error(const std::string& message);
+// Prints "spx: warning: MESSAGE" on one line: something the user asked for that does not happen,
+// while the command still runs.
+void print_warning(const std::string& message);
+// Warns, in one line, about those of `options` (long names, e.g. "--baseline") that were given on
+// `cmd`'s command line but do not apply here: "spx: warning: --baseline, --spmv-timing do not apply
+// WHERE: ignored". Nothing when none was given.
+void warn_not_applied(const CLI::App& cmd, const std::vector<std::string>& options, const std::string& where);
+
+// The exit status of a command whose run finished but whose answer is not the one asked for:
+// spx cg stopped before the tolerance (iteration cap or stagnation); its report is still written.
+constexpr int kExitNotConverged = 3;
 
 // "a,b,,c" → {"a", "b", "c"}: the comma lists options take (--precision f32,f64, --gpus 1,2,4).
 std::vector<std::string> split_list(const std::string& text);
@@ -62,6 +81,9 @@ struct PlannedParams {
   std::string plan_text;
 };
 PlannedParams split_plan_text(const bench::Params& params);
+
+// Where stderr is not a terminal (a log), at most one progress line per interval.
+inline constexpr std::chrono::seconds kProgressLogInterval{10};
 
 // "[ 3/40] stencil27_40 f64 spmv omp_csr" on stderr, for the commands that run the benchmark
 // engine. On a terminal one line, rewritten at every step. Elsewhere (a log, as on a GPU machine's

@@ -2,6 +2,7 @@
 // registered kernel of the backend; a table per matrix for people and JSON for plots and models.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -78,6 +79,7 @@ void print_list(const bench::Registry& registry, bool studies) {
   print_suite("calibration", bench::calibration_suite());
   print_suite("validation", bench::validation_suite());
   print_suite("planner", bench::planner_suite());
+  print_suite("formats", bench::formats_suite());
   fmt::print("\nsuite shared:\n  every .mtx/.mtx.gz in {} (SPX_SHARED_MATRICES overrides)\n",
              bench::shared_matrices_folder());
 }
@@ -89,7 +91,7 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   return out;
 }
 
-void run_bench_command(const BenchCliOptions& cli) {
+void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
   const bench::Registry& registry = bench::default_registry();
   if (cli.list) {
     print_list(registry, cli.studies);
@@ -124,6 +126,8 @@ void run_bench_command(const BenchCliOptions& cli) {
     o.matrices.insert(o.matrices.end(), sources.begin(), sources.end());
   }
   if (!cli.gpus.empty()) {
+    warn_not_applied(cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies"},
+                     "with --gpus (the distributed products)");
     bench::MultiGpuOptions m;
     m.matrices = o.matrices;
     m.ops = o.ops;
@@ -137,6 +141,7 @@ void run_bench_command(const BenchCliOptions& cli) {
     return;
   }
   bench::validate_options(registry, o);  // fail before the copy-bandwidth measurement
+  if (o.backend == "cuda") warn_not_applied(cmd, {"--threads"}, "on the cuda backend (CPU kernels only)");
 
   ProgressLine progress(!cli.quiet, stderr_is_terminal());
   bench::BenchCallbacks callbacks;
@@ -184,9 +189,8 @@ void add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("bench", "Benchmark every registered kernel on matrices, with checks");
   cmd->add_option("matrices", o->inputs, "Matrix Market files, folders of them, or generator specs")
       ->type_name("FILE|DIR|SPEC");
-  cmd->add_option(
-         "--suite", o->suites,
-         "Named matrix set: small, standard, shared, calibration, validation or planner (repeatable)")
+  cmd->add_option("--suite", o->suites,
+                  fmt::format("Named matrix set: {} (repeatable)", fmt::join(bench::suite_names(), ", ")))
       ->type_name("NAME");
   cmd->add_option("--ops", o->ops, "Operations: spmv, spmm:L (L dense columns), gemm:N")
       ->type_name("LIST")
@@ -232,7 +236,7 @@ Examples:
   spx bench cage11.mtx.gz stencil27:n=64 --ops spmv,spmm:8 --kernels 'omp_*'
   spx bench --ops gemm:512 --precision f32,f64 --json gemm.json
   spx bench --list)");
-  cmd->callback([o] { run_bench_command(*o); });
+  cmd->callback([o, cmd] { run_bench_command(*o, *cmd); });
 }
 
 }  // namespace spx::cli

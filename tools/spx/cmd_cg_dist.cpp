@@ -191,8 +191,9 @@ void run_distributed_cg(const CgCliOptions& o) {
     j["runs"] = runs;
     bench::write_json(o.json_path, j);
   }
-  for (const auto& r : runs)
-    if (r["status"] != "converged" && r["status"] != "max_iterations") throw ExitStatus{1};
+  std::vector<std::string> statuses;
+  for (const auto& r : runs) statuses.push_back(r["status"].get<std::string>());
+  exit_for_statuses(statuses);
 }
 
 #else

@@ -1,5 +1,6 @@
 // spx convert IN OUT : read Matrix Market (or generate), write Matrix Market.
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 
 #include <chrono>
 #include <memory>
@@ -23,10 +24,10 @@ template <class T>
 void convert(const bench::MatrixSource& source, const std::string& output) {
   const auto start = std::chrono::steady_clock::now();
   const Csr<T, int32_t> A = bench::load_matrix<T, int32_t>(source);
-  write_matrix_market(output, A);
+  write_matrix_market(matrix_output_path(output), A);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print("wrote {}: {} x {}, {} nonzeros, {} values ({:.2f} s)\n", output, A.rows, A.cols, A.nnz(),
-             sizeof(T) == 4 ? "f32" : "f64", seconds);
+  fmt::print(human_output(output), "wrote {}: {} x {}, {} nonzeros, {} values ({:.2f} s)\n",
+             matrix_output_name(output), A.rows, A.cols, A.nnz(), sizeof(T) == 4 ? "f32" : "f64", seconds);
 }
 
 void run_convert(const ConvertOptions& options) {
@@ -47,7 +48,8 @@ void add_convert_command(CLI::App& app) {
   cmd->add_option("input", options->input, "Matrix Market file or generator spec")
       ->required()
       ->type_name("IN");
-  cmd->add_option("output", options->output, "Output file; .gz at the end compresses it")
+  cmd->add_option("output", options->output,
+                  "Output file; .gz at the end compresses it; '-': Matrix Market text on stdout")
       ->required()
       ->type_name("OUT");
   cmd->add_option("--precision", options->precision,
@@ -60,7 +62,8 @@ files are written expanded, pattern files with value 1, duplicates summed.
 Examples:
   spx convert cage11.mtx.gz cage11.mtx
   spx convert big.mtx big.mtx.gz --precision f32
-  spx convert stencil7:n=32 st7.mtx.gz)");
+  spx convert stencil7:n=32 st7.mtx.gz
+  spx convert cage11.mtx.gz - | head)");
   cmd->callback([options] { run_convert(*options); });
 }
 

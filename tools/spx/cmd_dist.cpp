@@ -160,6 +160,9 @@ void add_dist_command(CLI::App& app) {
   cmd->add_option("--precision", o->precision, "f32 or f64 (the value type of the check)")
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)");
+  cmd->footer(R"(Examples:
+  spx dist stencil27:n=64 --ranks 4
+  spx dist cage11.mtx.gz --ranks 7 --precision f32 --json dist.json)");
   cmd->callback([o] { run_dist_command(*o); });
 }
 

@@ -1,5 +1,6 @@
 // spx gen SPEC -o FILE : write a generated matrix; spx gen --list : the generators.
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 
 #include <chrono>
 #include <iostream>
@@ -46,10 +47,11 @@ void generate_and_write(const std::string& spec, const std::string& path) {
   const auto start = std::chrono::steady_clock::now();
   const Csr<double, I> A = gen::generate<double, I>(spec);
   const double generate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  write_matrix_market(path, A);
+  write_matrix_market(matrix_output_path(path), A);
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print("wrote {}: {} x {}, {} nonzeros (generated in {:.2f} s, written in {:.2f} s)\n", path, A.rows,
-             A.cols, A.nnz(), generate_s, total_s - generate_s);
+  fmt::print(human_output(path),
+             "wrote {}: {} x {}, {} nonzeros (generated in {:.2f} s, written in {:.2f} s)\n",
+             matrix_output_name(path), A.rows, A.cols, A.nnz(), generate_s, total_s - generate_s);
 }
 
 void run_gen(const GenOptions& options) {
@@ -73,8 +75,8 @@ void add_gen_command(CLI::App& app) {
   auto options = std::make_shared<GenOptions>();
   CLI::App* cmd = app.add_subcommand("gen", "Generate a matrix and write it as Matrix Market");
   cmd->add_option("spec", options->spec, "KIND:key=value,... (or KIND key=value ...)")->type_name("SPEC");
-  cmd->add_option("-o,--output", options->output, "Output file; .gz at the end compresses it")
-      ->type_name("FILE");
+  cmd->add_option("-o,--output", options->output, "Output file; .gz at the end compresses it; '-': stdout")
+      ->type_name("FILE|-");
   cmd->add_option("--index", options->index, "Index type used to build the matrix (int64 for nnz >= 2^31)")
       ->check(CLI::IsMember({"int32", "int64"}))
       ->capture_default_str();

@@ -10,6 +10,7 @@
 //              fastest measured, and, with --from, the cross-GPU prediction beside the naive one.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -31,6 +32,7 @@
 #include "bench/suites.hpp"
 #include "cli_common.hpp"
 #include "common/median.hpp"
+#include "profiles.hpp"
 #include "spx/cuda/device.hpp"
 #ifdef SPX_HAVE_CUDA
 #include "spx/cuda/context.hpp"
@@ -223,9 +225,9 @@ void run_validate(const ValidateOptions& v) {
   if (v.profile.empty()) throw Error("--profile: the target GPU's profile is needed");
   if (v.from_profile.empty() != v.from_bench.empty())
     throw Error("--from and --measured go together: the reference GPU's profile and its bench JSON");
-  const model::Profile target = model::load_profile(v.profile);
+  const model::Profile target = load_named_profile(v.profile).profile;
   std::optional<model::Profile> ref;
-  if (!v.from_profile.empty()) ref = model::load_profile(v.from_profile);
+  if (!v.from_profile.empty()) ref = load_named_profile(v.from_profile).profile;
   // The reference's measured times, by (matrix, kernel key).
   std::map<std::pair<std::string, std::string>, bench::ModelMeasurement> ref_us;
   double ref_copy_gbs = 0;
@@ -435,7 +437,8 @@ void run_predict(const PredictOptions& p) {
       throw Error(
           "the cross-GPU prediction needs all of --from REF.json, --measured BENCH.json and --to "
           "TARGET.json");
-    const model::Profile ref = model::load_profile(p.from_profile), tar = model::load_profile(p.to_profile);
+    const model::Profile ref = load_named_profile(p.from_profile).profile,
+                         tar = load_named_profile(p.to_profile).profile;
     const bench::ModelData d = bench::load_model_data(p.measured);
     fmt::print(out, "measured on {} ({}), predicted for {}\n{:<30}{:>12}{:>12}\n", ref.device.name,
                p.measured, tar.device.name, "kernel", "ref us", "target us");
@@ -463,14 +466,24 @@ void run_predict(const PredictOptions& p) {
     measured = run_model_bench(registry, {source}, p.ops, p.precisions, 0.05, -1, true, /*features=*/false);
     device_name = measured->device.name;
   }
-  if (profile_path.empty()) {
-    if (device_name.empty())
-      throw Error("--profile: no GPU here to find a profile for (give one, e.g. data/profiles/h100.json)");
+#ifdef SPX_HAVE_CUDA
+  if (gpu && device_name.empty()) device_name = cuda::query_device(0).name;  // --no-measure
+#endif
+  if (profile_path.empty() && !device_name.empty()) {
     const auto found = model::find_profile(device_name);
     if (!found) throw Error(fmt::format("no committed profile for {}: run spx model calibrate", device_name));
     profile_path = *found;
   }
-  const model::Profile profile = model::load_profile(profile_path);
+  if (profile_path.empty()) {
+    // No GPU to name one: predict for the default device, as spx plan show does, and say so.
+    profile_path = kDefaultProfileDevice;
+    fmt::print(out,
+               "note: {}: predicting for the {} profile (--profile NAME|FILE for another; committed: {})\n",
+               "no GPU here", kDefaultProfileDevice, fmt::join(committed_profile_names(), ", "));
+  }
+  const NamedProfile named = load_named_profile(profile_path);
+  const model::Profile& profile = named.profile;
+  profile_path = named.path;
   std::map<std::string, double> measured_us;
   if (measured) {
     const bench::ModelData d = bench::model_data(bench::to_json(*measured), "the measurement");
@@ -536,8 +549,10 @@ void add_model_command(CLI::App& app) {
   pre->add_option("matrix", p->input, "Matrix Market file or generator spec")
       ->required()
       ->type_name("FILE|SPEC");
-  pre->add_option("--profile", p->profile, "Device profile (default: the committed one of this GPU)")
-      ->type_name("FILE");
+  pre->add_option("--profile", p->profile,
+                  "Profile file or device name, e.g. h200 (default: this GPU's committed one; without a GPU "
+                  "the H100's)")
+      ->type_name("FILE|DEVICE");
   pre->add_option("--ops", p->ops, "Operations")->capture_default_str();
   pre->add_option("--precision", p->precisions, "Precisions")->capture_default_str();
   pre->add_flag("!--no-measure", p->measure, "Do not time the kernels on this GPU");
@@ -576,6 +591,19 @@ void add_model_command(CLI::App& app) {
          "Write every measurement with the model's terms on the target device (to study the model's form)")
       ->type_name("FILE");
   val->callback([v] { run_validate(*v); });
+  cal->footer(R"(Examples:
+  spx model calibrate --json my-gpu.json --bench-json calibration-my-gpu.json)");
+  pre->footer(R"(Without a GPU (or with --no-measure) only the predictions are printed; without --profile and
+without a GPU they are the H100's (a note says so).
+
+Examples:
+  spx model predict cage11.mtx.gz
+  spx model predict stencil27:n=128 --profile h200 --no-measure --json -)");
+  fit->footer(R"(Examples:
+  spx model fit calibration-h100.json --json data/profiles/h100.json)");
+  val->footer(R"(Examples:
+  spx model validate bench-h100.json --profile h100 --per-matrix
+  spx model validate bench-h200.json --profile h200 --from h100 --measured bench-h100.json)");
   cmd->footer(R"(Examples:
   spx model calibrate --json data/profiles/h100.json --bench-json calibration-h100.json
   spx model fit calibration-h100.json --json data/profiles/h100.json

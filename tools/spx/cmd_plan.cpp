@@ -25,6 +25,7 @@
 #include "bench/types.hpp"
 #include "cli_common.hpp"
 #include "plan/catalogue.hpp"
+#include "profiles.hpp"
 #include "spx/error.hpp"
 #include "spx/features.hpp"
 #include "spx/model.hpp"
@@ -47,16 +48,13 @@ struct PlanCliOptions {
   std::string precision = "f64";
   std::string layout = "row";
   std::string mode = "model";
-  std::string profile;  // file or device name; default the H100's committed profile
+  std::string profile;  // file or device name (profiles.hpp); default the H100's committed profile
   int64_t expected_calls = 100;
   bool per_problem = false;
 };
 
-model::Profile load_named_profile(const std::string& given) {
-  const std::string name = given.empty() ? std::string("NVIDIA H100 80GB HBM3") : given;
-  if (name.ends_with(".json") || name.ends_with(".json.gz")) return model::load_profile(name);
-  if (auto path = model::find_profile(name)) return model::load_profile(*path);
-  throw Error(fmt::format("no committed profile for device '{}' (give a profile file)", name));
+model::Profile profile_of(const std::string& given) {
+  return load_named_profile(given.empty() ? std::string(kDefaultProfileDevice) : given).profile;
 }
 
 plan::Problem problem_of(const bench::OpSpec& op, const std::string& precision, const std::string& layout) {
@@ -78,7 +76,7 @@ void run_show(const PlanCliOptions& o) {
         "--plan)");
   const bench::MatrixSource source = bench::resolve_matrix(o.input);
   const auto A = bench::load_matrix<double, int32_t>(source);
-  const model::Profile profile = load_named_profile(o.profile);
+  const model::Profile profile = profile_of(o.profile);
   plan::Problem p = problem_of(bench::parse_ops(o.op).at(0), o.precision, o.layout);
   p.stats = stats(A);
   if (mode == plan::Mode::Model) p.features = features(A);
@@ -94,6 +92,8 @@ void run_show(const PlanCliOptions& o) {
   r.expected_calls = o.expected_calls;
   r.candidates = plan::candidates(p, opt, profile.device, kAssumedFree);
   plan::rank(r.candidates, p, opt, mode == plan::Mode::Model ? &profile : nullptr);
+  // Nothing is built here: the header's setup is the chosen candidate's estimate, as its table row.
+  if (!r.candidates.empty()) r.setup_us = r.winner().setup_us;
   r.problem.features.reset();
   fmt::print("{}: {}", source.name, r.explain());
 }
@@ -117,7 +117,7 @@ void run_validate(const PlanCliOptions& o) {
   const plan::Mode mode = plan::mode_from_string(o.mode);
   if (mode != plan::Mode::Rule && mode != plan::Mode::Model)
     throw Error("spx plan validate replays --mode rule or model");
-  const model::Profile profile = load_named_profile(o.profile);
+  const model::Profile profile = profile_of(o.profile);
   plan::Options opt;
   opt.mode = mode;
   opt.expected_calls = o.expected_calls;
@@ -235,7 +235,8 @@ void add_plan_command(CLI::App& app) {
       ->check(CLI::IsMember({"row", "col"}))
       ->capture_default_str();
   show->add_option("--mode", o->mode, "rule or model")->capture_default_str();
-  show->add_option("--profile", o->profile, "Profile file or device name (default: the H100's)");
+  show->add_option("--profile", o->profile, "Profile file or device name, e.g. h200 (default: the H100's)")
+      ->type_name("FILE|DEVICE");
   show->add_option("--expected-calls", o->expected_calls, "Products the setup is amortised over")
       ->transform(count_in(1, kMaxExpectedCalls, "calls"))
       ->capture_default_str();
@@ -256,12 +257,25 @@ void add_plan_command(CLI::App& app) {
       ->required()
       ->type_name("JSON");
   val->add_option("--mode", o->mode, "rule or model")->capture_default_str();
-  val->add_option("--profile", o->profile, "Profile file or device name (default: the H100's)");
+  val->add_option("--profile", o->profile, "Profile file or device name, e.g. h200 (default: the H100's)")
+      ->type_name("FILE|DEVICE");
   val->add_option("--expected-calls", o->expected_calls, "Products the setup is amortised over")
       ->transform(count_in(1, kMaxExpectedCalls, "calls"))
       ->capture_default_str();
   val->add_flag("--per-problem", o->per_problem, "Print every pick");
   val->callback([o] { run_validate(*o); });
+  show->footer(R"(Examples:
+  spx plan show cage11.mtx.gz --op spmm:8 --precision f32
+  spx plan show stencil27:n=64 --mode rule --profile h200)");
+  kernels->footer(R"(Examples:
+  spx plan kernels --op spmv
+  spx plan kernels --names)");
+  val->footer(R"(Examples:
+  spx plan validate planner.json.gz --mode model --expected-calls 1000000 --per-problem)");
+  cmd->footer(R"(Examples:
+  spx plan show cage11.mtx.gz --op spmm:8 --precision f32
+  spx plan kernels
+  spx plan validate planner.json.gz --mode model)");
 }
 
 }  // namespace spx::cli

@@ -71,7 +71,7 @@ void print_result(std::ostream& out, const bench::BenchReport& report, const ben
              r.rel_error);
 }
 
-void run_spmv(const SpmvOptions& options) {
+void run_spmv(const SpmvOptions& options, const CLI::App& cmd) {
   const bench::Registry& registry = bench::default_registry();
   bench::BenchOptions o;
   o.backend = bench::resolve_backend(registry, options.backend);
@@ -85,6 +85,10 @@ void run_spmv(const SpmvOptions& options) {
   const bool planned = o.backend == "cuda" && options.kernel.empty() && options.format.empty();
   if (!planned && options.planned.asks_for_plan())
     throw Error("--explain and --tuning-cache belong to the planned product (GPU, no --kernel or --format)");
+  if (o.backend == "cuda") warn_not_applied(cmd, {"--threads"}, "on the cuda backend (CPU kernels only)");
+  if (!planned)
+    warn_not_applied(cmd, {"--plan", "--expected-calls"},
+                     "without the planned product (GPU, no --kernel or --format)");
   if (!options.format.empty() || (options.kernel.empty() && !planned)) {
     o.formats = {bench::parse_format(options.format.empty() ? "csr" : options.format)};
   }
@@ -148,7 +152,7 @@ Examples:
   spx spmv cage11.mtx.gz --plan measure --explain
   spx spmv stencil27:n=64 --format ellr --precision f32 --repeat 50
   spx spmv G3_circuit.mtx.gz --backend cpu --threads 1 --json -)");
-  cmd->callback([options] { run_spmv(*options); });
+  cmd->callback([options, cmd] { run_spmv(*options, *cmd); });
 }
 
 }  // namespace spx::cli

@@ -45,7 +45,6 @@ int run(int argc, char** argv) {
   CLI::App app("spx: fast sparse and dense matrix products on NVIDIA GPUs, with a CPU backend.", "spx");
   app.set_version_flag("--version", version_text(), "Print the version and exit");
   app.require_subcommand(1);
-  app.footer(kFooter);
   spx::cli::add_info_command(app);
   spx::cli::add_gen_command(app);
   spx::cli::add_convert_command(app);
@@ -58,6 +57,9 @@ int run(int argc, char** argv) {
   spx::cli::add_plan_command(app);
   spx::cli::add_cg_command(app);
   spx::cli::add_dist_command(app);
+  // After the commands: CLI11 copies a parent's footer into the subcommands added after it, and
+  // each command's help shows its own examples only.
+  app.footer(kFooter);
 
   if (argc <= 1) {
     std::cout << app.help();
