@@ -51,6 +51,23 @@ namespace {
 
 int to_int(int64_t v) { return v < INT_MIN || v > INT_MAX ? -1 : static_cast<int>(v); }
 
+}  // namespace
+
+std::optional<CsrSpmvParams> with_csr_knobs(const CsrSpmvParams& p, const plan::Knobs& k) {
+  CsrSpmvParams q = p;
+  q.repeat = to_int(plan::knob(k, "repeat", q.repeat));
+  q.coop = to_int(plan::knob(k, "coop", q.coop));
+  q.block_size = to_int(plan::knob(k, "block_size", q.block_size));
+  if (!invalid_reason(q).empty()) return std::nullopt;
+  return q;
+}
+
+plan::Knobs csr_knobs(const CsrSpmvParams& p) {
+  return {{"repeat", p.repeat}, {"coop", p.coop}, {"block_size", p.block_size}};
+}
+
+namespace {
+
 // --- SpMV ------------------------------------------------------------------------------------------
 
 template <class T>
@@ -65,20 +82,12 @@ class CsrParam final : public Executor<T> {
     spmv_csr(ctx, plan_, *m_.device, x, y, alpha, beta);
   }
   bool set_knobs(Context& ctx, const plan::Knobs& k) override {
-    CsrSpmvParams p = plan_.params;
-    p.repeat = to_int(plan::knob(k, "repeat", p.repeat));
-    p.coop = to_int(plan::knob(k, "coop", p.coop));
-    p.block_size = to_int(plan::knob(k, "block_size", p.block_size));
-    if (!invalid_reason(p).empty()) return false;
-    if (p == plan_.params) return true;
-    plan_ = plan_csr_spmv(ctx, *m_.device, *m_.host, *m_.stats, p);
+    const auto p = with_csr_knobs(plan_.params, k);
+    if (!p) return false;
+    if (*p != plan_.params) plan_ = plan_csr_spmv(ctx, *m_.device, *m_.host, *m_.stats, *p);
     return true;
   }
-  plan::Knobs knobs() const override {
-    return {{"repeat", plan_.params.repeat},
-            {"coop", plan_.params.coop},
-            {"block_size", plan_.params.block_size}};
-  }
+  plan::Knobs knobs() const override { return csr_knobs(plan_.params); }
   std::string describe() const override {
     return fmt::format("{}{}", to_string(plan_.params),
                        plan_.has_long_rows() ? fmt::format(", {} long rows", plan_.long_rows.size()) : "");
@@ -106,17 +115,11 @@ class CsrC16Spmv final : public Executor<T> {
     spmv_csr_c16(ctx, A_, x, y, params_, alpha, beta);
   }
   bool set_knobs(Context&, const plan::Knobs& k) override {
-    CsrSpmvParams p = params_;
-    p.repeat = to_int(plan::knob(k, "repeat", p.repeat));
-    p.coop = to_int(plan::knob(k, "coop", p.coop));
-    p.block_size = to_int(plan::knob(k, "block_size", p.block_size));
-    if (!invalid_reason(p).empty()) return false;
-    params_ = p;
-    return true;
+    const auto p = with_csr_knobs(params_, k);
+    if (p) params_ = *p;
+    return p.has_value();
   }
-  plan::Knobs knobs() const override {
-    return {{"repeat", params_.repeat}, {"coop", params_.coop}, {"block_size", params_.block_size}};
-  }
+  plan::Knobs knobs() const override { return csr_knobs(params_); }
   std::string describe() const override {
     return fmt::format("{}{}", to_string(params_),
                        A_.escape_count > 0 ? fmt::format(", {} escape rows", A_.escape_count) : "");

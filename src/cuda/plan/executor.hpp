@@ -5,12 +5,14 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
 #include "plan/tuner.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
+#include "spx/cuda/spmv_csr.hpp"
 #include "spx/matrix.hpp"
 #include "spx/plan.hpp"
 #include "spx/stats.hpp"
@@ -39,6 +41,12 @@ class Executor {
   virtual std::string describe() const { return plan::to_string(knobs()); }
   std::size_t bytes = 0;  // device memory it owns beyond the CSR
 };
+
+// csr_param's knobs (repeat, coop, block_size), shared by the executors that run its kernel
+// (csr_param, csr_c16, rcm_csr, csr_param_mixed): `k` applied over `p`, nullopt when the result is
+// not a valid configuration; and `p` as knobs.
+std::optional<CsrSpmvParams> with_csr_knobs(const CsrSpmvParams& p, const plan::Knobs& k);
+plan::Knobs csr_knobs(const CsrSpmvParams& p);
 
 // Builds `kernel` (a candidate name of spx/plan.hpp) for the problem; `knobs` replace the rule's
 // where given. SpMM candidates of cuSPARSE are prepared on scratch operands of the planned L and

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <climits>
 #include <string>
 #include <vector>
 
@@ -14,8 +13,6 @@
 
 namespace spx::cuda::detail {
 namespace {
-
-int to_int(int64_t v) { return v < INT_MIN || v > INT_MAX ? -1 : static_cast<int>(v); }
 
 class CsrParamMixed final : public Executor<double> {
  public:
@@ -32,20 +29,12 @@ class CsrParamMixed final : public Executor<double> {
     spmv_csr_mixed(ctx, plan_, *m_.device, std::span<const float>(values_.span()), x, y, alpha, beta);
   }
   bool set_knobs(Context& ctx, const plan::Knobs& k) override {
-    CsrSpmvParams p = plan_.params;
-    p.repeat = to_int(plan::knob(k, "repeat", p.repeat));
-    p.coop = to_int(plan::knob(k, "coop", p.coop));
-    p.block_size = to_int(plan::knob(k, "block_size", p.block_size));
-    if (!invalid_reason(p).empty()) return false;
-    if (p == plan_.params) return true;
-    plan_ = plan_csr_spmv(ctx, *m_.device, *m_.host, *m_.stats, p);
+    const auto p = with_csr_knobs(plan_.params, k);
+    if (!p) return false;
+    if (*p != plan_.params) plan_ = plan_csr_spmv(ctx, *m_.device, *m_.host, *m_.stats, *p);
     return true;
   }
-  plan::Knobs knobs() const override {
-    return {{"repeat", plan_.params.repeat},
-            {"coop", plan_.params.coop},
-            {"block_size", plan_.params.block_size}};
-  }
+  plan::Knobs knobs() const override { return csr_knobs(plan_.params); }
   std::string describe() const override {
     return "float values, double x, y and sums; " + to_string(plan_.params);
   }

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <climits>
 #include <optional>
 #include <string>
 
@@ -14,8 +13,6 @@
 
 namespace spx::cuda::detail {
 namespace {
-
-int to_int(int64_t v) { return v < INT_MIN || v > INT_MAX ? -1 : static_cast<int>(v); }
 
 template <class T>
 class RcmCsrExecutor final : public Executor<T> {
@@ -29,19 +26,12 @@ class RcmCsrExecutor final : public Executor<T> {
     A_.spmv(ctx, x, y, alpha, beta);
   }
   bool set_knobs(Context& ctx, const plan::Knobs& k) override {
-    CsrSpmvParams p = A_.plan().params;
-    p.repeat = to_int(plan::knob(k, "repeat", p.repeat));
-    p.coop = to_int(plan::knob(k, "coop", p.coop));
-    p.block_size = to_int(plan::knob(k, "block_size", p.block_size));
-    if (!invalid_reason(p).empty()) return false;
-    if (p == A_.plan().params) return true;
-    A_.plan() = plan_csr_spmv(ctx, A_.permuted(), A_.host_permuted(), p);
+    const auto p = with_csr_knobs(A_.plan().params, k);
+    if (!p) return false;
+    if (*p != A_.plan().params) A_.plan() = plan_csr_spmv(ctx, A_.permuted(), A_.host_permuted(), *p);
     return true;
   }
-  plan::Knobs knobs() const override {
-    const CsrSpmvParams& p = A_.plan().params;
-    return {{"repeat", p.repeat}, {"coop", p.coop}, {"block_size", p.block_size}};
-  }
+  plan::Knobs knobs() const override { return csr_knobs(A_.plan().params); }
   std::string describe() const override {
     return fmt::format("RCM-renumbered ({:.0f} us on the host), {}", A_.host_reorder_us(),
                        to_string(A_.plan().params));
