@@ -118,7 +118,10 @@ Tuner::Tuner(Knobs start, std::vector<KnobLadder> ladders, int max_trials, doubl
   for (const Opener& o : openers) {
     Knobs k = start;
     for (const auto& [name, value] : o.set) k = with_knob(k, name, value);
-    for (const auto& [name, factor] : o.scale) {
+    for (const auto& scaled : o.scale) {
+      // Named copies: clang before 16 does not let a lambda capture a structured binding.
+      const std::string& name = scaled.first;
+      const double factor = scaled.second;
       const auto l =
           std::find_if(ladders_.begin(), ladders_.end(), [&](const KnobLadder& x) { return x.name == name; });
       const double want = factor * static_cast<double>(knob(start, name, 1));
