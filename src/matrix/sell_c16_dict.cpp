@@ -130,14 +130,16 @@ void SellC16Dict<T>::validate() const {
 template <class T>
 SellC16Dict<T> to_sell_c16_dict(const Csr<T, int32_t>& A) {
   A.validate();
-  const int64_t distinct = distinct_values_upto(std::span<const T>(A.values), kSellC16DictMaxValues);
-  if (distinct > kSellC16DictMaxValues)
-    throw Error(fmt::format("to_sell_c16_dict: the matrix holds more than {} distinct values",
-                            kSellC16DictMaxValues));
+  // The table, built in one pass over the values, refused at the 257th.
+  ValueSet<T> set(kSellC16DictMaxValues);
+  for (const T v : A.values) {
+    set.insert(v, kSellC16DictMaxValues);
+    if (set.count() > kSellC16DictMaxValues)
+      throw Error(fmt::format("to_sell_c16_dict: the matrix holds more than {} distinct values",
+                              kSellC16DictMaxValues));
+  }
   SellC16Dict<T> d;
   d.sell = to_sell_c16(A);
-  ValueSet<T> set(kSellC16DictMaxValues);
-  for (const T v : A.values) set.insert(v, kSellC16DictMaxValues);
   d.table = set.values();
   if (d.table.empty()) d.table.push_back(T{0});  // no nonzeros: one (unused) value
   if (d.table.size() > 1) {

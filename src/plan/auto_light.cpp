@@ -38,8 +38,7 @@ std::optional<LightPlan> light_plan(const Problem& p, const Options& o, const mo
       fmt::format("planning (~{:.0f} us: features, ranking) would cost more than it can save over {} "
                   "calls (at most {:.0f}% of ~{:.0f} us of products, ~{:.0f} us): {} by its fixed "
                   "rule, on the CSR as it is",
-                  plan_us, o.expected_calls, 100 * share, run_us, gain_us,
-                  t.auto_light_kernel)};
+                  plan_us, o.expected_calls, 100 * share, run_us, gain_us, t.auto_light_kernel)};
 }
 
 }  // namespace spx::plan

@@ -132,8 +132,9 @@ TYPED_TEST(FrontDoor, EverySpmvCandidateIsEquivalentToRef) {
                       random_block_csr<T, int32_t>({3001, 2999, 3, 1, 9, 0.1, -1}, seed + 7)});
   // rcm_csr only where RCM can find a band: a randomly numbered mesh (the random matrices above are
   // expander-like graphs, which the locality statistic refuses).
-  matrices.push_back({"27-point mesh 20^3, randomly numbered",
-                      gen::generate<T, int32_t>("stencil27:n=20,shuffle=" + std::to_string(seed % 1000 + 1))});
+  matrices.push_back(
+      {"27-point mesh 20^3, randomly numbered",
+       gen::generate<T, int32_t>("stencil27:n=20,shuffle=" + std::to_string(seed % 1000 + 1))});
   // Mixed precision rounds double values to float (its error bound: mixed_precision_test.cpp): it
   // runs on double matrices only, here with values float holds exactly, so that the product is
   // checked as tightly as the others'.

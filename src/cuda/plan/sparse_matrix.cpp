@@ -191,11 +191,12 @@ struct SparseMatrix<T>::Impl {
   // cache would be taken instead, or the light kernel is not eligible or does not build.
   bool light_plan(PlanState<T>& st, const plan::Problem& p, const plan::Options& o,
                   const model::Profile* profile) {
-    const auto light = plan::light_plan(p, o, basics_of(ctx->props(), profile));
+    const model::DeviceBasics basics = basics_of(ctx->props(), profile);
+    const auto light = plan::light_plan(p, o, basics);
     if (!light) return false;
     if (!st.cache_path.empty() && plan::TuningCache(st.cache_path).find(st.cache_key)) return false;
     std::vector<plan::Candidate> cands =
-        plan::candidates(p, o, basics_of(ctx->props(), profile), std::numeric_limits<std::size_t>::max());
+        plan::candidates(p, o, basics, std::numeric_limits<std::size_t>::max());
     const auto it = std::find_if(cands.begin(), cands.end(),
                                  [&](const plan::Candidate& c) { return c.kernel == light->kernel; });
     if (it == cands.end() || !it->eligible) return false;

@@ -4,6 +4,7 @@
 
 namespace spx::cuda {
 
-template void launch_csr_param<double, float>(Context&, const CsrSpmvParams&, const CsrParamArgs<double, float>&);
+template void launch_csr_param<double, float>(Context&, const CsrSpmvParams&,
+                                              const CsrParamArgs<double, float>&);
 
 }  // namespace spx::cuda
