@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -42,6 +43,18 @@ const char* to_string(Mode m);
 Mode mode_from_string(const std::string& s);  // "rule", "model", "measure", "tune", "auto"; else spx::Error
 
 enum class Operation { Spmv, Spmm };
+
+// The width of a device matrix's row offsets (and so of its nonzero count). Auto: 32 bits where
+// the matrix fits them (4 bytes less a row, and every candidate runs), 64 where it must (more than
+// 2^31 - 1 nonzeros). Bits64 forces the 64-bit path on any matrix (tests, a matrix about to grow).
+// Column indices stay 32-bit either way: rows and columns must be below 2^31.
+enum class IndexWidth { Auto, Bits32, Bits64 };
+std::string to_string(IndexWidth w);               // "auto", "32", "64"
+IndexWidth parse_index_width(std::string_view s);  // the same words; spx::Error naming the others
+// The offsets' width (32 or 64) a rows x cols matrix of nnz nonzeros gets under `w`; spx::Error
+// with the numbers when it cannot be held (Bits32 past 2^31 - 1 nonzeros, or rows or columns past
+// 2^31 - 1, which need 64-bit column indices the GPU path does not have).
+int offset_bits(IndexWidth w, int64_t rows, int64_t cols, int64_t nnz);
 enum class DenseLayout { RowMajor, ColMajor };  // SpMM's B and C
 
 struct Options {
@@ -94,6 +107,8 @@ struct Problem {
   // Distinct values (bitwise), counted up to 256 (257: more; distinct_values_upto): SELL-C16 with a
   // value dictionary's eligibility; without it that format is not a candidate.
   std::optional<int64_t> distinct_values;
+  // The device matrix's row offsets: 64 makes every candidate without a 64-bit path ineligible.
+  int offset_bits = 32;
 };
 
 // One candidate, as explain() lists it.

@@ -126,6 +126,10 @@ struct KernelRow {
   // Rounds the matrix's values (mixed precision): a candidate only where Options::mixed_precision
   // allows it, never by default.
   bool rounds_values = false;
+  // Runs on 64-bit row offsets (WideDeviceCsr): a candidate for matrices past 2^31 - 1 nonzeros
+  // (Problem::offset_bits == 64). cuSPARSE's rows run there on a copy of the columns widened to 64
+  // bits (it takes no 64-bit offsets over 32-bit columns): 8 more bytes a nonzero of device memory.
+  bool offsets64 = false;
   const char* bench_entry = nullptr;  // the benchmark registry's entry that times it; null: `name`
 
   std::string_view bench_name() const { return bench_entry != nullptr ? bench_entry : name; }

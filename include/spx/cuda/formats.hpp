@@ -14,18 +14,29 @@ namespace spx::cuda {
 
 class Context;
 
-template <class T, class I = int32_t>
+// I: the column indices' type (and the dimensions'); O: the row offsets' (and nnz's). O = I is the
+// host Csr<T, I> uploaded as it is; DeviceCsr<T, int32_t, int64_t> (WideDeviceCsr) has 64-bit row
+// offsets over 32-bit columns: more than 2^31 - 1 nonzeros at 4 index bytes a nonzero, not 8.
+template <class T, class I = int32_t, class O = I>
 struct DeviceCsr {
   using value_type = T;
   using index_type = I;
+  using offset_type = O;
   I rows = 0;
   I cols = 0;
-  I nnz = 0;
-  DeviceBuffer<I> row_ptr;  // rows + 1
+  O nnz = 0;
+  DeviceBuffer<O> row_ptr;  // rows + 1
   DeviceBuffer<I> col_idx;  // nnz
   DeviceBuffer<T> values;   // nnz
   std::size_t bytes() const { return row_ptr.bytes() + col_idx.bytes() + values.bytes(); }
 };
+
+// 64-bit row offsets, 32-bit column indices (rows and columns below 2^31): what the front door
+// holds for a matrix of more than 2^31 - 1 nonzeros, or when 64-bit indices are asked for.
+// cuSPARSE takes no such pair (13.0: "different index sizes ... not currently supported"), so its
+// 64-bit candidates run on a copy of the columns widened to 64 bits.
+template <class T>
+using WideDeviceCsr = DeviceCsr<T, int32_t, int64_t>;
 
 template <class T, class I = int32_t>
 struct DeviceCoo {

@@ -16,6 +16,7 @@
 // from it, and so are the host features); its values and structure are fixed for its lifetime.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -32,8 +33,18 @@ namespace spx::cuda {
 template <class T>
 class SparseMatrix {
  public:
-  // Validates and uploads A (spx::Error on an invalid matrix or too little device memory).
-  SparseMatrix(Context& ctx, Csr<T, int32_t> A);
+  // Validates and uploads A (spx::Error on an invalid matrix or too little device memory), with
+  // 32-bit row offsets unless `width` is Bits64 (plan::offset_bits decides; Report::problem says).
+  SparseMatrix(Context& ctx, Csr<T, int32_t> A, plan::IndexWidth width = plan::IndexWidth::Auto);
+  // A matrix read or built with 64-bit indices: narrowed to 32-bit offsets where it fits them (under
+  // Auto), otherwise uploaded with 64-bit offsets over 32-bit columns (WideDeviceCsr). A 64-bit
+  // matrix keeps no host copy (host() and csr() are then an spx::Error): the planner's candidates
+  // there are the kernels with a 64-bit path (KernelRow::offsets64), the others ineligible with
+  // the reason.
+  SparseMatrix(Context& ctx, Csr<T, int64_t> A, plan::IndexWidth width = plan::IndexWidth::Auto);
+  // A matrix already on the device with 64-bit offsets (assembled there, e.g. by
+  // upload_row_blocks): taken over without a host copy; its row pointer is read back once.
+  SparseMatrix(Context& ctx, WideDeviceCsr<T> A);
   ~SparseMatrix();
   SparseMatrix(SparseMatrix&&) noexcept;
   SparseMatrix& operator=(SparseMatrix&&) noexcept;
@@ -45,8 +56,15 @@ class SparseMatrix {
   int64_t nnz() const;
   const MatrixStats& stats() const;  // includes the structure fingerprint
   uint64_t fingerprint() const { return stats().fingerprint; }
+  // The row offsets' width on the device: 32 or 64.
+  int offset_bits() const;
+  // Device memory of the matrix as held (CSR at its offset width), without any plan's.
+  std::size_t device_bytes() const;
+  // 32-bit offsets only (spx::Error naming the width otherwise).
   const Csr<T, int32_t>& host() const;
   const DeviceCsr<T, int32_t>& csr() const;
+  // 64-bit offsets only (spx::Error otherwise).
+  const WideDeviceCsr<T>& wide_csr() const;
   Context& context() const;
   // The performance model's features, computed on the GPU on first use (about 4 SpMVs' time).
   const MatrixFeatures& features();
