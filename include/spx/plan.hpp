@@ -111,6 +111,21 @@ struct Problem {
   int offset_bits = 32;
 };
 
+// What the planner reads from the host CSR besides its statistics, for the formats' eligibility:
+// the rows' column spans; x's locality (square SpMV); the block counts and the distinct values
+// (SpMV; the latter only where no row is wider than 16-bit offsets). The front door and `spx plan
+// show` fill a Problem through the same function, so offline plans match the device's.
+struct HostExtras {
+  std::optional<ColumnSpanStats> column_spans;
+  std::optional<reorder::Locality> locality;
+  std::optional<BsrBlockCounts> bsr_blocks;
+  std::optional<int64_t> distinct_values;
+};
+// Computes what p's operation needs that `extras` does not hold yet (so a matrix planned again pays
+// nothing), then copies it into p. Milliseconds on 10M nonzeros (the statistics are sampled).
+template <class T>
+void fill_host_extras(const Csr<T, int32_t>& A, HostExtras& extras, Problem& p);
+
 // One candidate, as explain() lists it.
 struct Candidate {
   std::string kernel;  // the benchmark registry's name: csr_param, ellr_t, cusparse_csr_alg2, ...

@@ -134,6 +134,19 @@ TEST_F(CliSurface, PlanShowHeaderSetupIsTheChosenCandidates) {
   EXPECT_NEAR(std::stod(header), std::stod(cells[4]), 0.051) << r.out;
 }
 
+// plan show fills the formats' host-side inputs as the front door does (plan::fill_host_extras):
+// a constant-coefficient stencil is a SELL-C16-dict and BSR candidate offline too, not refused for
+// want of the distinct values or the block counts.
+TEST_F(CliSurface, PlanShowSeesTheFormatsTheFrontDoorSees) {
+  const CliRun r = spx("plan show stencil27:n=16 --mode model --expected-calls 100000");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("needs the count of distinct values"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("BSR needs the matrix's block counts"), std::string::npos) << r.out;
+  const std::string dict = rest_of_line(r.out, "sell_c16_dict ");
+  ASSERT_FALSE(dict.empty()) << r.out;
+  EXPECT_EQ(dict.find("not eligible"), std::string::npos) << dict;
+}
+
 // spx spmv: the planned product's --plan/--expected-calls are named in a warning when the product
 // is not planned (the CPU, or --kernel/--format).
 TEST_F(CliSurface, SpmvWarnsAboutPlanOptionsWithoutThePlannedProduct) {

@@ -79,6 +79,8 @@ void run_show(const PlanCliOptions& o) {
   const model::Profile profile = profile_of(o.profile);
   plan::Problem p = problem_of(bench::parse_ops(o.op).at(0), o.precision, o.layout);
   p.stats = stats(A);
+  plan::HostExtras extras;  // the same eligibility inputs the front door reads
+  plan::fill_host_extras(A, extras, p);
   if (mode == plan::Mode::Model) p.features = features(A);
   plan::Options opt;
   opt.mode = mode;

@@ -1,0 +1,38 @@
+// plan::fill_host_extras (spx/plan.hpp): the host-side inputs of the formats' eligibility, shared
+// by the front door and `spx plan show`.
+#include <span>
+
+#include "spx/bsr.hpp"
+#include "spx/column_spans.hpp"
+#include "spx/plan.hpp"
+#include "spx/reorder.hpp"
+#include "spx/sell_c16_dict.hpp"
+
+namespace spx::plan {
+
+template <class T>
+void fill_host_extras(const Csr<T, int32_t>& A, HostExtras& extras, Problem& p) {
+  if (!extras.column_spans) extras.column_spans = column_span_stats(A);  // O(rows)
+  p.column_spans = extras.column_spans;
+  if (p.op != Operation::Spmv) return;
+  // Sampled (1024 windows of 32 rows): rcm_csr's eligibility.
+  if (A.rows == A.cols) {
+    if (!extras.locality) extras.locality = reorder::locality(A);
+    p.locality = extras.locality;
+  }
+  // Sampled (6 block sizes x ~8k rows, ~10 ms on 10M nonzeros): BSR's eligibility and bytes.
+  if (!extras.bsr_blocks) extras.bsr_blocks = bsr_block_counts(A);
+  p.bsr_blocks = extras.bsr_blocks;
+  // Counted only where SELL-C16 can hold the matrix (no row wider than 16-bit offsets); it stops at
+  // the 257th distinct value (a matrix of random values within its first hundreds).
+  if (extras.column_spans->wide_rows == 0) {
+    if (!extras.distinct_values)
+      extras.distinct_values = distinct_values_upto(std::span<const T>(A.values), kSellC16DictMaxValues);
+    p.distinct_values = extras.distinct_values;
+  }
+}
+
+template void fill_host_extras(const Csr<float, int32_t>&, HostExtras&, Problem&);
+template void fill_host_extras(const Csr<double, int32_t>&, HostExtras&, Problem&);
+
+}  // namespace spx::plan
