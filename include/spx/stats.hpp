@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <span>
 #include <string>
 
 #include "spx/matrix.hpp"
@@ -37,6 +38,11 @@ MatrixStats stats(const Csr<T, I>& A);
 // so patterns that differ in exactly one column (or one length) never collide.
 template <class T, class I>
 uint64_t structure_fingerprint(const Csr<T, I>& A);
+
+// The same fold over rows, cols and the row lengths only, from a row pointer (rows + 1 offsets),
+// with its own seed so it never equals a structure_fingerprint: for a matrix whose columns live on
+// the device only. Patterns with equal row lengths share it.
+uint64_t row_length_fingerprint(int64_t rows, int64_t cols, std::span<const int64_t> row_ptr);
 
 // Multi-line "name: value" table, as `spx info` prints it: one line per MatrixStats field, named
 // as the field, values aligned in one column, fingerprint as 16 hex digits, no trailing newline.

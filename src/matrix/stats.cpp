@@ -25,12 +25,15 @@ using spx::detail::splitmix64;  // src/common/splitmix64.hpp: a bijection with f
 // fingerprint); other collisions are as unlikely as for a random 64-bit function.
 class Fingerprint {
  public:
+  // Version tag: change it whenever the hashed sequence changes, so stale tuning caches miss.
+  static constexpr uint64_t kStructureSeed = 0x7370782d66707631ULL;  // "spx-fpv1"
+  static constexpr uint64_t kRowLengthSeed = 0x7370782d726c7631ULL;  // "spx-rlv1"
+  explicit Fingerprint(uint64_t seed = kStructureSeed) : state_(splitmix64(seed)) {}
   void add(uint64_t value) { state_ = splitmix64(state_ ^ value); }
   uint64_t value() const { return state_; }
 
  private:
-  // Version tag: change it whenever the hashed sequence changes, so stale tuning caches miss.
-  uint64_t state_ = splitmix64(0x7370782d66707631ULL);  // "spx-fpv1"
+  uint64_t state_;
 };
 
 // Every value is widened to 64 bits first, so int32 and int64 copies of a pattern agree.
@@ -47,6 +50,15 @@ uint64_t fingerprint_of_valid(const Csr<T, I>& A) {
 }
 
 }  // namespace
+
+uint64_t row_length_fingerprint(int64_t rows, int64_t cols, std::span<const int64_t> row_ptr) {
+  Fingerprint h(Fingerprint::kRowLengthSeed);
+  h.add(static_cast<uint64_t>(rows));
+  h.add(static_cast<uint64_t>(cols));
+  for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r)
+    h.add(static_cast<uint64_t>(row_ptr[r + 1] - row_ptr[r]));
+  return h.value();
+}
 
 template <class T, class I>
 uint64_t structure_fingerprint(const Csr<T, I>& A) {

@@ -62,6 +62,12 @@ KernelRow mixed(KernelRow r) {
   return r;
 }
 
+// Has a 64-bit-offset path (WideDeviceCsr): a candidate past 2^31 - 1 nonzeros.
+KernelRow offsets64(KernelRow r) {
+  r.offsets64 = true;
+  return r;
+}
+
 KernelRow spx_row(const char* name, Operation op, DenseLayout layout, const char* format, Determinism d,
                   const char* key, SpxExecutor executor, Ladder ladder = Ladder::None,
                   SpmmCsrMode mode = SpmmCsrMode::Rule) {
@@ -78,6 +84,8 @@ KernelRow vendor_row(const char* name, Operation op, DenseLayout layout, const c
   r.vendor = alg;
   r.in_vendor_best = in_vendor_best;
   r.needs_16_byte_rows = op == kSpmm && layout == kRow && alg == VendorAlg::CsrAlg3;
+  // Every cuSPARSE CSR algorithm takes 64-bit indices (on 64-bit columns: the executor widens them).
+  r.offsets64 = std::string_view(format) == "csr";
   return r;
 }
 
@@ -88,8 +96,8 @@ KernelRow vendor_row(const char* name, Operation op, DenseLayout layout, const c
 std::vector<KernelRow> make_catalogue() {
   using V = VendorAlg;
   std::vector<KernelRow> t = {
-      spx_row("csr_param", kSpmv, kRow, "csr", kLongRows, "csr_param", SpxExecutor::CsrParam,
-              Ladder::CsrParam),
+      offsets64(spx_row("csr_param", kSpmv, kRow, "csr", kLongRows, "csr_param", SpxExecutor::CsrParam,
+                        Ladder::CsrParam)),
       spx_row("csr_vector", kSpmv, kRow, "csr", kAlways, "csr_vector", SpxExecutor::CsrVector),
       spx_row("spmv_segsum", kSpmv, kRow, "csr", kNever, "spmv_segsum", SpxExecutor::Segsum, Ladder::Segsum),
       spx_row("ell", kSpmv, kRow, "ell", kAlways, "ell", SpxExecutor::Ell),
@@ -113,10 +121,12 @@ std::vector<KernelRow> make_catalogue() {
       vendor_row("cusparse_sell_alg1", kSpmv, kRow, "sell", kAlways, V::SellAlg1),
       vendor_row("cusparse_bsr", kSpmv, kRow, "bsr", kAlways, V::BsrAlg1),
       // SpMM, row-major B and C.
-      spx_row("spmm_csr_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_row", SpxExecutor::SpmmCsr,
-              Ladder::SpmmCsr),
-      spx_row("spmm_csr_split_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_split_row", SpxExecutor::SpmmCsr,
-              Ladder::SpmmCsr, SpmmCsrMode::Split),
+      offsets64(spx_row("spmm_csr_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_row", SpxExecutor::SpmmCsr,
+                        Ladder::SpmmCsr)),
+      offsets64(spx_row("spmm_csr_split_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_split_row",
+                        SpxExecutor::SpmmCsr, Ladder::SpmmCsr, SpmmCsrMode::Split)),
+      // The balanced (tiled) mode runs on 32-bit offsets only: on 64-bit ones the CSR SpMM rows
+      // run the row-split mode.
       spx_row("spmm_csr_tiled_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_tiled_row", SpxExecutor::SpmmCsr,
               Ladder::SpmmCsr, SpmmCsrMode::Tiled),
       spx_row("spmm_ellr_t_row", kSpmm, kRow, "ellr", kAlways, "spmm_ellr_t_row", SpxExecutor::SpmmEllrT,
@@ -128,8 +138,8 @@ std::vector<KernelRow> make_catalogue() {
       vendor_row("cusparse_spmm_coo_alg4_row", kSpmm, kRow, "coo", kAlways, V::CooAlg4, true),
       // SpMM, column-major B and C (cuSPARSE COO ALG2 is left out: 6-8x slower than ALG1/ALG3 on
       // the H100, bench/cuda_spmm.cpp).
-      spx_row("spmm_csr_col", kSpmm, kCol, "csr", kLongRows, "spmm_csr_row", SpxExecutor::SpmmCsr,
-              Ladder::SpmmCsr),
+      offsets64(spx_row("spmm_csr_col", kSpmm, kCol, "csr", kLongRows, "spmm_csr_row", SpxExecutor::SpmmCsr,
+                        Ladder::SpmmCsr)),
       spx_row("spmm_ellr_t_col", kSpmm, kCol, "ellr", kAlways, "spmm_ellr_t_row", SpxExecutor::SpmmEllrT,
               Ladder::SpmmEllrT),
       vendor_row("cusparse_spmm_csr_alg1_col", kSpmm, kCol, "csr", kAlways, V::CsrAlg1),

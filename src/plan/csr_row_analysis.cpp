@@ -13,7 +13,10 @@
 
 namespace spx::cuda {
 
-MatrixStats csr_row_length_stats(int64_t rows, int64_t cols, std::span<const int32_t> row_ptr) {
+namespace {
+
+template <class O>
+MatrixStats row_length_stats(int64_t rows, int64_t cols, std::span<const O> row_ptr) {
   MatrixStats s;
   s.rows = rows;
   s.cols = cols;
@@ -21,11 +24,12 @@ MatrixStats csr_row_length_stats(int64_t rows, int64_t cols, std::span<const int
   if (static_cast<int64_t>(row_ptr.size()) < rows + 1)
     throw Error(fmt::format("csr_row_length_stats: row_ptr has {} entries, {} rows need {}", row_ptr.size(),
                             rows, rows + 1));
-  s.nnz = row_ptr[static_cast<std::size_t>(rows)] - row_ptr[0];
+  s.nnz = int64_t{row_ptr[static_cast<std::size_t>(rows)]} - row_ptr[0];
   s.min_row = std::numeric_limits<int64_t>::max();
   double sum_sq = 0;
   for (int64_t r = 0; r < rows; ++r) {
-    const int64_t len = row_ptr[static_cast<std::size_t>(r) + 1] - row_ptr[static_cast<std::size_t>(r)];
+    const int64_t len =
+        int64_t{row_ptr[static_cast<std::size_t>(r) + 1]} - row_ptr[static_cast<std::size_t>(r)];
     s.min_row = std::min(s.min_row, len);
     s.max_row = std::max(s.max_row, len);
     if (len == 0) ++s.empty_rows;
@@ -36,7 +40,8 @@ MatrixStats csr_row_length_stats(int64_t rows, int64_t cols, std::span<const int
   return s;
 }
 
-CsrLongRowSplit split_long_rows(std::span<const int32_t> row_ptr, int64_t threshold) {
+template <class O>
+CsrLongRowSplit long_rows_of(std::span<const O> row_ptr, int64_t threshold) {
   if (threshold < 0) throw Error(fmt::format("long-row threshold {} is negative", threshold));
   CsrLongRowSplit split;
   split.threshold = threshold;
@@ -48,7 +53,7 @@ CsrLongRowSplit split_long_rows(std::span<const int32_t> row_ptr, int64_t thresh
         int64_t{row_ptr[static_cast<std::size_t>(r) + 1]} - row_ptr[static_cast<std::size_t>(r)];
     if (len <= threshold) continue;
     const int64_t row_chunks = (len + kCsrLongRowChunk - 1) / kCsrLongRowChunk;
-    // Chunks are at most nnz / 512 + rows, so they fit int32 whenever the matrix does.
+    // Chunks are at most nnz / 512 + rows: int32 for any matrix of 32-bit rows below 2^40 nonzeros.
     if (chunks + row_chunks > std::numeric_limits<int32_t>::max())
       throw Error("long-row split: more than 2^31-1 chunks");
     split.chunk_owner.insert(split.chunk_owner.end(), static_cast<std::size_t>(row_chunks),
@@ -59,6 +64,21 @@ CsrLongRowSplit split_long_rows(std::span<const int32_t> row_ptr, int64_t thresh
     split.nnz += len;
   }
   return split;
+}
+
+}  // namespace
+
+MatrixStats csr_row_length_stats(int64_t rows, int64_t cols, std::span<const int32_t> row_ptr) {
+  return row_length_stats(rows, cols, row_ptr);
+}
+MatrixStats csr_row_length_stats(int64_t rows, int64_t cols, std::span<const int64_t> row_ptr) {
+  return row_length_stats(rows, cols, row_ptr);
+}
+CsrLongRowSplit split_long_rows(std::span<const int32_t> row_ptr, int64_t threshold) {
+  return long_rows_of(row_ptr, threshold);
+}
+CsrLongRowSplit split_long_rows(std::span<const int64_t> row_ptr, int64_t threshold) {
+  return long_rows_of(row_ptr, threshold);
 }
 
 }  // namespace spx::cuda

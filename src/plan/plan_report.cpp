@@ -26,8 +26,9 @@ std::string problem_label(const Problem& p) {
 
 std::string Report::explain() const {
   std::string s =
-      fmt::format("plan: {} on {} x {} ({} nonzeros), {}; mode {}, decided by {}{}\n", problem_label(problem),
-                  problem.stats.rows, problem.stats.cols, problem.stats.nnz, device, to_string(mode),
+      fmt::format("plan: {} on {} x {} ({} nonzeros, {}-bit offsets), {}; mode {}, decided by {}{}\n",
+                  problem_label(problem), problem.stats.rows, problem.stats.cols, problem.stats.nnz,
+                  problem.offset_bits, device, to_string(mode),
                   decided_by, profile.empty() ? std::string() : fmt::format(" (profile {})", profile));
   if (candidates.empty()) return s + "  no candidates\n";
   const Candidate& w = winner();

@@ -100,6 +100,7 @@ namespace {
 // The options' own refusals (why_none leaves them out of an error message).
 constexpr std::string_view kNotAllowedKernel = "not among the allowed kernels";
 constexpr std::string_view kVendorOff = "vendor candidates are off";
+constexpr int64_t kMaxOffset32 = 2147483647;  // the largest nonzero count 32-bit row offsets hold
 }  // namespace
 
 std::vector<Candidate> candidates(const Problem& p, const Options& o, const model::DeviceBasics& device,
@@ -140,6 +141,13 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
     if (o.deterministic_only && !c.deterministic) refuse("not deterministic");
     if (row->rounds_values && !o.mixed_precision)
       refuse("rounds the values to float: allowed only with Options::mixed_precision");
+    if (p.offset_bits == 64) {
+      if (!row->offsets64)
+        refuse(fmt::format("runs with 32-bit row offsets only; this matrix has 64-bit ones ({} nonzeros{})",
+                           p.stats.nnz, p.stats.nnz > kMaxOffset32 ? ", past 2^31 - 1" : ": asked for"));
+      else if (c.owner == "cuSPARSE")
+        c.extra_bytes += 8 * static_cast<std::size_t>(p.stats.nnz);  // its copy of the columns, widened
+    }
     if (auto why = format.refusal(p, t)) refuse(*why);
     const double pad = padding(p.stats);
     if (p.op == Operation::Spmm && p.layout == DenseLayout::ColMajor && c.owner == "spx" &&

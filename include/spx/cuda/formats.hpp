@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "spx/cuda/buffer.hpp"
 #include "spx/matrix.hpp"
@@ -137,6 +138,30 @@ DeviceDense<T> upload(Context& ctx, const Dense<T>& A);
 // slice_size >= 1 (32 = one warp per slice). Throws when the padded size does not fit in I.
 template <class T, class I>
 DeviceSell<T, I> upload_sell(Context& ctx, const Csr<T, I>& A, I slice_size = 32);
+
+// 64-bit row offsets (docs/index-width.md). upload_wide validates A, refuses rows or columns past
+// 2^31 - 1 and checks the device has the bytes before allocating (an spx::Error with both numbers);
+// the columns are narrowed to 32 bits on the way through a bounded host staging buffer, so the host
+// never holds a second copy. From a 32-bit host matrix: its offsets widened (tests, IndexWidth::Bits64).
+template <class T>
+WideDeviceCsr<T> upload_wide(Context& ctx, const Csr<T, int64_t>& A);
+template <class T>
+WideDeviceCsr<T> upload_wide(Context& ctx, const Csr<T, int32_t>& A);
+// A rows x cols matrix of exactly nnz nonzeros assembled from consecutive row blocks: block(begin,
+// end) returns rows [begin, end) as a Csr of end - begin rows and `cols` columns (64-bit indices,
+// global columns), each validated and copied at the running offset before the next is asked for.
+// The device matrix is allocated once (its size checked first); a block of the wrong shape, nonzeros
+// past `nnz` or a total short of it is an spx::Error naming the block.
+template <class T>
+WideDeviceCsr<T> upload_row_blocks(Context& ctx, int64_t rows, int64_t cols, int64_t nnz,
+                                   int64_t rows_per_block,
+                                   const std::function<Csr<T, int64_t>(int64_t begin, int64_t end)>& block);
+template <class T>
+Csr<T, int64_t> download(Context& ctx, const WideDeviceCsr<T>& A);
+// A's columns as 64-bit indices in a new device buffer (cuSPARSE's 64-bit CSR needs them); the
+// device memory is checked first.
+template <class T>
+DeviceBuffer<int64_t> widen_columns(Context& ctx, const WideDeviceCsr<T>& A);
 
 template <class T, class I>
 Csr<T, I> download(Context& ctx, const DeviceCsr<T, I>& A);

@@ -38,6 +38,7 @@ namespace spx::cuda {
 // Row-length statistics from a row pointer alone (rows, cols, nnz, min/max/avg/stddev, empty
 // rows; the column-dependent fields stay 0): what the plan knows about a device matrix.
 MatrixStats csr_row_length_stats(int64_t rows, int64_t cols, std::span<const int32_t> row_ptr);
+MatrixStats csr_row_length_stats(int64_t rows, int64_t cols, std::span<const int64_t> row_ptr);
 
 // --- The long-row split (host code, every build) ---------------------------------------------
 
@@ -57,6 +58,7 @@ struct CsrLongRowSplit {
 
 // Rows of row_ptr longer than `threshold` (>= 0), in order, cut into kCsrLongRowChunk chunks.
 CsrLongRowSplit split_long_rows(std::span<const int32_t> row_ptr, int64_t threshold);
+CsrLongRowSplit split_long_rows(std::span<const int64_t> row_ptr, int64_t threshold);
 
 // --- Plans and products (CUDA builds) --------------------------------------------------------
 
@@ -110,11 +112,22 @@ CsrSpmvPlan plan_csr_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA, const C
                           const MatrixStats& row_stats, std::optional<CsrSpmvParams> params = std::nullopt,
                           std::optional<int64_t> long_row_threshold = std::nullopt);
 
+// The same on 64-bit row offsets (WideDeviceCsr: more than 2^31 - 1 nonzeros, or asked for), from
+// the host copy of its row pointer (what the front door keeps of such a matrix) and its row-length
+// statistics: the same kernel with 64-bit offset arithmetic, the same rule and long-row split.
+template <class T>
+CsrSpmvPlan plan_csr_spmv(Context& ctx, const WideDeviceCsr<T>& dA, std::span<const int64_t> host_row_ptr,
+                          const MatrixStats& row_stats, std::optional<CsrSpmvParams> params = std::nullopt,
+                          std::optional<int64_t> long_row_threshold = std::nullopt);
+
 // y = alpha*A*x + beta*y with the plan made for dA: one kernel launch (main rows and long rows
 // together, beta applied in the kernel), no allocation, no host synchronisation. Instantiated for
 // float and double with int32 indices.
 template <class T>
 void spmv_csr(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, std::span<const T> x,
+              std::span<T> y, T alpha = T{1}, T beta = T{0});
+template <class T>
+void spmv_csr(Context& ctx, CsrSpmvPlan& plan, const WideDeviceCsr<T>& dA, std::span<const T> x,
               std::span<T> y, T alpha = T{1}, T beta = T{0});
 
 // The parametrised kernel with these params and no long-row path (every row in the main kernel):

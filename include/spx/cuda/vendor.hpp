@@ -39,6 +39,10 @@ class CusparseSpmv {
   // alg must be CooAlg1 or CooAlg2 (the COO must be sorted by row, as spx's to_coo returns it).
   CusparseSpmv(Context& ctx, const DeviceCoo<T, I>& A, CusparseSpmvAlg alg, std::span<const T> x,
                std::span<T> y, T alpha = T{1}, T beta = T{0});
+  // 64-bit row offsets (I = int64_t only): cuSPARSE takes no 64-bit offsets over 32-bit columns,
+  // so the columns come widened (widen_columns), the offsets and values from A. CsrAlg1 or CsrAlg2.
+  CusparseSpmv(Context& ctx, const WideDeviceCsr<T>& A, const DeviceBuffer<int64_t>& col_idx64,
+               CusparseSpmvAlg alg, std::span<const T> x, std::span<T> y, T alpha = T{1}, T beta = T{0});
   // alg must be SellAlg1.
   CusparseSpmv(Context& ctx, const DeviceSell<T, I>& A, CusparseSpmvAlg alg, std::span<const T> x,
                std::span<T> y, T alpha = T{1}, T beta = T{0});
@@ -90,6 +94,9 @@ class CusparseSpmm {
                DenseView<T> C, T alpha = T{1}, T beta = T{0});
   CusparseSpmm(Context& ctx, const DeviceCoo<T, I>& A, CusparseSpmmAlg alg, DenseView<const T> B,
                DenseView<T> C, T alpha = T{1}, T beta = T{0});
+  // 64-bit row offsets (I = int64_t only), columns widened as for CusparseSpmv; a Csr* algorithm.
+  CusparseSpmm(Context& ctx, const WideDeviceCsr<T>& A, const DeviceBuffer<int64_t>& col_idx64,
+               CusparseSpmmAlg alg, DenseView<const T> B, DenseView<T> C, T alpha = T{1}, T beta = T{0});
   // Points the product at other B and C of the same shapes, layout and leading dimensions
   // (spx::Error otherwise), and sets alpha and beta; host-side only.
   void set_operands(DenseView<const T> B, DenseView<T> C, T alpha, T beta);

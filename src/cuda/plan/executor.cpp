@@ -74,26 +74,34 @@ template <class T>
 class CsrParam final : public Executor<T> {
  public:
   CsrParam(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs) : m_(m) {
-    plan_ = plan_csr_spmv(ctx, *m.device, *m.host, *m.stats);
+    plan_ = make_plan(ctx, std::nullopt);
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("csr_param refuses {}", plan::to_string(knobs)));
   }
   void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
-    spmv_csr(ctx, plan_, *m_.device, x, y, alpha, beta);
+    if (m_.wide != nullptr)
+      spmv_csr(ctx, plan_, *m_.wide, x, y, alpha, beta);
+    else
+      spmv_csr(ctx, plan_, *m_.device, x, y, alpha, beta);
   }
   bool set_knobs(Context& ctx, const plan::Knobs& k) override {
     const auto p = with_csr_knobs(plan_.params, k);
     if (!p) return false;
-    if (*p != plan_.params) plan_ = plan_csr_spmv(ctx, *m_.device, *m_.host, *m_.stats, *p);
+    if (*p != plan_.params) plan_ = make_plan(ctx, *p);
     return true;
   }
   plan::Knobs knobs() const override { return csr_knobs(plan_.params); }
   std::string describe() const override {
-    return fmt::format("{}{}", to_string(plan_.params),
-                       plan_.has_long_rows() ? fmt::format(", {} long rows", plan_.long_rows.size()) : "");
+    return fmt::format("{}{}{}", to_string(plan_.params),
+                       plan_.has_long_rows() ? fmt::format(", {} long rows", plan_.long_rows.size()) : "",
+                       m_.wide != nullptr ? ", 64-bit offsets" : "");
   }
 
  private:
+  CsrSpmvPlan make_plan(Context& ctx, std::optional<CsrSpmvParams> params) const {
+    if (m_.wide != nullptr) return plan_csr_spmv(ctx, *m_.wide, m_.wide_row_ptr, *m_.stats, params);
+    return plan_csr_spmv(ctx, *m_.device, *m_.host, *m_.stats, params);
+  }
   MatrixParts<T> m_;
   CsrSpmvPlan plan_;
 };
@@ -437,11 +445,17 @@ class SpmmCsr final : public Executor<T> {
  public:
   SpmmCsr(Context& ctx, const MatrixParts<T>& m, int64_t L, plan::SpmmCsrMode mode, const plan::Knobs& knobs)
       : m_(m), config_(plan::spmm_csr_config(mode, *m.stats, L, ctx.props(), static_cast<int>(sizeof(T)))) {
+    // On 64-bit offsets the kernel has its row-split mode only (spmm_csr_tiled_row is not a
+    // candidate there); a rule that chose tiles gets the split.
+    if (m.wide != nullptr) config_.tile_items = 0;
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("spmm_csr refuses {}", plan::to_string(knobs)));
   }
   void spmm(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) override {
-    spmm_csr(ctx, *m_.device, B, C, config_, alpha, beta);
+    if (m_.wide != nullptr)
+      spmm_csr(ctx, *m_.wide, B, C, config_, alpha, beta);
+    else
+      spmm_csr(ctx, *m_.device, B, C, config_, alpha, beta);
   }
   bool set_knobs(Context&, const plan::Knobs& k) override {
     return apply_spmm_knobs(config_, k, [](const SpmmCsrConfig& c) { check_spmm_csr_config(c); });
@@ -489,6 +503,8 @@ std::unique_ptr<Executor<T>> make_spmm_ellr_t(Context& ctx, const MatrixParts<T>
   return std::make_unique<SpmmEllrT<T>>(ctx, m, p.cols_dense, knobs);
 }
 
+}  // namespace
+
 // The leading dimension the planner prepares cuSPARSE for: row-major rows padded to 16 bytes (what
 // CSR ALG3 needs), column-major columns as they are.
 int64_t planned_ld(int64_t rows, int64_t L, Layout layout) {
@@ -496,6 +512,8 @@ int64_t planned_ld(int64_t rows, int64_t L, Layout layout) {
   const int64_t per16 = static_cast<int64_t>(16 / sizeof(float));
   return std::max<int64_t>((L + per16 - 1) / per16 * per16, 1);
 }
+
+namespace {
 
 // cuSPARSE SpMM on CSR or COO: prepared at build time on scratch B and C of the planned L, layout
 // and leading dimensions; a call with the same shapes re-points them, another rebuilds (and
@@ -612,6 +630,8 @@ Make<T> spx_factory(plan::SpxExecutor e) {
   return nullptr;
 }
 
+}  // namespace
+
 std::optional<CusparseSpmvAlg> spmv_alg(plan::VendorAlg a) {
   switch (a) {
     case plan::VendorAlg::CsrAlg1:
@@ -654,6 +674,8 @@ std::optional<CusparseSpmmAlg> spmm_alg(plan::VendorAlg a) {
 Layout layout_of(plan::DenseLayout l) {
   return l == plan::DenseLayout::RowMajor ? Layout::RowMajor : Layout::ColMajor;
 }
+
+namespace {
 
 // Why a cuSPARSE row cannot be built ("" when it can): its algorithm, format and layout.
 std::string vendor_gap(const plan::KernelRow& row) {
@@ -719,8 +741,11 @@ std::unique_ptr<Executor<T>> build_executor(Context& ctx, const MatrixParts<T>& 
                             p.op == plan::Operation::Spmv             ? "SpMV"
                             : p.layout == plan::DenseLayout::RowMajor ? "row-major SpMM"
                                                                       : "column-major SpMM"));
+  if (m.wide != nullptr && !row->offsets64)
+    throw Error(fmt::format("{}: runs with 32-bit row offsets only; this matrix has 64-bit ones", k));
   if (std::string_view(row->owner) == "cuSPARSE") {
     if (std::string why = vendor_gap(*row); !why.empty()) throw Error(fmt::format("{}: {}", k, why));
+    if (m.wide != nullptr) return build_wide_vendor(ctx, m, p, *row);
     return build_vendor(ctx, m, p, *row);
   }
   const Make<T> make = spx_factory<T>(row->executor);

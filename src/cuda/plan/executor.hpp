@@ -9,10 +9,12 @@
 #include <span>
 #include <string>
 
+#include "plan/catalogue.hpp"
 #include "plan/tuner.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
 #include "spx/cuda/spmv_csr.hpp"
+#include "spx/cuda/vendor.hpp"
 #include "spx/matrix.hpp"
 #include "spx/plan.hpp"
 #include "spx/stats.hpp"
@@ -20,11 +22,15 @@
 namespace spx::cuda::detail {
 
 // What an executor is built from: the matrix the front door holds.
+// A matrix with 64-bit offsets has `wide` and `wide_row_ptr` (its row pointer's host copy) instead
+// of `host` and `device`; only catalogue rows with offsets64 build there.
 template <class T>
 struct MatrixParts {
   const Csr<T, int32_t>* host = nullptr;
   const DeviceCsr<T, int32_t>* device = nullptr;
   const MatrixStats* stats = nullptr;
+  const WideDeviceCsr<T>* wide = nullptr;
+  std::span<const int64_t> wide_row_ptr;
 };
 
 template <class T>
@@ -52,6 +58,20 @@ plan::Knobs csr_knobs(const CsrSpmvParams& p);
 // where given. SpMM candidates of cuSPARSE are prepared on scratch operands of the planned L and
 // layout (allocated here, released on return) so a later call only re-points them. Throws
 // spx::Error when the kernel cannot run this matrix.
+// The cuSPARSE algorithm of a catalogue row (nullopt: none of that product), the dense layout of a
+// plan's, and the leading dimension the planner prepares cuSPARSE's SpMM for (row-major rows padded
+// to 16 bytes, what CSR ALG3 needs; column-major columns as they are).
+std::optional<CusparseSpmvAlg> spmv_alg(plan::VendorAlg a);
+std::optional<CusparseSpmmAlg> spmm_alg(plan::VendorAlg a);
+Layout layout_of(plan::DenseLayout l);
+int64_t planned_ld(int64_t rows, int64_t L, Layout layout);
+
+// cuSPARSE's CSR SpMV or SpMM on a matrix with 64-bit offsets (wide_vendor.cpp): its columns
+// widened to 64 bits once (cuSPARSE takes no 64-bit offsets over 32-bit columns).
+template <class T>
+std::unique_ptr<Executor<T>> build_wide_vendor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
+                                               const plan::KernelRow& row);
+
 template <class T>
 std::unique_ptr<Executor<T>> build_executor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
                                             const std::string& kernel, const plan::Knobs& knobs);

@@ -23,13 +23,12 @@
 #include "cuda/spmv/spmv_checks.hpp"
 #include "plan/tuner.hpp"
 #include "spx/column_spans.hpp"
+#include "spx/convert.hpp"
 #include "spx/cuda/features.hpp"
 #include "spx/cuda/stream.hpp"
 #include "spx/cuda/timing.hpp"
 #include "spx/error.hpp"
 #include "spx/model.hpp"
-#include "spx/reorder.hpp"
-#include "spx/sell_c16_dict.hpp"
 
 namespace spx::cuda {
 
@@ -98,20 +97,38 @@ struct SparseMatrix<T>::Impl {
   Csr<T, int32_t> host;
   DeviceCsr<T, int32_t> device;
   MatrixStats stats;
-  ColumnSpanStats column_spans;  // O(rows) at construction: CSR-C16's eligibility
-  // BSR's eligibility: block counts sampled (6 sizes x ~8k rows, ~10 ms on 10M nonzeros) when the
-  // first SpMV plan is made, not at construction (SpMM and CG-only users never pay it).
-  mutable std::optional<BsrBlockCounts> bsr_blocks;
-  mutable std::optional<int64_t> distinct_values;  // up to 257 (SELL-C16-dict's eligibility)
+  // The formats' host-side eligibility inputs (plan::fill_host_extras): the column spans at
+  // construction (O(rows)), the sampled ones when the first SpMV plan is made (SpMM and CG-only users
+  // never pay them).
+  mutable plan::HostExtras extras;
   std::optional<MatrixFeatures> features;
   double features_us = 0;
-  mutable std::optional<reorder::Locality> locality;  // problem() fills it on first use
   std::optional<PlanState<T>> spmv;
   std::map<std::pair<int64_t, int>, PlanState<T>> spmm;
+  // 64-bit offsets: the device matrix and its row pointer's host copy, instead of host and device.
+  std::optional<WideDeviceCsr<T>> wide;
+  std::vector<int64_t> wide_row_ptr;
 
-  detail::MatrixParts<T> parts() const { return {&host, &device, &stats}; }
+  detail::MatrixParts<T> parts() const {
+    if (wide) return {nullptr, nullptr, &stats, &*wide, std::span<const int64_t>(wide_row_ptr)};
+    return {&host, &device, &stats, nullptr, {}};
+  }
+
+  // The wide matrix of a validated host matrix of 64-bit or 32-bit indices: its statistics, the
+  // device copy, the host row pointer.
+  template <class I>
+  void hold_wide(Csr<T, I>& A) {
+    stats = spx::stats(A);  // validates A first
+    wide = upload_wide(*ctx, A);
+    wide_row_ptr.assign(A.row_ptr.begin(), A.row_ptr.end());
+    A = Csr<T, I>();  // no host copy is kept (nor held twice while the caller's is alive)
+  }
 
   const MatrixFeatures& ensure_features() {
+    if (wide)
+      throw Error(
+          "the performance model's features are computed on 32-bit offsets only; this matrix has "
+          "64-bit ones");
     if (!features) {
       const auto t0 = Clock::now();
       features = cuda::features(*ctx, device);
@@ -153,13 +170,13 @@ struct SparseMatrix<T>::Impl {
       copy_to_device_sync(*ctx, dst, h.data(), n * sizeof(T));
     };
     if (p.op == plan::Operation::Spmv) {
-      sc.x = DeviceBuffer<T>(static_cast<std::size_t>(host.cols), "planner x");
-      sc.y = DeviceBuffer<T>(static_cast<std::size_t>(host.rows), "planner y");
+      sc.x = DeviceBuffer<T>(static_cast<std::size_t>(stats.cols), "planner x");
+      sc.y = DeviceBuffer<T>(static_cast<std::size_t>(stats.rows), "planner y");
       ones(sc.x.data(), sc.x.size());
     } else {
       const Layout layout = p.layout == plan::DenseLayout::RowMajor ? Layout::RowMajor : Layout::ColMajor;
-      sc.B = make_device_dense<T>(host.cols, p.cols_dense, layout);
-      sc.C = make_device_dense<T>(host.rows, p.cols_dense, layout);
+      sc.B = make_device_dense<T>(stats.cols, p.cols_dense, layout);
+      sc.C = make_device_dense<T>(stats.rows, p.cols_dense, layout);
       ones(sc.B.data.data(), sc.B.data.size());
     }
     return sc;
@@ -215,15 +232,25 @@ struct SparseMatrix<T>::Impl {
     return true;
   }
 
-  PlanState<T> make_plan(const plan::Problem& problem_in, const plan::Options& o) {
+  PlanState<T> make_plan(const plan::Problem& problem_in, const plan::Options& options) {
     const auto t0 = Clock::now();
     PlanState<T> st;
     plan::Problem p = problem_in;
     plan::Report& r = st.report;
+    // 64-bit offsets: the model has no fit for the 64-bit kernels (nor features there), and the few
+    // candidates with a 64-bit path cost little to time next to a product of billions of nonzeros.
+    plan::Options o = options;
+    if (wide && (o.mode == plan::Mode::Auto || o.mode == plan::Mode::Model)) {
+      o.mode = plan::Mode::Measure;
+      r.auto_reason =
+          "64-bit offsets: the model has no fit for the 64-bit kernels, so the candidates with a "
+          "64-bit path are timed";
+    }
     r.mode = o.mode;
     r.device = ctx->props().name;
     r.expected_calls = o.expected_calls;
-    st.cache_path = plan::cache_path(o);
+    // The cache's key has no offset width: 64-bit plans are neither read nor written there.
+    st.cache_path = wide ? std::string() : plan::cache_path(o);
     st.cache_key = {stats.fingerprint, ctx->props().name, static_cast<int>(sizeof(T)), p.op,
                     p.cols_dense,      p.layout};
 
@@ -232,7 +259,7 @@ struct SparseMatrix<T>::Impl {
       r.planning_us = us_since(t0);
       return st;
     }
-    if (o.mode != plan::Mode::Rule) {
+    if (o.mode != plan::Mode::Rule && !wide) {
       p.features = ensure_features();
       r.features_us = features_us;
     }
@@ -528,34 +555,70 @@ struct SparseMatrix<T>::Impl {
     p.layout = layout;
     p.value_bytes = static_cast<int>(sizeof(T));
     p.stats = stats;
-    p.column_spans = column_spans;
-    // Sampled once per matrix (milliseconds at most): rcm_csr's eligibility.
-    if (op == plan::Operation::Spmv && host.rows == host.cols) {
-      if (!locality) locality = reorder::locality(host);
-      p.locality = locality;
+    if (wide) {  // the host extras need the host matrix; only CSR kernels run on 64-bit offsets anyway
+      p.offset_bits = 64;
+      return p;
     }
-    if (op == plan::Operation::Spmv) {
-      if (!bsr_blocks) bsr_blocks = bsr_block_counts(host);
-      p.bsr_blocks = bsr_blocks;
-      // Counted once, only where SELL-C16 can hold the matrix (no row wider than 16-bit offsets);
-      // it stops at the 257th distinct value (a matrix of random values within its first hundreds).
-      if (column_spans.wide_rows == 0) {
-        if (!distinct_values)
-          distinct_values = distinct_values_upto(std::span<const T>(host.values), kSellC16DictMaxValues);
-        p.distinct_values = distinct_values;
-      }
-    }
+    plan::fill_host_extras(host, extras, p);
     return p;
   }
 };
 
 template <class T>
-SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int32_t> A) : impl_(std::make_unique<Impl>()) {
+SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int32_t> A, plan::IndexWidth width)
+    : impl_(std::make_unique<Impl>()) {
   impl_->ctx = &ctx;
+  if (plan::offset_bits(width, A.rows, A.cols, A.nnz()) == 64) {
+    impl_->hold_wide(A);
+    return;
+  }
   impl_->stats = spx::stats(A);  // validates A first
-  impl_->column_spans = column_span_stats(A);
+  impl_->extras.column_spans = column_span_stats(A);
   impl_->device = upload(ctx, A);
   impl_->host = std::move(A);
+}
+
+template <class T>
+SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int64_t> A, plan::IndexWidth width)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->ctx = &ctx;
+  if (plan::offset_bits(width, A.rows, A.cols, A.nnz()) == 64) {
+    impl_->hold_wide(A);
+    return;
+  }
+  Csr<T, int32_t> narrow = cast<T, int32_t>(A);  // validates; it fits (offset_bits said so)
+  A = Csr<T, int64_t>();
+  impl_->stats = spx::stats(narrow);
+  impl_->extras.column_spans = column_span_stats(narrow);
+  impl_->device = upload(ctx, narrow);
+  impl_->host = std::move(narrow);
+}
+
+template <class T>
+SparseMatrix<T>::SparseMatrix(Context& ctx, WideDeviceCsr<T> A) : impl_(std::make_unique<Impl>()) {
+  impl_->ctx = &ctx;
+  if (A.rows < 0 || A.cols < 0 || A.nnz < 0 || A.row_ptr.size() != static_cast<std::size_t>(A.rows) + 1 ||
+      A.col_idx.size() != static_cast<std::size_t>(A.nnz) ||
+      A.values.size() != static_cast<std::size_t>(A.nnz))
+    throw Error(
+        fmt::format("a device CSR of {} x {} with {} nonzeros has {} row offsets, {} columns and {} "
+                    "values",
+                    A.rows, A.cols, A.nnz, A.row_ptr.size(), A.col_idx.size(), A.values.size()));
+  std::vector<int64_t> row_ptr(A.row_ptr.size());
+  copy_to_host_sync(ctx, row_ptr.data(), A.row_ptr.data(), A.row_ptr.bytes());
+  // The structure's checks a kernel relies on that the row pointer alone allows (the columns were
+  // checked where the matrix was assembled: upload_wide, upload_row_blocks).
+  if (row_ptr.front() != 0 || row_ptr.back() != A.nnz)
+    throw Error(fmt::format("a device CSR's row offsets run from {} to {}, not from 0 to its {} nonzeros",
+                            row_ptr.front(), row_ptr.back(), A.nnz));
+  for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r)
+    if (row_ptr[r + 1] < row_ptr[r])
+      throw Error(fmt::format("a device CSR's row offsets decrease at row {} ({} then {})", r, row_ptr[r],
+                              row_ptr[r + 1]));
+  impl_->stats = csr_row_length_stats(A.rows, A.cols, std::span<const int64_t>(row_ptr));
+  impl_->stats.fingerprint = row_length_fingerprint(A.rows, A.cols, row_ptr);
+  impl_->wide.emplace(std::move(A));
+  impl_->wide_row_ptr = std::move(row_ptr);
 }
 
 template <class T>
@@ -567,15 +630,28 @@ SparseMatrix<T>& SparseMatrix<T>::operator=(SparseMatrix&&) noexcept = default;
 
 template <class T>
 int64_t SparseMatrix<T>::rows() const {
-  return impl_->host.rows;
+  return impl_->stats.rows;
 }
 template <class T>
 int64_t SparseMatrix<T>::cols() const {
-  return impl_->host.cols;
+  return impl_->stats.cols;
 }
 template <class T>
 int64_t SparseMatrix<T>::nnz() const {
-  return impl_->host.nnz();
+  return impl_->stats.nnz;
+}
+template <class T>
+int SparseMatrix<T>::offset_bits() const {
+  return impl_->wide ? 64 : 32;
+}
+template <class T>
+std::size_t SparseMatrix<T>::device_bytes() const {
+  return impl_->wide ? impl_->wide->bytes() : impl_->device.bytes();
+}
+template <class T>
+const WideDeviceCsr<T>& SparseMatrix<T>::wide_csr() const {
+  if (!impl_->wide) throw Error("wide_csr(): this matrix has 32-bit row offsets (csr() holds it)");
+  return *impl_->wide;
 }
 template <class T>
 const MatrixStats& SparseMatrix<T>::stats() const {
@@ -583,10 +659,12 @@ const MatrixStats& SparseMatrix<T>::stats() const {
 }
 template <class T>
 const Csr<T, int32_t>& SparseMatrix<T>::host() const {
+  if (impl_->wide) throw Error("host(): a matrix with 64-bit row offsets keeps no host copy");
   return impl_->host;
 }
 template <class T>
 const DeviceCsr<T, int32_t>& SparseMatrix<T>::csr() const {
+  if (impl_->wide) throw Error("csr(): this matrix has 64-bit row offsets (wide_csr() holds it)");
   return impl_->device;
 }
 template <class T>

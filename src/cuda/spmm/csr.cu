@@ -15,6 +15,7 @@
 // tiles of rows and nonzeros, long rows summed in tile order).
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/common/check.hpp"
@@ -23,6 +24,7 @@
 #include "cuda/spmm/csr_tiled.hpp"
 #include "cuda/spmm/spmm_checks.hpp"
 #include "spx/cuda/spmm.hpp"
+#include "spx/error.hpp"
 
 namespace spx::cuda {
 namespace {
@@ -36,9 +38,9 @@ using detail::DenseArg;
 using detail::Lanes;
 
 // pass_cols: L_c; ncols: columns in each pass of this launch (L_c, or fewer in a tail pass).
-template <int V, bool Vec, class T, class I>
+template <int V, bool Vec, class T, class I, class O>
 __global__ void __launch_bounds__(kSpmmMaxBlock)
-    spmm_csr_kernel(CsrArg<T, I> A, DenseArg<const T> B, DenseArg<T> C, Lanes lanes, int64_t first_col,
+    spmm_csr_kernel(CsrArg<T, I, O> A, DenseArg<const T> B, DenseArg<T> C, Lanes lanes, int64_t first_col,
                     int pass_cols, int ncols, T alpha, T beta, I long_row_nnz, I* long_rows,
                     int* long_count) {
   const int64_t thread = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
@@ -52,8 +54,8 @@ __global__ void __launch_bounds__(kSpmmMaxBlock)
   detail::zero(acc);
   bool long_row = false;
   if (row < A.rows) {
-    const I begin = A.row_ptr[row];
-    const I end = A.row_ptr[row + 1];
+    const O begin = A.row_ptr[row];
+    const O end = A.row_ptr[row + 1];
     long_row = end - begin > long_row_nnz;
     if (!long_row && valid > 0) accumulate<V, Vec>(A, B, j0, valid, begin + s, end, 1 << lanes.s_log2, acc);
   }
@@ -68,7 +70,7 @@ __global__ void __launch_bounds__(kSpmmMaxBlock)
       if (j < valid) detail::write_scaled(c_row + j * C.col_stride, T{0}, T{0}, beta);
     if (long_rows != nullptr && blockIdx.y == 0 && g == 0) {
       // One list entry (row, chunk) per long_row_nnz nonzeros: the long-row kernel's work items.
-      const I len = A.row_ptr[row + 1] - A.row_ptr[row];
+      const O len = A.row_ptr[row + 1] - A.row_ptr[row];
       const int chunks = static_cast<int>((len + long_row_nnz - 1) / long_row_nnz);
       const int first = atomicAdd(long_count, chunks);
       for (int k = 0; k < chunks; ++k) {
@@ -87,9 +89,9 @@ __global__ void __launch_bounds__(kSpmmMaxBlock)
 // row, so a 10^6-nonzero row becomes ~1000 work items spread over the grid, and a few thousand
 // rows just over the threshold cost one chunk each. The loop runs per warp (all of a warp's
 // groups together), so every lane reaches the shuffles.
-template <int V, bool Vec, class T, class I>
+template <int V, bool Vec, class T, class I, class O>
 __global__ void __launch_bounds__(kSpmmMaxBlock)
-    spmm_csr_long_rows_kernel(CsrArg<T, I> A, DenseArg<const T> B, DenseArg<T> C, Lanes lanes,
+    spmm_csr_long_rows_kernel(CsrArg<T, I, O> A, DenseArg<const T> B, DenseArg<T> C, Lanes lanes,
                               int64_t first_col, int pass_cols, int ncols, T alpha, I long_row_nnz,
                               const I* long_rows, const int* long_count) {
   const int64_t thread = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
@@ -109,9 +111,9 @@ __global__ void __launch_bounds__(kSpmmMaxBlock)
     I row = 0;
     if (e < n) {
       row = long_rows[2 * e];
-      const I end = A.row_ptr[row + 1];
-      const I begin = A.row_ptr[row] + long_rows[2 * e + 1] * long_row_nnz;
-      const I stop = end - begin > long_row_nnz ? begin + long_row_nnz : end;
+      const O end = A.row_ptr[row + 1];
+      const O begin = A.row_ptr[row] + static_cast<O>(long_rows[2 * e + 1]) * long_row_nnz;
+      const O stop = end - begin > long_row_nnz ? begin + long_row_nnz : end;
       if (valid > 0) accumulate<V, Vec>(A, B, j0, valid, begin + s, stop, 1 << lanes.s_log2, acc);
     }
     if (lanes.s_log2 > 0) detail::group_reduce_all(acc, 1 << lanes.s_log2);
@@ -124,11 +126,11 @@ __global__ void __launch_bounds__(kSpmmMaxBlock)
   }
 }
 
-template <int V, class T, class I>
-void launch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseArg<T> C,
+template <int V, class T, class I, class O>
+void launch(Context& ctx, const DeviceCsr<T, I, O>& A, DenseArg<const T> B, DenseArg<T> C,
             const SpmmCsrConfig& config, const CsrPassShape& shape, T alpha, T beta, I* long_rows,
             int* long_count) {
-  const CsrArg<T, I> a = detail::csr_arg(A);
+  const CsrArg<T, I, O> a = detail::csr_arg(A);
   const detail::CsrLaneLayout layout = detail::csr_lane_layout(config, shape, V);
   const Lanes lanes = layout.group;
   const int64_t threads = int64_t{A.rows} * config.threads_per_row;
@@ -139,10 +141,10 @@ void launch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseAr
     const dim3 grid(grid_for(threads, config.block_size), passes);
     I* list = shape.record_long && done == 0 ? long_rows : nullptr;
     if (shape.vec)
-      spmm_csr_kernel<V, true, T, I><<<grid, config.block_size, 0, ctx.stream()>>>(
+      spmm_csr_kernel<V, true, T, I, O><<<grid, config.block_size, 0, ctx.stream()>>>(
           a, B, C, lanes, first, shape.pass_cols, shape.ncols, alpha, beta, long_nnz, list, long_count);
     else
-      spmm_csr_kernel<V, false, T, I><<<grid, config.block_size, 0, ctx.stream()>>>(
+      spmm_csr_kernel<V, false, T, I, O><<<grid, config.block_size, 0, ctx.stream()>>>(
           a, B, C, lanes, first, shape.pass_cols, shape.ncols, alpha, beta, long_nnz, list, long_count);
     SPX_CHECK_LAUNCH("spmm_csr_kernel", ctx.stream());
     if (long_rows == nullptr) continue;
@@ -155,10 +157,10 @@ void launch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseAr
     const int per_sm = std::max(1, ctx.props().max_threads_per_sm / config.block_size);
     const dim3 long_grid(static_cast<unsigned>(std::max(1, ctx.props().sm_count) * per_sm), passes);
     if (shape.vec)
-      spmm_csr_long_rows_kernel<V, true, T, I><<<long_grid, config.block_size, 0, ctx.stream()>>>(
+      spmm_csr_long_rows_kernel<V, true, T, I, O><<<long_grid, config.block_size, 0, ctx.stream()>>>(
           a, B, C, warp_lanes, first, shape.pass_cols, shape.ncols, alpha, long_nnz, long_rows, long_count);
     else
-      spmm_csr_long_rows_kernel<V, false, T, I><<<long_grid, config.block_size, 0, ctx.stream()>>>(
+      spmm_csr_long_rows_kernel<V, false, T, I, O><<<long_grid, config.block_size, 0, ctx.stream()>>>(
           a, B, C, warp_lanes, first, shape.pass_cols, shape.ncols, alpha, long_nnz, long_rows, long_count);
     SPX_CHECK_LAUNCH("spmm_csr_long_rows_kernel", ctx.stream());
   }
@@ -166,8 +168,8 @@ void launch(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseAr
 
 }  // namespace
 
-template <class T, class I>
-void spmm_csr(Context& ctx, const DeviceCsr<T, I>& A, DenseView<const T> B, DenseView<T> C,
+template <class T, class I, class O>
+void spmm_csr(Context& ctx, const DeviceCsr<T, I, O>& A, DenseView<const T> B, DenseView<T> C,
               const SpmmCsrConfig& config, T alpha, T beta) {
   detail::check_spmm_operands("spmm_csr", A.rows, A.cols, detail::shape_of(B), detail::shape_of(C),
                               sizeof(T));
@@ -189,8 +191,13 @@ void spmm_csr(Context& ctx, const DeviceCsr<T, I>& A, DenseView<const T> B, Dens
   const auto b = dense_arg(B);
   const auto c = dense_arg(C);
   if (config.tile_items > 0) {
-    for (const CsrPassShape& shape : shapes) detail::spmm_csr_tiled(ctx, A, b, c, config, shape, alpha, beta);
-    return;
+    if constexpr (std::is_same_v<I, O>) {
+      for (const CsrPassShape& shape : shapes)
+        detail::spmm_csr_tiled(ctx, A, b, c, config, shape, alpha, beta);
+      return;
+    } else {
+      throw Error("spmm_csr: the balanced (tiled) mode runs on 32-bit row offsets only; use tile_items = 0");
+    }
   }
   // The long-row list: at most nnz / long_row_nnz rows, in the context's workspace (it grows once).
   I* long_rows = nullptr;
@@ -214,5 +221,9 @@ template void spmm_csr(Context&, const DeviceCsr<float, int32_t>&, DenseView<con
                        const SpmmCsrConfig&, float, float);
 template void spmm_csr(Context&, const DeviceCsr<double, int32_t>&, DenseView<const double>,
                        DenseView<double>, const SpmmCsrConfig&, double, double);
+template void spmm_csr(Context&, const WideDeviceCsr<float>&, DenseView<const float>, DenseView<float>,
+                       const SpmmCsrConfig&, float, float);
+template void spmm_csr(Context&, const WideDeviceCsr<double>&, DenseView<const double>, DenseView<double>,
+                       const SpmmCsrConfig&, double, double);
 
 }  // namespace spx::cuda

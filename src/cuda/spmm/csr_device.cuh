@@ -10,10 +10,12 @@
 
 namespace spx::cuda::detail {
 
-template <class T, class I>
+// O: the row offsets' type (int64_t for WideDeviceCsr; the row-split kernels take it, the balanced
+// ones run on 32-bit offsets only).
+template <class T, class I, class O = I>
 struct CsrArg {
   I rows;
-  const I* __restrict__ row_ptr;
+  const O* __restrict__ row_ptr;
   const I* __restrict__ col_idx;
   const T* __restrict__ values;
 };
@@ -51,12 +53,12 @@ inline constexpr int kAccumulateBatch = V >= 8 ? 2 : 4;
 // own B load and before the next one (SASS, sm_90), which serialised the batch again; in this
 // order it issues (most of) the batch's loads before the first multiply-add. A fixed order either
 // way: equal inputs give equal bits.
-template <int V, bool Vec, class T, class I>
-__device__ __forceinline__ void accumulate(const CsrArg<T, I>& A, const DenseArg<const T>& B, int64_t j0,
-                                           int valid, I begin, I end, int step, T (&acc)[V]) {
+template <int V, bool Vec, class T, class I, class O>
+__device__ __forceinline__ void accumulate(const CsrArg<T, I, O>& A, const DenseArg<const T>& B, int64_t j0,
+                                           int valid, O begin, O end, int step, T (&acc)[V]) {
   constexpr int U = kAccumulateBatch<V>;
   const T* b = B.data + j0 * B.col_stride;
-  I k = begin;
+  O k = begin;
   for (; k + (U - 1) * step < end; k += U * step) {
     I c[U];
     T a[U];

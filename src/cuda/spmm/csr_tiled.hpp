@@ -35,8 +35,8 @@ inline int csr_cols_per_lane(const SpmmCsrConfig& config, const CsrPassShape& sh
   return csr_cols_per_lane(config, shape.pass_cols);
 }
 
-template <class T, class I>
-CsrArg<T, I> csr_arg(const DeviceCsr<T, I>& A) {
+template <class T, class I, class O>
+CsrArg<T, I, O> csr_arg(const DeviceCsr<T, I, O>& A) {
   return {A.rows, A.row_ptr.data(), A.col_idx.data(), A.values.data()};
 }
 

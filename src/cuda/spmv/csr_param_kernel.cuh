@@ -30,8 +30,8 @@ namespace spx::cuda::csr_param {
 inline constexpr int kMaxBlock = 1024;
 
 // y[row] = alpha*sum + beta*y[row]; beta == 0 never reads y (NaN there must not leak through).
-template <class T, class V>
-__device__ __forceinline__ void store_row(const CsrParamArgs<T, V>& a, int64_t row, T sum) {
+template <class T, class V, class O>
+__device__ __forceinline__ void store_row(const CsrParamArgs<T, V, O>& a, int64_t row, T sum) {
   a.y[row] = a.beta == T{0} ? a.alpha * sum : a.alpha * sum + a.beta * a.y[row];
 }
 
@@ -39,8 +39,8 @@ __device__ __forceinline__ void store_row(const CsrParamArgs<T, V>& a, int64_t r
 // and counts itself in arrivals[k] (arrival.cuh); the warp that arrives last adds the partials in
 // chunk order (lane-strided, then a shuffle tree: a fixed order, so the result is deterministic)
 // and writes y.
-template <class T, class V>
-__device__ __forceinline__ void long_row_chunk(const CsrParamArgs<T, V>& a) {
+template <class T, class V, class O>
+__device__ __forceinline__ void long_row_chunk(const CsrParamArgs<T, V, O>& a) {
   const int64_t w = int64_t{blockIdx.x} * (blockDim.x / 32) + threadIdx.x / 32;
   if (w >= a.long_chunks) return;  // warp-uniform
   const int lane = lane_id();
@@ -48,12 +48,12 @@ __device__ __forceinline__ void long_row_chunk(const CsrParamArgs<T, V>& a) {
   const int32_t first = __ldg(a.chunk_begin + k);
   const int32_t chunks = __ldg(a.chunk_begin + k + 1) - first;
   const int32_t row = __ldg(a.long_rows + k);
-  const int32_t row_end = __ldg(a.row_ptr + row + 1);
-  const int32_t begin =
-      __ldg(a.row_ptr + row) + (static_cast<int32_t>(w) - first) * int32_t{kCsrLongRowChunk};
+  const O row_end = __ldg(a.row_ptr + row + 1);
+  const O begin =
+      __ldg(a.row_ptr + row) + static_cast<O>(static_cast<int32_t>(w) - first) * O{kCsrLongRowChunk};
   // Clamped at 0: a plan used with a different matrix of the same shape (which spmv_csr cannot
   // detect) gives wrong sums, never an out-of-bounds read.
-  const auto len = static_cast<uint32_t>(max(0, min(int32_t{kCsrLongRowChunk}, row_end - begin)));
+  const auto len = static_cast<uint32_t>(max(O{0}, min(O{kCsrLongRowChunk}, row_end - begin)));
   T sum = warp_reduce_sum<32>(
       row_dot<32>(a.col_idx + begin, a.values + begin, a.x, len, static_cast<uint32_t>(lane)));
   if (chunks == 1) {
@@ -72,8 +72,8 @@ __device__ __forceinline__ void long_row_chunk(const CsrParamArgs<T, V>& a) {
 // others take `repeat` batches of blockDim/Coop consecutive rows each, a group of Coop threads per
 // row. block_size is a run-time parameter (a multiple of 32): only Coop is compiled in, since the
 // shuffle widths and the group index math depend on it.
-template <int Coop, class T, class V>
-__global__ void __launch_bounds__(kMaxBlock) csr_param_kernel(const CsrParamArgs<T, V> a) {
+template <int Coop, class T, class V, class O>
+__global__ void __launch_bounds__(kMaxBlock) csr_param_kernel(const CsrParamArgs<T, V, O> a) {
   if (static_cast<int32_t>(blockIdx.x) < a.long_blocks) {
     long_row_chunk(a);
     return;
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(kMaxBlock) csr_param_kernel(const CsrParamArgs
     T sum = T{0};
     bool mine = false;
     if (row < a.rows) {
-      const int32_t begin = __ldg(a.row_ptr + row), len = __ldg(a.row_ptr + row + 1) - begin;
+      const O begin = __ldg(a.row_ptr + row), len = __ldg(a.row_ptr + row + 1) - begin;
       mine = len <= a.long_row_threshold;
       if (mine)
         sum = row_dot<Coop>(a.col_idx + begin, a.values + begin, a.x, static_cast<uint32_t>(len),
@@ -106,8 +106,8 @@ __global__ void __launch_bounds__(kMaxBlock) csr_param_kernel(const CsrParamArgs
 
 namespace spx::cuda {
 
-template <class T, class V>
-void launch_csr_param(Context& ctx, const CsrSpmvParams& params, const CsrParamArgs<T, V>& args) {
+template <class T, class V, class O>
+void launch_csr_param(Context& ctx, const CsrSpmvParams& params, const CsrParamArgs<T, V, O>& args) {
   const int64_t blocks = int64_t{args.long_blocks} + csr_param_main_blocks(args.rows, params);
   if (blocks > int64_t{0x7fffffff})
     detail::throw_grid_too_large(blocks * params.block_size, params.block_size);
@@ -116,7 +116,7 @@ void launch_csr_param(Context& ctx, const CsrSpmvParams& params, const CsrParamA
   using csr_param::csr_param_kernel;
   // coop was validated (a power of two in 1..32); 32 is the last, fallback entry.
   detail::dispatch_value<1, 2, 4, 8, 16, 32>(params.coop, [&](auto coop) {
-    csr_param_kernel<coop.value, T, V><<<grid, block, 0, ctx.stream()>>>(args);
+    csr_param_kernel<coop.value, T, V, O><<<grid, block, 0, ctx.stream()>>>(args);
   });
   SPX_CHECK_LAUNCH("csr_param_kernel", ctx.stream());
 }

@@ -11,12 +11,13 @@
 
 namespace spx::cuda {
 
-// V: the stored values' type (T; or float under T = double for csr_param_mixed).
-template <class T, class V = T>
+// V: the stored values' type (T; or float under T = double for csr_param_mixed). O: the row
+// offsets' type (int64_t for WideDeviceCsr); rows and columns are int32 either way.
+template <class T, class V = T, class O = int32_t>
 struct CsrParamArgs {
   // y = alpha*A*x + beta*y over the rows of A that are not long.
   int32_t rows = 0;
-  const int32_t* row_ptr = nullptr;
+  const O* row_ptr = nullptr;
   const int32_t* col_idx = nullptr;
   const V* values = nullptr;
   const T* x = nullptr;
@@ -44,8 +45,8 @@ inline int64_t csr_param_main_blocks(int64_t rows, const CsrSpmvParams& params) 
 
 // Enqueues the kernel for params.coop on ctx.stream() with args.long_blocks + main blocks and checks
 // the launch. params must be valid and args.rows > 0.
-template <class T, class V = T>
-void launch_csr_param(Context& ctx, const CsrSpmvParams& params, const CsrParamArgs<T, V>& args);
+template <class T, class V = T, class O = int32_t>
+void launch_csr_param(Context& ctx, const CsrSpmvParams& params, const CsrParamArgs<T, V, O>& args);
 
 // csr_param_mixed (opt-in mixed precision): the plan's launch with dA's values replaced by `values`,
 // their float rounding in the same order; x, y and the sums stay double. Checks as spmv_csr.

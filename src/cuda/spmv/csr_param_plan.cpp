@@ -16,8 +16,8 @@ namespace spx::cuda {
 
 namespace {
 
-template <class T>
-CsrSpmvPlan make_plan(Context& ctx, const DeviceCsr<T, int32_t>& dA, std::span<const int32_t> row_ptr,
+template <class T, class O>
+CsrSpmvPlan make_plan(Context& ctx, const DeviceCsr<T, int32_t, O>& dA, std::span<const O> row_ptr,
                       std::optional<CsrSpmvParams> params, std::optional<int64_t> long_row_threshold,
                       const MatrixStats* known_stats = nullptr) {
   CsrSpmvPlan plan;
@@ -41,7 +41,7 @@ CsrSpmvPlan make_plan(Context& ctx, const DeviceCsr<T, int32_t>& dA, std::span<c
   // No row past the threshold (the statistics' longest row says so): no O(rows) pass for the split.
   CsrLongRowSplit split =
       plan.stats.max_row <= plan.long_row_threshold
-          ? split_long_rows({}, plan.long_row_threshold)
+          ? split_long_rows(std::span<const O>(), plan.long_row_threshold)
           : split_long_rows(row_ptr.first(static_cast<std::size_t>(dA.rows) + 1), plan.long_row_threshold);
   plan.long_row_nnz = split.nnz;
   plan.long_row_chunks = split.chunks();
@@ -57,10 +57,10 @@ CsrSpmvPlan make_plan(Context& ctx, const DeviceCsr<T, int32_t>& dA, std::span<c
   return plan;
 }
 
-template <class T, class V = T>
-CsrParamArgs<T, V> main_args(const DeviceCsr<T, int32_t>& dA, std::span<const T> x, std::span<T> y, T alpha,
-                             T beta, const CsrSpmvParams& params, const V* values) {
-  CsrParamArgs<T, V> a;
+template <class T, class V = T, class O = int32_t>
+CsrParamArgs<T, V, O> main_args(const DeviceCsr<T, int32_t, O>& dA, std::span<const T> x, std::span<T> y,
+                                T alpha, T beta, const CsrSpmvParams& params, const V* values) {
+  CsrParamArgs<T, V, O> a;
   a.rows = dA.rows;
   a.row_ptr = dA.row_ptr.data();
   a.col_idx = dA.col_idx.data();
@@ -112,11 +112,25 @@ CsrSpmvPlan plan_csr_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA, const C
   return make_plan(ctx, dA, std::span<const int32_t>(A.row_ptr), params, long_row_threshold, &row_stats);
 }
 
+template <class T>
+CsrSpmvPlan plan_csr_spmv(Context& ctx, const WideDeviceCsr<T>& dA, std::span<const int64_t> host_row_ptr,
+                          const MatrixStats& row_stats, std::optional<CsrSpmvParams> params,
+                          std::optional<int64_t> long_row_threshold) {
+  if (host_row_ptr.size() != static_cast<std::size_t>(dA.rows) + 1 || row_stats.rows != dA.rows ||
+      row_stats.cols != dA.cols || row_stats.nnz != dA.nnz || host_row_ptr.back() != dA.nnz)
+    throw Error(fmt::format(
+        "plan_csr_spmv: the host row pointer ({} entries, ending at {}) and statistics ({} x {}, {} "
+        "nonzeros) are not the device matrix's ({} x {}, {} nonzeros)",
+        host_row_ptr.size(), host_row_ptr.empty() ? 0 : host_row_ptr.back(), row_stats.rows, row_stats.cols,
+        row_stats.nnz, dA.rows, dA.cols, dA.nnz));
+  return make_plan(ctx, dA, host_row_ptr, params, long_row_threshold, &row_stats);
+}
+
 namespace {
 
 // The planned launch with the matrix's values at `values` (dA's own, or csr_param_mixed's float copy).
-template <class T, class V>
-void run_plan(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, const V* values,
+template <class T, class V, class O>
+void run_plan(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t, O>& dA, const V* values,
               std::span<const T> x, std::span<T> y, T alpha, T beta, const char* what) {
   check_spmv_operands(what, dA.rows, dA.cols, x, y);
   if (plan.rows != dA.rows || plan.cols != dA.cols || plan.nnz != dA.nnz ||
@@ -129,7 +143,7 @@ void run_plan(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, 
   validate(plan.params, what);
   if (dA.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(dA.rows), beta);
-  CsrParamArgs<T, V> a = main_args(dA, x, y, alpha, beta, plan.params, values);
+  CsrParamArgs<T, V, O> a = main_args<T, V, O>(dA, x, y, alpha, beta, plan.params, values);
   a.long_row_threshold = plan.long_row_threshold;
   if (plan.has_long_rows()) {
     const int64_t warps_per_block = plan.params.block_size / 32;
@@ -148,6 +162,12 @@ void run_plan(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, 
 
 template <class T>
 void spmv_csr(Context& ctx, CsrSpmvPlan& plan, const DeviceCsr<T, int32_t>& dA, std::span<const T> x,
+              std::span<T> y, T alpha, T beta) {
+  run_plan(ctx, plan, dA, dA.values.data(), x, y, alpha, beta, "spmv_csr");
+}
+
+template <class T>
+void spmv_csr(Context& ctx, CsrSpmvPlan& plan, const WideDeviceCsr<T>& dA, std::span<const T> x,
               std::span<T> y, T alpha, T beta) {
   run_plan(ctx, plan, dA, dA.values.data(), x, y, alpha, beta, "spmv_csr");
 }
@@ -171,18 +191,23 @@ void spmv_csr_params(Context& ctx, const CsrSpmvParams& params, const DeviceCsr<
   launch_csr_param(ctx, params, main_args(dA, x, y, alpha, beta, params, dA.values.data()));
 }
 
-#define SPX_INSTANTIATE_CSR_PARAM(T)                                                                       \
-  template CsrSpmvPlan plan_csr_spmv(Context&, const DeviceCsr<T, int32_t>&, std::optional<CsrSpmvParams>, \
-                                     std::optional<int64_t>);                                              \
-  template CsrSpmvPlan plan_csr_spmv(Context&, const DeviceCsr<T, int32_t>&, const Csr<T, int32_t>&,       \
-                                     std::optional<CsrSpmvParams>, std::optional<int64_t>);                \
-  template CsrSpmvPlan plan_csr_spmv(Context&, const DeviceCsr<T, int32_t>&, const Csr<T, int32_t>&,       \
-                                     const MatrixStats&, std::optional<CsrSpmvParams>,                     \
-                                     std::optional<int64_t>);                                              \
-  template void spmv_csr(Context&, CsrSpmvPlan&, const DeviceCsr<T, int32_t>&, std::span<const T>,         \
-                         std::span<T>, T, T);                                                              \
-  template void spmv_csr_params(Context&, const CsrSpmvParams&, const DeviceCsr<T, int32_t>&,              \
-                                std::span<const T>, std::span<T>, T, T);
+#define SPX_INSTANTIATE_CSR_PARAM(T)                                                                        \
+  template CsrSpmvPlan plan_csr_spmv(Context&, const DeviceCsr<T, int32_t>&, std::optional<CsrSpmvParams>,  \
+                                     std::optional<int64_t>);                                               \
+  template CsrSpmvPlan plan_csr_spmv(Context&, const DeviceCsr<T, int32_t>&, const Csr<T, int32_t>&,        \
+                                     std::optional<CsrSpmvParams>, std::optional<int64_t>);                 \
+  template CsrSpmvPlan plan_csr_spmv(Context&, const DeviceCsr<T, int32_t>&, const Csr<T, int32_t>&,        \
+                                     const MatrixStats&, std::optional<CsrSpmvParams>,                      \
+                                     std::optional<int64_t>);                                               \
+  template void spmv_csr(Context&, CsrSpmvPlan&, const DeviceCsr<T, int32_t>&, std::span<const T>,          \
+                         std::span<T>, T, T);                                                               \
+  template void spmv_csr_params(Context&, const CsrSpmvParams&, const DeviceCsr<T, int32_t>&,               \
+                                std::span<const T>, std::span<T>, T, T);                                    \
+  template CsrSpmvPlan plan_csr_spmv(Context&, const WideDeviceCsr<T>&, std::span<const int64_t>,           \
+                                     const MatrixStats&, std::optional<CsrSpmvParams>,                      \
+                                     std::optional<int64_t>);                                               \
+  template void spmv_csr(Context&, CsrSpmvPlan&, const WideDeviceCsr<T>&, std::span<const T>, std::span<T>, \
+                         T, T);
 SPX_INSTANTIATE_CSR_PARAM(float)
 SPX_INSTANTIATE_CSR_PARAM(double)
 #undef SPX_INSTANTIATE_CSR_PARAM

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/scale.hpp"
@@ -218,6 +219,31 @@ CusparseSpmm<T, I>::CusparseSpmm(Context& ctx, const DeviceCsr<T, I>& A, Cuspars
     SPX_CUSPARSE_CHECK(cusparseCreateConstCsr(
         &impl_->mat, A.rows, A.cols, A.nnz, A.row_ptr.data(), A.col_idx.data(), A.values.data(),
         cusparse_index_type<I>(), cusparse_index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, cuda_data_type<T>()));
+  impl_->prepare(B, C);
+}
+
+template <class T, class I>
+CusparseSpmm<T, I>::CusparseSpmm(Context& ctx, const WideDeviceCsr<T>& A,
+                                 const DeviceBuffer<int64_t>& col_idx64, CusparseSpmmAlg alg,
+                                 DenseView<const T> B, DenseView<T> C, T alpha, T beta)
+    : impl_(std::make_unique<Impl>()) {
+  if constexpr (!std::is_same_v<I, int64_t>)
+    throw Error("cuSPARSE on 64-bit row offsets takes 64-bit columns: CusparseSpmm<T, int64_t>");
+  if (!is_csr_alg(alg)) throw Error(fmt::format("{} does not run on a CSR matrix", kernel_name(alg)));
+  if (col_idx64.size() != static_cast<std::size_t>(A.nnz))
+    throw Error(fmt::format("{}: {} widened columns for a matrix of {} nonzeros", kernel_name(alg),
+                            col_idx64.size(), A.nnz));
+  impl_->ctx = &ctx;
+  impl_->alg = alg;
+  impl_->rows = A.rows;
+  impl_->cols = A.cols;
+  impl_->nnz = A.nnz;
+  impl_->alpha = alpha;
+  impl_->beta = beta;
+  if (!impl_->degenerate(B.cols))
+    SPX_CUSPARSE_CHECK(cusparseCreateConstCsr(
+        &impl_->mat, A.rows, A.cols, A.nnz, A.row_ptr.data(), col_idx64.data(), A.values.data(),
+        CUSPARSE_INDEX_64I, CUSPARSE_INDEX_64I, CUSPARSE_INDEX_BASE_ZERO, cuda_data_type<T>()));
   impl_->prepare(B, C);
 }
 

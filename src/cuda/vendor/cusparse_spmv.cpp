@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "cuda/common/check.hpp"
@@ -129,6 +130,31 @@ CusparseSpmv<T, I>::CusparseSpmv(Context& ctx, const DeviceCsr<T, I>& A, Cuspars
     SPX_CUSPARSE_CHECK(cusparseCreateConstCsr(
         &impl_->mat, A.rows, A.cols, A.nnz, A.row_ptr.data(), A.col_idx.data(), A.values.data(),
         cusparse_index_type<I>(), cusparse_index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, cuda_data_type<T>()));
+  impl_->prepare(x, y);
+}
+
+template <class T, class I>
+CusparseSpmv<T, I>::CusparseSpmv(Context& ctx, const WideDeviceCsr<T>& A,
+                                 const DeviceBuffer<int64_t>& col_idx64, CusparseSpmvAlg alg,
+                                 std::span<const T> x, std::span<T> y, T alpha, T beta)
+    : impl_(std::make_unique<Impl>()) {
+  if constexpr (!std::is_same_v<I, int64_t>)
+    throw Error("cuSPARSE on 64-bit row offsets takes 64-bit columns: CusparseSpmv<T, int64_t>");
+  require_alg(alg, alg == CusparseSpmvAlg::CsrAlg1 || alg == CusparseSpmvAlg::CsrAlg2, "CSR");
+  if (col_idx64.size() != static_cast<std::size_t>(A.nnz))
+    throw Error(fmt::format("{}: {} widened columns for a matrix of {} nonzeros", kernel_name(alg),
+                            col_idx64.size(), A.nnz));
+  impl_->ctx = &ctx;
+  impl_->alg = alg;
+  impl_->rows = A.rows;
+  impl_->cols = A.cols;
+  impl_->nnz = A.nnz;
+  impl_->alpha = alpha;
+  impl_->beta = beta;
+  if (!impl_->degenerate())
+    SPX_CUSPARSE_CHECK(cusparseCreateConstCsr(
+        &impl_->mat, A.rows, A.cols, A.nnz, A.row_ptr.data(), col_idx64.data(), A.values.data(),
+        CUSPARSE_INDEX_64I, CUSPARSE_INDEX_64I, CUSPARSE_INDEX_BASE_ZERO, cuda_data_type<T>()));
   impl_->prepare(x, y);
 }
 

@@ -1,0 +1,270 @@
+// CSR with 64-bit row offsets (WideDeviceCsr) below the front door: the uploads and the row-block
+// assembly against the host matrix, csr_param (its long-row path included), the row-split CSR SpMM
+// and cuSPARSE's 64-bit CSR against spx::ref on the random shapes, and offsets past 2^31 simulated
+// without 2^31 nonzeros.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cuda/spmv/csr_param_launch.hpp"
+#include "gpu_test_support.hpp"
+#include "spx/convert.hpp"
+#include "spx/cpu.hpp"
+#include "spx/cuda/buffer.hpp"
+#include "spx/cuda/formats.hpp"
+#include "spx/cuda/rules.hpp"
+#include "spx/cuda/spmm.hpp"
+#include "spx/cuda/spmv_csr.hpp"
+#include "spx/cuda/vendor.hpp"
+#include "spx/error.hpp"
+#include "spx/generate.hpp"
+#include "spx/stats.hpp"
+
+namespace spx::test {
+namespace {
+
+template <class T>
+class WideCsr : public ::testing::Test {};
+TYPED_TEST_SUITE(WideCsr, Precisions);
+
+template <class T>
+std::vector<int64_t> offsets64(const Csr<T, int32_t>& A) {
+  return {A.row_ptr.begin(), A.row_ptr.end()};
+}
+
+// y = alpha A x + beta y for every spmv_cases case, with `run` launching the product on dx, dy.
+template <class T, class Run>
+void check_spmv_cases(const Csr<T, int32_t>& A, uint64_t seed, const std::string& what, Run&& run) {
+  auto& ctx = gpu();
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
+  cuda::DeviceBuffer<T> dx(x.size(), "x"), dy(static_cast<std::size_t>(A.rows), "y");
+  if (!x.empty()) cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
+  for (const SpmvCase<T>& c : spmv_cases(A, x, seed)) {
+    if (!c.y0.empty()) cuda::copy_to_device_sync(ctx, dy.data(), c.y0.data(), dy.bytes());
+    run(std::span<const T>(dx.span()), dy.span(), c.alpha, c.beta);
+    std::vector<T> got(c.y0.size());
+    if (!got.empty()) cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
+    c.expect_close(got, what + c.label());
+  }
+}
+
+TYPED_TEST(WideCsr, UploadsRoundTripFromEitherIndexType) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const auto& m : random_matrices<T, int32_t>(seed)) {
+    const auto want = cast<T, int64_t>(m.A);
+    const auto from32 = cuda::upload_wide(ctx, m.A);
+    const auto from64 = cuda::upload_wide(ctx, want);
+    EXPECT_EQ(from32.nnz, int64_t{m.A.nnz()}) << m.name;
+    EXPECT_EQ(from32.bytes(), (static_cast<std::size_t>(m.A.rows) + 1) * 8 + m.A.nnz() * (4 + sizeof(T)));
+    for (const auto* d : {&from32, &from64}) {
+      const auto got = cuda::download(ctx, *d);
+      EXPECT_EQ(got.row_ptr, want.row_ptr) << m.name;
+      EXPECT_EQ(got.col_idx, want.col_idx) << m.name;
+      EXPECT_EQ(got.values, want.values) << m.name;
+    }
+    const auto cols64 = cuda::widen_columns(ctx, from32);
+    std::vector<int64_t> got(cols64.size());
+    if (!got.empty()) cuda::copy_to_host_sync(ctx, got.data(), cols64.data(), cols64.bytes());
+    EXPECT_EQ(got, want.col_idx) << m.name;
+  }
+  // An invalid host matrix never reaches the device.
+  Csr<T, int64_t> bad(2, 2);
+  bad.row_ptr = {0, 1, 2};
+  bad.col_idx = {0, 5};
+  bad.values = {T{1}, T{1}};
+  EXPECT_THROW((void)cuda::upload_wide(ctx, bad), Error);
+}
+
+TYPED_TEST(WideCsr, RowBlocksAssembleTheWholeMatrix) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const int64_t n = 13, rows = n * n * n;
+  const auto whole = gen::stencil_rows<T>(27, n, n, n, 0, rows);
+  for (int64_t per_block : {int64_t{1}, int64_t{100}, int64_t{997}, rows}) {
+    const auto d = cuda::upload_row_blocks<T>(
+        ctx, rows, rows, whole.nnz(), per_block,
+        [&](int64_t b, int64_t e) { return gen::stencil_rows<T>(27, n, n, n, b, e); });
+    const auto got = cuda::download(ctx, d);
+    EXPECT_EQ(got.row_ptr, whole.row_ptr) << per_block;
+    EXPECT_EQ(got.col_idx, whole.col_idx) << per_block;
+    EXPECT_EQ(got.values, whole.values) << per_block;
+  }
+  const auto blocks = [&](int64_t b, int64_t e) { return gen::stencil_rows<T>(27, n, n, n, b, e); };
+  const auto expect_error = [](const std::string& needle, const auto& f) {
+    try {
+      f();
+      ADD_FAILURE() << "no error; expected one naming '" << needle << "'";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error("past the",
+               [&] { (void)cuda::upload_row_blocks<T>(ctx, rows, rows, whole.nnz() - 1, 100, blocks); });
+  expect_error("were announced",
+               [&] { (void)cuda::upload_row_blocks<T>(ctx, rows, rows, whole.nnz() + 1, 100, blocks); });
+  expect_error("is 99 x", [&] {
+    (void)cuda::upload_row_blocks<T>(ctx, rows, rows, whole.nnz(), 100, [&](int64_t b, int64_t e) {
+      return gen::stencil_rows<T>(27, n, n, n, b, e - 1);
+    });
+  });
+  expect_error("rows per block",
+               [&] { (void)cuda::upload_row_blocks<T>(ctx, rows, rows, whole.nnz(), 0, blocks); });
+  // Refused before any allocation: more device memory than exists, columns past 32 bits.
+  expect_error("MiB free",
+               [&] { (void)cuda::upload_row_blocks<T>(ctx, 1000, 1000, int64_t{1} << 45, 100, blocks); });
+  expect_error("2^31 - 1",
+               [&] { (void)cuda::upload_row_blocks<T>(ctx, 10, int64_t{1} << 32, 10, 100, blocks); });
+}
+
+// csr_param on 64-bit offsets: its fixed rule, and every row forced through the long-row path.
+TYPED_TEST(WideCsr, CsrParamEqualsRef) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const auto& m : random_matrices<T, int32_t>(seed)) {
+    const auto dA = cuda::upload_wide(ctx, m.A);
+    const auto rp = offsets64(m.A);
+    const MatrixStats s = stats(m.A);
+    for (int64_t threshold : {int64_t{-1}, int64_t{0}}) {
+      auto plan = threshold < 0 ? cuda::plan_csr_spmv(ctx, dA, std::span<const int64_t>(rp), s)
+                                : cuda::plan_csr_spmv(ctx, dA, std::span<const int64_t>(rp), s, std::nullopt,
+                                                      threshold);
+      check_spmv_cases<T>(
+          m.A, seed, m.name + (threshold == 0 ? " all rows long" : " rule"),
+          [&](std::span<const T> x, std::span<T> y, T a, T b) { cuda::spmv_csr(ctx, plan, dA, x, y, a, b); });
+    }
+    // Another matrix's plan is refused.
+    const auto other = cuda::upload_wide(ctx, m.A);
+    auto plan = cuda::plan_csr_spmv(ctx, dA, std::span<const int64_t>(rp), s);
+    cuda::DeviceBuffer<T> x(static_cast<std::size_t>(m.A.cols), "x"),
+        y(static_cast<std::size_t>(m.A.rows), "y");
+    EXPECT_THROW(cuda::spmv_csr(ctx, plan, other, std::span<const T>(x.span()), y.span()), Error) << m.name;
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// The row-split CSR SpMM on 64-bit offsets, both layouts; the tiled mode is refused there.
+TYPED_TEST(WideCsr, SpmmCsrEqualsRef) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const auto& m : random_matrices<T, int32_t>(seed)) {
+    if (m.A.rows > 20000) continue;  // host reference time, not coverage
+    const auto dA = cuda::upload_wide(ctx, m.A);
+    for (int64_t L : {1, 8, 33}) {
+      for (Layout layout : {Layout::RowMajor, Layout::ColMajor}) {
+        cuda::SpmmCsrConfig config =
+            cuda::spmm_csr_rule(stats(m.A), L, ctx.props(), static_cast<int>(sizeof(T)));
+        config.tile_items = 0;
+        const auto B = random_dense<T>(m.A.cols, L, layout, seed + L, 1);
+        const SpmmCase<T> c = spmm_case(m.A, B, layout, T(0.75), T(-2), seed, 2);
+        const auto dB = cuda::upload(ctx, B);
+        auto dC = cuda::upload(ctx, c.C0);
+        cuda::spmm_csr(ctx, dA, cuda::view(dB), cuda::view(dC), config, T(0.75), T(-2));
+        c.expect_close(cuda::download(ctx, dC), m.name + " L=" + std::to_string(L));
+        config.tile_items = 64;
+        EXPECT_THROW(cuda::spmm_csr(ctx, dA, cuda::view(dB), cuda::view(dC), config), Error);
+      }
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// cuSPARSE's 64-bit CSR (offsets and values shared, columns widened) for SpMV and SpMM.
+TYPED_TEST(WideCsr, CusparseOn64BitIndicesEqualsRef) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const auto& m : random_matrices<T, int32_t>(seed)) {
+    const auto dA = cuda::upload_wide(ctx, m.A);
+    const auto cols64 = cuda::widen_columns(ctx, dA);
+    for (auto alg : {cuda::CusparseSpmvAlg::CsrAlg1, cuda::CusparseSpmvAlg::CsrAlg2}) {
+      cuda::DeviceBuffer<T> sx(static_cast<std::size_t>(m.A.cols), "x"),
+          sy(static_cast<std::size_t>(m.A.rows), "y");
+      cuda::CusparseSpmv<T, int64_t> op(ctx, dA, cols64, alg, std::span<const T>(sx.span()), sy.span());
+      check_spmv_cases<T>(m.A, seed, m.name + " " + cuda::kernel_name(alg),
+                          [&](std::span<const T> x, std::span<T> y, T a, T b) {
+                            op.set_vectors(x, y);
+                            op.set_scalars(a, b);
+                            op.run();
+                          });
+    }
+    if (m.A.rows <= 20000) {
+      const auto B = random_dense<T>(m.A.cols, 8, Layout::RowMajor, seed, 0);
+      const SpmmCase<T> c = spmm_case(m.A, B, Layout::RowMajor, T{1}, T{0}, seed, 0);
+      const auto dB = cuda::upload(ctx, B);
+      auto dC = cuda::upload(ctx, c.C0);
+      cuda::CusparseSpmm<T, int64_t> op(ctx, dA, cols64, cuda::CusparseSpmmAlg::CsrAlg2, cuda::view(dB),
+                                        cuda::view(dC));
+      op.run();
+      c.expect_close(cuda::download(ctx, dC), m.name + " cusparse spmm 64-bit");
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// Offsets past 2^31 without 2^31 nonzeros: the kernel's arguments point its column and value arrays
+// 2^31 + 5 entries before the real ones, and its row offsets start there, so every load it makes is
+// in bounds while every offset it computes is past 32 bits (an int32 truncation would read far out of
+// the arrays, which memcheck catches, or give wrong sums). Main rows and the long-row path both.
+TYPED_TEST(WideCsr, OffsetsPast2To31AreAddressedExactly) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const auto A = gen::generate<T, int32_t>("longrows:rows=3000,cols=8000,long=2,len=5000,empty=0.2");
+  constexpr int64_t kBase = (int64_t{1} << 31) + 5;
+  std::vector<int64_t> shifted(A.row_ptr.begin(), A.row_ptr.end());
+  for (int64_t& o : shifted) o += kBase;
+  const auto dA = cuda::upload_wide(ctx, A);
+  cuda::DeviceBuffer<int64_t> row_ptr(shifted.size(), "shifted offsets");
+  cuda::copy_to_device_sync(ctx, row_ptr.data(), shifted.data(), row_ptr.bytes());
+  const MatrixStats s = stats(A);
+  for (int64_t threshold : {int64_t{std::numeric_limits<int64_t>::max()}, int64_t{100}}) {
+    // The plan's long-row split only needs row lengths; its offsets are then read from the device.
+    auto plan =
+        cuda::plan_csr_spmv(ctx, dA, std::span<const int64_t>(offsets64(A)), s, std::nullopt, threshold);
+    check_spmv_cases<T>(A, 3, threshold > 100 ? "shifted, main rows" : "shifted, long rows",
+                        [&](std::span<const T> x, std::span<T> y, T alpha, T beta) {
+                          cuda::CsrParamArgs<T, T, int64_t> a;
+                          a.rows = A.rows;
+                          a.row_ptr = row_ptr.data();
+                          a.col_idx = dA.col_idx.data() - kBase;
+                          a.values = dA.values.data() - kBase;
+                          a.x = x.data();
+                          a.y = y.data();
+                          a.alpha = alpha;
+                          a.beta = beta;
+                          a.repeat = plan.params.repeat;
+                          a.long_row_threshold = plan.long_row_threshold;
+                          if (plan.has_long_rows()) {
+                            const int64_t warps = plan.params.block_size / 32;
+                            a.long_chunks = static_cast<int32_t>(plan.long_row_chunks);
+                            a.long_blocks = static_cast<int32_t>((plan.long_row_chunks + warps - 1) / warps);
+                            a.long_rows = plan.d_long_rows.data();
+                            a.chunk_begin = plan.d_chunk_begin.data();
+                            a.chunk_owner = plan.d_chunk_owner.data();
+                            a.partials = reinterpret_cast<T*>(plan.d_partials.data());
+                            a.arrivals = plan.d_arrivals.data();
+                          }
+                          cuda::launch_csr_param(ctx, plan.params, a);
+                        });
+    EXPECT_EQ(plan.has_long_rows(), threshold == 100);
+  }
+}
+
+}  // namespace
+}  // namespace spx::test
