@@ -34,8 +34,8 @@ constexpr std::size_t kParallelMinBytes = std::size_t{4} << 20;
 
 // Ends "do not fit the index type" messages: what a user can do about it today.
 constexpr const char* kWideIndexReadHint =
-    "spx commands read with 32-bit indices; the C++ API reads 64-bit ones with "
-    "read_matrix_market<T, int64_t>";
+    "spx commands and Python read with 32-bit indices; in C++, read_matrix_market<T, int64_t> reads "
+    "64-bit ones and spx::cuda::SparseMatrix multiplies them on the GPU (docs/index-width.md)";
 
 // Parallel pieces add their entries to a shared count in batches this large: a file holding more
 // entries than its size line declares stops every piece soon after the count passes it, instead

@@ -249,7 +249,7 @@ TEST(IoHostile, HeaderNeedingMoreMemoryThanAvailableIsRefusedBeforeReading) {
 TEST(IoHostile, IndexTypeMessagesNameWhatExists) {
   const std::string message =
       error_of([] { spx::parse_matrix_market<double>(kGeneral + "3000000000 2 0\n", "big.mtx"); });
-  expect_words(message, {"big.mtx:2:", "int32_t", "read_matrix_market<T, int64_t>"});
+  expect_words(message, {"big.mtx:2:", "int32_t", "read_matrix_market<T, int64_t>", "SparseMatrix"});
 }
 
 }  // namespace
