@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -377,9 +378,37 @@ class VendorBsrSpmv final : public Executor<T> {
   std::optional<CusparseBsrSpmv<T>> op_;
 };
 
-// cuSPARSE SpMV on CSR, COO or SELL: prepared (descriptors, workspace, preprocessing) on scratch
-// vectors at build time; a call re-points the vectors and scalars (host side only). `A` owns a
-// converted format (COO, SELL) or aliases the front door's CSR without owning it.
+// A matrix with 64-bit row offsets as cuSPARSE takes it: the front door's offsets and values with
+// a copy of the columns widened to 64 bits (cuSPARSE 13 refuses 64-bit offsets over 32-bit columns:
+// "different index sizes ... not currently supported"). Its bytes are the copy's.
+template <class T>
+struct WideColumns {
+  const WideDeviceCsr<T>* csr = nullptr;
+  DeviceBuffer<int64_t> cols64;
+  int32_t rows = 0, cols = 0;
+  std::size_t bytes() const { return cols64.bytes(); }
+};
+template <class M>
+inline constexpr bool kWide = false;
+template <class T>
+inline constexpr bool kWide<WideColumns<T>> = true;
+// cuSPARSE's index type for a matrix the vendor executors hold.
+template <class M>
+using VendorIndex = std::conditional_t<kWide<M>, int64_t, int32_t>;
+
+// The cuSPARSE object for `A` (a format of the front door's, or WideColumns) with the other arguments.
+template <class Op, class M, class... Args>
+void emplace_vendor(std::optional<Op>& op, Context& ctx, const M& A, Args&&... args) {
+  if constexpr (kWide<M>)
+    op.emplace(ctx, *A.csr, A.cols64, std::forward<Args>(args)...);
+  else
+    op.emplace(ctx, A, std::forward<Args>(args)...);
+}
+
+// cuSPARSE SpMV on CSR, COO, SELL or a 64-bit CSR: prepared (descriptors, workspace, preprocessing)
+// on scratch vectors at build time; a call re-points the vectors and scalars (host side only). `A`
+// owns a converted format (COO, SELL, the widened columns) or aliases the front door's CSR without
+// owning it.
 template <class T, class Matrix>
 class VendorSpmv final : public Executor<T> {
  public:
@@ -388,7 +417,7 @@ class VendorSpmv final : public Executor<T> {
     // The scratch vectors only serve the preparation; every call re-points the descriptors.
     DeviceBuffer<T> x(static_cast<std::size_t>(A_->cols), "planner x"),
         y(static_cast<std::size_t>(A_->rows), "planner y");
-    op_.emplace(ctx, *A_, alg, std::span<const T>(x.span()), y.span());
+    emplace_vendor(op_, ctx, *A_, alg, std::span<const T>(x.span()), y.span());
     this->bytes = (owns ? A_->bytes() : 0) + op_->workspace_bytes();
   }
   void spmv(Context&, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
@@ -400,7 +429,7 @@ class VendorSpmv final : public Executor<T> {
 
  private:
   std::shared_ptr<const Matrix> A_;
-  std::optional<CusparseSpmv<T, int32_t>> op_;
+  std::optional<CusparseSpmv<T, VendorIndex<Matrix>>> op_;
 };
 
 // The front door's CSR as a non-owning shared_ptr (it outlives every executor of its matrix).
@@ -503,8 +532,6 @@ std::unique_ptr<Executor<T>> make_spmm_ellr_t(Context& ctx, const MatrixParts<T>
   return std::make_unique<SpmmEllrT<T>>(ctx, m, p.cols_dense, knobs);
 }
 
-}  // namespace
-
 // The leading dimension the planner prepares cuSPARSE for: row-major rows padded to 16 bytes (what
 // CSR ALG3 needs), column-major columns as they are.
 int64_t planned_ld(int64_t rows, int64_t L, Layout layout) {
@@ -512,8 +539,6 @@ int64_t planned_ld(int64_t rows, int64_t L, Layout layout) {
   const int64_t per16 = static_cast<int64_t>(16 / sizeof(float));
   return std::max<int64_t>((L + per16 - 1) / per16 * per16, 1);
 }
-
-namespace {
 
 // cuSPARSE SpMM on CSR or COO: prepared at build time on scratch B and C of the planned L, layout
 // and leading dimensions; a call with the same shapes re-points them, another rebuilds (and
@@ -543,7 +568,7 @@ class VendorSpmm final : public Executor<T> {
  private:
   void build(Context& ctx, DenseView<const T> B, DenseView<T> C, T alpha, T beta) {
     op_.reset();
-    op_.emplace(ctx, *A_, alg_, B, C, alpha, beta);
+    emplace_vendor(op_, ctx, *A_, alg_, B, C, alpha, beta);
     ldb_ = B.ld;
     ldc_ = C.ld;
     cols_ = B.cols;
@@ -555,7 +580,7 @@ class VendorSpmm final : public Executor<T> {
   bool owns_;
   int64_t ldb_ = 0, ldc_ = 0, cols_ = 0;
   Layout layout_ = Layout::RowMajor;
-  std::optional<CusparseSpmm<T, int32_t>> op_;
+  std::optional<CusparseSpmm<T, VendorIndex<Matrix>>> op_;
 };
 
 // --- The factory table ----------------------------------------------------------------------------
@@ -630,8 +655,6 @@ Make<T> spx_factory(plan::SpxExecutor e) {
   return nullptr;
 }
 
-}  // namespace
-
 std::optional<CusparseSpmvAlg> spmv_alg(plan::VendorAlg a) {
   switch (a) {
     case plan::VendorAlg::CsrAlg1:
@@ -675,8 +698,6 @@ Layout layout_of(plan::DenseLayout l) {
   return l == plan::DenseLayout::RowMajor ? Layout::RowMajor : Layout::ColMajor;
 }
 
-namespace {
-
 // Why a cuSPARSE row cannot be built ("" when it can): its algorithm, format and layout.
 std::string vendor_gap(const plan::KernelRow& row) {
   const std::string_view f = row.format;
@@ -700,6 +721,15 @@ std::unique_ptr<Executor<T>> build_vendor(Context& ctx, const MatrixParts<T>& m,
   using Csr = DeviceCsr<T, int32_t>;
   using Coo = DeviceCoo<T, int32_t>;
   const std::string_view f = row.format;
+  if (m.wide != nullptr) {  // only the CSR rows have offsets64 (the catalogue's vendor_row)
+    if (f != "csr") throw Error(fmt::format("{}: cuSPARSE's {} is not built on 64-bit offsets", row.name, f));
+    auto A = std::make_shared<const WideColumns<T>>(
+        WideColumns<T>{m.wide, widen_columns(ctx, *m.wide), m.wide->rows, m.wide->cols});
+    if (row.op == plan::Operation::Spmv)
+      return std::make_unique<VendorSpmv<T, WideColumns<T>>>(ctx, std::move(A), *spmv_alg(row.vendor), true);
+    return std::make_unique<VendorSpmm<T, WideColumns<T>>>(ctx, std::move(A), *spmm_alg(row.vendor),
+                                                           p.cols_dense, layout_of(p.layout), true);
+  }
   if (row.op == plan::Operation::Spmv) {
     if (row.vendor == plan::VendorAlg::BsrAlg1) return std::make_unique<VendorBsrSpmv<T>>(ctx, m, p);
     const CusparseSpmvAlg alg = *spmv_alg(row.vendor);
@@ -745,7 +775,6 @@ std::unique_ptr<Executor<T>> build_executor(Context& ctx, const MatrixParts<T>& 
     throw Error(fmt::format("{}: runs with 32-bit row offsets only; this matrix has 64-bit ones", k));
   if (std::string_view(row->owner) == "cuSPARSE") {
     if (std::string why = vendor_gap(*row); !why.empty()) throw Error(fmt::format("{}: {}", k, why));
-    if (m.wide != nullptr) return build_wide_vendor(ctx, m, p, *row);
     return build_vendor(ctx, m, p, *row);
   }
   const Make<T> make = spx_factory<T>(row->executor);

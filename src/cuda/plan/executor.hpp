@@ -9,12 +9,10 @@
 #include <span>
 #include <string>
 
-#include "plan/catalogue.hpp"
 #include "plan/tuner.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
 #include "spx/cuda/spmv_csr.hpp"
-#include "spx/cuda/vendor.hpp"
 #include "spx/matrix.hpp"
 #include "spx/plan.hpp"
 #include "spx/stats.hpp"
@@ -58,20 +56,6 @@ plan::Knobs csr_knobs(const CsrSpmvParams& p);
 // where given. SpMM candidates of cuSPARSE are prepared on scratch operands of the planned L and
 // layout (allocated here, released on return) so a later call only re-points them. Throws
 // spx::Error when the kernel cannot run this matrix.
-// The cuSPARSE algorithm of a catalogue row (nullopt: none of that product), the dense layout of a
-// plan's, and the leading dimension the planner prepares cuSPARSE's SpMM for (row-major rows padded
-// to 16 bytes, what CSR ALG3 needs; column-major columns as they are).
-std::optional<CusparseSpmvAlg> spmv_alg(plan::VendorAlg a);
-std::optional<CusparseSpmmAlg> spmm_alg(plan::VendorAlg a);
-Layout layout_of(plan::DenseLayout l);
-int64_t planned_ld(int64_t rows, int64_t L, Layout layout);
-
-// cuSPARSE's CSR SpMV or SpMM on a matrix with 64-bit offsets (wide_vendor.cpp): its columns
-// widened to 64 bits once (cuSPARSE takes no 64-bit offsets over 32-bit columns).
-template <class T>
-std::unique_ptr<Executor<T>> build_wide_vendor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
-                                               const plan::KernelRow& row);
-
 template <class T>
 std::unique_ptr<Executor<T>> build_executor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
                                             const std::string& kernel, const plan::Knobs& knobs);
