@@ -67,6 +67,14 @@ TEST_F(CliCgIndex, RefusesWhatRunsOnThirtyTwoBitsOnly) {
   EXPECT_NE(bad.err.find("--index"), std::string::npos) << bad.err;
 }
 
+// A spec past 32 bits (1e12 nonzeros, past any host's memory): --index 32 is refused naming the options that
+// build it wide; auto goes on to 64-bit indices, where the generator's memory check is what stops it.
+TEST_F(CliCgIndex, AutoTakesSixtyFourBitsWhereTheGeneratorNeedsThem) {
+  expect_error("cg dense:rows=1000000,cols=1000000 --backend cpu --index 32", "spx cg --index 64");
+  expect_error("cg dense:rows=1000000,cols=1000000 --backend cpu --index auto", "GiB of host memory");
+  expect_error("cg dense:rows=1000000,cols=1000000 --backend cpu --index 64", "GiB of host memory");
+}
+
 // --index 32 on a matrix past 32 bits: the reader's refusal names the option that reads it.
 TEST_F(CliCgIndex, ThirtyTwoBitRefusalNamesTheOption) {
   std::ofstream(path("tall.mtx"))
