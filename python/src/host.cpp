@@ -55,9 +55,10 @@ Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const J> row_ptr, s
     throw Error(
         fmt::format("indices has {} entries and data {}: they must match", col_idx.size(), values.size()));
   if (static_cast<int64_t>(values.size()) > kMax)
-    throw Error(fmt::format("the matrix has {} stored entries; spx's host matrices hold at most {} (32-bit "
-                            "indices; in C++, Csr<T, int64_t> and spx::cuda::SparseMatrix hold more)",
-                            values.size(), kMax));
+    throw Error(
+        fmt::format("the matrix has {} stored entries; spx's host matrices hold at most {} (32-bit "
+                    "indices; in C++, Csr<T, int64_t> and spx::cuda::SparseMatrix hold more)",
+                    values.size(), kMax));
   if (row_ptr[0] != 0) throw Error(fmt::format("indptr[0] is {}, must be 0", row_ptr[0]));
   for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r)
     if (row_ptr[r + 1] < row_ptr[r])

@@ -41,10 +41,10 @@ Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const J> row_ptr, s
 
 Matrix read_matrix(const std::string& path, bool f32);
 Matrix generate_matrix(const std::string& spec, bool f32);
-Matrix astype(const Matrix& A, bool f32);       // a host copy with the other value type (or the same)
+Matrix astype(const Matrix& A, bool f32);  // a host copy with the other value type (or the same)
 // Shares the host copy; device < 0: the host alone. `width`: the device's row offsets (index=).
 Matrix to_device(const Matrix& A, int device, plan::IndexWidth width = plan::IndexWidth::Auto);
-Matrix transposed(const Matrix& A);             // a host copy of A^T (spx::transpose, canonical)
+Matrix transposed(const Matrix& A);  // a host copy of A^T (spx::transpose, canonical)
 // A host copy with every value multiplied (or divided, when `divide`) by s, in double, rounded
 // once to the value type; the structure is kept (explicit zeros included), as SciPy's A * s.
 Matrix scaled(const Matrix& A, double s, bool divide);

@@ -333,7 +333,8 @@ NB_MODULE(_spx, m) {
       .def(
           "to_device",
           [](const Matrix& A, int device, const std::string& index) {
-            const plan::IndexWidth width = user_input([&] { return plan::parse_index_width(index); });
+            const spx::plan::IndexWidth width =
+                user_input([&] { return spx::plan::parse_index_width(index); });
             return to_device(A, device, width);
           },
           "device"_a, "index"_a = "auto")
