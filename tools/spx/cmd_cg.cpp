@@ -230,8 +230,9 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
   const bool jacobi = opt.preconditioner == Preconditioner::Jacobi;
   fmt::print(out,
              "matrix      {}  {} x {}, {} nonzeros ({:.1f} per row), {}, {}-bit indices, built in {:.2f} s\n",
-             problem.name, A.rows, A.cols, A.nnz(), A.rows ? static_cast<double>(A.nnz()) / static_cast<double>(A.rows) : 0.0,
-             precision, 8 * sizeof(I), setup_s);
+             problem.name, A.rows, A.cols, A.nnz(),
+             A.rows ? static_cast<double>(A.nnz()) / static_cast<double>(A.rows) : 0.0, precision,
+             8 * sizeof(I), setup_s);
   if (reorder_choice != reorder::Choice::None)
     fmt::print(out, "reorder     {}; {:.3f} s on the host\n", R.why, R.seconds);
 
