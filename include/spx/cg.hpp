@@ -69,6 +69,8 @@ std::string summary(const CgResult& r);
 // zero or negative.
 template <class T>
 std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A);
+template <class T>
+std::vector<T> inverse_diagonal(const Csr<T, int64_t>& A);  // 64-bit indices (spx cg --index 64)
 // The same for rows [first_row, first_row + A.rows) of a square matrix given as a block of rows
 // (a slice of a rank's local part): row r's diagonal entry is in column first_row + r.
 template <class T>

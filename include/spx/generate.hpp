@@ -13,8 +13,8 @@
 //    kind says otherwise; "SPD" kinds are symmetric and diagonally dominant with a positive
 //    diagonal.
 //  * Checked: invalid parameters throw spx::Error naming the parameter (and its generate() key in
-//    parentheses); sizes whose rows, cols or nnz do not fit I throw spx::Error advising int64
-//    indices, before anything large is allocated.
+//    parentheses); sizes whose rows, cols or nnz do not fit I throw spx::Error naming the ways to
+//    build them with 64-bit indices, before anything large is allocated.
 #pragma once
 
 #include <cstdint>

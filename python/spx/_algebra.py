@@ -16,7 +16,7 @@ from ._matrix import Matrix, _from_arrays, _is_scipy_sparse
 
 def _same_device(A: Matrix, m: Any) -> Matrix:
     """m (a host matrix of the core) on A's device: a GPU matrix's result is uploaded there."""
-    return Matrix._wrap(m.to_device(A._dev) if A._dev >= 0 else m)
+    return Matrix._wrap(m.to_device(A._dev, A._index_word()) if A._dev >= 0 else m)
 
 
 def transpose(A: Matrix) -> Matrix:

@@ -18,6 +18,7 @@ from . import _arrays
 from . import _spx
 
 _INT32_MAX = 2**31 - 1
+_INDEX_WIDTHS = ("auto", "32", "64")  # index= of A.to('cuda'): spx::plan::IndexWidth
 _DTYPES = {np.dtype(np.float32): True, np.dtype(np.float64): False}  # dtype -> "is f32"
 
 
@@ -50,6 +51,15 @@ def _value_dtype(dtype: Any, what: str) -> np.dtype:
         return np.dtype(np.float32)
     raise TypeError(f"{what} has dtype {d}; spx computes with float32 and float64 "
                     "(convert with .astype(np.float64))")
+
+
+def _index_width(index: Any) -> str:
+    """index= : 'auto', '32' or '64' (the ints 32 and 64 too); ValueError for anything else."""
+    word = str(index) if isinstance(index, (str, int)) and not isinstance(index, bool) else None
+    if word not in _INDEX_WIDTHS:
+        raise ValueError(f"index {index!r}: use 'auto' (32-bit row offsets where the matrix fits them), "
+                         "'32' or '64'")
+    return word
 
 
 def _parse_device(device: Any) -> int:
@@ -96,11 +106,13 @@ class Plan:
 
 
 class Matrix:
-    """A sparse matrix in canonical CSR (float32 or float64 values, 32-bit indices).
+    """A sparse matrix in canonical CSR (float32 or float64 values; 32-bit indices on the host, 32- or
+    64-bit row offsets on a GPU: ``index_dtype``).
 
     Made from:
       * a scipy.sparse matrix or array of any format (converted to CSR; duplicates summed,
-        columns sorted; integer and bool values become float64, complex is a TypeError);
+        columns sorted; integer and bool values become float64, complex is a TypeError; int32 or
+        int64 indices, taken as they are and narrowed in the one copy spx makes);
       * ``(data, indices, indptr)`` with ``shape=(m, n)``, or ``(data, indices, indptr, shape)``;
       * another Matrix (shared, or cast with ``dtype=``).
     ``spx.read(path)`` reads a Matrix Market file, ``spx.generate(spec)`` runs a generator.
@@ -125,7 +137,7 @@ class Matrix:
             m = source._m
             if dtype is not None and _value_dtype(dtype, "dtype") != source.dtype:
                 m = m.astype(_DTYPES[_value_dtype(dtype, "dtype")])
-                m = m.to_device(source._dev) if source._dev >= 0 else m
+                m = m.to_device(source._dev, source._index_word()) if source._dev >= 0 else m
         elif isinstance(source, tuple):
             if len(source) == 4 and shape is None:
                 data, indices, indptr, shape = source
@@ -185,6 +197,16 @@ class Matrix:
         return self._dev
 
     @property
+    def index_dtype(self) -> np.dtype:
+        """The row offsets' dtype as held: numpy.int32, or numpy.int64 on a GPU with 64-bit offsets
+        (``A.to('cuda', index='64')``). Host matrices hold 32-bit indices."""
+        return np.dtype(np.int64) if self._m.offset_bits == 64 else np.dtype(np.int32)
+
+    def _index_word(self) -> str:
+        """index= that gives this matrix's offsets again (for a copy on the same device)."""
+        return "64" if self._m.offset_bits == 64 else "auto"
+
+    @property
     def stats(self) -> dict:
         """Row-length statistics, bandwidth, ELL padding ratio and the structure fingerprint."""
         if self._stats is None:
@@ -199,27 +221,32 @@ class Matrix:
         return f"<spx.Matrix {self._rows}x{self._cols}, {self.nnz} nonzeros, {self._dtype}, {dev}>"
 
     # --- conversions -------------------------------------------------------------------------------
-    def to(self, device: Any) -> "Matrix":
+    def to(self, device: Any, index: Any = "auto") -> "Matrix":
         """The matrix on 'cpu', 'cuda' or 'cuda:N' (self when already there).
 
         Moving to a GPU uploads the CSR and plans its SpMV; the host copy is shared, not copied.
-        RuntimeError when no CUDA GPU is available (the message says why; spx.cuda_available()
-        asks first), ValueError for a device that is not 'cpu', 'cuda' or 'cuda:N'.
+        index: the row offsets' width on the GPU: 'auto' (32 bits where the matrix fits them),
+        '32' or '64' (64-bit offsets on any matrix: the kernels with a 64-bit path run it);
+        ``index_dtype`` says which. RuntimeError when no CUDA GPU is available (the message says
+        why; spx.cuda_available() asks first), ValueError for a device that is not 'cpu', 'cuda'
+        or 'cuda:N', or an index that is not 'auto', '32' or '64'.
         """
         d = _parse_device(device)
-        if d == self._dev:
+        width = _index_width(index)
+        if d == self._dev and (d < 0 or width == "auto" or int(width) == self._m.offset_bits):
             return self
         if d >= 0 and not cuda_available():
             raise RuntimeError(f"spx: cannot move the matrix to cuda:{d}: no CUDA GPU is available: "
                                f"{gpu_unavailable_reason()}; spx.cuda_available() checks first, "
                                "`nvidia-smi` lists the GPUs the driver sees")
-        m = Matrix._wrap(self._m.to_device(d))
+        m = Matrix._wrap(self._m.to_device(d, width))
         m._symmetric = self._symmetric  # the same values
         return m
 
-    def cuda(self, device: int = 0) -> "Matrix":
-        """The matrix on GPU `device` (``A.to(f'cuda:{device}')``); RuntimeError without a CUDA GPU."""
-        return self.to(device)
+    def cuda(self, device: int = 0, index: Any = "auto") -> "Matrix":
+        """The matrix on GPU `device` (``A.to(f'cuda:{device}', index=index)``); RuntimeError without
+        a CUDA GPU."""
+        return self.to(device, index)
 
     def cpu(self) -> "Matrix":
         """The matrix on the host (``A.to('cpu')``; the host copy a GPU matrix keeps, nothing is copied)."""
@@ -231,7 +258,7 @@ class Matrix:
         if d == self._dtype:
             return self
         m = self._m.astype(_DTYPES[d])
-        return Matrix._wrap(m.to_device(self._dev) if self._dev >= 0 else m)
+        return Matrix._wrap(m.to_device(self._dev, self._index_word()) if self._dev >= 0 else m)
 
     def arrays(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(data, indices, indptr) as new numpy arrays (int32 indices)."""
@@ -395,13 +422,18 @@ def _check_shape(shape: Any) -> Tuple[int, int]:
 
 
 def _index_array(a: Any, what: str) -> np.ndarray:
+    """A contiguous int32 or int64 array, as given when it is one (SciPy's int64 indices are not
+    narrowed here: the compiled core narrows them in the copy it makes); other integers widen."""
     a = np.asarray(a)
     if a.ndim != 1:
         raise ValueError(f"{what} must be one-dimensional, not of shape {a.shape}")
     if a.dtype.kind not in "iu" and a.size:
         raise TypeError(f"{what} must hold integers, not {a.dtype}")
+    if a.dtype == np.int32 or a.dtype == np.int64:
+        return np.ascontiguousarray(a)
     if a.size and (int(a.max()) > _INT32_MAX or int(a.min()) < -_INT32_MAX):
-        raise ValueError(f"{what} holds values beyond 32-bit indices (spx holds at most {_INT32_MAX} nonzeros)")
+        raise ValueError(f"{what} holds values beyond 32-bit indices (spx's host matrices hold at most "
+                         f"{_INT32_MAX} nonzeros)")
     return np.ascontiguousarray(a, dtype=np.int32)
 
 
@@ -413,8 +445,10 @@ def _from_arrays(data: Any, indices: Any, indptr: Any, shape: Any, dtype: Any) -
     d = _value_dtype(dtype if dtype is not None else data.dtype, "data" if dtype is None else "dtype")
     if data.dtype.kind == "c":
         _value_dtype(data.dtype, "data")  # raises
-    return _spx.from_csr(rows, cols, _index_array(indptr, "indptr"), _index_array(indices, "indices"),
-                         np.ascontiguousarray(data, dtype=d))
+    p, i = _index_array(indptr, "indptr"), _index_array(indices, "indices")
+    if p.dtype != i.dtype:  # one index type for both: the narrower widens (never narrowed in Python)
+        p, i = p.astype(np.int64, copy=False), i.astype(np.int64, copy=False)
+    return _spx.from_csr(rows, cols, p, i, np.ascontiguousarray(data, dtype=d))
 
 
 def _from_scipy(S: Any, dtype: Any) -> Any:

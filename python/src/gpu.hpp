@@ -15,6 +15,7 @@
 #include "spx/cg.hpp"
 #include "spx/error.hpp"
 #include "spx/matrix.hpp"
+#include "spx/plan.hpp"  // IndexWidth
 
 namespace spx::python {
 
@@ -84,6 +85,8 @@ class GpuMatrix {
   virtual ~GpuMatrix() = default;
   virtual int device() const = 0;
   virtual std::size_t device_bytes() const = 0;
+  // The row offsets' width on the device: 32 or 64 (spx.Matrix.index_dtype).
+  virtual int offset_bits() const = 0;
   // y = alpha*A*x + beta*y; x, y device pointers of the matrix's value type; on `stream`.
   virtual void spmv(uintptr_t x, uintptr_t y, double alpha, double beta, uintptr_t stream) = 0;
   // C = alpha*A*B + beta*C with B (cols × L) and C (rows × L) on the device; one layout for both.
@@ -115,8 +118,9 @@ class GpuMatrix {
                            const CgRequest& request) = 0;
 };
 
-std::shared_ptr<GpuMatrix> to_gpu(const Csr<float, int32_t>& A, int device);
-std::shared_ptr<GpuMatrix> to_gpu(const Csr<double, int32_t>& A, int device);
+// `width`: the row offsets' width on the device (A.to('cuda', index=...); plan::offset_bits decides).
+std::shared_ptr<GpuMatrix> to_gpu(const Csr<float, int32_t>& A, int device, plan::IndexWidth width);
+std::shared_ptr<GpuMatrix> to_gpu(const Csr<double, int32_t>& A, int device, plan::IndexWidth width);
 
 bool built_with_cuda();
 int gpu_count();                // 0 without CUDA, a driver or a device

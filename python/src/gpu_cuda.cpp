@@ -21,6 +21,7 @@
 #include "common/overlap.hpp"
 #include "gpu.hpp"
 #include "spx/cg.hpp"
+#include "spx/convert.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/cg.hpp"
 #include "spx/cuda/context.hpp"
@@ -181,8 +182,8 @@ PlanInfo info_of(const plan::Report& r) {
 template <class T>
 class CudaMatrix final : public GpuMatrix {
  public:
-  CudaMatrix(const Csr<T, int32_t>& A, int device)
-      : device_(device), ctx_(context(device)), A_(make(ctx_, A, device)) {}
+  CudaMatrix(const Csr<T, int32_t>& A, int device, plan::IndexWidth width)
+      : device_(device), ctx_(context(device)), A_(make(ctx_, A, device, width)) {}
   ~CudaMatrix() override {
     cg_solver_.reset();
     cg_operator_.reset();
@@ -192,7 +193,8 @@ class CudaMatrix final : public GpuMatrix {
   CudaMatrix& operator=(const CudaMatrix&) = delete;
 
   int device() const override { return device_; }
-  std::size_t device_bytes() const override { return A_.csr().bytes(); }
+  std::size_t device_bytes() const override { return A_.device_bytes(); }
+  int offset_bits() const override { return A_.offset_bits(); }
 
   // An out that overlaps x (out=x, views of one array) is computed through a copy of x made on the
   // caller's stream (docs/python.md, "Aliasing"); the front door itself refuses overlap.
@@ -327,9 +329,10 @@ class CudaMatrix final : public GpuMatrix {
     return row_major ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
   }
 
-  static cuda::SparseMatrix<T> make(cuda::Context& ctx, const Csr<T, int32_t>& A, int device) {
+  static cuda::SparseMatrix<T> make(cuda::Context& ctx, const Csr<T, int32_t>& A, int device,
+                                    plan::IndexWidth width) {
     DeviceGuard guard(device);
-    cuda::SparseMatrix<T> M(ctx, A);
+    cuda::SparseMatrix<T> M(ctx, A, width);
     ctx.synchronize();
     return M;
   }
@@ -358,8 +361,12 @@ class CudaMatrix final : public GpuMatrix {
       }
     }
     if (!cg_solver_) {
-      cg_operator_ =
-          cuda::make_planned_operator(ctx_, csr, true, std::clamp<int64_t>(r.max_iterations, 100, 10000));
+      // The operator at the matrix's offset width (index="64": the 64-bit kernels, as the products).
+      const int64_t calls = std::clamp<int64_t>(r.max_iterations, 100, 10000);
+      cg_operator_ = A_.offset_bits() == 64
+                         ? cuda::make_planned_operator(ctx_, cast<T, int64_t>(csr), plan::IndexWidth::Bits64,
+                                                       true, calls)
+                         : cuda::make_planned_operator(ctx_, csr, true, calls);
       cg_solver_ = std::make_unique<cuda::CgSolver<T>>(ctx_, *cg_operator_);
     }
     if (!inv.empty()) cg_inv_diag_ = cuda::to_device(ctx_, inv, "cg jacobi diagonal");
@@ -415,11 +422,11 @@ class CudaMatrix final : public GpuMatrix {
 
 }  // namespace
 
-std::shared_ptr<GpuMatrix> to_gpu(const Csr<float, int32_t>& A, int device) {
-  return std::make_shared<CudaMatrix<float>>(A, device);
+std::shared_ptr<GpuMatrix> to_gpu(const Csr<float, int32_t>& A, int device, plan::IndexWidth width) {
+  return std::make_shared<CudaMatrix<float>>(A, device, width);
 }
-std::shared_ptr<GpuMatrix> to_gpu(const Csr<double, int32_t>& A, int device) {
-  return std::make_shared<CudaMatrix<double>>(A, device);
+std::shared_ptr<GpuMatrix> to_gpu(const Csr<double, int32_t>& A, int device, plan::IndexWidth width) {
+  return std::make_shared<CudaMatrix<double>>(A, device, width);
 }
 
 }  // namespace spx::python

@@ -31,17 +31,18 @@ int64_t Matrix::cols() const {
 int64_t Matrix::nnz() const {
   return std::visit([](const auto& A) { return static_cast<int64_t>(A.nnz()); }, *csr);
 }
-Matrix to_device(const Matrix& A, int device) {
+Matrix to_device(const Matrix& A, int device, plan::IndexWidth width) {
   if (device < 0) return Matrix{A.csr, nullptr};
-  if (A.gpu && A.gpu->device() == device) return A;
-  return Matrix{A.csr, std::visit([&](const auto& csr) { return to_gpu(csr, device); }, *A.csr)};
+  const int bits = plan::offset_bits(width, A.rows(), A.cols(), A.nnz());  // spx::Error when it cannot
+  if (A.gpu && A.gpu->device() == device && A.gpu->offset_bits() == bits) return A;
+  return Matrix{A.csr, std::visit([&](const auto& csr) { return to_gpu(csr, device, width); }, *A.csr)};
 }
 
 std::string Matrix::device() const { return gpu ? fmt::format("cuda:{}", gpu->device()) : "cpu"; }
 
-template <class T>
-Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const int32_t> row_ptr,
-                       std::span<const int32_t> col_idx, std::span<const T> values) {
+template <class T, class J>
+Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const J> row_ptr, std::span<const J> col_idx,
+                       std::span<const T> values) {
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   if (rows < 0 || cols < 0) throw Error(fmt::format("shape ({}, {}) is negative", rows, cols));
   if (rows > kMax || cols > kMax)
@@ -53,6 +54,11 @@ Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const int32_t> row_
   if (col_idx.size() != values.size())
     throw Error(
         fmt::format("indices has {} entries and data {}: they must match", col_idx.size(), values.size()));
+  if (static_cast<int64_t>(values.size()) > kMax)
+    throw Error(
+        fmt::format("the matrix has {} stored entries; spx's host matrices hold at most {} (32-bit "
+                    "indices; in C++, Csr<T, int64_t> and spx::cuda::SparseMatrix hold more)",
+                    values.size(), kMax));
   if (row_ptr[0] != 0) throw Error(fmt::format("indptr[0] is {}, must be 0", row_ptr[0]));
   for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r)
     if (row_ptr[r + 1] < row_ptr[r])
@@ -63,18 +69,26 @@ Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const int32_t> row_
     if (col_idx[k] < 0 || col_idx[k] >= cols)
       throw Error(fmt::format("indices[{}] = {} is out of range 0..{}", k, col_idx[k], cols - 1));
   Csr<T, int32_t> A(static_cast<int32_t>(rows), static_cast<int32_t>(cols));
-  A.row_ptr.assign(row_ptr.begin(), row_ptr.end());
-  A.col_idx.assign(col_idx.begin(), col_idx.end());
+  // int64 arrays (SciPy's, NumPy's default) are narrowed here, in the one copy spx makes anyway;
+  // the checks above bound every entry by the nonzero count or the columns.
+  const auto narrow = [](J v) { return static_cast<int32_t>(v); };
+  std::transform(row_ptr.begin(), row_ptr.end(), A.row_ptr.begin(), narrow);
+  A.col_idx.resize(col_idx.size());
+  std::transform(col_idx.begin(), col_idx.end(), A.col_idx.begin(), narrow);
   A.values.assign(values.begin(), values.end());
   canonicalize(A);  // sorted columns, repeats summed
   A.validate();
   return Matrix{std::make_shared<const HostCsr>(std::move(A)), nullptr};
 }
 
-template Matrix matrix_from_csr<float>(int64_t, int64_t, std::span<const int32_t>, std::span<const int32_t>,
-                                       std::span<const float>);
-template Matrix matrix_from_csr<double>(int64_t, int64_t, std::span<const int32_t>, std::span<const int32_t>,
-                                        std::span<const double>);
+template Matrix matrix_from_csr<float, int32_t>(int64_t, int64_t, std::span<const int32_t>,
+                                                std::span<const int32_t>, std::span<const float>);
+template Matrix matrix_from_csr<double, int32_t>(int64_t, int64_t, std::span<const int32_t>,
+                                                 std::span<const int32_t>, std::span<const double>);
+template Matrix matrix_from_csr<float, int64_t>(int64_t, int64_t, std::span<const int64_t>,
+                                                std::span<const int64_t>, std::span<const float>);
+template Matrix matrix_from_csr<double, int64_t>(int64_t, int64_t, std::span<const int64_t>,
+                                                 std::span<const int64_t>, std::span<const double>);
 
 Matrix read_matrix(const std::string& path, bool f32) {
   if (f32) return Matrix{std::make_shared<const HostCsr>(read_matrix_market<float, int32_t>(path)), nullptr};

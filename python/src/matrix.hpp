@@ -34,15 +34,17 @@ struct Matrix {
 // From the three CSR arrays (copied). The structure is checked first (row_ptr from 0, monotone,
 // ending at nnz; columns in range), naming the first bad entry; then columns are sorted and
 // repeated entries summed, so any valid CSR becomes canonical. spx::Error otherwise.
-template <class T>
-Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const int32_t> row_ptr,
-                       std::span<const int32_t> col_idx, std::span<const T> values);
+// J: the arrays' index type, int32_t or int64_t (SciPy's int64 indices are narrowed in that copy).
+template <class T, class J>
+Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const J> row_ptr, std::span<const J> col_idx,
+                       std::span<const T> values);
 
 Matrix read_matrix(const std::string& path, bool f32);
 Matrix generate_matrix(const std::string& spec, bool f32);
-Matrix astype(const Matrix& A, bool f32);       // a host copy with the other value type (or the same)
-Matrix to_device(const Matrix& A, int device);  // shares the host copy; device < 0: the host alone
-Matrix transposed(const Matrix& A);             // a host copy of A^T (spx::transpose, canonical)
+Matrix astype(const Matrix& A, bool f32);  // a host copy with the other value type (or the same)
+// Shares the host copy; device < 0: the host alone. `width`: the device's row offsets (index=).
+Matrix to_device(const Matrix& A, int device, plan::IndexWidth width = plan::IndexWidth::Auto);
+Matrix transposed(const Matrix& A);  // a host copy of A^T (spx::transpose, canonical)
 // A host copy with every value multiplied (or divided, when `divide`) by s, in double, rounded
 // once to the value type; the structure is kept (explicit zeros included), as SciPy's A * s.
 Matrix scaled(const Matrix& A, double s, bool divide);

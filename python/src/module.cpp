@@ -69,12 +69,12 @@ nb::object to_numpy(const std::vector<T>& v) {
   return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(copy->data(), {copy->size()}, owner));
 }
 
-template <class T>
-Matrix from_csr(int64_t rows, int64_t cols, Vec<const int32_t> indptr, Vec<const int32_t> indices,
-                Vec<const T> data) {
+// J: int32_t or int64_t, the index arrays as the caller holds them (no narrowing copy in Python).
+template <class T, class J>
+Matrix from_csr(int64_t rows, int64_t cols, Vec<const J> indptr, Vec<const J> indices, Vec<const T> data) {
   return user_input([&] {
-    return matrix_from_csr<T>(rows, cols, {indptr.data(), indptr.size()}, {indices.data(), indices.size()},
-                              {data.data(), data.size()});
+    return matrix_from_csr<T, J>(rows, cols, {indptr.data(), indptr.size()}, {indices.data(), indices.size()},
+                                 {data.data(), data.size()});
   });
 }
 
@@ -328,7 +328,16 @@ NB_MODULE(_spx, m) {
       .def("arrays", &arrays)
       .def("stats", &stats_dict)
       .def("astype", [](const Matrix& A, bool f32) { return astype(A, f32); })
-      .def("to_device", [](const Matrix& A, int device) { return to_device(A, device); })
+      // The row offsets' width as held: the device's (32 or 64), or the host copy's 32.
+      .def_prop_ro("offset_bits", [](const Matrix& A) { return A.gpu ? A.gpu->offset_bits() : 32; })
+      .def(
+          "to_device",
+          [](const Matrix& A, int device, const std::string& index) {
+            const spx::plan::IndexWidth width =
+                user_input([&] { return spx::plan::parse_index_width(index); });
+            return to_device(A, device, width);
+          },
+          "device"_a, "index"_a = "auto")
       .def("transposed",
            [](const Matrix& A) {
              nb::gil_scoped_release release;
@@ -395,8 +404,10 @@ NB_MODULE(_spx, m) {
         return user_input([&] { return replan ? gpu_of(A).plan(r) : gpu_of(A).current_plan(r); });
       });
 
-  m.def("from_csr", &from_csr<float>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a);
-  m.def("from_csr", &from_csr<double>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a);
+  m.def("from_csr", &from_csr<float, int32_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a);
+  m.def("from_csr", &from_csr<double, int32_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a);
+  m.def("from_csr", &from_csr<float, int64_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a);
+  m.def("from_csr", &from_csr<double, int64_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a);
   m.def("read",
         [](const std::string& path, bool f32) { return user_input([&] { return read_matrix(path, f32); }); });
   m.def("generate", [](const std::string& spec, bool f32) {

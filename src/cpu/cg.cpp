@@ -51,16 +51,18 @@ std::string summary(const CgResult& r) {
   return "?";
 }
 
-template <class T>
-std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A, int64_t first_row) {
+namespace {
+
+// Jacobi's inverse diagonal for either index type (a matrix read with 64-bit indices, spx cg --index).
+template <class T, class I>
+std::vector<T> inverse_diagonal_of(const Csr<T, I>& A, int64_t first_row) {
   if (first_row < 0 || first_row + A.rows > A.cols)
     throw Error(fmt::format("Jacobi: rows {} .. {} of a matrix of {} columns hold no square's diagonal",
                             first_row, first_row + A.rows - 1, A.cols));
   // Row r's entry in column first_row + r, or 0 when it has none.
-  const auto diagonal = [&](int32_t r) {
+  const auto diagonal = [&](I r) {
     double d = 0;
-    for (int32_t k = A.row_ptr[static_cast<std::size_t>(r)]; k < A.row_ptr[static_cast<std::size_t>(r) + 1];
-         ++k)
+    for (I k = A.row_ptr[static_cast<std::size_t>(r)]; k < A.row_ptr[static_cast<std::size_t>(r) + 1]; ++k)
       if (A.col_idx[static_cast<std::size_t>(k)] == first_row + r)
         d = static_cast<double>(A.values[static_cast<std::size_t>(k)]);
     return d;
@@ -68,7 +70,7 @@ std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A, int64_t first_row) {
   std::vector<T> inv(static_cast<std::size_t>(A.rows));
   int64_t bad = A.rows;  // the first row without a positive diagonal
 #pragma omp parallel for schedule(static) reduction(min : bad) if (A.rows >= 8192)
-  for (int32_t r = 0; r < A.rows; ++r) {
+  for (I r = 0; r < A.rows; ++r) {
     const double d = diagonal(r);
     if (d > 0)
       inv[static_cast<std::size_t>(r)] = static_cast<T>(1.0 / d);
@@ -77,14 +79,31 @@ std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A, int64_t first_row) {
   }
   if (bad < A.rows)
     throw Error(fmt::format("Jacobi needs a positive diagonal: row {} has diagonal {} (not SPD?)",
-                            first_row + bad, diagonal(static_cast<int32_t>(bad))));
+                            first_row + bad, diagonal(static_cast<I>(bad))));
   return inv;
+}
+
+template <class T, class I>
+std::vector<T> inverse_diagonal_square(const Csr<T, I>& A) {
+  if (A.rows != A.cols) throw Error(fmt::format("Jacobi: matrix is {} x {}, not square", A.rows, A.cols));
+  return inverse_diagonal_of(A, 0);
+}
+
+}  // namespace
+
+template <class T>
+std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A, int64_t first_row) {
+  return inverse_diagonal_of(A, first_row);
 }
 
 template <class T>
 std::vector<T> inverse_diagonal(const Csr<T, int32_t>& A) {
-  if (A.rows != A.cols) throw Error(fmt::format("Jacobi: matrix is {} x {}, not square", A.rows, A.cols));
-  return inverse_diagonal(A, 0);
+  return inverse_diagonal_square(A);
+}
+
+template <class T>
+std::vector<T> inverse_diagonal(const Csr<T, int64_t>& A) {
+  return inverse_diagonal_square(A);
 }
 
 namespace {
@@ -234,6 +253,8 @@ template std::vector<float> inverse_diagonal<float>(const Csr<float, int32_t>&);
 template std::vector<double> inverse_diagonal<double>(const Csr<double, int32_t>&);
 template std::vector<float> inverse_diagonal<float>(const Csr<float, int32_t>&, int64_t);
 template std::vector<double> inverse_diagonal<double>(const Csr<double, int32_t>&, int64_t);
+template std::vector<float> inverse_diagonal<float>(const Csr<float, int64_t>&);
+template std::vector<double> inverse_diagonal<double>(const Csr<double, int64_t>&);
 template CgResult cg<float>(const HostOperator<float>&, int64_t, std::span<const float>,
                             std::span<const float>, std::span<float>, const CgOptions&,
                             const HostCgProgress&);

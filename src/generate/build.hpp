@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "common/host_memory.hpp"
+#include "matrix/index_checks.hpp"
 #include "spx/error.hpp"
 #include "spx/matrix.hpp"
 
@@ -48,8 +49,9 @@ inline int64_t checked_add(int64_t a, int64_t b, std::string_view generator, std
 template <class I>
 void require_fits(int64_t count, std::string_view generator, std::string_view what) {
   if (count > static_cast<int64_t>(std::numeric_limits<I>::max()))
-    throw Error(fmt::format("{}: {} = {} does not fit {} indices (max {}); use int64 indices", generator,
-                            what, count, index_name<I>(), std::numeric_limits<I>::max()));
+    throw Error(fmt::format("{}: {} = {} does not fit {} indices (max {}); {}", generator, what, count,
+                            index_name<I>(), std::numeric_limits<I>::max(),
+                            spx::detail::kWideIndexBuildHint));
 }
 
 // "generator: parameter = value must be ..." errors. `parameter` names the C++ parameter and,

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "matrix/index_checks.hpp"
 #include "spx/error.hpp"
 #include "spx/fem.hpp"
 #include "spx/generate.hpp"
@@ -174,8 +175,8 @@ class Args {
   I index(const std::string& key, int64_t fallback) const {
     const int64_t value = integer(key, fallback);
     if (value > static_cast<int64_t>(std::numeric_limits<I>::max()))
-      fail(fmt::format("{}={} does not fit {} indices; use int64 indices", key, value,
-                       sizeof(I) == 4 ? "int32" : "int64"));
+      fail(fmt::format("{}={} does not fit {} indices; {}", key, value, sizeof(I) == 4 ? "int32" : "int64",
+                       spx::detail::kWideIndexBuildHint));
     if (value < static_cast<int64_t>(std::numeric_limits<I>::min()))
       fail(fmt::format("{}={} is out of range", key, value));
     return static_cast<I>(value);

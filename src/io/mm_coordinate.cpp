@@ -22,6 +22,7 @@
 #include "io/mm_limits.hpp"
 #include "io/mm_readers.hpp"
 #include "io/mm_values.hpp"
+#include "matrix/index_checks.hpp"
 
 namespace spx::io {
 namespace {
@@ -31,11 +32,6 @@ using Symmetry = MatrixMarketHeader::Symmetry;
 
 // Below this size one thread parses the section: thread start-up would cost more than it saves.
 constexpr std::size_t kParallelMinBytes = std::size_t{4} << 20;
-
-// Ends "do not fit the index type" messages: what a user can do about it today.
-constexpr const char* kWideIndexReadHint =
-    "spx commands and Python read with 32-bit indices; in C++, read_matrix_market<T, int64_t> reads "
-    "64-bit ones and spx::cuda::SparseMatrix multiplies them on the GPU (docs/index-width.md)";
 
 // Parallel pieces add their entries to a shared count in batches this large: a file holding more
 // entries than its size line declares stops every piece soon after the count passes it, instead
@@ -504,7 +500,7 @@ void check_shape_fits(const ParsedHeader& header, std::string_view name) {
     if (size > max_index) {
       throw Error(fmt::format("{}:{}: {} {} do not fit the index type {} (max {}); {}", name,
                               header.size_line, size, what, index_type_name<I>(), max_index,
-                              kWideIndexReadHint));
+                              spx::detail::kWideIndexReadHint));
     }
   }
 }
@@ -516,7 +512,7 @@ void check_nnz_fits(int64_t nnz, const ParsedHeader& header, std::string_view na
     const bool expanded = header.header.symmetry != MatrixMarketHeader::Symmetry::General;
     throw Error(fmt::format("{}:{}: {} nonzeros{} do not fit the index type {} (max {}); {}", name,
                             header.size_line, nnz, expanded ? " after symmetric expansion" : "",
-                            index_type_name<I>(), max_index, kWideIndexReadHint));
+                            index_type_name<I>(), max_index, spx::detail::kWideIndexReadHint));
   }
 }
 

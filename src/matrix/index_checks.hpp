@@ -15,10 +15,18 @@
 
 namespace spx::detail {
 
-// Ends "does not fit the index type" messages: what a user can do about it today.
+// Ends "does not fit the index type" messages of conversions (ELL slots, ...): what a user can do.
 inline constexpr std::string_view kWideIndexHint =
-    "a matrix this large needs 64-bit indices, which the C++ API offers (Csr<T, int64_t>); spx "
-    "commands use 32-bit indices";
+    "a matrix this large needs 64-bit indices, which the C++ API offers (Csr<T, int64_t>)";
+
+// End the readers' and the generators' "does not fit" messages: each surface that reads or builds a
+// matrix with 64-bit indices, by the name it has there (Python's host copies are 32-bit).
+inline constexpr std::string_view kWideIndexReadHint =
+    "read it with 64-bit indices: `spx cg --index 64` (or auto); in C++, read_matrix_market<T, int64_t>, "
+    "and spx::cuda::SparseMatrix multiplies it on the GPU (docs/index-width.md)";
+inline constexpr std::string_view kWideIndexBuildHint =
+    "build it with 64-bit indices: `spx gen --index int64`, `spx cg --index 64` (or auto); in C++, "
+    "gen::generate<T, int64_t> (docs/index-width.md)";
 
 template <class I>
 constexpr std::string_view index_type_name() {

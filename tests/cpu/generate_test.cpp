@@ -472,7 +472,11 @@ TEST(GenerateSpec, Int32OverflowIsRefusedBeforeAllocating) {
       gen::generate<float, int32_t>(spec);
       ADD_FAILURE() << "no error";
     } catch (const spx::Error& e) {
-      EXPECT_THAT(e.what(), HasSubstr("use int64 indices"));
+      EXPECT_THAT(e.what(), HasSubstr("64-bit indices"));
+      // Each surface's way to build it wide, by the name it has there.
+      EXPECT_THAT(e.what(), HasSubstr("spx gen --index int64"));
+      EXPECT_THAT(e.what(), HasSubstr("spx cg --index 64"));
+      EXPECT_THAT(e.what(), HasSubstr("gen::generate<T, int64_t>"));
     }
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0.2);
   }

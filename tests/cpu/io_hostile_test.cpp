@@ -249,7 +249,10 @@ TEST(IoHostile, HeaderNeedingMoreMemoryThanAvailableIsRefusedBeforeReading) {
 TEST(IoHostile, IndexTypeMessagesNameWhatExists) {
   const std::string message =
       error_of([] { spx::parse_matrix_market<double>(kGeneral + "3000000000 2 0\n", "big.mtx"); });
-  expect_words(message, {"big.mtx:2:", "int32_t", "read_matrix_market<T, int64_t>", "SparseMatrix"});
+  expect_words(message, {"big.mtx:2:", "int32_t", "read_matrix_market<T, int64_t>", "SparseMatrix",
+                         "spx cg --index 64"});
+  // Only ways that exist: spx cg reads 64-bit indices now (the old hint said no spx command did).
+  EXPECT_EQ(message.find("spx commands"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ struct CgCliOptions {
   std::string gpus;                // --gpus: team sizes, e.g. "1,2,4" (empty: one GPU or the CPU)
   std::string reductions = "one";  // --gpus: one, two or one,two
   std::string reorder = "none";    // none, rcm or auto (spx/reorder.hpp): solve in RCM's numbering
+  std::string index = "auto";      // auto, 32 or 64 (plan::IndexWidth): the matrix's index width
 };
 
 // The solver options both drivers take from the command line: tolerances, the iteration cap, the

@@ -9,11 +9,13 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/inputs.hpp"
@@ -24,11 +26,13 @@
 #include "cli_common.hpp"
 #include "common/median.hpp"
 #include "spx/cg.hpp"
+#include "spx/convert.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/device.hpp"
 #include "spx/error.hpp"
 #include "spx/fem.hpp"
 #include "spx/io.hpp"
+#include "spx/plan.hpp"
 #include "spx/reorder.hpp"
 #ifdef SPX_HAVE_CUDA
 #include "bench/cg_vendor.hpp"
@@ -47,16 +51,16 @@ using json = nlohmann::ordered_json;
 
 // Refuses what CG cannot solve: non-square, or not symmetric (pattern or values, relative to the
 // largest entry of the row).
-template <class T>
-void require_symmetric(const Csr<T, int32_t>& A) {
+template <class T, class I>
+void require_symmetric(const Csr<T, I>& A) {
   if (A.rows != A.cols)
     throw Error(fmt::format("cg needs a square matrix; this one is {} x {}", A.rows, A.cols));
-  for (int32_t r = 0; r < A.rows; ++r) {
+  for (I r = 0; r < A.rows; ++r) {
     double row_max = 0;
-    for (int32_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k)
+    for (I k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k)
       row_max = std::max(row_max, std::abs(static_cast<double>(A.values[k])));
-    for (int32_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k) {
-      const int32_t c = A.col_idx[k];
+    for (I k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k) {
+      const I c = A.col_idx[k];
       const auto begin = A.col_idx.begin() + A.row_ptr[c], end = A.col_idx.begin() + A.row_ptr[c + 1];
       const auto it = std::lower_bound(begin, end, r);
       const double mirror =
@@ -70,13 +74,13 @@ void require_symmetric(const Csr<T, int32_t>& A) {
   }
 }
 
-template <class T>
-double true_relative_residual(const Csr<T, int32_t>& A, const std::vector<T>& b, const std::vector<T>& x) {
+template <class T, class I>
+double true_relative_residual(const Csr<T, I>& A, const std::vector<T>& b, const std::vector<T>& x) {
   double num = 0, den = 0;
 #pragma omp parallel for reduction(+ : num, den) if (A.rows > 100000)
-  for (int32_t r = 0; r < A.rows; ++r) {
+  for (I r = 0; r < A.rows; ++r) {
     double ax = 0;
-    for (int32_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k)
+    for (I k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k)
       ax += static_cast<double>(A.values[k]) * static_cast<double>(x[static_cast<std::size_t>(A.col_idx[k])]);
     const double d = static_cast<double>(b[static_cast<std::size_t>(r)]) - ax;
     num += d * d;
@@ -135,26 +139,79 @@ json result_json(const CgResult& r, bool history) {
 
 struct Problem {
   std::string name;
+  bench::MatrixSource source;
   std::optional<fem::FemSpec> spec;
+  plan::IndexWidth width = plan::IndexWidth::Auto;  // --index
 };
 
-template <class T>
+// Thrown by a 32-bit load under --index auto when a generator spec is too large for 32-bit indices
+// (the generators check their sizes before allocating): run_cg runs it again with 64-bit ones.
+struct NeedsWideIndices {};
+
+// The generators' refusal of a size past int32 (src/generate: "... does not fit int32 indices ...").
+bool is_int32_size_error(const Error& e) {
+  return std::string_view(e.what()).find("does not fit int32 indices") != std::string_view::npos;
+}
+
+// Whether to read the matrix with 64-bit indices. --index auto on a file: its header's entry count
+// decides before reading (symmetric files count twice, the most their expansion holds; a matrix read
+// wide that fits still gets 32-bit offsets on the GPU, plan::offset_bits). Specs start with 32 bits
+// (NeedsWideIndices).
+bool read_wide(const Problem& problem) {
+  if (problem.width != plan::IndexWidth::Auto) return problem.width == plan::IndexWidth::Bits64;
+  if (problem.source.kind != bench::MatrixSource::Kind::File) return false;
+  const MatrixMarketHeader h = read_matrix_market_header(problem.source.location);
+  const int64_t most = h.symmetry == MatrixMarketHeader::Symmetry::General ? h.entries : 2 * h.entries;
+  return most > std::numeric_limits<int32_t>::max();
+}
+
+// What runs on 32-bit indices only, refused for a 64-bit run, naming the option that asked for it
+// (or the size that did).
+void refuse_for_wide(const CgCliOptions& o, const std::vector<std::string>& operators, int64_t nnz) {
+  const std::string why =
+      o.index == "64" ? std::string("--index 64") : fmt::format("{} nonzeros need 64-bit indices", nnz);
+  for (const std::string& op : operators)
+    if (op != "csr" && op != "auto")
+      throw Error(fmt::format("--operator {} runs with 32-bit indices only ({}): use --operator csr or auto",
+                              op, why));
+  if (o.baseline) throw Error(fmt::format("--baseline runs with 32-bit indices only ({})", why));
+  if (o.reorder != "none") throw Error(fmt::format("--reorder runs with 32-bit indices only ({})", why));
+}
+
+// I: the host matrix's index type (int64_t: --index 64, or a matrix past 32 bits under auto).
+template <class T, class I>
 void run_precision(const CgCliOptions& o, const Problem& problem, const std::string& backend,
                    const std::vector<std::string>& operators, std::ostream& out, json& runs) {
+  constexpr bool kWide = sizeof(I) == 8;
   const char* precision = sizeof(T) == 4 ? "f32" : "f64";
   const bool need_lma = std::any_of(operators.begin(), operators.end(),
                                     [](const std::string& s) { return s.starts_with("lma"); });
   if (need_lma && !problem.spec)
     throw Error("--operator lma needs a fem2d: generator input (the element data come from the mesh)");
   fem::Problem<T> P;
+  Csr<T, I> A_wide;  // the matrix with 64-bit indices (kWide); P.A holds a 32-bit one
   const auto t0 = std::chrono::steady_clock::now();
   if (problem.spec) {
     P = fem::build<T>(*problem.spec, true, need_lma);
+    if constexpr (kWide) A_wide = cast<T, I>(P.A);  // fem2d builds 32-bit; --index 64 widens it
+  } else if constexpr (kWide) {
+    A_wide = bench::load_matrix<T, I>(problem.source);
   } else {
-    P.A = bench::load_matrix<T, int32_t>(bench::resolve_matrix(o.input));
+    try {
+      P.A = bench::load_matrix<T, I>(problem.source);
+    } catch (const Error& e) {
+      if (problem.width == plan::IndexWidth::Auto && is_int32_size_error(e)) throw NeedsWideIndices{};
+      throw;
+    }
   }
   const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const Csr<T, int32_t>& A = P.A;
+  const Csr<T, I>& A = [&]() -> const Csr<T, I>& {
+    if constexpr (kWide)
+      return A_wide;
+    else
+      return P.A;
+  }();
+  if constexpr (kWide) refuse_for_wide(o, operators, A.nnz());
   require_symmetric(A);
   // --reorder: the matrix operators run on P A P^T (b, x and the Jacobi diagonal permuted on the way
   // in and out); the lma operators run on the mesh's elements and are not renumbered.
@@ -163,22 +220,25 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
     throw Error(
         "--reorder renumbers the assembled matrix; the lma operators run on the mesh's elements: "
         "use --reorder none with them");
-  const reorder::Reordered<T, int32_t> R = reorder::reorder_for_solve(A, reorder_choice);
-  const Csr<T, int32_t>& As = R.reordered ? R.A : A;  // what the operators are built on
+  const reorder::Reordered<T, I> R = reorder::reorder_for_solve(A, reorder_choice);
+  const Csr<T, I>& As = R.reordered ? R.A : A;  // what the operators are built on
   const json reorder_json{{"reorder", o.reorder}, {"reordered", R.reordered}, {"reorder_seconds", R.seconds}};
   const std::vector<T> b = make_rhs<T>(o.rhs, A.rows);
   CgOptions opt = solver_options(o);
   opt.use_graph = !o.no_graph;
   opt.stagnation_window = o.stagnation;
   const bool jacobi = opt.preconditioner == Preconditioner::Jacobi;
-  fmt::print(out, "matrix      {}  {} x {}, {} nonzeros ({:.1f} per row), {}, built in {:.2f} s\n",
-             problem.name, A.rows, A.cols, A.nnz(), A.rows ? static_cast<double>(A.nnz()) / A.rows : 0.0,
-             precision, setup_s);
+  fmt::print(out,
+             "matrix      {}  {} x {}, {} nonzeros ({:.1f} per row), {}, {}-bit indices, built in {:.2f} s\n",
+             problem.name, A.rows, A.cols, A.nnz(),
+             A.rows ? static_cast<double>(A.nnz()) / static_cast<double>(A.rows) : 0.0, precision,
+             8 * sizeof(I), setup_s);
   if (reorder_choice != reorder::Choice::None)
     fmt::print(out, "reorder     {}; {:.3f} s on the host\n", R.why, R.seconds);
 
+  // index: the width of the row offsets the operator ran on (32 or 64).
   auto record = [&](const std::string& op, const std::string& details, const std::vector<CgResult>& results,
-                    const std::vector<T>& x, json extra) {
+                    const std::vector<T>& x, int index, json extra) {
     std::vector<double> secs;
     for (const auto& r : results) secs.push_back(r.seconds);
     CgResult r = results.back();
@@ -194,6 +254,7 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
            {"precision", precision},
            {"backend", backend},
            {"operator", op},
+           {"index", index},
            {"details", details},
            {"preconditioner", o.precond},
            {"rtol", o.tol},
@@ -216,8 +277,8 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
   if (backend == "cpu") {
     std::vector<T> inv;
     if (jacobi) inv = need_lma ? fem::lma_inverse_diagonal(P.elements) : inverse_diagonal(As);
-    const std::span<const int32_t> perm(R.perm);
-    const std::vector<T> bs = R.reordered ? reorder::permute<T, int32_t>(std::span<const T>(b), perm) : b;
+    const std::span<const I> perm(R.perm);
+    const std::vector<T> bs = R.reordered ? reorder::permute<T, I>(std::span<const T>(b), perm) : b;
     for (const std::string& op : operators) {
       HostOperator<T> apply;
       if (op == "csr" || op == "csr_param") {
@@ -239,8 +300,9 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
             }));
       }
-      if (R.reordered) x = reorder::unpermute<T, int32_t>(std::span<const T>(x), perm);
-      record(op, op == "csr" ? "spx::omp::spmv" : "fem::lma_apply (colours)", results, x, reorder_json);
+      if (R.reordered) x = reorder::unpermute<T, I>(std::span<const T>(x), perm);
+      record(op, op == "csr" ? "spx::omp::spmv" : "fem::lma_apply (colours)", results, x,
+             static_cast<int>(8 * sizeof(I)), reorder_json);
     }
     return;
   }
@@ -250,10 +312,24 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
   if (o.spmv_timing) copy_gbs = cuda::measure_copy_bandwidth(ctx, std::size_t{512} << 20).gbs;
   const auto d_b = cuda::to_device(ctx, b, "cg b");
   cuda::DeviceBuffer<T> d_x(b.size(), "cg x");
-  const auto d_perm = cuda::to_device(ctx, R.perm, "cg permutation");
+  // 64-bit runs are never reordered (refuse_for_wide): no permutation there.
+  const auto d_perm = cuda::to_device(
+      ctx,
+      [&] {
+        if constexpr (kWide)
+          return std::vector<int32_t>{};
+        else
+          return R.perm;
+      }(),
+      "cg permutation");
   for (const std::string& op_name : operators) {
     std::unique_ptr<cuda::LinearOperator<T>> op;
-    if (op_name == "csr" || op_name == "auto")
+    int index = 32;
+    if constexpr (kWide) {  // csr or auto (refuse_for_wide): the front door at the width asked for
+      index = plan::offset_bits(problem.width, As.rows, As.cols, As.nnz());
+      op = cuda::make_planned_operator(ctx, As, problem.width, op_name == "csr",
+                                       std::max<int64_t>(o.maxit, 100));
+    } else if (op_name == "csr" || op_name == "auto")
       op = cuda::make_planned_operator(ctx, As, op_name == "csr", std::max<int64_t>(o.maxit, 100));
     else if (op_name == "csr_param")
       op = cuda::make_csr_operator(ctx, As);
@@ -311,52 +387,55 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
       }
     }
     std::vector<T> x = cuda::to_host(ctx, d_x);
-    record(op->name(), op->details(), results, x, extra);
+    record(op->name(), op->details(), results, x, index, extra);
   }
-  if (o.baseline) {
-    const cuda::DeviceCsr<T, int32_t> dA = cuda::upload(ctx, A);
-    cuda::DeviceBuffer<T> d_inv;
-    if (jacobi) d_inv = cuda::to_device(ctx, inverse_diagonal(A), "baseline jacobi");
-    std::vector<double> secs;
-    bench::VendorCgResult v;
-    for (int i = 0; i < o.repeat; ++i) {
-      v = bench::vendor_cg<T>(ctx, dA, std::span<const T>(d_inv.data(), d_inv.size()),
-                              std::span<const T>(d_b.span()), d_x.span(), o.tol, o.maxit);
-      secs.push_back(v.seconds);
+  if constexpr (!kWide) {  // the baseline uploads 32-bit CSR (refuse_for_wide)
+    if (o.baseline) {
+      const cuda::DeviceCsr<T, int32_t> dA = cuda::upload(ctx, A);
+      cuda::DeviceBuffer<T> d_inv;
+      if (jacobi) d_inv = cuda::to_device(ctx, inverse_diagonal(A), "baseline jacobi");
+      std::vector<double> secs;
+      bench::VendorCgResult v;
+      for (int i = 0; i < o.repeat; ++i) {
+        v = bench::vendor_cg<T>(ctx, dA, std::span<const T>(d_inv.data(), d_inv.size()),
+                                std::span<const T>(d_b.span()), d_x.span(), o.tol, o.maxit);
+        secs.push_back(v.seconds);
+      }
+      v.seconds = median(secs);
+      const std::vector<T> x = cuda::to_host(ctx, d_x);
+      const double true_res = true_relative_residual(A, b, x);
+      fmt::print(
+          out,
+          "{:<11} {:<10} cuda: cuSPARSE SpMV + cuBLAS, {} in {} iterations, |r|/|b| = {:.3e}; true {:.3e}; "
+          "{:.4f} s ({:.0f} it/s)\n",
+          precision, "vendor", v.converged ? "converged" : "not converged", v.iterations,
+          v.rhs_norm > 0 ? v.residual / v.rhs_norm : 0.0, true_res, v.seconds,
+          v.seconds > 0 ? static_cast<double>(v.iterations) / v.seconds : 0.0);
+      runs.push_back(
+          {{"matrix", problem.name},
+           {"rows", A.rows},
+           {"nnz", A.nnz()},
+           {"precision", precision},
+           {"backend", "cuda"},
+           {"operator", "vendor_cusparse_cublas"},
+           {"index", 32},
+           {"details", "cusparseSpMV CSR_ALG1 + cublas dot/axpy/scal (host pointer mode)"},
+           {"preconditioner", o.precond},
+           {"rtol", o.tol},
+           {"max_iterations", o.maxit},
+           {"repeat", o.repeat},
+           {"seconds_all", secs},
+           {"vendor", true},
+           {"result",
+            {{"status", v.converged ? "converged" : "max_iterations"},
+             {"iterations", v.iterations},
+             {"residual", v.residual},
+             {"rhs_norm", v.rhs_norm},
+             {"relative_residual", v.rhs_norm > 0 ? v.residual / v.rhs_norm : 0.0},
+             {"seconds", v.seconds},
+             {"iterations_per_second", v.seconds > 0 ? static_cast<double>(v.iterations) / v.seconds : 0.0}}},
+           {"true_relative_residual", true_res}});
     }
-    v.seconds = median(secs);
-    const std::vector<T> x = cuda::to_host(ctx, d_x);
-    const double true_res = true_relative_residual(A, b, x);
-    fmt::print(
-        out,
-        "{:<11} {:<10} cuda: cuSPARSE SpMV + cuBLAS, {} in {} iterations, |r|/|b| = {:.3e}; true {:.3e}; "
-        "{:.4f} s ({:.0f} it/s)\n",
-        precision, "vendor", v.converged ? "converged" : "not converged", v.iterations,
-        v.rhs_norm > 0 ? v.residual / v.rhs_norm : 0.0, true_res, v.seconds,
-        v.seconds > 0 ? static_cast<double>(v.iterations) / v.seconds : 0.0);
-    runs.push_back(
-        {{"matrix", problem.name},
-         {"rows", A.rows},
-         {"nnz", A.nnz()},
-         {"precision", precision},
-         {"backend", "cuda"},
-         {"operator", "vendor_cusparse_cublas"},
-         {"details", "cusparseSpMV CSR_ALG1 + cublas dot/axpy/scal (host pointer mode)"},
-         {"preconditioner", o.precond},
-         {"rtol", o.tol},
-         {"max_iterations", o.maxit},
-         {"repeat", o.repeat},
-         {"seconds_all", secs},
-         {"vendor", true},
-         {"result",
-          {{"status", v.converged ? "converged" : "max_iterations"},
-           {"iterations", v.iterations},
-           {"residual", v.residual},
-           {"rhs_norm", v.rhs_norm},
-           {"relative_residual", v.rhs_norm > 0 ? v.residual / v.rhs_norm : 0.0},
-           {"seconds", v.seconds},
-           {"iterations_per_second", v.seconds > 0 ? static_cast<double>(v.iterations) / v.seconds : 0.0}}},
-         {"true_relative_residual", true_res}});
   }
 #else
   (void)out;
@@ -372,13 +451,16 @@ void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
     if (o.baseline || o.spmv_timing)
       throw Error("--gpus: --baseline and --spmv-timing are single-GPU studies");
     if (o.reorder != "none") throw Error("--gpus partitions the matrix as numbered; drop --reorder");
+    if (o.index == "64") throw Error("--gpus runs with 32-bit indices only; drop --index 64");
     run_distributed_cg(o);
     return;
   }
   Problem problem;
-  const bench::MatrixSource source = bench::resolve_matrix(o.input);
-  problem.name = source.name;
-  if (source.kind == bench::MatrixSource::Kind::Spec) problem.spec = fem::parse_spec(source.location);
+  problem.source = bench::resolve_matrix(o.input);
+  problem.name = problem.source.name;
+  if (problem.source.kind == bench::MatrixSource::Kind::Spec)
+    problem.spec = fem::parse_spec(problem.source.location);
+  problem.width = plan::parse_index_width(o.index);
   std::string backend = o.backend;
   if (backend == "auto") backend = cuda::device_count() > 0 ? "cuda" : "cpu";
   if (backend == "cuda" && cuda::device_count() == 0)
@@ -406,13 +488,22 @@ void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
   if (operators.empty()) throw Error("--operator: nothing to run");
   std::ostream& out = human_output(o.json_path);
   json runs = json::array();
+  bool wide = read_wide(problem);
   for (const std::string& p : split_list(o.precision)) {
+    if (p != "f32" && p != "f64") throw Error(fmt::format("--precision {}: choose f32, f64 or f32,f64", p));
+    const auto run = [&]<class T>() {
+      if (wide) return run_precision<T, int64_t>(o, problem, backend, operators, out, runs);
+      try {
+        run_precision<T, int32_t>(o, problem, backend, operators, out, runs);
+      } catch (const NeedsWideIndices&) {  // --index auto, a spec past 32 bits: nothing printed yet
+        wide = true;
+        run_precision<T, int64_t>(o, problem, backend, operators, out, runs);
+      }
+    };
     if (p == "f32")
-      run_precision<float>(o, problem, backend, operators, out, runs);
-    else if (p == "f64")
-      run_precision<double>(o, problem, backend, operators, out, runs);
+      run.template operator()<float>();
     else
-      throw Error(fmt::format("--precision {}: choose f32, f64 or f32,f64", p));
+      run.template operator()<double>();
   }
   if (!o.json_path.empty()) {
     json j;
@@ -466,6 +557,11 @@ void add_cg_command(CLI::App& app) {
                   "none, rcm (solve in reverse Cuthill-McKee's numbering: P A P^T, b and x permuted) or auto "
                   "(rcm where the sampled locality says x is gathered poorly); matrix operators only")
       ->check(CLI::IsMember({"none", "rcm", "auto"}))
+      ->capture_default_str();
+  cmd->add_option("--index", o->index,
+                  "Index width: auto (32-bit where the matrix fits, else 64; a file's header decides before "
+                  "reading), 32, or 64 (64-bit indices on any matrix; operators csr and auto)")
+      ->check(CLI::IsMember({"auto", "32", "64"}))
       ->capture_default_str();
   cmd->add_option("--backend", o->backend, "auto (GPU when usable), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))

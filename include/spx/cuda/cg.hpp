@@ -31,6 +31,7 @@
 #include "spx/cuda/context.hpp"
 #include "spx/fem.hpp"
 #include "spx/matrix.hpp"
+#include "spx/plan.hpp"  // IndexWidth
 
 namespace spx::cuda {
 
@@ -55,6 +56,12 @@ class LinearOperator {
 template <class T>
 std::unique_ptr<LinearOperator<T>> make_planned_operator(Context& ctx, const Csr<T, int32_t>& A,
                                                          bool csr_only = true, int64_t expected_calls = 1000);
+// The same for a matrix read or built with 64-bit indices (spx cg --index): the front door holds it
+// with the row offsets `width` gives (plan::offset_bits: Auto narrows to 32 bits where they fit).
+template <class T>
+std::unique_ptr<LinearOperator<T>> make_planned_operator(Context& ctx, Csr<T, int64_t> A,
+                                                         plan::IndexWidth width, bool csr_only = true,
+                                                         int64_t expected_calls = 1000);
 // CSR through spx's parametrised CSR SpMV and its fixed rule directly (plan_csr_spmv + spmv_csr),
 // without the planner: name "csr_param".
 template <class T>
