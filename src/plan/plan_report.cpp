@@ -28,8 +28,8 @@ std::string Report::explain() const {
   std::string s =
       fmt::format("plan: {} on {} x {} ({} nonzeros, {}-bit offsets), {}; mode {}, decided by {}{}\n",
                   problem_label(problem), problem.stats.rows, problem.stats.cols, problem.stats.nnz,
-                  problem.offset_bits, device, to_string(mode),
-                  decided_by, profile.empty() ? std::string() : fmt::format(" (profile {})", profile));
+                  problem.offset_bits, device, to_string(mode), decided_by,
+                  profile.empty() ? std::string() : fmt::format(" (profile {})", profile));
   if (candidates.empty()) return s + "  no candidates\n";
   const Candidate& w = winner();
   s += fmt::format("chosen: {} ({}){}{}\n", w.kernel, w.owner, w.params.empty() ? "" : ": ", w.params);
