@@ -197,7 +197,8 @@ TYPED_TEST(WideCsr, SpmmCsrEqualsRef) {
   }
 }
 
-// cuSPARSE's 64-bit CSR (offsets and values shared, columns widened) for SpMV and SpMM.
+// cuSPARSE's 64-bit CSR (offsets and values shared, columns widened): SpMV CSR ALG1/ALG2, and SpMM
+// CSR ALG1/2/3 in the layouts spx offers them, L = 1, 8, 33.
 TYPED_TEST(WideCsr, CusparseOn64BitIndicesEqualsRef) {
   SPX_REQUIRE_GPU();
   using T = TypeParam;
@@ -218,15 +219,34 @@ TYPED_TEST(WideCsr, CusparseOn64BitIndicesEqualsRef) {
                             op.run();
                           });
     }
-    if (m.A.rows <= 20000) {
-      const auto B = random_dense<T>(m.A.cols, 8, Layout::RowMajor, seed, 0);
-      const SpmmCase<T> c = spmm_case(m.A, B, Layout::RowMajor, T{1}, T{0}, seed, 0);
-      const auto dB = cuda::upload(ctx, B);
-      auto dC = cuda::upload(ctx, c.C0);
-      cuda::CusparseSpmm<T, int64_t> op(ctx, dA, cols64, cuda::CusparseSpmmAlg::CsrAlg2, cuda::view(dB),
-                                        cuda::view(dC));
-      op.run();
-      c.expect_close(cuda::download(ctx, dC), m.name + " cusparse spmm 64-bit");
+    if (m.A.rows > 20000) continue;  // host reference time, not coverage
+    for (int64_t L : {1, 8, 33}) {
+      for (Layout layout : {Layout::RowMajor, Layout::ColMajor}) {
+        // Leading dimensions padded to a 16-byte multiple (at least one element): what CSR ALG3
+        // needs on row-major operands, and padding the product must leave NaN.
+        const auto extra = [](int64_t tight) {
+          const int64_t per16 = 16 / static_cast<int64_t>(sizeof(T));
+          return (tight + 1 + per16 - 1) / per16 * per16 - tight;
+        };
+        const bool row_major = layout == Layout::RowMajor;
+        const auto B = random_dense<T>(m.A.cols, L, layout, seed + L, extra(row_major ? L : m.A.cols));
+        const auto dB = cuda::upload(ctx, B);
+        for (T beta : {T{0}, T(-2)}) {
+          const SpmmCase<T> c =
+              spmm_case(m.A, B, layout, T(0.75), beta, seed, extra(row_major ? L : m.A.rows));
+          for (auto alg : {cuda::CusparseSpmmAlg::CsrAlg1, cuda::CusparseSpmmAlg::CsrAlg2,
+                           cuda::CusparseSpmmAlg::CsrAlg3}) {
+            if (!cuda::cusparse_spmm_supports(alg, layout)) continue;
+            auto dC = cuda::upload(ctx, c.C0);
+            cuda::CusparseSpmm<T, int64_t> op(ctx, dA, cols64, alg, cuda::view(dB), cuda::view(dC), T(0.75),
+                                              beta);
+            op.run();
+            c.expect_close(cuda::download(ctx, dC),
+                           m.name + " cusparse 64-bit " + cuda::kernel_name(alg) + " L=" + std::to_string(L) +
+                               (row_major ? " row-major" : " col-major") + " beta=" + std::to_string(beta));
+          }
+        }
+      }
     }
     if (::testing::Test::HasFailure()) return;
   }
