@@ -264,3 +264,44 @@ TEST(CsrLongRows, RowLengthStatsMatchStats) {
 }
 
 }  // namespace
+
+// The 64-bit overloads (WideDeviceCsr's host row pointer): the same answers on offsets shifted past
+// 2^31, and a row of more than 2^31 - 1 nonzeros measured and cut without overflow.
+TEST(CsrLongRows, SixtyFourBitOffsetsPast2To31) {
+  const std::vector<int32_t> row_ptr = {0, 0, 5, 605, 608, 1633, 2145, 2658};
+  constexpr int64_t kBase = (int64_t{1} << 31) + 7;
+  std::vector<int64_t> shifted(row_ptr.begin(), row_ptr.end());
+  for (int64_t& o : shifted) o += kBase;
+  for (int64_t threshold : {int64_t{0}, int64_t{512}, std::numeric_limits<int64_t>::max()}) {
+    const auto want = spx::cuda::split_long_rows(row_ptr, threshold);
+    const auto got = spx::cuda::split_long_rows(shifted, threshold);
+    EXPECT_EQ(got.rows, want.rows) << threshold;
+    EXPECT_EQ(got.chunk_begin, want.chunk_begin) << threshold;
+    EXPECT_EQ(got.chunk_owner, want.chunk_owner) << threshold;
+    EXPECT_EQ(got.nnz, want.nnz) << threshold;
+  }
+  const MatrixStats want = spx::cuda::csr_row_length_stats(7, 9, row_ptr);
+  const MatrixStats got = spx::cuda::csr_row_length_stats(7, 9, shifted);
+  EXPECT_EQ(got.nnz, want.nnz);
+  EXPECT_EQ(got.min_row, want.min_row);
+  EXPECT_EQ(got.max_row, want.max_row);
+  EXPECT_EQ(got.empty_rows, want.empty_rows);
+  EXPECT_DOUBLE_EQ(got.avg_row, want.avg_row);
+  EXPECT_DOUBLE_EQ(got.stddev_row, want.stddev_row);
+
+  // Row 1 holds 3e9 nonzeros (past int32), row 2 is empty, row 3 has 600.
+  constexpr int64_t kHuge = 3'000'000'000;
+  const std::vector<int64_t> huge = {0, 10, 10 + kHuge, 10 + kHuge, 610 + kHuge};
+  const auto split = spx::cuda::split_long_rows(huge, 512);
+  const int64_t huge_chunks = (kHuge + spx::cuda::kCsrLongRowChunk - 1) / spx::cuda::kCsrLongRowChunk;
+  EXPECT_EQ(split.rows, (std::vector<int32_t>{1, 3}));
+  EXPECT_EQ(split.nnz, kHuge + 600);
+  EXPECT_EQ(split.chunks(), huge_chunks + 2);
+  EXPECT_EQ(split.chunk_begin, (std::vector<int32_t>{0, static_cast<int32_t>(huge_chunks),
+                                                     static_cast<int32_t>(huge_chunks + 2)}));
+  const MatrixStats s = spx::cuda::csr_row_length_stats(4, 100, huge);
+  EXPECT_EQ(s.nnz, kHuge + 610);
+  EXPECT_EQ(s.max_row, kHuge);
+  EXPECT_EQ(s.min_row, 0);
+  EXPECT_EQ(s.empty_rows, 1);
+}

@@ -1,6 +1,7 @@
 // 64-bit row offsets on the planning side (host code): the width chosen from the sizes, its words,
 // the candidates that run there and the reason the others give, and the row-length fingerprint a
-// device-resident matrix is keyed by.
+// device-resident matrix is keyed by; the checks upload_row_blocks makes on each block.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "cpu/cpu_kernel_bounds.hpp"
+#include "cuda/formats/row_blocks.hpp"
 #include "plan/catalogue.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
@@ -112,6 +115,31 @@ TEST(IndexWidth, RowLengthFingerprintSeesLengthsNotColumns) {
   A.col_idx = {0, 1, 2, 3, 4};
   A.values.assign(5, 1.0);
   EXPECT_NE(row_length_fingerprint(3, 7, a), structure_fingerprint(A));
+}
+
+// upload_row_blocks's checks (no GPU needed): each names the block of rows and the numbers.
+TEST(IndexWidth, RowBlockChecksNameTheBlock) {
+  const auto block = [](int64_t begin, int64_t end) {
+    return gen::stencil_rows<double>(7, 5, 4, 3, begin, end);
+  };
+  const int64_t cols = 5 * 4 * 3;
+  const auto b = block(10, 20);
+  EXPECT_NO_THROW(cuda::detail::check_row_block(b, 10, 20, cols, 0, b.nnz()));
+  EXPECT_NO_THROW(cuda::detail::check_row_block(b, 10, 20, cols, 5, b.nnz() + 5));
+  expect_error([&] { cuda::detail::check_row_block(b, 10, 21, cols, 0, b.nnz()); },
+               "the block of rows [10, 21) is 10 x 60, not 11 x 60");
+  expect_error([&] { cuda::detail::check_row_block(b, 10, 20, cols + 1, 0, b.nnz()); },
+               "is 10 x 60, not 10 x 61");
+  expect_error([&] { cuda::detail::check_row_block(b, 10, 20, cols, 7, b.nnz() + 6); },
+               fmt::format("brings the nonzeros to {}, past the {} announced", b.nnz() + 7, b.nnz() + 6));
+  auto bad = b;
+  bad.col_idx[3] = cols;  // a column index out of range never reaches the device
+  EXPECT_THROW(cuda::detail::check_row_block(bad, 10, 20, cols, 0, b.nnz()), Error);
+  expect_error([] { cuda::detail::check_rows_per_block(0); }, "0 rows per block");
+  EXPECT_NO_THROW(cuda::detail::check_rows_per_block(1));
+  EXPECT_NO_THROW(cuda::detail::check_row_blocks_total(42, 42));
+  expect_error([] { cuda::detail::check_row_blocks_total(41, 42); },
+               "the blocks hold 41 nonzeros, 42 were announced");
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // rows to the tile of their start, long-row pieces to every tile they touch, the last piece's sum
 // over the partial slots in tile order) must add every nonzero of every row exactly once and write
 // every row of C exactly once, on row patterns with empty rows, runs of them, long rows and rows
-// exactly one tile long.
+// exactly one tile long, and on 64-bit offsets past 2^32.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -34,8 +34,9 @@ struct Emulated {
   int64_t max_nonzeros_per_tile = 0;
 };
 
-Emulated emulate(const std::vector<int32_t>& ptr, int64_t K) {
-  const int64_t rows = static_cast<int64_t>(ptr.size()) - 1, nnz = ptr.back();
+template <class P>
+Emulated emulate(const std::vector<P>& ptr, int64_t K) {
+  const int64_t rows = static_cast<int64_t>(ptr.size()) - 1, nnz = ptr.back() - ptr.front();
   const int64_t tiles = d::spmm_tile_count(rows, nnz, K);
   Emulated e{std::vector<int64_t>(rows, -1), std::vector<int>(rows, 0)};
   std::vector<int64_t> partials(2 * tiles, -1);
@@ -90,7 +91,8 @@ Emulated emulate(const std::vector<int32_t>& ptr, int64_t K) {
   return e;
 }
 
-void expect_every_row_once(const std::vector<int32_t>& ptr, int64_t K) {
+template <class P>
+void expect_every_row_once(const std::vector<P>& ptr, int64_t K) {
   SCOPED_TRACE(::testing::Message() << "rows " << ptr.size() - 1 << " nnz " << ptr.back() << " K " << K);
   const Emulated e = emulate(ptr, K);
   for (std::size_t r = 0; r + 1 < ptr.size(); ++r) {
@@ -131,6 +133,23 @@ TEST(SpmmTiles, EmptyRowsEverywhere) {
   expect_every_row_once(random_row_ptr(5000, 1.0, 1, 3, {{4999, 200}}), K);                // 4999 empty first
   expect_every_row_once(random_row_ptr(5000, 0.99, 3, 4, {{2500, 9000}, {2501, 40}}), K);  // mostly empty
   expect_every_row_once(random_row_ptr(3, 0.0, 1, 3, {{0, 0}, {1, 33}, {2, 0}}), K);
+}
+
+// 64-bit row offsets (WideDeviceCsr): items and nonzeros past 2^31, rows longer than 2^31 - 1
+// nonzeros cut into pieces, first-row searches with keys past 32 bits. Only the offsets are stored
+// (a few thousand rows), so the 5e9 nonzeros cost nothing here.
+TEST(SpmmTiles, EveryRowOnceOnSixtyFourBitOffsets) {
+  constexpr int64_t kBig = (int64_t{1} << 31) + 3;  // one row past int32 on its own
+  const std::vector<int64_t> lengths = {5, 3'000'000'000, 0, 7, kBig, 1, 0, 1 << 20, 2};
+  std::vector<int64_t> ptr = {0};
+  for (int64_t len : lengths) ptr.push_back(ptr.back() + len);
+  ASSERT_GT(ptr.back(), int64_t{1} << 32);
+  for (int64_t K : {int64_t{1} << 26, int64_t{1} << 30, (int64_t{1} << 31) + 1})
+    expect_every_row_once(ptr, K);
+  // Then 3000 short and empty rows: tiles whose rows all start past 2^32 find them by the search.
+  for (int64_t r = 0; r < 3000; ++r) ptr.push_back(ptr.back() + r % 4);
+  expect_every_row_once(ptr, int64_t{1} << 26);
+  expect_every_row_once(ptr, 1024);
 }
 
 }  // namespace

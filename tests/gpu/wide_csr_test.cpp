@@ -35,6 +35,15 @@ std::vector<int64_t> offsets64(const Csr<T, int32_t>& A) {
   return {A.row_ptr.begin(), A.row_ptr.end()};
 }
 
+// The shared random shapes (odd sizes, empty rows, a row past the long-row threshold, a dense row,
+// no nonzeros) and a 27-point stencil of odd side (a streaming-bound matrix with regular rows).
+template <class T>
+std::vector<NamedMatrix<T, int32_t>> wide_test_matrices(uint64_t seed) {
+  auto out = random_matrices<T, int32_t>(seed);
+  out.push_back({"stencil27 13x11x9", gen::stencil_3d_27pt<T, int32_t>(13, 11, 9)});
+  return out;
+}
+
 // y = alpha A x + beta y for every spmv_cases case, with `run` launching the product on dx, dy.
 template <class T, class Run>
 void check_spmv_cases(const Csr<T, int32_t>& A, uint64_t seed, const std::string& what, Run&& run) {
@@ -57,7 +66,7 @@ TYPED_TEST(WideCsr, UploadsRoundTripFromEitherIndexType) {
   auto& ctx = gpu();
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (const auto& m : random_matrices<T, int32_t>(seed)) {
+  for (const auto& m : wide_test_matrices<T>(seed)) {
     const auto want = cast<T, int64_t>(m.A);
     const auto from32 = cuda::upload_wide(ctx, m.A);
     const auto from64 = cuda::upload_wide(ctx, want);
@@ -131,7 +140,7 @@ TYPED_TEST(WideCsr, CsrParamEqualsRef) {
   auto& ctx = gpu();
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (const auto& m : random_matrices<T, int32_t>(seed)) {
+  for (const auto& m : wide_test_matrices<T>(seed)) {
     const auto dA = cuda::upload_wide(ctx, m.A);
     const auto rp = offsets64(m.A);
     const MatrixStats s = stats(m.A);
@@ -153,43 +162,50 @@ TYPED_TEST(WideCsr, CsrParamEqualsRef) {
   }
 }
 
-// The row-split CSR SpMM on 64-bit offsets, both layouts; the tiled mode is refused there.
+// The CSR SpMM on 64-bit offsets, both layouts, in its row-split mode and its balanced (tiled) mode
+// (tiles of 64 and 1024 items: a huge row then spans many tiles, whose partial sums meet).
 TYPED_TEST(WideCsr, SpmmCsrEqualsRef) {
   SPX_REQUIRE_GPU();
   using T = TypeParam;
   auto& ctx = gpu();
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (const auto& m : random_matrices<T, int32_t>(seed)) {
+  for (const auto& m : wide_test_matrices<T>(seed)) {
     if (m.A.rows > 20000) continue;  // host reference time, not coverage
     const auto dA = cuda::upload_wide(ctx, m.A);
     for (int64_t L : {1, 8, 33}) {
       for (Layout layout : {Layout::RowMajor, Layout::ColMajor}) {
         cuda::SpmmCsrConfig config =
             cuda::spmm_csr_rule(stats(m.A), L, ctx.props(), static_cast<int>(sizeof(T)));
-        config.tile_items = 0;
         const auto B = random_dense<T>(m.A.cols, L, layout, seed + L, 1);
-        const SpmmCase<T> c = spmm_case(m.A, B, layout, T(0.75), T(-2), seed, 2);
         const auto dB = cuda::upload(ctx, B);
-        auto dC = cuda::upload(ctx, c.C0);
-        cuda::spmm_csr(ctx, dA, cuda::view(dB), cuda::view(dC), config, T(0.75), T(-2));
-        c.expect_close(cuda::download(ctx, dC), m.name + " L=" + std::to_string(L));
-        config.tile_items = 64;
-        EXPECT_THROW(cuda::spmm_csr(ctx, dA, cuda::view(dB), cuda::view(dC), config), Error);
+        for (int64_t tile_items : {0, 64, 1024}) {
+          config.tile_items = tile_items;
+          // beta = 0 over a NaN-poisoned C (never read), and alpha, beta both nonzero.
+          for (T beta : {T{0}, T(-2)}) {
+            const SpmmCase<T> c = spmm_case(m.A, B, layout, T(0.75), beta, seed, 2);
+            auto dC = cuda::upload(ctx, c.C0);
+            cuda::spmm_csr(ctx, dA, cuda::view(dB), cuda::view(dC), config, T(0.75), beta);
+            c.expect_close(cuda::download(ctx, dC), m.name + " L=" + std::to_string(L) +
+                                                        " tile_items=" + std::to_string(tile_items) +
+                                                        " beta=" + std::to_string(beta));
+          }
+        }
       }
     }
     if (::testing::Test::HasFailure()) return;
   }
 }
 
-// cuSPARSE's 64-bit CSR (offsets and values shared, columns widened) for SpMV and SpMM.
+// cuSPARSE's 64-bit CSR (offsets and values shared, columns widened): SpMV CSR ALG1/ALG2, and SpMM
+// CSR ALG1/2/3 in the layouts spx offers them, L = 1, 8, 33.
 TYPED_TEST(WideCsr, CusparseOn64BitIndicesEqualsRef) {
   SPX_REQUIRE_GPU();
   using T = TypeParam;
   auto& ctx = gpu();
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (const auto& m : random_matrices<T, int32_t>(seed)) {
+  for (const auto& m : wide_test_matrices<T>(seed)) {
     const auto dA = cuda::upload_wide(ctx, m.A);
     const auto cols64 = cuda::widen_columns(ctx, dA);
     for (auto alg : {cuda::CusparseSpmvAlg::CsrAlg1, cuda::CusparseSpmvAlg::CsrAlg2}) {
@@ -203,15 +219,34 @@ TYPED_TEST(WideCsr, CusparseOn64BitIndicesEqualsRef) {
                             op.run();
                           });
     }
-    if (m.A.rows <= 20000) {
-      const auto B = random_dense<T>(m.A.cols, 8, Layout::RowMajor, seed, 0);
-      const SpmmCase<T> c = spmm_case(m.A, B, Layout::RowMajor, T{1}, T{0}, seed, 0);
-      const auto dB = cuda::upload(ctx, B);
-      auto dC = cuda::upload(ctx, c.C0);
-      cuda::CusparseSpmm<T, int64_t> op(ctx, dA, cols64, cuda::CusparseSpmmAlg::CsrAlg2, cuda::view(dB),
-                                        cuda::view(dC));
-      op.run();
-      c.expect_close(cuda::download(ctx, dC), m.name + " cusparse spmm 64-bit");
+    if (m.A.rows > 20000) continue;  // host reference time, not coverage
+    for (int64_t L : {1, 8, 33}) {
+      for (Layout layout : {Layout::RowMajor, Layout::ColMajor}) {
+        // Leading dimensions padded to a 16-byte multiple (at least one element): what CSR ALG3
+        // needs on row-major operands, and padding the product must leave NaN.
+        const auto extra = [](int64_t tight) {
+          const int64_t per16 = 16 / static_cast<int64_t>(sizeof(T));
+          return (tight + 1 + per16 - 1) / per16 * per16 - tight;
+        };
+        const bool row_major = layout == Layout::RowMajor;
+        const auto B = random_dense<T>(m.A.cols, L, layout, seed + L, extra(row_major ? L : m.A.cols));
+        const auto dB = cuda::upload(ctx, B);
+        for (T beta : {T{0}, T(-2)}) {
+          const SpmmCase<T> c =
+              spmm_case(m.A, B, layout, T(0.75), beta, seed, extra(row_major ? L : m.A.rows));
+          for (auto alg : {cuda::CusparseSpmmAlg::CsrAlg1, cuda::CusparseSpmmAlg::CsrAlg2,
+                           cuda::CusparseSpmmAlg::CsrAlg3}) {
+            if (!cuda::cusparse_spmm_supports(alg, layout)) continue;
+            auto dC = cuda::upload(ctx, c.C0);
+            cuda::CusparseSpmm<T, int64_t> op(ctx, dA, cols64, alg, cuda::view(dB), cuda::view(dC), T(0.75),
+                                              beta);
+            op.run();
+            c.expect_close(cuda::download(ctx, dC),
+                           m.name + " cusparse 64-bit " + cuda::kernel_name(alg) + " L=" + std::to_string(L) +
+                               (row_major ? " row-major" : " col-major") + " beta=" + std::to_string(beta));
+          }
+        }
+      }
     }
     if (::testing::Test::HasFailure()) return;
   }

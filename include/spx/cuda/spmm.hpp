@@ -50,8 +50,7 @@ void spmm_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, 
 //    order varies from run to run; every other row is deterministic);
 //  * balanced (tile_items > 0): a warp per tile of rows and nonzeros, one launch, deterministic.
 // SpmmCsrConfig is in kernel_params.hpp, its rule (spmm_csr_rule) in rules.hpp.
-// Also on 64-bit row offsets (WideDeviceCsr, O = int64_t), in the row-split mode only (tile_items
-// must be 0 there: spx::Error otherwise).
+// Also on 64-bit row offsets (WideDeviceCsr, O = int64_t), in both modes.
 template <class T, class I, class O>
 void spmm_csr(Context& ctx, const DeviceCsr<T, I, O>& A, DenseView<const T> B, DenseView<T> C,
               const SpmmCsrConfig& config, T alpha = T{1}, T beta = T{0});

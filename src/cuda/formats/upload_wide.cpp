@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda/common/check.hpp"
+#include "cuda/formats/row_blocks.hpp"
 #include "cuda/formats/widen.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
@@ -106,7 +107,7 @@ template <class T>
 WideDeviceCsr<T> upload_row_blocks(Context& ctx, int64_t rows, int64_t cols, int64_t nnz,
                                    int64_t rows_per_block,
                                    const std::function<Csr<T, int64_t>(int64_t begin, int64_t end)>& block) {
-  if (rows_per_block < 1) throw Error(fmt::format("upload_row_blocks: {} rows per block", rows_per_block));
+  detail::check_rows_per_block(rows_per_block);
   WideDeviceCsr<T> d = allocate_wide<T>(rows, cols, nnz, "upload_row_blocks");
   const int64_t zero = 0;
   copy_to_device_sync(ctx, d.row_ptr.data(), &zero, sizeof(int64_t));
@@ -116,15 +117,7 @@ WideDeviceCsr<T> upload_row_blocks(Context& ctx, int64_t rows, int64_t cols, int
   for (int64_t begin = 0; begin < rows; begin += rows_per_block) {
     const int64_t end = std::min(rows, begin + rows_per_block);
     const Csr<T, int64_t> B = block(begin, end);
-    if (B.rows != end - begin || B.cols != cols)
-      throw Error(fmt::format("upload_row_blocks: the block of rows [{}, {}) is {} x {}, not {} x {}", begin,
-                              end, B.rows, B.cols, end - begin, cols));
-    B.validate();
-    if (B.nnz() > nnz - at)
-      throw Error(
-          fmt::format("upload_row_blocks: the block of rows [{}, {}) brings the nonzeros to {}, past the {} "
-                      "announced",
-                      begin, end, at + B.nnz(), nnz));
+    detail::check_row_block(B, begin, end, cols, at, nnz);
     offsets.resize(static_cast<std::size_t>(B.rows));
     for (int64_t r = 0; r < B.rows; ++r)
       offsets[static_cast<std::size_t>(r)] = at + B.row_ptr[static_cast<std::size_t>(r) + 1];
@@ -135,8 +128,7 @@ WideDeviceCsr<T> upload_row_blocks(Context& ctx, int64_t rows, int64_t cols, int
                           static_cast<std::size_t>(B.nnz()) * sizeof(T));
     at += B.nnz();
   }
-  if (at != nnz)
-    throw Error(fmt::format("upload_row_blocks: the blocks hold {} nonzeros, {} were announced", at, nnz));
+  detail::check_row_blocks_total(at, nnz);
   return d;
 }
 

@@ -15,7 +15,6 @@
 // tiles of rows and nonzeros, long rows summed in tile order).
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 #include <vector>
 
 #include "cuda/common/check.hpp"
@@ -24,7 +23,6 @@
 #include "cuda/spmm/csr_tiled.hpp"
 #include "cuda/spmm/spmm_checks.hpp"
 #include "spx/cuda/spmm.hpp"
-#include "spx/error.hpp"
 
 namespace spx::cuda {
 namespace {
@@ -191,13 +189,8 @@ void spmm_csr(Context& ctx, const DeviceCsr<T, I, O>& A, DenseView<const T> B, D
   const auto b = dense_arg(B);
   const auto c = dense_arg(C);
   if (config.tile_items > 0) {
-    if constexpr (std::is_same_v<I, O>) {
-      for (const CsrPassShape& shape : shapes)
-        detail::spmm_csr_tiled(ctx, A, b, c, config, shape, alpha, beta);
-      return;
-    } else {
-      throw Error("spmm_csr: the balanced (tiled) mode runs on 32-bit row offsets only; use tile_items = 0");
-    }
+    for (const CsrPassShape& shape : shapes) detail::spmm_csr_tiled(ctx, A, b, c, config, shape, alpha, beta);
+    return;
   }
   // The long-row list: at most nnz / long_row_nnz rows, in the context's workspace (it grows once).
   I* long_rows = nullptr;

@@ -10,8 +10,8 @@
 
 namespace spx::cuda::detail {
 
-// O: the row offsets' type (int64_t for WideDeviceCsr; the row-split kernels take it, the balanced
-// ones run on 32-bit offsets only).
+// O: the row offsets' type (int64_t for WideDeviceCsr; both the row-split and the balanced kernels
+// take it).
 template <class T, class I, class O = I>
 struct CsrArg {
   I rows;

@@ -9,6 +9,9 @@
 // row's partials in tile order and writes C. So one launch does what the row-split kernel needs a
 // memset, a second kernel and atomicAdd into C for, and every row is summed in a fixed order.
 //
+// Offsets of either width (O = int32_t, or int64_t for WideDeviceCsr): the items and tiles are
+// int64 already, so 64-bit offsets change only the loads of row_ptr and the nonzero indices.
+//
 // The arrival counters (Context::zeroed_counters) start at zero and are left at zero: the last
 // piece of a row resets its counter before it writes the row.
 #include <algorithm>
@@ -29,8 +32,8 @@ namespace {
 // half-warp searches its own key, 16 probes per round, so a million rows take five rounds of one
 // load instead of twenty. Every lane of the warp must call it; the rounds run until both halves
 // are done (an interval of at most 16 rows), and the last round probes the whole interval.
-template <class I>
-__device__ __forceinline__ int64_t half_warp_first_row_from(const I* row_ptr, int64_t rows, int64_t key) {
+template <class O>
+__device__ __forceinline__ int64_t half_warp_first_row_from(const O* row_ptr, int64_t rows, int64_t key) {
   const int lane = lane_id();
   const int sub = lane & 15;
   const int half = lane & 16;
@@ -65,10 +68,10 @@ struct TileArgs {
 // The piece of long row r in tile t, by the whole warp (W column lanes, P = 32 / W lanes splitting
 // the nonzeros): stored in the tile's slot; the warp that brings the row's count to its number of
 // pieces adds them all and writes the row.
-template <int V, bool Vec, class T, class I>
-__device__ __forceinline__ void long_row_piece(const CsrArg<T, I>& A, const DenseArg<const T>& B,
+template <int V, bool Vec, class T, class I, class O>
+__device__ __forceinline__ void long_row_piece(const CsrArg<T, I, O>& A, const DenseArg<const T>& B,
                                                const DenseArg<T>& C, const TileArgs& args, int p_log2,
-                                               int64_t t, int slot, int64_t r, I row_begin, I row_end,
+                                               int64_t t, int slot, int64_t r, O row_begin, O row_end,
                                                T alpha, T beta, T* partials, unsigned* arrivals) {
   const int lane = lane_id();
   const int P = 1 << p_log2;
@@ -80,7 +83,7 @@ __device__ __forceinline__ void long_row_piece(const CsrArg<T, I>& A, const Dens
   T acc[V];
   zero(acc);
   if (valid > 0)
-    accumulate<V, Vec>(A, B, j0, valid, static_cast<I>(piece.begin + p), static_cast<I>(piece.end), P, acc);
+    accumulate<V, Vec>(A, B, j0, valid, static_cast<O>(piece.begin + p), static_cast<O>(piece.end), P, acc);
   group_reduce_all(acc, P);
   if (p == 0) {
     T* mine = partials + (2 * t + slot) * args.pass_cols + w * V;
@@ -107,9 +110,9 @@ __device__ __forceinline__ void long_row_piece(const CsrArg<T, I>& A, const Dens
 // lanes: the groups that walk short rows; p_log2: log2 of the lanes splitting a long-row piece.
 // Grid: one warp per tile (x), one pass of L_c columns per blockIdx.y. partials: 2 × tiles × L_c
 // per pass; arrivals: tiles per pass.
-template <int V, bool Vec, class T, class I>
+template <int V, bool Vec, class T, class I, class O>
 __global__ void __launch_bounds__(kSpmmMaxBlock)
-    spmm_csr_tiles_kernel(CsrArg<T, I> A, DenseArg<const T> B, DenseArg<T> C, Lanes lanes, int p_log2,
+    spmm_csr_tiles_kernel(CsrArg<T, I, O> A, DenseArg<const T> B, DenseArg<T> C, Lanes lanes, int p_log2,
                           TileArgs args, T alpha, T beta, T* partials, unsigned* arrivals) {
   const int64_t t = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) >> 5;
   if (t >= args.tiles) return;  // a whole warp (the block is a multiple of 32)
@@ -140,8 +143,8 @@ __global__ void __launch_bounds__(kSpmmMaxBlock)
     zero(acc);
     bool short_row = false;
     if (r < rows.end) {
-      const I begin = A.row_ptr[r];
-      const I end = A.row_ptr[r + 1];
+      const O begin = A.row_ptr[r];
+      const O end = A.row_ptr[r + 1];
       short_row = !spmm_row_is_long(end - begin, K);
       if (short_row && valid > 0) accumulate<V, Vec>(A, B, j0, valid, begin + s, end, 1 << s_log2, acc);
     }
@@ -159,15 +162,15 @@ __global__ void __launch_bounds__(kSpmmMaxBlock)
   // one starting in it (only the last row starting in a tile can be long).
   if (rows.begin > 0) {
     const int64_t r = rows.begin - 1;
-    const I begin = A.row_ptr[r];
-    const I end = A.row_ptr[r + 1];
+    const O begin = A.row_ptr[r];
+    const O end = A.row_ptr[r + 1];
     if (spmm_row_is_long(end - begin, K) && r + end > t * K)
       long_row_piece<V, Vec>(A, B, C, args, p_log2, t, 0, r, begin, end, alpha, beta, partials, arrivals);
   }
   if (rows.end > rows.begin) {
     const int64_t r = rows.end - 1;
-    const I begin = A.row_ptr[r];
-    const I end = A.row_ptr[r + 1];
+    const O begin = A.row_ptr[r];
+    const O end = A.row_ptr[r + 1];
     if (spmm_row_is_long(end - begin, K))
       long_row_piece<V, Vec>(A, B, C, args, p_log2, t, 1, r, begin, end, alpha, beta, partials, arrivals);
   }
@@ -176,10 +179,10 @@ __global__ void __launch_bounds__(kSpmmMaxBlock)
 // Passes per launch: bounded by the grid's y (65535) and by the partial slots' workspace.
 constexpr std::size_t kMaxTileWorkspace = std::size_t{256} << 20;
 
-template <int V, class T, class I>
-void launch_tiles(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseArg<T> C,
+template <int V, class T, class I, class O>
+void launch_tiles(Context& ctx, const DeviceCsr<T, I, O>& A, DenseArg<const T> B, DenseArg<T> C,
                   const SpmmCsrConfig& config, const CsrPassShape& shape, T alpha, T beta) {
-  const CsrArg<T, I> a = csr_arg(A);
+  const CsrArg<T, I, O> a = csr_arg(A);
   const CsrLaneLayout layout = csr_lane_layout(config, shape, V);
   const Lanes lanes = layout.group;
   const int p_log2 = layout.warp.s_log2;
@@ -195,10 +198,10 @@ void launch_tiles(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, D
                         shape.ncols};
     const dim3 grid(grid_for(tiles * 32, config.block_size), static_cast<unsigned>(passes));
     if (shape.vec)
-      spmm_csr_tiles_kernel<V, true, T, I><<<grid, config.block_size, 0, ctx.stream()>>>(
+      spmm_csr_tiles_kernel<V, true, T, I, O><<<grid, config.block_size, 0, ctx.stream()>>>(
           a, B, C, lanes, p_log2, args, alpha, beta, partials, arrivals);
     else
-      spmm_csr_tiles_kernel<V, false, T, I><<<grid, config.block_size, 0, ctx.stream()>>>(
+      spmm_csr_tiles_kernel<V, false, T, I, O><<<grid, config.block_size, 0, ctx.stream()>>>(
           a, B, C, lanes, p_log2, args, alpha, beta, partials, arrivals);
     SPX_CHECK_LAUNCH("spmm_csr_tiles_kernel", ctx.stream());
   }
@@ -206,8 +209,8 @@ void launch_tiles(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, D
 
 }  // namespace
 
-template <class T, class I>
-void spmm_csr_tiled(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseArg<T> C,
+template <class T, class I, class O>
+void spmm_csr_tiled(Context& ctx, const DeviceCsr<T, I, O>& A, DenseArg<const T> B, DenseArg<T> C,
                     const SpmmCsrConfig& config, const CsrPassShape& shape, T alpha, T beta) {
   dispatch_value<1, 2, 4, 8>(csr_cols_per_lane(config, shape), [&](auto V) {
     launch_tiles<V.value>(ctx, A, B, C, config, shape, alpha, beta);
@@ -218,5 +221,9 @@ template void spmm_csr_tiled(Context&, const DeviceCsr<float, int32_t>&, DenseAr
                              DenseArg<float>, const SpmmCsrConfig&, const CsrPassShape&, float, float);
 template void spmm_csr_tiled(Context&, const DeviceCsr<double, int32_t>&, DenseArg<const double>,
                              DenseArg<double>, const SpmmCsrConfig&, const CsrPassShape&, double, double);
+template void spmm_csr_tiled(Context&, const WideDeviceCsr<float>&, DenseArg<const float>, DenseArg<float>,
+                             const SpmmCsrConfig&, const CsrPassShape&, float, float);
+template void spmm_csr_tiled(Context&, const WideDeviceCsr<double>&, DenseArg<const double>, DenseArg<double>,
+                             const SpmmCsrConfig&, const CsrPassShape&, double, double);
 
 }  // namespace spx::cuda::detail

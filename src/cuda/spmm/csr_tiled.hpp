@@ -54,8 +54,8 @@ inline CsrLaneLayout csr_lane_layout(const SpmmCsrConfig& config, const CsrPassS
   return {{log2_of(group), log2_of(group / column_lanes)}, {5, log2_of(32 / column_lanes)}};
 }
 
-template <class T, class I>
-void spmm_csr_tiled(Context& ctx, const DeviceCsr<T, I>& A, DenseArg<const T> B, DenseArg<T> C,
+template <class T, class I, class O>
+void spmm_csr_tiled(Context& ctx, const DeviceCsr<T, I, O>& A, DenseArg<const T> B, DenseArg<T> C,
                     const SpmmCsrConfig& config, const CsrPassShape& shape, T alpha, T beta);
 
 }  // namespace spx::cuda::detail
