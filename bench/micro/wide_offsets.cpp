@@ -3,12 +3,13 @@
 //   spx_wide_offsets --json out.json [--both 'SPEC;SPEC...'] [--huge N] [--huge-precision f32,f64]
 //
 // --both: matrices that fit either width, built from generator specs; per precision, spx's
-//   csr_param and cuSPARSE's CSR ALG1/ALG2 (SpMV) and the CSR SpMM at L = 8 at 32- and 64-bit
-//   offsets, each forced through the front door, timed in the same run; the default plan at each
-//   width.
+//   csr_param, ELL and ELLPACK-R and cuSPARSE's CSR ALG1/ALG2 (SpMV), and the CSR SpMM (row-split
+//   and tiled), ELLPACK-R SpMM and cuSPARSE's CSR ALG2 at L = 8, at 32- and 64-bit offsets, each
+//   forced through the front door, timed in the same run; the default plan at each width.
 // --huge N: the 27-point stencil on N^3 points (N = 454: 2.51e9 nonzeros) assembled on the device
-//   in row blocks (the host never holds it); the default SpMV and SpMM L = 8 plans timed against
-//   cuSPARSE's 64-bit CSR, 2048 sampled rows checked against a host product of the same rows, and
+//   in row blocks (the host never holds it); the default SpMV and SpMM L = 8 plans and each spx
+//   kernel timed against cuSPARSE's 64-bit CSR, 2048 sampled rows checked against a host product of
+//   the same rows, and
 //   100 CG iterations (Jacobi) through the front door. The floor: the CSR's bytes (8 a row, 4 + the
 //   value's bytes a nonzero) plus x and y, at the measured copy bandwidth.
 #include <fmt/format.h>
@@ -144,9 +145,10 @@ json both_widths(cuda::Context& ctx, const std::string& spec, double copy_gbs) {
   cuda::copy_to_device_sync(ctx, x.data(), xh.data(), x.bytes());
   for (auto width : {plan::IndexWidth::Bits32, plan::IndexWidth::Bits64}) {
     cuda::SparseMatrix<T> M(ctx, A, width);
-    for (const char* k : {"csr_param", "cusparse_csr_alg1", "cusparse_csr_alg2", ""})
+    for (const char* k : {"csr_param", "ell", "ellr_t", "cusparse_csr_alg1", "cusparse_csr_alg2", ""})
       out["spmv"].push_back(time_forced_spmv<T>(ctx, M, k, x, y, copy_gbs));
-    for (const char* k : {"spmm_csr_row", "cusparse_spmm_csr_alg2_row", ""})
+    for (const char* k :
+         {"spmm_csr_row", "spmm_csr_tiled_row", "spmm_ellr_t_row", "cusparse_spmm_csr_alg2_row", ""})
       out["spmm"].push_back(time_forced_spmm<T>(ctx, M, k, 8));
   }
   return out;
@@ -203,7 +205,7 @@ json huge(cuda::Context& ctx, int64_t n, double copy_gbs) {
   const double floor_bytes = spmv_floor_bytes(rows, rows, nnz, 8, 4, static_cast<int>(sizeof(T)));
   out["floor_us"] = floor_bytes / copy_gbs / 1e3;
   // SpMV: the default plan, then cuSPARSE's 64-bit CSR forced.
-  for (const char* k : {"", "cusparse_csr_alg1", "cusparse_csr_alg2", "csr_param"}) {
+  for (const char* k : {"", "cusparse_csr_alg1", "cusparse_csr_alg2", "csr_param", "ell", "ellr_t"}) {
     out["spmv"].push_back(time_forced_spmv<T>(ctx, M, k, x, y, copy_gbs));
     fmt::print("spmv {}\n", out["spmv"].back().dump());
     std::fflush(stdout);
@@ -251,7 +253,7 @@ json huge(cuda::Context& ctx, int64_t n, double copy_gbs) {
   out["spmv_check"] = {{"rows", 2048}, {"bad", bad}, {"worst_over_tol", worst}};
   fmt::print("spmv check: {} bad of 2048, worst {:.3g} of tolerance\n", bad, worst);
   // SpMM L = 8: default plan and cuSPARSE's.
-  for (const char* k : {"", "cusparse_spmm_csr_alg2_row"}) {
+  for (const char* k : {"", "cusparse_spmm_csr_alg2_row", "spmm_csr_row", "spmm_csr_tiled_row"}) {
     out["spmm"].push_back(time_forced_spmm<T>(ctx, M, k, 8));
     fmt::print("spmm {}\n", out["spmm"].back().dump());
     std::fflush(stdout);

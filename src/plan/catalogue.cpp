@@ -100,8 +100,8 @@ std::vector<KernelRow> make_catalogue() {
                         Ladder::CsrParam)),
       spx_row("csr_vector", kSpmv, kRow, "csr", kAlways, "csr_vector", SpxExecutor::CsrVector),
       spx_row("spmv_segsum", kSpmv, kRow, "csr", kNever, "spmv_segsum", SpxExecutor::Segsum, Ladder::Segsum),
-      spx_row("ell", kSpmv, kRow, "ell", kAlways, "ell", SpxExecutor::Ell),
-      spx_row("ellr_t", kSpmv, kRow, "ellr", kAlways, "ellr_t", SpxExecutor::EllrT, Ladder::EllrT),
+      offsets64(spx_row("ell", kSpmv, kRow, "ell", kAlways, "ell", SpxExecutor::Ell)),
+      offsets64(spx_row("ellr_t", kSpmv, kRow, "ellr", kAlways, "ellr_t", SpxExecutor::EllrT, Ladder::EllrT)),
       spx_row("coo", kSpmv, kRow, "coo", kAlways, "coo", SpxExecutor::Coo),
       spx_row("hyb", kSpmv, kRow, "hyb", kAlways, "hyb", SpxExecutor::Hyb),
       // Escape rows' chunks are added in chunk order by the last to arrive: deterministic.
@@ -125,12 +125,10 @@ std::vector<KernelRow> make_catalogue() {
                         Ladder::SpmmCsr)),
       offsets64(spx_row("spmm_csr_split_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_split_row",
                         SpxExecutor::SpmmCsr, Ladder::SpmmCsr, SpmmCsrMode::Split)),
-      // The balanced (tiled) mode runs on 32-bit offsets only: on 64-bit ones the CSR SpMM rows
-      // run the row-split mode.
-      spx_row("spmm_csr_tiled_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_tiled_row", SpxExecutor::SpmmCsr,
-              Ladder::SpmmCsr, SpmmCsrMode::Tiled),
-      spx_row("spmm_ellr_t_row", kSpmm, kRow, "ellr", kAlways, "spmm_ellr_t_row", SpxExecutor::SpmmEllrT,
-              Ladder::SpmmEllrT),
+      offsets64(spx_row("spmm_csr_tiled_row", kSpmm, kRow, "csr", kLongRows, "spmm_csr_tiled_row",
+                        SpxExecutor::SpmmCsr, Ladder::SpmmCsr, SpmmCsrMode::Tiled)),
+      offsets64(spx_row("spmm_ellr_t_row", kSpmm, kRow, "ellr", kAlways, "spmm_ellr_t_row",
+                        SpxExecutor::SpmmEllrT, Ladder::SpmmEllrT)),
       vendor_row("cusparse_spmm_csr_alg1_row", kSpmm, kRow, "csr", kAlways, V::CsrAlg1),
       vendor_row("cusparse_spmm_csr_alg2_row", kSpmm, kRow, "csr", kAlways, V::CsrAlg2, true),
       vendor_row("cusparse_spmm_csr_alg3_row", kSpmm, kRow, "csr", kAlways, V::CsrAlg3, true),
@@ -140,8 +138,8 @@ std::vector<KernelRow> make_catalogue() {
       // the H100, bench/cuda_spmm.cpp).
       offsets64(spx_row("spmm_csr_col", kSpmm, kCol, "csr", kLongRows, "spmm_csr_row", SpxExecutor::SpmmCsr,
                         Ladder::SpmmCsr)),
-      spx_row("spmm_ellr_t_col", kSpmm, kCol, "ellr", kAlways, "spmm_ellr_t_row", SpxExecutor::SpmmEllrT,
-              Ladder::SpmmEllrT),
+      offsets64(spx_row("spmm_ellr_t_col", kSpmm, kCol, "ellr", kAlways, "spmm_ellr_t_row",
+                        SpxExecutor::SpmmEllrT, Ladder::SpmmEllrT)),
       vendor_row("cusparse_spmm_csr_alg1_col", kSpmm, kCol, "csr", kAlways, V::CsrAlg1),
       vendor_row("cusparse_spmm_csr_alg2_col", kSpmm, kCol, "csr", kAlways, V::CsrAlg2),
       vendor_row("cusparse_spmm_csr_alg3_col", kSpmm, kCol, "csr", kAlways, V::CsrAlg3),

@@ -1,9 +1,10 @@
 // CSR with 64-bit row offsets (WideDeviceCsr) below the front door: the uploads and the row-block
-// assembly against the host matrix, csr_param (its long-row path included), the row-split CSR SpMM
-// and cuSPARSE's 64-bit CSR against spx::ref on the random shapes, and offsets past 2^31 simulated
-// without 2^31 nonzeros.
+// assembly against the host matrix, csr_param (its long-row path included), the CSR SpMM, the ELL
+// and ELLPACK-R slabs converted on the device and cuSPARSE's 64-bit CSR against spx::ref on the
+// random shapes, and offsets past 2^31 simulated without 2^31 nonzeros.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -14,10 +15,12 @@
 #include "spx/convert.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/buffer.hpp"
+#include "spx/cuda/convert.hpp"
 #include "spx/cuda/formats.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmm.hpp"
 #include "spx/cuda/spmv_csr.hpp"
+#include "spx/cuda/spmv_formats.hpp"
 #include "spx/cuda/vendor.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
@@ -249,6 +252,48 @@ TYPED_TEST(WideCsr, CusparseOn64BitIndicesEqualsRef) {
       }
     }
     if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// The padded slabs converted on the device from 64-bit offsets equal the host conversions array for
+// array (the 32-bit path's contract, tests/gpu/convert_gpu_test.cpp), and the ELL and ELLPACK-R
+// kernels on them equal spx::ref; a slot bound is still honoured.
+TYPED_TEST(WideCsr, EllSlabsFromWideOffsetsEqualHostAndRef) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  constexpr int64_t kMaxTestSlots = int64_t{1} << 25;
+  for (const auto& m : wide_test_matrices<T>(seed)) {
+    SCOPED_TRACE(m.name);
+    int64_t longest = 0;
+    for (int32_t r = 0; r < m.A.rows; ++r) longest = std::max<int64_t>(longest, m.A.row_length(r));
+    if ((int64_t{m.A.rows} + 31) / 32 * 32 * longest > kMaxTestSlots) continue;
+    const auto dA = cuda::upload_wide(ctx, m.A);
+    const auto ell = cuda::to_ell(ctx, dA, int32_t{-1}, std::numeric_limits<std::size_t>::max());
+    const auto got = cuda::download(ctx, ell);
+    const auto want = to_ell(m.A);
+    EXPECT_EQ(got.width, want.width);
+    EXPECT_EQ(got.ld, want.ld);
+    EXPECT_TRUE(got.col_idx == want.col_idx) << "ELL column indices differ";
+    EXPECT_TRUE(got.values == want.values) << "ELL values differ";
+    const auto ellr = cuda::to_ellr(ctx, dA, std::numeric_limits<std::size_t>::max());
+    const auto got_r = cuda::download(ctx, ellr);
+    const auto want_r = to_ellr(m.A);
+    EXPECT_EQ(got_r.width, want_r.width);
+    EXPECT_TRUE(got_r.col_idx == want_r.col_idx) << "ELL-R column indices differ";
+    EXPECT_TRUE(got_r.values == want_r.values) << "ELL-R values differ";
+    EXPECT_TRUE(got_r.row_len == want_r.row_len) << "ELL-R row lengths differ";
+    check_spmv_cases<T>(m.A, seed, m.name + " ell ", [&](std::span<const T> x, std::span<T> y, T a, T b) {
+      cuda::spmv_ell(ctx, ell, x, y, a, b);
+    });
+    const auto config = cuda::ellr_t_rule(stats(m.A), ctx.props());
+    check_spmv_cases<T>(m.A, seed, m.name + " ellr_t ", [&](std::span<const T> x, std::span<T> y, T a, T b) {
+      cuda::spmv_ellr_t(ctx, ellr, x, y, config, a, b);
+    });
+    if (m.A.nnz() > 0)
+      expect_error([&] { (void)cuda::to_ell(ctx, dA, int32_t{-1}, 1); }, "more than max_slots = 1");
   }
 }
 

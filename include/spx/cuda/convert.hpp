@@ -8,7 +8,7 @@
 // stream a few times; the slab fill itself is one coalesced pass. Padded sizes are guarded as on the
 // host: more than max_slots slots, more slots than the index type holds, or more bytes than the
 // device has free is an spx::Error naming the padding ratio, before anything large is allocated.
-// Instantiated for float/double with int32_t indices.
+// Instantiated for float/double with int32_t indices; to_ell and to_ellr also on 64-bit offsets.
 #pragma once
 
 #include <cstddef>
@@ -20,12 +20,17 @@
 namespace spx::cuda {
 
 // Ell padded to the longest row (or to `width` when >= 0; a longer row is an error).
-template <class T, class I>
-DeviceEll<T, I> to_ell(Context& ctx, const DeviceCsr<T, I>& A, I width = I{-1},
+//
+// From 64-bit row offsets (WideDeviceCsr) the slab may hold more than 2^31 - 1 slots (the ELL
+// kernels address slots in 64-bit arithmetic; rows, columns and the width stay 32-bit); max_slots
+// still bounds it, so a matrix past 2^31 nonzeros passes a larger one (the planner's executor passes
+// no bound: its padding rule and the device's free memory decide).
+template <class T, class I, class O>
+DeviceEll<T, I> to_ell(Context& ctx, const DeviceCsr<T, I, O>& A, I width = I{-1},
                        std::size_t max_slots = std::size_t{1} << 31);
 
-template <class T, class I>
-DeviceEllR<T, I> to_ellr(Context& ctx, const DeviceCsr<T, I>& A,
+template <class T, class I, class O>
+DeviceEllR<T, I> to_ellr(Context& ctx, const DeviceCsr<T, I, O>& A,
                          std::size_t max_slots = std::size_t{1} << 31);
 
 // Bell & Garland's ELL width for HYB, from a row-length histogram computed on the device: the

@@ -29,9 +29,9 @@ __device__ __forceinline__ unsigned long long longest_key(int64_t length, int64_
          (0xffffffffull - static_cast<unsigned long long>(row));
 }
 
-template <class I>
+template <class I, class O>
 __global__ void __launch_bounds__(kBlock)
-    longest_row_kernel(I rows, const I* __restrict__ row_ptr, unsigned long long* __restrict__ best) {
+    longest_row_kernel(I rows, const O* __restrict__ row_ptr, unsigned long long* __restrict__ best) {
   __shared__ BlockScratch<unsigned long long, kBlock> scratch;
   unsigned long long key = 0;
   for (int64_t r = int64_t{blockIdx.x} * kBlock + threadIdx.x; r < rows; r += int64_t{gridDim.x} * kBlock)
@@ -40,17 +40,18 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) atomicMax(best, key);
 }
 
-template <class T, class I>
+template <class T, class I, class O>
 __global__ void __launch_bounds__(kBlock)
-    fill_slab_kernel(I rows, I ld, I width, const I* __restrict__ row_ptr, const I* __restrict__ col_idx,
+    fill_slab_kernel(I rows, I ld, I width, const O* __restrict__ row_ptr, const I* __restrict__ col_idx,
                      const T* __restrict__ values, I* __restrict__ slab_col, T* __restrict__ slab_val,
                      I* __restrict__ row_len) {
   const int64_t r = int64_t{blockIdx.x} * kBlock + threadIdx.x;
   if (r >= ld) return;
-  I begin = 0, len = 0;
+  O begin = 0;
+  I len = 0;  // a row's length is below the column count (I)
   if (r < rows) {
     begin = row_ptr[r];
-    len = row_ptr[r + 1] - begin;
+    len = static_cast<I>(row_ptr[r + 1] - begin);
   }
   if (row_len != nullptr && blockIdx.y == 0) row_len[r] = len;
   const I used = len < width ? len : width;
@@ -66,17 +67,25 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// The most slots a slab may have. Every ELL kernel addresses slots in 64-bit arithmetic; a slab
+// built from 32-bit offsets keeps the index type's cap all the same (the host conversions' rule,
+// and the 32-bit path unchanged), one built from 64-bit offsets may pass 2^31 - 1 slots.
+template <class I, class O>
+constexpr int64_t slot_max() {
+  return sizeof(O) > sizeof(I) ? std::numeric_limits<int64_t>::max() : int64_t{std::numeric_limits<I>::max()};
+}
+
 }  // namespace
 
 namespace detail {
 
-template <class T, class I>
-LongestRow longest_row(Context& ctx, const DeviceCsr<T, I>& A) {
+template <class T, class I, class O>
+LongestRow longest_row(Context& ctx, const DeviceCsr<T, I, O>& A) {
   static_assert(sizeof(I) == 4, "the packed (length, row) key needs 32-bit indices");
   if (A.rows == 0) return {};
   auto* best = static_cast<unsigned long long*>(ctx.workspace(sizeof(unsigned long long)));
   SPX_CUDA_CHECK(cudaMemsetAsync(best, 0, sizeof(unsigned long long), ctx.stream()));
-  longest_row_kernel<I><<<grid_for_resident(ctx, A.rows, kBlock, 8), kBlock, 0, ctx.stream()>>>(
+  longest_row_kernel<I, O><<<grid_for_resident(ctx, A.rows, kBlock, 8), kBlock, 0, ctx.stream()>>>(
       A.rows, A.row_ptr.data(), best);
   SPX_CHECK_LAUNCH("longest_row_kernel", ctx.stream());
   unsigned long long key = 0;
@@ -84,15 +93,15 @@ LongestRow longest_row(Context& ctx, const DeviceCsr<T, I>& A) {
   return {static_cast<int64_t>(key >> 32), static_cast<int64_t>(0xffffffffull - (key & 0xffffffffull))};
 }
 
-template <class T, class I>
-void fill_slab(Context& ctx, const DeviceCsr<T, I>& A, I ld, I width, I* col_idx, T* values, I* row_len) {
+template <class T, class I, class O>
+void fill_slab(Context& ctx, const DeviceCsr<T, I, O>& A, I ld, I width, I* col_idx, T* values, I* row_len) {
   if (ld == 0 || (width == 0 && row_len == nullptr)) return;  // nothing to write
   const unsigned row_blocks = grid_for(ld, kBlock);
   const int64_t target = int64_t{ctx.props().sm_count} * kFillBlocksPerSm;
   const int64_t slot_blocks =
       std::clamp<int64_t>(target / row_blocks, 1, std::clamp<int64_t>(int64_t{width}, 1, 65535));
   const dim3 grid(row_blocks, static_cast<unsigned>(slot_blocks));
-  fill_slab_kernel<T, I><<<grid, kBlock, 0, ctx.stream()>>>(
+  fill_slab_kernel<T, I, O><<<grid, kBlock, 0, ctx.stream()>>>(
       A.rows, ld, width, A.row_ptr.data(), A.col_idx.data(), A.values.data(), col_idx, values, row_len);
   SPX_CHECK_LAUNCH("fill_slab_kernel", ctx.stream());
 }
@@ -103,11 +112,16 @@ template void fill_slab(Context&, const DeviceCsr<float, int32_t>&, int32_t, int
                         int32_t*);
 template void fill_slab(Context&, const DeviceCsr<double, int32_t>&, int32_t, int32_t, int32_t*, double*,
                         int32_t*);
+template LongestRow longest_row(Context&, const WideDeviceCsr<float>&);
+template LongestRow longest_row(Context&, const WideDeviceCsr<double>&);
+template void fill_slab(Context&, const WideDeviceCsr<float>&, int32_t, int32_t, int32_t*, float*, int32_t*);
+template void fill_slab(Context&, const WideDeviceCsr<double>&, int32_t, int32_t, int32_t*, double*,
+                        int32_t*);
 
 }  // namespace detail
 
-template <class T, class I>
-DeviceEll<T, I> to_ell(Context& ctx, const DeviceCsr<T, I>& A, I width, std::size_t max_slots) {
+template <class T, class I, class O>
+DeviceEll<T, I> to_ell(Context& ctx, const DeviceCsr<T, I, O>& A, I width, std::size_t max_slots) {
   constexpr int64_t kIndexMax = std::numeric_limits<I>::max();
   const detail::LongestRow longest = detail::longest_row(ctx, A);
   const int64_t ell_width = width < 0 ? longest.length : int64_t{width};
@@ -119,7 +133,7 @@ DeviceEll<T, I> to_ell(Context& ctx, const DeviceCsr<T, I>& A, I width, std::siz
   E.width = static_cast<I>(ell_width);
   E.ld = static_cast<I>(detail::padded_rows("cuda::to_ell", A.rows, kIndexMax));
   const int64_t slots = detail::checked_device_slab("cuda::to_ell", E.ld, ell_width, A.nnz, max_slots,
-                                                    kIndexMax, sizeof(I) + sizeof(T), 0);
+                                                    slot_max<I, O>(), sizeof(I) + sizeof(T), 0);
   E.col_idx = DeviceBuffer<I>(static_cast<std::size_t>(slots), "ELL column indices");
   E.values = DeviceBuffer<T>(static_cast<std::size_t>(slots), "ELL values");
   detail::fill_slab(ctx, A, E.ld, E.width, E.col_idx.data(), E.values.data(), static_cast<I*>(nullptr));
@@ -127,8 +141,8 @@ DeviceEll<T, I> to_ell(Context& ctx, const DeviceCsr<T, I>& A, I width, std::siz
   return E;
 }
 
-template <class T, class I>
-DeviceEllR<T, I> to_ellr(Context& ctx, const DeviceCsr<T, I>& A, std::size_t max_slots) {
+template <class T, class I, class O>
+DeviceEllR<T, I> to_ellr(Context& ctx, const DeviceCsr<T, I, O>& A, std::size_t max_slots) {
   constexpr int64_t kIndexMax = std::numeric_limits<I>::max();
   const detail::LongestRow longest = detail::longest_row(ctx, A);
   DeviceEllR<T, I> E;
@@ -136,9 +150,9 @@ DeviceEllR<T, I> to_ellr(Context& ctx, const DeviceCsr<T, I>& A, std::size_t max
   E.cols = A.cols;
   E.width = static_cast<I>(longest.length);
   E.rows_padded = static_cast<I>(detail::padded_rows("cuda::to_ellr", A.rows, kIndexMax));
-  const int64_t slots =
-      detail::checked_device_slab("cuda::to_ellr", E.rows_padded, longest.length, A.nnz, max_slots, kIndexMax,
-                                  sizeof(I) + sizeof(T), static_cast<std::size_t>(E.rows_padded) * sizeof(I));
+  const int64_t slots = detail::checked_device_slab("cuda::to_ellr", E.rows_padded, longest.length, A.nnz,
+                                                    max_slots, slot_max<I, O>(), sizeof(I) + sizeof(T),
+                                                    static_cast<std::size_t>(E.rows_padded) * sizeof(I));
   E.col_idx = DeviceBuffer<I>(static_cast<std::size_t>(slots), "ELL-R column indices");
   E.values = DeviceBuffer<T>(static_cast<std::size_t>(slots), "ELL-R values");
   E.row_len = DeviceBuffer<I>(static_cast<std::size_t>(E.rows_padded), "ELL-R row lengths");
@@ -151,5 +165,9 @@ template DeviceEll<float, int32_t> to_ell(Context&, const DeviceCsr<float, int32
 template DeviceEll<double, int32_t> to_ell(Context&, const DeviceCsr<double, int32_t>&, int32_t, std::size_t);
 template DeviceEllR<float, int32_t> to_ellr(Context&, const DeviceCsr<float, int32_t>&, std::size_t);
 template DeviceEllR<double, int32_t> to_ellr(Context&, const DeviceCsr<double, int32_t>&, std::size_t);
+template DeviceEll<float, int32_t> to_ell(Context&, const WideDeviceCsr<float>&, int32_t, std::size_t);
+template DeviceEll<double, int32_t> to_ell(Context&, const WideDeviceCsr<double>&, int32_t, std::size_t);
+template DeviceEllR<float, int32_t> to_ellr(Context&, const WideDeviceCsr<float>&, std::size_t);
+template DeviceEllR<double, int32_t> to_ellr(Context&, const WideDeviceCsr<double>&, std::size_t);
 
 }  // namespace spx::cuda

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,6 +69,21 @@ plan::Knobs csr_knobs(const CsrSpmvParams& p) {
 }
 
 namespace {
+
+// The padded slabs from whichever CSR the matrix has on the device. From 64-bit offsets no slot
+// bound is passed: the planner's padding rule admitted the format, and the conversion still refuses
+// a slab past the device's free memory before allocating it.
+template <class T>
+DeviceEll<T, int32_t> ell_of(Context& ctx, const MatrixParts<T>& m) {
+  if (m.wide != nullptr) return to_ell(ctx, *m.wide, int32_t{-1}, std::numeric_limits<std::size_t>::max());
+  return to_ell(ctx, *m.device);
+}
+
+template <class T>
+DeviceEllR<T, int32_t> ellr_of(Context& ctx, const MatrixParts<T>& m) {
+  if (m.wide != nullptr) return to_ellr(ctx, *m.wide, std::numeric_limits<std::size_t>::max());
+  return to_ellr(ctx, *m.device);
+}
 
 // --- SpMV ------------------------------------------------------------------------------------------
 
@@ -191,7 +207,7 @@ class Segsum final : public Executor<T> {
 template <class T>
 class Ell final : public Executor<T> {
  public:
-  Ell(Context& ctx, const MatrixParts<T>& m) : A_(to_ell(ctx, *m.device)) { this->bytes = A_.bytes(); }
+  Ell(Context& ctx, const MatrixParts<T>& m) : A_(ell_of(ctx, m)) { this->bytes = A_.bytes(); }
   void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
     spmv_ell(ctx, A_, x, y, alpha, beta);
   }
@@ -243,7 +259,7 @@ template <class T>
 class EllrT final : public Executor<T> {
  public:
   EllrT(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs)
-      : A_(to_ellr(ctx, *m.device)), config_(ellr_t_rule(*m.stats, ctx.props())) {
+      : A_(ellr_of(ctx, m)), config_(ellr_t_rule(*m.stats, ctx.props())) {
     this->bytes = A_.bytes();
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("ellr_t refuses {}", plan::to_string(knobs)));
@@ -474,9 +490,6 @@ class SpmmCsr final : public Executor<T> {
  public:
   SpmmCsr(Context& ctx, const MatrixParts<T>& m, int64_t L, plan::SpmmCsrMode mode, const plan::Knobs& knobs)
       : m_(m), config_(plan::spmm_csr_config(mode, *m.stats, L, ctx.props(), static_cast<int>(sizeof(T)))) {
-    // On 64-bit offsets the kernel has its row-split mode only (spmm_csr_tiled_row is not a
-    // candidate there); a rule that chose tiles gets the split.
-    if (m.wide != nullptr) config_.tile_items = 0;
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("spmm_csr refuses {}", plan::to_string(knobs)));
   }
@@ -501,7 +514,7 @@ template <class T>
 class SpmmEllrT final : public Executor<T> {
  public:
   SpmmEllrT(Context& ctx, const MatrixParts<T>& m, int64_t L, const plan::Knobs& knobs)
-      : A_(to_ellr(ctx, *m.device)), config_(spmm_ellr_rule(*m.stats, L, ctx.props())) {
+      : A_(ellr_of(ctx, m)), config_(spmm_ellr_rule(*m.stats, L, ctx.props())) {
     this->bytes = A_.bytes();
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("spmm_ellr_t refuses {}", plan::to_string(knobs)));
