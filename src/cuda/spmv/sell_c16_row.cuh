@@ -1,7 +1,7 @@
 // One row of a SELL-C16 slice summed by its thread (sell_c16.cu): shared by SELL-C16 and SELL-C16
 // with a value dictionary (sell_c16_dict.cu), which differ only in where a slot's value comes from.
 // Slot 0 of a nonempty row is real; a later slot with offset 0 is padding and is predicated off
-// (never gathers x). kUnroll slots' offsets and values are loaded before the first gather.
+// (never gathers x). kSlotsPerStep slots' offsets and values are loaded before the first gather.
 #pragma once
 
 #include <cstdint>
@@ -10,20 +10,20 @@
 
 namespace spx::cuda::sell_c16 {
 
-inline constexpr int kUnroll = 4;
+inline constexpr int kSlotsPerStep = 8;
 inline constexpr int64_t kSlice = kSellC16SliceRows;
 
 // Value sources: a slot's value by its position k (slots of the whole matrix).
 template <class T>
 struct DirectValues {
   const T* __restrict__ values;
-  __device__ __forceinline__ T operator()(int64_t k) const { return values[k]; }
+  __device__ __forceinline__ T operator()(int64_t k) const { return __ldcs(values + k); }  // read once
 };
 template <class T>
 struct CodedValues {
   const uint8_t* __restrict__ codes;
   const T* table;  // shared memory
-  __device__ __forceinline__ T operator()(int64_t k) const { return table[codes[k]]; }
+  __device__ __forceinline__ T operator()(int64_t k) const { return table[__ldcs(codes + k)]; }
 };
 template <class T>
 struct UniformValue {
@@ -38,23 +38,21 @@ __device__ __forceinline__ T row_sum(const Values& value_at, const uint16_t* __r
                                      int64_t first, int64_t width, int64_t row, const T* __restrict__ xr) {
   int64_t k = first + row % kSlice;
   T sum = value_at(k) * xr[0];  // slot 0 is the base column: its offset (0) is not loaded
-  int64_t j = 1;
   k += kSlice;
-  for (; j + kUnroll <= width; j += kUnroll, k += kUnroll * kSlice) {
-    uint16_t os[kUnroll];
-    T vs[kUnroll];
+  // kSlotsPerStep slots a step, the last step predicated (as ELL's kernel, ell.cu: a short row keeps
+  // all its loads in flight instead of walking its remainder one dependent load at a time).
+  for (int64_t j = 1; j < width; j += kSlotsPerStep, k += kSlotsPerStep * kSlice) {
+    uint16_t os[kSlotsPerStep];
+    T vs[kSlotsPerStep];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      os[u] = offsets[k + u * kSlice];
-      vs[u] = value_at(k + u * kSlice);
+    for (int u = 0; u < kSlotsPerStep; ++u) {
+      const bool in_row = j + u < width;
+      os[u] = in_row ? __ldcs(offsets + k + u * kSlice) : uint16_t{0};
+      vs[u] = in_row ? value_at(k + u * kSlice) : T{0};
     }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
+    for (int u = 0; u < kSlotsPerStep; ++u)
       if (os[u] != 0) sum += vs[u] * xr[os[u]];
-  }
-  for (; j < width; ++j, k += kSlice) {
-    const uint16_t o = offsets[k];
-    if (o != 0) sum += value_at(k) * xr[o];
   }
   return sum;
 }
