@@ -36,15 +36,22 @@ template <int Stride, int Unroll = 4, class T, class I, class V>
 __device__ __forceinline__ T row_dot(const I* __restrict__ cols, const V* __restrict__ vals,
                                      const T* __restrict__ x, uint32_t len, uint32_t lane) {
   T sum = T{0};
-  uint32_t k = lane;
-  for (; k + (Unroll - 1) * Stride < len; k += Unroll * Stride) {
+  // The last, partial batch is predicated rather than walked one dependent load pair at a time: a
+  // lane with 3 nonzeros left keeps 6 loads in flight, not 2 (the ELL row loop's finding, ell.cu).
+  // The order of the sums is that of k, as before.
+  for (uint32_t k = lane; k < len; k += Unroll * Stride) {
     I c[Unroll];
     V v[Unroll];
-    load_nonzero_batch<Unroll>(cols, vals, k, Stride, c, v);
 #pragma unroll
-    for (int u = 0; u < Unroll; ++u) sum += static_cast<T>(v[u]) * __ldg(x + c[u]);
+    for (int u = 0; u < Unroll; ++u) {
+      const bool in_row = k + u * Stride < len;
+      c[u] = in_row ? __ldg(cols + k + u * Stride) : I{0};
+      v[u] = in_row ? __ldg(vals + k + u * Stride) : V{0};
+    }
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u)
+      if (k + u * Stride < len) sum += static_cast<T>(v[u]) * __ldg(x + c[u]);
   }
-  for (; k < len; k += Stride) sum += static_cast<T>(__ldg(vals + k)) * __ldg(x + __ldg(cols + k));
   return sum;
 }
 
