@@ -42,6 +42,11 @@ struct SellC16Dict {
 template <class T>
 int64_t distinct_values_upto(std::span<const T> values, int64_t limit = kSellC16DictMaxValues);
 
+// The table to_sell_c16_dict builds from a matrix's values: bitwise distinct, in order of first
+// appearance, {0} for no values; spx::Error past 256 (the GPU conversion takes it from here).
+template <class T>
+std::vector<T> sell_c16_dict_table(std::span<const T> values);
+
 // Converts a canonical Csr (validated first). Throws spx::Error for what to_sell_c16 refuses, and
 // when the matrix holds more than 256 distinct values (naming the count reached).
 template <class T>

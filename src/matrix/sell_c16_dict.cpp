@@ -128,20 +128,29 @@ void SellC16Dict<T>::validate() const {
 }
 
 template <class T>
-SellC16Dict<T> to_sell_c16_dict(const Csr<T, int32_t>& A) {
-  A.validate();
-  // The table, built in one pass over the values, refused at the 257th.
+std::vector<T> sell_c16_dict_table(std::span<const T> values) {
+  // One pass over the values, refused at the 257th.
   ValueSet<T> set(kSellC16DictMaxValues);
-  for (const T v : A.values) {
+  for (const T v : values) {
     set.insert(v, kSellC16DictMaxValues);
     if (set.count() > kSellC16DictMaxValues)
       throw Error(fmt::format("to_sell_c16_dict: the matrix holds more than {} distinct values",
                               kSellC16DictMaxValues));
   }
+  std::vector<T> table = set.values();
+  if (table.empty()) table.push_back(T{0});  // no nonzeros: one (unused) value
+  return table;
+}
+
+template <class T>
+SellC16Dict<T> to_sell_c16_dict(const Csr<T, int32_t>& A) {
+  A.validate();
+  const std::vector<T> table = sell_c16_dict_table(std::span<const T>(A.values));
+  ValueSet<T> set(kSellC16DictMaxValues);  // the table again, for the codes' lookups
+  for (const T v : table) set.insert(v, kSellC16DictMaxValues);
   SellC16Dict<T> d;
   d.sell = to_sell_c16(A);
-  d.table = set.values();
-  if (d.table.empty()) d.table.push_back(T{0});  // no nonzeros: one (unused) value
+  d.table = table;
   if (d.table.size() > 1) {
     d.codes.assign(d.sell.values.size(), 0);
     const SellC16<T>& s = d.sell;
@@ -203,6 +212,8 @@ template void spmv(const SellC16Dict<double>&, std::span<const double>, std::spa
 
 template int64_t distinct_values_upto(std::span<const float>, int64_t);
 template int64_t distinct_values_upto(std::span<const double>, int64_t);
+template std::vector<float> sell_c16_dict_table(std::span<const float>);
+template std::vector<double> sell_c16_dict_table(std::span<const double>);
 template struct SellC16Dict<float>;
 template struct SellC16Dict<double>;
 template SellC16Dict<float> to_sell_c16_dict(const Csr<float, int32_t>&);

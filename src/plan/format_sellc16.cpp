@@ -26,10 +26,6 @@ double sellc16_device_bytes(const Problem& p) {
   return slots * (p.value_bytes + 2) + 4.0 * rows + 8.0 * (std::ceil(rows / kSellC16SliceRows) + 1.0);
 }
 
-double sellc16_setup_us(double bytes, const cuda::PlannerRuleTable& t) {
-  return bytes / (t.host_convert_gbs * 1e3);
-}
-
 std::optional<std::string> sellc16_refusal(const Problem& p, const cuda::PlannerRuleTable& t) {
   if (!p.column_spans) return std::string("SELL-C16 needs the rows' column spans");
   if (p.column_spans->wide_rows > 0)

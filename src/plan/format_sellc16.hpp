@@ -17,9 +17,6 @@ inline constexpr const char* kSellC16Format = "sellc16";
 // slice as wide as the longest row.
 double sellc16_device_bytes(const Problem& p);
 
-// Host conversion (O(slots)) and upload of those bytes.
-double sellc16_setup_us(double bytes, const cuda::PlannerRuleTable& t);
-
 // Why SELL-C16 is not a candidate for p, or nullopt when it is: it needs the column spans and the
 // features (SELL-32 slots); every row must span at most 65535 columns (no escape path), and the
 // slots per nonzero stay within SELL's t.sell_max_slots_per_nnz.

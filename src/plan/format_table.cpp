@@ -75,8 +75,9 @@ Refusal sell_refusal(const Problem& p, const Rules& t) {
 double csrc16_setup(const Problem&, double bytes, const model::DeviceBasics&, const Rules& t) {
   return csrc16_setup_us(bytes, t);
 }
-double sellc16_setup(const Problem&, double bytes, const model::DeviceBasics&, const Rules& t) {
-  return sellc16_setup_us(bytes, t);
+// SELL-C16 is converted on the device from the CSR there (cuda::to_sell_c16): ELL's rate.
+double sellc16_setup(const Problem& p, double bytes, const model::DeviceBasics& d, const Rules& t) {
+  return device_convert_us(p, bytes, d, t);
 }
 double bsr_setup(const Problem&, double bytes, const model::DeviceBasics&, const Rules& t) {
   return bsr_setup_us(bytes, t);
@@ -100,9 +101,11 @@ double mixed_model_bytes(const Problem& p) {
   return 8.0 * static_cast<double>(p.stats.nnz) + 4.0 * static_cast<double>(p.stats.rows + 1);
 }
 
-double sellc16_dict_setup(const Problem& p, double bytes, const model::DeviceBasics&, const Rules& t) {
-  // The host conversion writes SELL-C16 first, then the codes: SELL-C16's cost and this row's.
-  return sellc16_setup_us(sellc16_device_bytes(p) + bytes, t);
+double sellc16_dict_setup(const Problem& p, double bytes, const model::DeviceBasics& d, const Rules& t) {
+  // The table from one host pass over the values (sell_c16_dict_table), then SELL-C16 and the codes
+  // converted on the device: SELL-C16's slab is written, then this row's bytes.
+  const double table_us = host_convert_us(p, static_cast<double>(p.stats.nnz) * p.value_bytes, d, t);
+  return table_us + device_convert_us(p, sellc16_device_bytes(p) + bytes, d, t);
 }
 Refusal sellc16_dict_refusal_row(const Problem& p, const Rules& t) { return sellc16_dict_refusal(p, t); }
 

@@ -1,6 +1,6 @@
 // SELL-C16 with a value dictionary on the GPU: against the CPU reference and bitwise against
 // SELL-C16's kernel on stencils (two values), a pattern matrix (one value: no codes), 256 values,
-// odd sizes, empty rows; y poisoned first; alpha/beta.
+// odd sizes, empty rows; y poisoned first; alpha/beta. The device conversion against the host's.
 #include "spx/sell_c16_dict.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 
 #include "gpu_test_support.hpp"
 #include "spx/cuda/buffer.hpp"
+#include "spx/cuda/convert.hpp"
 #include "spx/cuda/spmv_sell_c16.hpp"
 #include "spx/generate.hpp"
 
@@ -67,6 +68,63 @@ TYPED_TEST(SellC16DictGpu, MatchesTheReferenceAndSellC16Bitwise) {
         ASSERT_EQ(got[i], sell[i]) << name << c.label() << ": row " << i << " differs from SELL-C16's kernel";
     }
   }
+}
+
+// The device conversion (cuda::to_sell_c16_dict, the table from sell_c16_dict_table) gives the
+// host conversion's table and codes; the table given in another order still codes every slot to
+// its value; a table missing a value, repeating one or past 256 values is an error.
+TYPED_TEST(SellC16DictGpu, DeviceConversionEqualsTheHostConversion) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<std::pair<std::string, Csr<T, int32_t>>> cases = {
+      {"stencil27 (2 values)", gen::generate<T, int32_t>("stencil27:n=23")},
+      {"pattern (1 value)",
+       few_values(gen::generate<T, int32_t>("random:rows=2049,cols=1999,len=11,seed=2"), 1, seed)},
+      {"256 values, empty rows",
+       few_values(test::random_csr<T, int32_t>(3001, 2999, 0, 30, seed, 0.2), 256, seed)},
+      {"no nonzeros", Csr<T, int32_t>(37, 41)},
+  };
+  for (const auto& [name, A] : cases) {
+    SCOPED_TRACE(name);
+    const SellC16Dict<T> want = to_sell_c16_dict(A);
+    const auto dA = cuda::upload(ctx, A);
+    const std::vector<T> table = sell_c16_dict_table(std::span<const T>(A.values));
+    ASSERT_TRUE(test::same_bits(table, want.table));
+    const auto got = cuda::to_sell_c16_dict(ctx, dA, std::span<const T>(table));
+    EXPECT_EQ(got.slots, want.sell.slots());
+    EXPECT_EQ(got.nnz, want.sell.nnz());
+    EXPECT_EQ(got.bytes(), cuda::upload_sell_c16_dict(ctx, want).bytes());
+    EXPECT_TRUE(cuda::to_host(ctx, std::span<const int64_t>(got.slice_ptr.span())) == want.sell.slice_ptr);
+    EXPECT_TRUE(cuda::to_host(ctx, std::span<const int32_t>(got.base.span())) == want.sell.base);
+    EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint16_t>(got.offsets.span())) == want.sell.offsets);
+    EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint8_t>(got.codes.span())) == want.codes);
+    if (table.size() < 2) continue;
+    // Reversed: every real slot's code now names the same value at its new place.
+    const std::vector<T> reversed(table.rbegin(), table.rend());
+    const auto rev = cuda::to_sell_c16_dict(ctx, dA, std::span<const T>(reversed));
+    const auto codes = cuda::to_host(ctx, std::span<const uint8_t>(rev.codes.span()));
+    for (std::size_t k = 0; k < codes.size(); ++k)
+      if (want.codes[k] != 0 || codes[k] != table.size() - 1)  // padding keeps code 0
+        ASSERT_EQ(codes[k], table.size() - 1 - want.codes[k]) << "slot " << k;
+    // A value missing from the table, a repeated value, too many values.
+    const std::vector<T> missing(table.begin() + 1, table.end());
+    test::expect_error([&] { (void)cuda::to_sell_c16_dict(ctx, dA, std::span<const T>(missing)); },
+                       "not in the table");
+    std::vector<T> repeated = table;
+    repeated.push_back(table.front());
+    if (repeated.size() <= 256)
+      test::expect_error([&] { (void)cuda::to_sell_c16_dict(ctx, dA, std::span<const T>(repeated)); },
+                         "are the same value");
+  }
+  const std::vector<T> too_many(257, T{1});
+  test::expect_error(
+      [&] {
+        (void)cuda::to_sell_c16_dict(ctx, cuda::upload(ctx, cases[0].second), std::span<const T>(too_many));
+      },
+      "holds 257 values");
 }
 
 }  // namespace

@@ -2,12 +2,14 @@
 // cases (odd row counts with a partial last slice, empty rows, span exactly 65535, one huge row,
 // stencils, FEM-like, banded), the random shapes every SpMV is checked on (those with a row
 // spanning more than 65535 columns must be refused by the conversion instead) and the shared
-// matrices the planner would admit. y is NaN-poisoned when beta == 0; tolerances as
+// matrices the planner would admit; the device conversion against the host's, array for array. y is
+// NaN-poisoned when beta == 0; tolerances as
 // gpu_test_support.hpp explains. Every result must be the same bits on a second run.
 #include "spx/sell_c16.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -18,8 +20,10 @@
 #include "sell_c16_cases.hpp"
 #include "spx/column_spans.hpp"
 #include "spx/cpu.hpp"
+#include "spx/cuda/convert.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmv_sell_c16.hpp"
+#include "spx/generate.hpp"
 
 namespace spx::test {
 namespace {
@@ -88,6 +92,61 @@ TYPED_TEST(SellC16Gpu, SpmvMatchesRefOnSharedMatrices) {
     if (column_span_stats(A).wide_rows > 0 || slots > max_slots) return;
     check(name, A, seed);
   });
+}
+
+// The device conversion (cuda::to_sell_c16) gives the host conversion's arrays exactly, on the
+// SELL-C16 cases, the random shapes and the shared matrices the planner admits; a row spanning more
+// than 65535 columns is refused naming the row the host names. Its product equals the reference.
+template <class T>
+void expect_device_conversion_equals_host(const std::string& name, const Csr<T, int32_t>& A) {
+  SCOPED_TRACE(name);
+  auto& ctx = gpu();
+  const auto dA = cuda::upload(ctx, A);
+  if (column_span_stats(A).wide_rows > 0) {
+    std::string host_error;
+    try {
+      (void)to_sell_c16(A);
+    } catch (const Error& e) {
+      host_error = e.what();
+    }
+    ASSERT_FALSE(host_error.empty());
+    const std::string row =
+        host_error.substr(host_error.find("row "), host_error.find(" spans") - host_error.find("row "));
+    expect_error([&] { (void)cuda::to_sell_c16(ctx, dA); }, row + " spans");
+    return;
+  }
+  const SellC16<T> want = to_sell_c16(A);
+  const auto got = cuda::to_sell_c16(ctx, dA);
+  EXPECT_EQ(got.rows, want.rows);
+  EXPECT_EQ(got.cols, want.cols);
+  EXPECT_EQ(got.nnz, want.nnz());
+  EXPECT_EQ(got.slots, want.slots());
+  EXPECT_EQ(got.bytes(), want.bytes());
+  EXPECT_TRUE(cuda::to_host(ctx, std::span<const int64_t>(got.slice_ptr.span())) == want.slice_ptr);
+  EXPECT_TRUE(cuda::to_host(ctx, std::span<const int32_t>(got.base.span())) == want.base);
+  EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint16_t>(got.offsets.span())) == want.offsets);
+  EXPECT_TRUE(same_bits(cuda::to_host(ctx, std::span<const T>(got.values.span())), want.values));
+}
+
+TYPED_TEST(SellC16Gpu, DeviceConversionEqualsTheHostConversion) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed << " " << precision_name<T>());
+  for (const auto& c : sell_c16_cases<T>(seed)) expect_device_conversion_equals_host(c.name, c.A);
+  for (const auto& m : random_matrices<T, int32_t>(seed)) expect_device_conversion_equals_host(m.name, m.A);
+  const double max_slots = cuda::default_rule_tables().planner.sell_max_slots_per_nnz;
+  for_each_shared_matrix<T>([&](const std::string& name, const Csr<T, int32_t>& A, uint64_t) {
+    const double slots = static_cast<double>(sell_c16_slots(A)) / static_cast<double>(std::max(1, A.nnz()));
+    if (slots <= max_slots) expect_device_conversion_equals_host(name, A);
+  });
+  // And the product on a converted matrix, against the reference.
+  const auto A = gen::generate<T, int32_t>("stencil27:n=19");
+  auto& ctx = gpu();
+  const auto dS = cuda::to_sell_c16(ctx, cuda::upload(ctx, A));
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
+  for (const SpmvCase<T>& c : spmv_cases(A, x, seed))
+    c.expect_close(run(dS, x, c.y0, c.alpha, c.beta), "converted" + c.label());
 }
 
 // alpha == 0 reads neither A nor x (NaN in x must not show); beta == 0 never reads y; padding

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/format_bytes.hpp"
 #include "matrix/index_checks.hpp"
+#include "spx/column_spans.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cuda::detail {
@@ -64,6 +66,30 @@ void throw_row_longer_than_width(const char* who, int64_t row, int64_t length, i
       "{}: row {} has {} entries, more than the requested width {}; use spx::cuda::to_hyb to put the entries "
       "past the width in a COO part",
       who, row, length, width));
+}
+
+void throw_row_span_too_wide(const char* who, int64_t row, int64_t first_col, int64_t last_col) {
+  throw Error(
+      fmt::format("{}: row {} spans columns {}..{} ({} > {}): not representable with 16-bit column offsets",
+                  who, row, first_col, last_col, last_col - first_col, kC16MaxSpan));
+}
+
+void check_dict_table(const char* who, std::size_t size, int max_size) {
+  if (size == 0 || size > static_cast<std::size_t>(max_size))
+    throw Error(fmt::format("{}: the table holds {} values (1..{}); build it with spx::sell_c16_dict_table",
+                            who, size, max_size));
+}
+
+void throw_dict_table_repeats(const char* who, int first, int second) {
+  throw Error(fmt::format("{}: table entries {} and {} are the same value", who, std::min(first, second),
+                          std::max(first, second)));
+}
+
+void throw_values_not_in_table(const char* who, unsigned slots, std::size_t table_size) {
+  throw Error(
+      fmt::format("{}: {} slots hold values that are not in the table of {} values; build the table "
+                  "from the matrix's values with spx::sell_c16_dict_table",
+                  who, slots, table_size));
 }
 
 }  // namespace spx::cuda::detail

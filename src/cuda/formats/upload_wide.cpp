@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda/common/check.hpp"
+#include "cuda/common/device_memory.hpp"
 #include "cuda/formats/row_blocks.hpp"
 #include "cuda/formats/widen.hpp"
 #include "spx/cuda/buffer.hpp"
@@ -28,16 +29,6 @@ namespace {
 // memory whatever the matrix.
 constexpr int64_t kStageEntries = int64_t{64} << 20;
 
-void require_free(std::size_t needed, const char* what) {
-  std::size_t free_bytes = 0, total = 0;
-  SPX_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
-  if (needed > free_bytes)
-    throw Error(fmt::format("{}: needs {:.1f} MiB of device memory, {:.1f} MiB free of {:.1f} MiB", what,
-                            static_cast<double>(needed) / 1048576.0,
-                            static_cast<double>(free_bytes) / 1048576.0,
-                            static_cast<double>(total) / 1048576.0));
-}
-
 template <class T>
 std::size_t wide_bytes(int64_t rows, int64_t nnz) {
   return static_cast<std::size_t>(rows + 1) * sizeof(int64_t) +
@@ -47,7 +38,7 @@ std::size_t wide_bytes(int64_t rows, int64_t nnz) {
 template <class T>
 WideDeviceCsr<T> allocate_wide(int64_t rows, int64_t cols, int64_t nnz, const char* what) {
   (void)plan::offset_bits(plan::IndexWidth::Bits64, rows, cols, nnz);  // rows, cols < 2^31; nnz >= 0
-  require_free(wide_bytes<T>(rows, nnz), what);
+  detail::require_device_memory(wide_bytes<T>(rows, nnz), what);
   WideDeviceCsr<T> d;
   d.rows = static_cast<int32_t>(rows);
   d.cols = static_cast<int32_t>(cols);
@@ -146,8 +137,8 @@ Csr<T, int64_t> download(Context& ctx, const WideDeviceCsr<T>& A) {
 
 template <class T>
 DeviceBuffer<int64_t> widen_columns(Context& ctx, const WideDeviceCsr<T>& A) {
-  require_free(static_cast<std::size_t>(A.nnz) * sizeof(int64_t),
-               "widen_columns (cuSPARSE's 64-bit columns)");
+  detail::require_device_memory(static_cast<std::size_t>(A.nnz) * sizeof(int64_t),
+                                "widen_columns (cuSPARSE's 64-bit columns)");
   DeviceBuffer<int64_t> out(static_cast<std::size_t>(A.nnz), "64-bit column indices for cuSPARSE");
   detail::widen_indices(ctx, A.col_idx.data(), out.data(), A.nnz);
   ctx.synchronize();

@@ -33,6 +33,7 @@
 #include "spx/cuda/spmv_sell_c16.hpp"
 #include "spx/cuda/vendor.hpp"
 #include "spx/error.hpp"
+#include "spx/sell_c16_dict.hpp"
 
 namespace spx::cuda::detail {
 
@@ -217,12 +218,12 @@ class Ell final : public Executor<T> {
   DeviceEll<T, int32_t> A_;
 };
 
-// SELL-C16: the host CSR converted once (the planner admits it only where every row spans at most
-// 65535 columns; to_sell_c16 throws naming the first row otherwise) and uploaded.
+// SELL-C16: converted on the device from the CSR there (the planner admits it only where every row
+// spans at most 65535 columns; the conversion throws naming the first row otherwise).
 template <class T>
 class SellC16Spmv final : public Executor<T> {
  public:
-  SellC16Spmv(Context& ctx, const MatrixParts<T>& m) : A_(upload_sell_c16(ctx, to_sell_c16(*m.host))) {
+  SellC16Spmv(Context& ctx, const MatrixParts<T>& m) : A_(to_sell_c16(ctx, *m.device)) {
     this->bytes = A_.bytes();
   }
   void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
@@ -234,15 +235,18 @@ class SellC16Spmv final : public Executor<T> {
   DeviceSellC16<T> A_;
 };
 
-// SELL-C16 with a value dictionary: converted on the host (SELL-C16, then the table and codes)
-// and uploaded without the values.
+// SELL-C16 with a value dictionary: the table from one pass over the host values, the slabs and
+// codes converted on the device.
+template <class T>
+DeviceSellC16Dict<T> dict_of(Context& ctx, const MatrixParts<T>& m) {
+  const std::vector<T> table = sell_c16_dict_table(std::span<const T>(m.host->values));
+  return to_sell_c16_dict(ctx, *m.device, std::span<const T>(table));
+}
+
 template <class T>
 class SellC16DictSpmv final : public Executor<T> {
  public:
-  SellC16DictSpmv(Context& ctx, const MatrixParts<T>& m)
-      : A_(upload_sell_c16_dict(ctx, to_sell_c16_dict(*m.host))) {
-    this->bytes = A_.bytes();
-  }
+  SellC16DictSpmv(Context& ctx, const MatrixParts<T>& m) : A_(dict_of(ctx, m)) { this->bytes = A_.bytes(); }
   void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
     spmv_sell_c16_dict(ctx, A_, x, y, alpha, beta);
   }
