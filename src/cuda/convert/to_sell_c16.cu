@@ -105,7 +105,8 @@ __device__ __forceinline__ Bits<T> device_bits(T v) {
 }
 
 // Pass 4. Padding slots (value 0, which need not be in the table) get code 0, as on the host; a real
-// slot's value must be in the table (`missing` counts those that are not).
+// slot's value must be in the table (`missing` counts those that are not). codes == nullptr: a
+// one-value table, checked but not coded.
 template <class T>
 __global__ void __launch_bounds__(kBlock)
     sell_c16_codes_kernel(int32_t rows, int64_t padded_rows, const int32_t* __restrict__ row_ptr,
@@ -133,7 +134,7 @@ __global__ void __launch_bounds__(kBlock)
       if (sorted_bits[lo] != key) atomicAdd(missing, 1u);  // not in the table: the caller's error
       code = sorted_index[lo];
     }
-    codes[slot] = code;
+    if (codes != nullptr) codes[slot] = code;
   }
 }
 
@@ -216,7 +217,9 @@ DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const DeviceCsr<T, int32_t>&
   D.slots = S.slots;
   D.table = to_device(ctx, std::vector<T>(table.begin(), table.end()), "SELL-C16 dictionary");
   D.uniform_value = table.front();
-  if (table.size() > 1 && S.slots > 0) {
+  // Every real slot's value is looked up, also with a one-value table (no codes stored then): a
+  // matrix of two values given one must be refused, not multiplied as if uniform.
+  if (S.slots > 0) {
     // The table's bit patterns sorted, each with its index in the table.
     std::vector<std::pair<Bits<T>, uint8_t>> keyed(table.size());
     for (std::size_t i = 0; i < table.size(); ++i) {
@@ -233,15 +236,17 @@ DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const DeviceCsr<T, int32_t>&
     for (std::size_t i = 0; i < keyed.size(); ++i) std::tie(bits[i], index[i]) = keyed[i];
     const DeviceBuffer<Bits<T>> d_bits = to_device(ctx, bits, "SELL-C16 dictionary keys");
     const DeviceBuffer<uint8_t> d_index = to_device(ctx, index, "SELL-C16 dictionary order");
-    detail::require_device_memory(static_cast<std::size_t>(S.slots), "cuda::to_sell_c16_dict (the codes)");
-    D.codes = DeviceBuffer<uint8_t>(static_cast<std::size_t>(S.slots), "SELL-C16 dictionary codes");
+    if (table.size() > 1) {
+      detail::require_device_memory(static_cast<std::size_t>(S.slots), "cuda::to_sell_c16_dict (the codes)");
+      D.codes = DeviceBuffer<uint8_t>(static_cast<std::size_t>(S.slots), "SELL-C16 dictionary codes");
+    }
     const int64_t slices = (int64_t{A.rows} + kSlice - 1) / kSlice;
     const int64_t max_width = detail::longest_row(ctx, A).length;
     auto* missing = static_cast<unsigned*>(ctx.workspace(sizeof(unsigned)));
     SPX_CUDA_CHECK(cudaMemsetAsync(missing, 0, sizeof(unsigned), ctx.stream()));
     sell_c16_codes_kernel<T><<<fill_grid(ctx, slices * kSlice, max_width), kBlock, 0, ctx.stream()>>>(
         A.rows, slices * kSlice, A.row_ptr.data(), S.slice_ptr.data(), S.values.data(), d_bits.data(),
-        d_index.data(), static_cast<int>(table.size()), D.codes.data(), missing);
+        d_index.data(), static_cast<int>(table.size()), table.size() > 1 ? D.codes.data() : nullptr, missing);
     SPX_CHECK_LAUNCH("sell_c16_codes_kernel", ctx.stream());
     unsigned missing_count = 0;
     copy_to_host_sync(ctx, &missing_count, missing, sizeof missing_count);
