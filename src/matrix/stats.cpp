@@ -25,8 +25,10 @@ using spx::detail::splitmix64;  // src/common/splitmix64.hpp: a bijection with f
 // fingerprint); other collisions are as unlikely as for a random 64-bit function.
 class Fingerprint {
  public:
-  // Version tag: change it whenever the hashed sequence changes, so stale tuning caches miss.
-  static constexpr uint64_t kStructureSeed = 0x7370782d66707631ULL;  // "spx-fpv1"
+  // Version tags: change one whenever its hashed sequence changes, so stale tuning caches miss.
+  // fpv2: each row hashed on its own (row_hash), the rows' hashes then folded in order.
+  static constexpr uint64_t kStructureSeed = 0x7370782d66707632ULL;  // "spx-fpv2"
+  static constexpr uint64_t kRowSeed = 0x7370782d72777632ULL;        // "spx-rwv2"
   static constexpr uint64_t kRowLengthSeed = 0x7370782d726c7631ULL;  // "spx-rlv1"
   explicit Fingerprint(uint64_t seed = kStructureSeed) : state_(splitmix64(seed)) {}
   void add(uint64_t value) { state_ = splitmix64(state_ ^ value); }
@@ -36,15 +38,42 @@ class Fingerprint {
   uint64_t state_;
 };
 
-// Every value is widened to 64 bits first, so int32 and int64 copies of a pattern agree.
+// Rows hashed a block at a time (in parallel within a block: each row's chain is independent of
+// the others', so the result does not depend on the thread count), then folded in row order. The
+// block bounds the scratch whatever the row count.
+constexpr int64_t kFingerprintRowsPerBlock = int64_t{1} << 16;
+// Below this many nonzeros a block is hashed on one thread (a parallel region costs ~10 us).
+constexpr int64_t kFingerprintParallelNnz = int64_t{1} << 16;
+
+// A row's hash: splitmix64 of each column xored with a key of its position in the row, summed, then
+// folded with the row's length. No nonzero waits for another's hash (fpv1 chained them: one
+// dependent splitmix64 a nonzero), and since splitmix64 is a bijection one changed column changes
+// its term, its row's hash and so the fingerprint. Every value is widened to 64 bits first, so int32
+// and int64 copies of a pattern agree.
+template <class I>
+uint64_t row_hash(const I* cols, int64_t len) {
+  constexpr uint64_t kPositionStep = 0x9E3779B97F4A7C15ULL;  // 2^64 / golden ratio: distinct keys
+  uint64_t sum = 0;
+  for (int64_t j = 0; j < len; ++j)
+    sum += splitmix64(static_cast<uint64_t>(cols[j]) ^ (static_cast<uint64_t>(j + 1) * kPositionStep));
+  return splitmix64(splitmix64(Fingerprint::kRowSeed ^ static_cast<uint64_t>(len)) ^ sum);
+}
+
 template <class T, class I>
 uint64_t fingerprint_of_valid(const Csr<T, I>& A) {
   Fingerprint h;
   h.add(static_cast<uint64_t>(A.rows));
   h.add(static_cast<uint64_t>(A.cols));
-  for (I r = 0; r < A.rows; ++r) {
-    h.add(static_cast<uint64_t>(A.row_length(r)));
-    for (I p = A.row_ptr[r]; p < A.row_ptr[r + 1]; ++p) h.add(static_cast<uint64_t>(A.col_idx[p]));
+  const int64_t rows = A.rows;
+  std::vector<uint64_t> hashes(static_cast<std::size_t>(std::min(rows, kFingerprintRowsPerBlock)));
+  for (int64_t first = 0; first < rows; first += kFingerprintRowsPerBlock) {
+    const int64_t last = std::min(rows, first + kFingerprintRowsPerBlock);
+    const bool parallel = static_cast<int64_t>(A.row_ptr[last] - A.row_ptr[first]) >= kFingerprintParallelNnz;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int64_t r = first; r < last; ++r)
+      hashes[static_cast<std::size_t>(r - first)] =
+          row_hash(A.col_idx.data() + A.row_ptr[r], static_cast<int64_t>(A.row_ptr[r + 1] - A.row_ptr[r]));
+    for (int64_t r = first; r < last; ++r) h.add(hashes[static_cast<std::size_t>(r - first)]);
   }
   return h.value();
 }
