@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "cpu/kernel_checks.hpp"
@@ -41,16 +42,18 @@ class ValueSet {
   // The value's index (inserted if new); -1 when the set already holds `limit` + 1 values.
   int64_t insert(T v, int64_t limit) {
     const Bits<T> b = bits_of(v);
+    // Matrices of few values repeat them in runs (a stencil row: -1 after -1): the last hit first.
+    if (count_ > 0 && b == last_bits_) return last_index_;
     std::size_t h = static_cast<std::size_t>((static_cast<uint64_t>(b) * 0x9E3779B97F4A7C15ull) >> 20) &
                     (keys_.size() - 1);
     while (used_[h] && keys_[h] != b) h = (h + 1) & (keys_.size() - 1);
-    if (used_[h]) return index_[h];
+    if (used_[h]) return remember(b, index_[h]);
     if (count_ > limit) return -1;
     used_[h] = 1;
     keys_[h] = b;
     index_[h] = count_;
     values_.push_back(v);
-    return count_++;
+    return remember(b, count_++);
   }
   int64_t count() const { return count_; }
   const std::vector<T>& values() const { return values_; }
@@ -59,9 +62,45 @@ class ValueSet {
   std::vector<Bits<T>> keys_;
   std::vector<char> used_;
   std::vector<int64_t> index_;
+  int64_t remember(Bits<T> b, int64_t index) {
+    last_bits_ = b;
+    last_index_ = index;
+    return index;
+  }
+
   std::vector<T> values_;
   int64_t count_ = 0;
+  Bits<T> last_bits_ = 0;
+  int64_t last_index_ = 0;
 };
+
+// Values per chunk of the parallel passes below (each chunk's own set, merged in chunk order).
+constexpr std::size_t kValuesPerChunk = std::size_t{1} << 20;
+
+// The distinct values of `values` in order of first appearance, at most limit + 1 of them (more:
+// the list stops at limit + 1). Chunks are scanned in parallel, each into its own set, and merged
+// in chunk order: a value's first appearance in the earliest chunk holding it is its first
+// appearance overall, so the order is the serial pass's whatever the threads.
+template <class T>
+std::vector<T> first_distinct_values(std::span<const T> values, int64_t limit) {
+  const std::size_t chunks = (values.size() + kValuesPerChunk - 1) / kValuesPerChunk;
+  std::vector<std::vector<T>> found(chunks);
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+  for (std::size_t c = 0; c < chunks; ++c) {
+    ValueSet<T> set(limit);
+    const std::size_t end = std::min(values.size(), (c + 1) * kValuesPerChunk);
+    for (std::size_t i = c * kValuesPerChunk; i < end && set.count() <= limit; ++i)
+      set.insert(values[i], limit);
+    found[c] = set.values();
+  }
+  ValueSet<T> all(limit);
+  for (const std::vector<T>& chunk : found)
+    for (const T v : chunk) {
+      all.insert(v, limit);
+      if (all.count() > limit) return all.values();
+    }
+  return all.values();
+}
 
 int64_t slices_of(int64_t rows) { return (rows + kSellC16SliceRows - 1) / kSellC16SliceRows; }
 
@@ -70,13 +109,9 @@ int64_t slices_of(int64_t rows) { return (rows + kSellC16SliceRows - 1) / kSellC
 template <class T>
 int64_t distinct_values_upto(std::span<const T> values, int64_t limit) {
   if (limit < 0) throw Error(fmt::format("distinct_values_upto: limit {} is negative", limit));
-  ValueSet<T> set(limit);
-  // Stops at the first value past the limit: a matrix of random values within its first few hundred.
-  for (const T v : values) {
-    set.insert(v, limit);
-    if (set.count() > limit) return limit + 1;
-  }
-  return set.count();
+  // Each chunk stops at its first value past the limit: a matrix of random values within its first
+  // few hundred.
+  return static_cast<int64_t>(first_distinct_values(values, limit).size());
 }
 
 double sell_c16_dict_stream_bytes(int64_t slots, int64_t rows, int64_t distinct, int value_bytes) {
@@ -129,15 +164,11 @@ void SellC16Dict<T>::validate() const {
 
 template <class T>
 std::vector<T> sell_c16_dict_table(std::span<const T> values) {
-  // One pass over the values, refused at the 257th.
-  ValueSet<T> set(kSellC16DictMaxValues);
-  for (const T v : values) {
-    set.insert(v, kSellC16DictMaxValues);
-    if (set.count() > kSellC16DictMaxValues)
-      throw Error(fmt::format("to_sell_c16_dict: the matrix holds more than {} distinct values",
-                              kSellC16DictMaxValues));
-  }
-  std::vector<T> table = set.values();
+  // One (parallel) pass over the values, refused at the 257th.
+  std::vector<T> table = first_distinct_values(values, kSellC16DictMaxValues);
+  if (static_cast<int64_t>(table.size()) > kSellC16DictMaxValues)
+    throw Error(fmt::format("to_sell_c16_dict: the matrix holds more than {} distinct values",
+                            kSellC16DictMaxValues));
   if (table.empty()) table.push_back(T{0});  // no nonzeros: one (unused) value
   return table;
 }

@@ -4,7 +4,9 @@
 #include "spx/sell_c16_dict.hpp"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -45,6 +47,32 @@ TEST(SellC16Dict, CountsDistinctValuesBitwiseUpToTheLimit) {
   many[77777] = 1000.0f;
   EXPECT_EQ(distinct_values_upto(std::span<const float>(many)), 257);
   EXPECT_EQ(distinct_values_upto(std::span<const float>()), 0);
+}
+
+// The table is built from chunks of 2^20 values scanned in parallel and merged in chunk order: its
+// order must be the serial first-appearance order whatever the threads, values first seen in later
+// chunks included, and the count must stop at 257 in any chunk.
+TEST(SellC16Dict, TableOrderIsFirstAppearanceAcrossChunksAndThreads) {
+  const std::size_t n = (std::size_t{1} << 20) * 3 + 12345;
+  std::vector<double> v(n, 7.0);
+  std::mt19937_64 rng(11);
+  for (int k = 0; k < 200; ++k) v[rng() % n] = 100.0 + k % 150;  // some first seen late, repeated
+  v[n - 1] = -3.0;                                               // first seen in the last chunk
+  std::vector<double> want;
+  for (const double x : v)
+    if (std::find(want.begin(), want.end(), x) == want.end()) want.push_back(x);
+  ASSERT_LE(want.size(), 256u);
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2, 3}) {
+    omp_set_num_threads(threads);
+    EXPECT_EQ(sell_c16_dict_table(std::span<const double>(v)), want) << threads << " threads";
+    EXPECT_EQ(distinct_values_upto(std::span<const double>(v)), static_cast<int64_t>(want.size()));
+  }
+  for (int k = 0; k < 300; ++k)
+    v[(std::size_t{1} << 21) + 5 + static_cast<std::size_t>(k)] = 1e6 + k;  // chunk 2
+  EXPECT_EQ(distinct_values_upto(std::span<const double>(v)), 257);
+  EXPECT_THROW((void)sell_c16_dict_table(std::span<const double>(v)), Error);
+  omp_set_num_threads(saved);
 }
 
 TEST(SellC16Dict, RoundTripAndReferenceEqualSellC16Bitwise) {
