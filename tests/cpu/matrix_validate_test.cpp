@@ -1,7 +1,9 @@
 // validate(): one test per failure, each checking that the message names the offending index.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -132,6 +134,30 @@ TEST(MatrixValidate, CsrUnsortedColumns) {
       [&] { A.validate(); },
       {"Csr: row 2: column 0 at position 3 is not greater than previous column 1 (unsorted or duplicate; "
        "call spx::canonicalize)"});
+}
+
+// Past 2^16 nonzeros the column pass runs in parallel and only says whether all is well; the serial
+// pass then names the first bad entry, whatever the threads and wherever the others are.
+TEST(MatrixValidate, LargeCsrNamesTheFirstBadEntryWithAnyThreads) {
+  Csr<double, int32_t> A(100000, 50);
+  for (int32_t r = 0; r < A.rows; ++r) {
+    for (int32_t c = 0; c < 3; ++c) {
+      A.col_idx.push_back((r + 7 * c) % 50 + 0);
+      A.values.push_back(1.0);
+    }
+    std::sort(A.col_idx.end() - 3, A.col_idx.end());
+    A.row_ptr[static_cast<std::size_t>(r) + 1] = static_cast<int32_t>(A.col_idx.size());
+  }
+  ASSERT_NO_THROW(A.validate());
+  auto bad = A;
+  bad.col_idx[3 * 90000 + 1] = 50;                          // out of range, late
+  bad.col_idx[3 * 40000 + 2] = bad.col_idx[3 * 40000 + 1];  // duplicate, earlier: named first
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2, 4}) {
+    omp_set_num_threads(threads);
+    expect_error([&] { bad.validate(); }, {"row 40000", "not greater than previous column"});
+  }
+  omp_set_num_threads(saved);
 }
 
 TEST(MatrixValidate, CsrDuplicateColumn) {

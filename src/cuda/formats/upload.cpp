@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "cuda/formats/upload_valid.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
 
@@ -79,6 +80,11 @@ Ell<T, I> download_ell_async(Context& ctx, const DeviceEll<T, I>& d) {
 template <class T, class I>
 DeviceCsr<T, I> upload(Context& ctx, const Csr<T, I>& A) {
   A.validate();
+  return detail::upload_valid(ctx, A);
+}
+
+template <class T, class I>
+DeviceCsr<T, I> detail::upload_valid(Context& ctx, const Csr<T, I>& A) {
   DeviceCsr<T, I> d;
   d.rows = A.rows;
   d.cols = A.cols;
@@ -261,17 +267,18 @@ DeviceDense<T> make_device_dense(int64_t rows, int64_t cols, Layout layout) {
   return d;
 }
 
-#define SPX_INSTANTIATE_SPARSE(T, I)                                    \
-  template DeviceCsr<T, I> upload(Context&, const Csr<T, I>&);          \
-  template DeviceCoo<T, I> upload(Context&, const Coo<T, I>&);          \
-  template DeviceEll<T, I> upload(Context&, const Ell<T, I>&);          \
-  template DeviceEllR<T, I> upload(Context&, const EllR<T, I>&);        \
-  template DeviceHyb<T, I> upload(Context&, const Hyb<T, I>&);          \
-  template DeviceSell<T, I> upload_sell(Context&, const Csr<T, I>&, I); \
-  template Csr<T, I> download(Context&, const DeviceCsr<T, I>&);        \
-  template Coo<T, I> download(Context&, const DeviceCoo<T, I>&);        \
-  template Ell<T, I> download(Context&, const DeviceEll<T, I>&);        \
-  template EllR<T, I> download(Context&, const DeviceEllR<T, I>&);      \
+#define SPX_INSTANTIATE_SPARSE(T, I)                                         \
+  template DeviceCsr<T, I> upload(Context&, const Csr<T, I>&);               \
+  template DeviceCsr<T, I> detail::upload_valid(Context&, const Csr<T, I>&); \
+  template DeviceCoo<T, I> upload(Context&, const Coo<T, I>&);               \
+  template DeviceEll<T, I> upload(Context&, const Ell<T, I>&);               \
+  template DeviceEllR<T, I> upload(Context&, const EllR<T, I>&);             \
+  template DeviceHyb<T, I> upload(Context&, const Hyb<T, I>&);               \
+  template DeviceSell<T, I> upload_sell(Context&, const Csr<T, I>&, I);      \
+  template Csr<T, I> download(Context&, const DeviceCsr<T, I>&);             \
+  template Coo<T, I> download(Context&, const DeviceCoo<T, I>&);             \
+  template Ell<T, I> download(Context&, const DeviceEll<T, I>&);             \
+  template EllR<T, I> download(Context&, const DeviceEllR<T, I>&);           \
   template Hyb<T, I> download(Context&, const DeviceHyb<T, I>&);
 
 SPX_INSTANTIATE_SPARSE(float, int32_t)

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cuda/common/check.hpp"
+#include "cuda/formats/upload_valid.hpp"
 #include "cuda/plan/executor.hpp"
 #include "cuda/plan/race.hpp"
 #include "cuda/spmm/spmm_checks.hpp"
@@ -574,7 +575,7 @@ SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int32_t> A, plan::IndexWidth 
   }
   impl_->stats = spx::stats(A);  // validates A first
   impl_->extras.column_spans = column_span_stats(A);
-  impl_->device = upload(ctx, A);
+  impl_->device = detail::upload_valid(ctx, A);  // validated just above
   impl_->host = std::move(A);
 }
 
@@ -590,7 +591,7 @@ SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int64_t> A, plan::IndexWidth 
   A = Csr<T, int64_t>();
   impl_->stats = spx::stats(narrow);
   impl_->extras.column_spans = column_span_stats(narrow);
-  impl_->device = upload(ctx, narrow);
+  impl_->device = detail::upload_valid(ctx, narrow);  // validated by stats above
   impl_->host = std::move(narrow);
 }
 
