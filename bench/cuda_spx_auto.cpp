@@ -147,8 +147,7 @@ std::unique_ptr<Instance> auto_spmm(const Problem& p, const EntryPlan& how) {
   auto C = std::make_shared<cuda::DeviceDense<T>>(make_c<T>(p, how.layout));
   const cuda::DenseView<const T> b = cuda::view(*B);
   const cuda::DenseView<T> c = cuda::view(*C);
-  const plan::DenseLayout layout =
-      how.layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
+  const Layout layout = how.layout;
   (void)A->plan_spmm(p.cols_dense, layout, options_of(p.params, how));
   const auto launch = [A, B, C, b, c] { cuda::spmm(bench_context(), *A, b, c); };
   launch();  // the first call re-points the prepared operands (and rebuilds on another ld)

@@ -222,7 +222,7 @@ plan::Problem format_problem(const Problem& p) {
   plan::Problem q;
   q.op = p.op == OpKind::Spmm ? plan::Operation::Spmm : plan::Operation::Spmv;
   q.cols_dense = p.op == OpKind::Spmm ? p.cols_dense : 0;
-  q.layout = p.b_layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
+  q.layout = p.b_layout;
   q.value_bytes = static_cast<int>(value_bytes(p.precision));
   if (p.stats != nullptr) {
     q.stats = *p.stats;
@@ -263,8 +263,7 @@ FormatCopy format_copy(const Problem& p, const KernelEntry& kernel) {
   if (format == nullptr) format = plan::find_format(to_string(kernel.format));
   if (format == nullptr) return {};
   plan::Problem q = format_problem(p);
-  if (kernel.layout)
-    q.layout = *kernel.layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
+  if (kernel.layout) q.layout = *kernel.layout;
   const double bytes = format->extra_bytes(q);
   if (!(bytes > 0)) return {format->name, 0};
   return {format->name,

@@ -23,6 +23,7 @@
 #include "spx/bsr.hpp"
 #include "spx/column_spans.hpp"
 #include "spx/features.hpp"
+#include "spx/matrix.hpp"
 #include "spx/model.hpp"
 #include "spx/reorder.hpp"
 #include "spx/stats.hpp"
@@ -55,7 +56,7 @@ IndexWidth parse_index_width(std::string_view s);  // the same words; spx::Error
 // with the numbers when it cannot be held (Bits32 past 2^31 - 1 nonzeros, or rows or columns past
 // 2^31 - 1, which need 64-bit column indices the GPU path does not have).
 int offset_bits(IndexWidth w, int64_t rows, int64_t cols, int64_t nnz);
-enum class DenseLayout { RowMajor, ColMajor };  // SpMM's B and C
+using DenseLayout = spx::Layout;  // SpMM's B and C: the dense matrices' one layout enum
 
 struct Options {
   Mode mode = Mode::Auto;

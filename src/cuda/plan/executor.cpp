@@ -711,10 +711,6 @@ std::optional<CusparseSpmmAlg> spmm_alg(plan::VendorAlg a) {
   }
 }
 
-Layout layout_of(plan::DenseLayout l) {
-  return l == plan::DenseLayout::RowMajor ? Layout::RowMajor : Layout::ColMajor;
-}
-
 // Why a cuSPARSE row cannot be built ("" when it can): its algorithm, format and layout.
 std::string vendor_gap(const plan::KernelRow& row) {
   const std::string_view f = row.format;
@@ -726,8 +722,7 @@ std::string vendor_gap(const plan::KernelRow& row) {
   }
   const auto alg = spmm_alg(row.vendor);
   if (!alg) return "no cuSPARSE SpMM algorithm";
-  if (!cusparse_spmm_supports(*alg, layout_of(row.layout)))
-    return "an algorithm cuSPARSE runs in the other layout only";
+  if (!cusparse_spmm_supports(*alg, row.layout)) return "an algorithm cuSPARSE runs in the other layout only";
   if (f != "csr" && f != "coo") return "a format cuSPARSE SpMM is not built on here";
   return {};
 }
@@ -745,7 +740,7 @@ std::unique_ptr<Executor<T>> build_vendor(Context& ctx, const MatrixParts<T>& m,
     if (row.op == plan::Operation::Spmv)
       return std::make_unique<VendorSpmv<T, WideColumns<T>>>(ctx, std::move(A), *spmv_alg(row.vendor), true);
     return std::make_unique<VendorSpmm<T, WideColumns<T>>>(ctx, std::move(A), *spmm_alg(row.vendor),
-                                                           p.cols_dense, layout_of(p.layout), true);
+                                                           p.cols_dense, p.layout, true);
   }
   if (row.op == plan::Operation::Spmv) {
     if (row.vendor == plan::VendorAlg::BsrAlg1) return std::make_unique<VendorBsrSpmv<T>>(ctx, m, p);
@@ -757,7 +752,7 @@ std::unique_ptr<Executor<T>> build_vendor(Context& ctx, const MatrixParts<T>& m,
         ctx, owned(upload_sell(ctx, *m.host, int32_t{32})), alg, true);
   }
   const CusparseSpmmAlg alg = *spmm_alg(row.vendor);
-  const Layout layout = layout_of(p.layout);
+  const Layout layout = p.layout;
   if (f == "csr")
     return std::make_unique<VendorSpmm<T, Csr>>(ctx, borrowed(*m.device), alg, p.cols_dense, layout, false);
   return std::make_unique<VendorSpmm<T, Coo>>(ctx, owned(upload(ctx, to_coo(*m.host))), alg, p.cols_dense,

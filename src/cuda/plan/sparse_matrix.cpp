@@ -175,7 +175,7 @@ struct SparseMatrix<T>::Impl {
       sc.y = DeviceBuffer<T>(static_cast<std::size_t>(stats.rows), "planner y");
       ones(sc.x.data(), sc.x.size());
     } else {
-      const Layout layout = p.layout == plan::DenseLayout::RowMajor ? Layout::RowMajor : Layout::ColMajor;
+      const Layout layout = p.layout;
       sc.B = make_device_dense<T>(stats.cols, p.cols_dense, layout);
       sc.C = make_device_dense<T>(stats.rows, p.cols_dense, layout);
       ones(sc.B.data.data(), sc.B.data.size());
@@ -730,8 +730,7 @@ void spmm(Context& ctx, SparseMatrix<T>& A, DenseView<const T> B, DenseView<T> C
   if (B.layout != C.layout) throw Error("spmm: B and C must have the same layout");
   detail::check_spmm_operands("spmm", A.rows(), A.cols(), detail::shape_of(B), detail::shape_of(C),
                               sizeof(T));
-  const plan::DenseLayout layout =
-      B.layout == Layout::RowMajor ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
+  const Layout layout = B.layout;
   if (B.cols == 0) return;  // nothing to multiply: C has no columns
   auto it = m.spmm.find(std::make_pair(B.cols, static_cast<int>(layout)));
   if (it == m.spmm.end()) {
