@@ -31,7 +31,8 @@ COMMITTED_TABLE = {
     "64x64": [64, 64, 3, 0.61, 0.73, 0.38, 0.68], "64x32": [64, 32, 2, 0.65, 0.75, 0.1, 0.83],
     "32x64": [32, 64, 2, 0.65, 0.75, 0.05, 0.69], "32x32": [32, 32, 3, 0.55, 0.8, 0.3, 0.65]}
 COMMITTED_L2_GBS = 5960.0
-# Tiles measured in 52e15bd's variants and not kept (their starting guesses).
+# Tiles measured in the configuration study and not kept (their starting guesses; the study:
+# bench/results/h100/gemm/NOTES.md "What cuBLAS runs", its file under "Not kept" in README.md).
 DROPPED_TILES = {"128x64w4": [128, 64, 2, 0.78, 0.6, 0.89, 0.70], "64x128": [64, 128, 2, 0.78, 0.6, 0.89, 0.70]}
 SLAB_K = {"128x128": 16, "128x64": 16, "64x64": 16, "128x64w4": 16, "64x128": 16, "64x32": 32, "32x64": 32,
           "32x32": 32}

@@ -4,7 +4,7 @@ src/plan/rule_tables.cpp), so that `Auto` runs cuBLAS's DGEMM where the models s
 would be slower.
 
 cuBLAS is modelled as the best of a few tile shapes (the ones its H100 kernels use most: 128 x 64 x 16,
-64 x 64 x 16 and 32 x 32 x 32, with split-k; docs/dgemm.md "What cuBLAS runs") under
+64 x 64 x 16 and 32 x 32 x 32, with split-k; bench/results/h100/gemm/NOTES.md "What cuBLAS runs") under
 the same model as spx's tiles (gemm_predicted_us, ported in gemm_fit.py), each with its own fitted
 fractions. Auto picks cuBLAS where the vendor model's time is below spx's predicted time times
 (1 + vendor_margin).

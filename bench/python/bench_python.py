@@ -10,7 +10,7 @@ between bursts), the candidates interleaved burst by burst, median over bursts, 
   out      spx.spmv(A, x, out=y)        (no allocation),
   matmul   A @ x                        (allocates y as cupy.empty does),
   before   the same two through the Python fast path the package had before the C++ one
-           (commit 1f8c529, reproduced below as _Before: same checks, cupy.empty,
+           (reproduced below as _Before: same checks, cupy.empty,
            get_current_stream, the raw-pointer call), on the same matrix and arrays,
   parts    what a call is made of: an empty lambda (the loop), cupy.empty, cupy.ndarray,
            cupy.cuda.get_current_stream, the raw-pointer binding alone, the C++ fast path
@@ -68,8 +68,9 @@ def interleaved_ns(fns, calls, bursts=31):
 
 
 class _Before:
-    """The package's CuPy fast path before the C++ one (commit 1f8c529, python/spx/__init__.py:
-    Matrix.__matmul__, spmv and _spmv_cupy_fast), reproduced for a before/after in one run."""
+    """The package's CuPy fast path before the C++ one (python/spx/__init__.py's Matrix.__matmul__,
+    spmv and _spmv_cupy_fast then; bench/results/h100/python/README.md names the tree), reproduced
+    for a before/after in one run."""
 
     ndarray = None
     empty = None

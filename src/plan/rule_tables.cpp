@@ -250,21 +250,21 @@ RuleTables make_default_rule_tables() {
   t.gemm.max_workspace_bytes = std::size_t{256} << 20;
   t.gemm.launch_us = 3.0;  // per launch as the back-to-back timings see it (1000^2 x 16: 7.8 us)
   // cuBLAS's DGEMM as Auto's other candidate: the three tiles its H100 kernels use most (128 x 64 x 16
-  // at 2 blocks per SM, 64 x 64 x 16, 32 x 32 x 32; docs/dgemm.md "What cuBLAS runs"), their
-  // fractions fitted by bench/gemm_vendor_fit.py to cuBLAS's times on the 45 grid shapes (H100,
-  // bench/results/h100/gemm/grid-auto-a26edae: spx and cuBLAS timed call by call) so that the pick
-  // between it and spx's best gives the most speed; scored on the 27 validation shapes (docs/dgemm.md
-  // "Auto and cuBLAS"). The fractions are fitted numbers of a model, not measurements of cuBLAS's
-  // kernels (64 x 64's stores, say); a fourth tile (32 x 64) fitted the grid better and the
+  // at 2 blocks per SM, 64 x 64 x 16, 32 x 32 x 32; bench/results/h100/gemm/NOTES.md "What cuBLAS
+  // runs"), their fractions fitted by bench/gemm_vendor_fit.py to cuBLAS's times on the 45 grid shapes
+  // (H100, bench/results/h100/gemm/grid-auto-a26edae.json.gz: spx and cuBLAS timed call by call) so
+  // that the pick between it and spx's best gives the most speed; scored on the 27 validation shapes
+  // (docs/dgemm.md "Auto and cuBLAS"). The fractions are fitted numbers of a model, not measurements of
+  // cuBLAS's kernels (64 x 64's stores, say); a fourth tile (32 x 64) fitted the grid better and the
   // validation shapes worse, and was left out.
   t.gemm.vendor_tiles = {{GemmTile::Auto, 128, 64, 2, 0.81, 0.5, 0.44, 0.87, 16},
                          {GemmTile::Auto, 64, 64, 3, 0.9, 0.86, 0.95, 0.29, 16},
                          {GemmTile::Auto, 32, 32, 4, 0.6, 0.2, 0.49, 0.76, 32}};
   t.gemm.vendor_margin = 0.0;
   // Fitted by bench/gemm_vendor_fit.py --unaligned on the 23 odd-extent shapes of
-  // bench/gemm-shapes/odd-grid.txt (H100, gemm/odd-grid-b022a48): cuBLAS ran them 1.3-1.9x slower
-  // than the even shapes beside them (4095^3: 3328 against 4096^3's 2490 us), spx's v3 1.0-1.1x on
-  // large squares. Terms for spx's own unaligned paths fitted the odd grid better and the
+  // bench/gemm-shapes/odd-grid.txt (H100, bench/results/h100/gemm/odd-grid-b022a48.json.gz): cuBLAS ran
+  // them 1.3-1.9x slower than the even shapes beside them (4095^3: 3328 against 4096^3's 2490 us), spx's
+  // v3 1.0-1.1x on large squares. Terms for spx's own unaligned paths fitted the odd grid better and the
   // odd-validation shapes worse, and were left out (docs/dgemm.md "Auto and cuBLAS").
   t.gemm.vendor_unaligned_tensor = 0.8;
   t.gemm.vendor_unaligned_store = 0.88;

@@ -1,6 +1,7 @@
 // GEMM version 3 (double only): FP64 tensor cores fed by a multi-stage cp.async pipeline.
 //
-// What changed from version 2 (docs/dgemm.md, "Version 3", derives the numbers):
+// What changed from version 2 (docs/dgemm.md, "Design" and "The model with H100 numbers", derives
+// the numbers; the rounds: bench/results/h100/gemm/NOTES.md, study log):
 // - Staging: global → shared with cp.async (16-byte cp.async.cg, 8-byte cp.async.ca where the
 //   operand's pointer or ld forbids 16-byte vectors), kStages slabs of kBK = 16 in flight — no
 //   staging registers, and the global latency hides behind kStages - 1 slabs of DMMAs instead of one.
@@ -23,7 +24,7 @@
 // so ragged m, n, k run the general loader and the same multiply; the epilogue skips rows and
 // columns outside C.
 //
-// Second round (docs/dgemm.md, "Version 3, second round"):
+// Second round (bench/results/h100/gemm/NOTES.md, "v3, round 2"):
 // - Grouped rasterization: a 1-D grid whose block order walks a band of `group_m` tile rows before
 //   moving along n, so the ~132 resident blocks share a few A row panels and B column panels in the
 //   50 MB L2 instead of streaming all of A from HBM once per wave (blockIdx order = m order before).
@@ -53,7 +54,7 @@ inline constexpr int kFragsNextStep = 2, kFragsAfterRow = 3;
 // per instruction), the blocks per SM its registers are capped for, and the fragment buffering, two
 // register buffers either way (kFragsNextStep: step q + 1's fragments load before step q's DMMAs;
 // kFragsAfterRow: step q + 1's fragments of row i load after row i's DMMAs). Fragments loaded per
-// step and m16n8k16 were studied and dropped (docs/dgemm.md, study log).
+// step and m16n8k16 were studied and dropped (bench/results/h100/gemm/NOTES.md, study log).
 template <int BM, int BN, int WarpsM, int WarpsN, int BK, int Stages, int MmaK, int MinBlocks,
           int FragBufs = kFragsNextStep>
 struct Config {

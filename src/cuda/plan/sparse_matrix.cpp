@@ -187,8 +187,8 @@ struct SparseMatrix<T>::Impl {
     TimingOptions o;
     o.warmup = 2;
     o.min_runs = 10;
-    // 2 ms per candidate: at 0.5 ms (b475681) three launch-bound picks fell below 0.85 of the
-    // oracle on noise (docs/planner.md); ~8 ms of planning for four candidates.
+    // 2 ms per candidate: at 0.5 ms three launch-bound picks fell below 0.85 of the oracle on noise
+    // (bench/results/h100/planner/NOTES.md, study log); ~8 ms of planning for four candidates.
     o.min_seconds = 0.002;
     o.max_runs = 200;
     if (p.op == plan::Operation::Spmv) {

@@ -40,10 +40,11 @@ __device__ __forceinline__ void load_b_segment(const T* b_row, int64_t col_strid
 }
 
 // Nonzeros whose column, value and B segment are loaded before the first multiply-add, so that a
-// batch's loads are in flight together. The plain loop this replaces (#pragma unroll 4, commit
-// 07ba550) kept its exit test between iterations, and ptxas made every nonzero a dependent chain
-// col_idx -> B row -> FMA: on bcsstk13 at L = 32, 7% achieved occupancy (a small grid) and 22
-// cycles per issued instruction, 24 µs against cuSPARSE's 11. Fewer for wide segments (registers).
+// batch's loads are in flight together. The plain loop this replaces (#pragma unroll 4) kept its
+// exit test between iterations, and ptxas made every nonzero a dependent chain col_idx -> B row ->
+// FMA: on bcsstk13 at L = 32, 7% achieved occupancy (a small grid) and 22 cycles per issued
+// instruction, 24 µs against cuSPARSE's 11 ("batched row walk" in bench/results/h100/spmm/NOTES.md).
+// Fewer for wide segments (registers).
 template <int V>
 inline constexpr int kAccumulateBatch = V >= 8 ? 2 : 4;
 

@@ -77,7 +77,7 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
   // The clean synchronizer kernels load full tiles 16 bytes per lane (segsum_tile.cuh, kVectorTiles):
   // 16-byte aligned arrays and tiles (nnz_per_lane a multiple of the values per 16 bytes). The f64
   // synchronizer takes the clean kernel only then: without the vector loads it measured 3-7% slower
-  // than the general kernel (ade52c8).
+  // than the general kernel (bench/results/h100/segsum/NOTES.md, round 7).
   const bool vectorizable = aligned && plan.params.nnz_per_lane % (16 / static_cast<int>(sizeof(T))) == 0;
   plan.clean_kernel = plan.dirty_tiles == 0 && (plan.completes_rows || sizeof(T) == 4 || vectorizable);
   plan.vector_loads = plan.clean_kernel && !plan.completes_rows && vectorizable;

@@ -7,7 +7,7 @@
 // kept apart because nvcc's inlining and register allocation of a kernel depend on what else the
 // translation unit instantiates: with the staged variants in segsum.cu, the batched ones compiled
 // to other code (f64 synchronizer 60 -> 62 registers, the clean f32 one spilled), and that code
-// has been measured slower before (docs/spmv-segsum.md, "Fifth round"). The unnamed namespace
+// has been measured slower before (bench/results/h100/segsum/NOTES.md, round 5). The unnamed namespace
 // gives each translation unit its own copy, as when everything was in segsum.cu.
 #pragma once
 
@@ -54,7 +54,7 @@ constexpr bool kHighOccupancy = Clean && !CompleteRows && sizeof(T) == 4;
 // values and col_idx 16 bytes per lane (SegsumArgs::vector_loads): the scalar batched loads cost
 // about 29 instructions per nonzero and lane (a bounds check, the evict-first choice and the address
 // each), and the f32 kernel measured 77% of its issue slots used at 67% of DRAM bandwidth
-// (stencil27_128, ncu, docs/spmv-segsum.md "Seventh round"). Only these variants, so that the
+// (stencil27_128, ncu, bench/results/h100/segsum/NOTES.md, round 7). Only these variants, so that the
 // others keep the code they were measured with.
 template <bool CompleteRows, bool Clean>
 constexpr bool kVectorTiles = Clean && !CompleteRows;
@@ -455,10 +455,10 @@ __global__ void __launch_bounds__(kMaxSegsumBlock,
 // Launches the tile kernel's variant for a (the plan's clean_kernel: the clean one serves row
 // completion, 2-5% faster on the small matrices, the f32 synchronizer, high occupancy, and the f64
 // synchronizer where its full tiles are loaded 16 bytes per lane — without those loads the general
-// kernel measured 3-7% faster there, ade52c8; with them the clean one is 11-16% faster on the large
-// regular matrices, 910d084: stencil27_128 0.288 vs 0.333 ms, banded_4m 0.391 vs 0.446). Dynamic
-// shared memory per warp: its products (segsum_product_slots), its staged column
-// indices (segsum_staged_cols) and its flags.
+// kernel measured 3-7% faster there; with them the clean one is 11-16% faster on the large regular
+// matrices: stencil27_128 0.288 vs 0.333 ms, banded_4m 0.391 vs 0.446; round 7 of
+// bench/results/h100/segsum/NOTES.md). Dynamic shared memory per warp: its products
+// (segsum_product_slots), its staged column indices (segsum_staged_cols) and its flags.
 template <class T, bool CompleteRows>
 void launch_segsum_tiles(Context& ctx, const SegsumArgs<T>& a) {
   constexpr bool kStaged = CompleteRows;  // as in segsum_tile_kernel
