@@ -6,11 +6,11 @@
 // therefore spread over all threads, and no per-row dynamic scheduling is needed.
 //
 // Accuracy: products and sums are in double for float and double alike, and each row is rounded
-// to T once, like spx::ref. The only difference from the reference is the order of the sum (two
-// interleaved partial sums per row, and separate pieces for cut rows), so the results differ by at
-// most about 1 ulp of T plus n * 2^-52 relative to sum |a_ij x_j| for a row of n nonzeros. Summing
-// float in double is within noise on 2 threads and costs up to ~20% on 16 (docs/cpu-backend.md);
-// we keep it so that every CPU kernel has the same accuracy contract.
+// to T once, like spx::ref. A row held whole by one thread is summed in the reference's order, so
+// only rows cut between threads differ (their pieces are added separately): by at most about 1 ulp
+// of T plus n * 2^-52 relative to sum |a_ij x_j| for a row of n nonzeros. Summing float in double
+// is within noise on 2 threads and costs up to ~20% on 16 (docs/cpu-backend.md); we keep it so
+// that every CPU kernel has the same accuracy contract.
 #include <array>
 #include <cstdint>
 #include <span>
@@ -27,18 +27,32 @@ namespace {
 using cpu_detail::thread_count;
 using cpu_detail::thread_id;
 
-// sum_{k in [begin, end)} values[k] * x[col_idx[k]] in double. Two interleaved sums halve the
-// dependency chain of adds, which matters for long rows once the data is in cache.
+// sum_{k in [begin, end)} values[k] * x[col_idx[k]] in double: one product per nonzero, as
+// SciPy's loop (docs/cpu-backend.md, "SpMV inner loop").
 template <class T, class I>
-double row_dot(const T* values, const I* col_idx, const T* x, int64_t begin, int64_t end) {
-  double even = 0, odd = 0;
-  int64_t k = begin;
-  for (; k + 1 < end; k += 2) {
-    even += static_cast<double>(values[k]) * static_cast<double>(x[col_idx[k]]);
-    odd += static_cast<double>(values[k + 1]) * static_cast<double>(x[col_idx[k + 1]]);
+double row_dot(const T* __restrict values, const I* __restrict col_idx, const T* __restrict x, int64_t begin,
+               int64_t end) {
+  double sum = 0;
+  for (int64_t k = begin; k < end; ++k)
+    sum += static_cast<double>(values[k]) * static_cast<double>(x[col_idx[k]]);
+  return sum;
+}
+
+// y[r] = alpha*row_r·x + beta*y[r] for the rows [first, end) a thread holds whole: the loop where
+// the time goes, kept free of per-row branches (beta == 0 is a template parameter) and with
+// __restrict pointers so that the store to y does not force reloads of the matrix pointers.
+template <bool kBetaZero, class T, class I>
+void whole_rows(const I* __restrict row_ptr, const I* __restrict col_idx, const T* __restrict values,
+                const T* __restrict x, T* __restrict y, int64_t first, int64_t end, double alpha,
+                double beta) {
+  auto begin = static_cast<int64_t>(row_ptr[first]);
+  for (int64_t r = first; r < end; ++r) {
+    const auto row_end = static_cast<int64_t>(row_ptr[r + 1]);
+    const double sum = row_dot(values, col_idx, x, begin, row_end);
+    y[r] = kBetaZero ? static_cast<T>(alpha * sum)
+                     : static_cast<T>(alpha * sum + beta * static_cast<double>(y[r]));
+    begin = row_end;
   }
-  if (k < end) even += static_cast<double>(values[k]) * static_cast<double>(x[col_idx[k]]);
-  return even + odd;
 }
 
 // The sum of a row cut between threads, kept until the parallel part is over.
@@ -46,6 +60,12 @@ struct Partial {
   int64_t row = -1;  // -1: unused
   double sum = 0;
 };
+
+template <class T, class I>
+Partial partial_sum(const cpu_detail::RowPiece& piece, const T* values, const I* col_idx, const T* x) {
+  if (piece.row < 0) return {};
+  return {piece.row, row_dot(values, col_idx, x, piece.nz_begin, piece.nz_end)};
+}
 
 }  // namespace
 
@@ -76,15 +96,15 @@ void spmv(const Csr<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T b
   {
     const int t = thread_id();
     const auto segment = cpu_detail::merge_path_segment(row_ptr, rows, nnz, t, thread_count());
-    int cut = 0;
-    cpu_detail::for_each_row_piece(segment, row_ptr,
-                                   [&](int64_t row, int64_t begin, int64_t end, bool whole) {
-                                     const double sum = row_dot(values, col_idx, x_data, begin, end);
-                                     if (whole)
-                                       y_data[row] = cpu_detail::combine(sum, a, b, y_data[row]);
-                                     else
-                                       partials[t][cut++] = {row, sum};
-                                   });
+    const auto parts = cpu_detail::segment_rows(segment, row_ptr);
+    partials[t][0] = partial_sum(parts.head, values, col_idx, x_data);
+    if (parts.first_whole < parts.end_whole) {
+      if (b == 0)
+        whole_rows<true>(row_ptr, col_idx, values, x_data, y_data, parts.first_whole, parts.end_whole, a, b);
+      else
+        whole_rows<false>(row_ptr, col_idx, values, x_data, y_data, parts.first_whole, parts.end_whole, a, b);
+    }
+    partials[t][1] = partial_sum(parts.tail, values, col_idx, x_data);
   }
 
   // Cut rows: add the pieces in path order, then write each row once.
