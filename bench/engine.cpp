@@ -198,11 +198,28 @@ class ProblemRunner {
       ++done_;
     }
     set_speedups(first);
+    note_disturbed_timings(problem, first);
   }
 
  private:
   void note(const Problem& p, const std::string& kernel, const std::string& what) {
     report_.notes.push_back(fmt::format("{} {}: {}", problem_label(p), kernel, what));
+  }
+
+  // One note per problem naming the CPU kernels whose median is far above their minimum: the
+  // table's medians then say more about the machine's other load than about the kernels.
+  void note_disturbed_timings(const Problem& p, std::size_t first) {
+    std::string kernels;
+    for (std::size_t i = first; i < report_.results.size(); ++i) {
+      const Result& r = report_.results[i];
+      const double spread = r.backend == "cpu" ? disturbed_spread(r.timing) : 0;
+      if (spread > 0) kernels += fmt::format("{}{} {:.1f}x", kernels.empty() ? "" : ", ", r.kernel, spread);
+    }
+    if (kernels.empty()) return;
+    report_.notes.push_back(
+        fmt::format("{}: timings disturbed: median / min = {} (> {}): other processes were using the cores; "
+                    "compare `ms min`, or rerun on a quiet machine",
+                    problem_label(p), kernels, kDisturbedMedianOverMin));
   }
 
   static std::string params_refused(const Problem& shape, const KernelRun& run) {

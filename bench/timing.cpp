@@ -18,6 +18,12 @@ Timing summarize(std::vector<double> samples_ms) {
   return t;
 }
 
+double disturbed_spread(const Timing& t) {
+  if (t.runs < kMinRunsToJudgeSpread || t.min_ms <= 0) return 0;
+  const double spread = t.median_ms / t.min_ms;
+  return spread > kDisturbedMedianOverMin ? spread : 0;
+}
+
 Timing measure(Instance& instance, const TimingPolicy& policy) {
   if (Timing own; instance.measure(policy, own)) return own;
   for (int i = 0; i < policy.extra_warmup_runs; ++i) instance.timed_run_ms();

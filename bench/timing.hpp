@@ -1,6 +1,7 @@
 // Repetition policy and statistics for timing one Instance.
 #pragma once
 
+#include <string>
 #include <vector>
 
 namespace spx::bench {
@@ -31,6 +32,15 @@ struct Timing {
 
 // Median (mean of the two middle samples for an even count), min and max.
 Timing summarize(std::vector<double> samples_ms);
+
+// Run-to-run spread past which other processes, not the kernel, set a CPU kernel's times: on a
+// quiet machine a product's median stays within ~10% of its minimum, while a busy process on the
+// same cores made it 2-50x slower in some runs (docs/cpu-backend.md, "Waiting threads").
+inline constexpr double kDisturbedMedianOverMin = 1.5;
+inline constexpr int kMinRunsToJudgeSpread = 5;
+
+// median / min when the timing has enough runs and that exceeds kDisturbedMedianOverMin, else 0.
+double disturbed_spread(const Timing& t);
 
 // Times the instance as the policy says: through Instance::measure() when the instance has its
 // own harness, else by calling Instance::timed_run_ms() once per run.

@@ -16,6 +16,7 @@ The implementation lives in private modules (_matrix, _algebra, _linop, _cg, _th
 compiled core _spx); this module only names the public API.
 """
 
+from . import _openmp_wait  # first: loads the compiled core with passive OpenMP waiting
 from ._spx import version as __version__
 from ._matrix import (
     Matrix,

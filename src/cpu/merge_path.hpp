@@ -6,7 +6,7 @@
 // same number of nonzeros plus rows, found with one binary search in row_ptr per cut. Unlike
 // splitting at row boundaries, a cut may fall inside a row, so a single row of millions of
 // nonzeros is shared by all threads; the pieces of such a row are added up after the parallel
-// part (see RowPiece).
+// part (see SegmentRows).
 #pragma once
 
 #include <algorithm>
@@ -61,24 +61,52 @@ PathSegment merge_path_segment(const I* row_ptr, int64_t rows, int64_t nnz, int 
           merge_path_point(row_ptr, rows, nnz, diagonal(part + 1))};
 }
 
-// Visits the rows a segment touches, in order, as piece(row, nz_begin, nz_end, whole):
-//  * whole == true: the segment holds the whole row (its first nonzero and its end), so the
-//    caller computes and writes that row's result directly;
-//  * whole == false: the row is shared with a neighbouring segment; the caller keeps the partial
-//    sum and the pieces are added in segment order after the parallel part.
-// At most two pieces per segment are partial: its first row and its last.
+// The rows a segment touches, in three parts (Merrill & Garland's "row pieces"):
+//  * head: the end of a row that began in an earlier segment (nonzeros of it were consumed before
+//    ours), empty when the segment starts at a row start;
+//  * whole rows [first_whole, end_whole): the segment holds each one's first nonzero and its end,
+//    so the caller computes and writes their results directly;
+//  * tail: the start of the row the segment ends in, which continues in a later segment.
+// Head and tail are partial sums; the caller adds them in segment order after the parallel part.
+struct RowPiece {
+  int64_t row = -1;  // -1: no piece
+  int64_t nz_begin = 0;
+  int64_t nz_end = 0;
+};
+struct SegmentRows {
+  RowPiece head;
+  int64_t first_whole = 0;
+  int64_t end_whole = 0;
+  RowPiece tail;
+};
+
+template <class I>
+SegmentRows segment_rows(const PathSegment& s, const I* row_ptr) {
+  SegmentRows parts;
+  parts.first_whole = s.begin.row;
+  parts.end_whole = s.end.row;
+  int64_t nz = s.begin.nz;  // where the segment's nonzeros of row end_whole start
+  if (s.begin.row < s.end.row) {
+    const auto first_end = static_cast<int64_t>(row_ptr[s.begin.row + 1]);
+    if (nz > static_cast<int64_t>(row_ptr[s.begin.row])) {
+      parts.head = {s.begin.row, nz, first_end};
+      ++parts.first_whole;
+    }
+    nz = static_cast<int64_t>(row_ptr[s.end.row]);
+  }
+  if (nz < s.end.nz) parts.tail = {s.end.row, nz, s.end.nz};
+  return parts;
+}
+
+// Visits the rows of a segment in order as piece(row, nz_begin, nz_end, whole), whole == false for
+// the head and the tail (see SegmentRows). At most two pieces per segment are partial.
 template <class I, class Piece>
 void for_each_row_piece(const PathSegment& s, const I* row_ptr, Piece&& piece) {
-  int64_t nz = s.begin.nz;
-  // The first row began in an earlier segment when nonzeros of it were consumed before ours.
-  const bool first_row_shared = s.begin.row < s.end.row && nz > static_cast<int64_t>(row_ptr[s.begin.row]);
-  for (int64_t row = s.begin.row; row < s.end.row; ++row) {
-    const auto row_end = static_cast<int64_t>(row_ptr[row + 1]);
-    piece(row, nz, row_end, !(row == s.begin.row && first_row_shared));
-    nz = row_end;
-  }
-  // Nonzeros of the row the segment ends in (it continues in a later segment).
-  if (nz < s.end.nz) piece(s.end.row, nz, s.end.nz, false);
+  const SegmentRows parts = segment_rows(s, row_ptr);
+  if (parts.head.row >= 0) piece(parts.head.row, parts.head.nz_begin, parts.head.nz_end, false);
+  for (int64_t row = parts.first_whole; row < parts.end_whole; ++row)
+    piece(row, static_cast<int64_t>(row_ptr[row]), static_cast<int64_t>(row_ptr[row + 1]), true);
+  if (parts.tail.row >= 0) piece(parts.tail.row, parts.tail.nz_begin, parts.tail.nz_end, false);
 }
 
 }  // namespace spx::cpu_detail

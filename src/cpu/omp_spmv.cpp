@@ -28,9 +28,11 @@ using cpu_detail::thread_count;
 using cpu_detail::thread_id;
 
 // sum_{k in [begin, end)} values[k] * x[col_idx[k]] in double. Two interleaved sums halve the
-// dependency chain of adds, which matters for long rows once the data is in cache.
+// dependency chain of adds: measured 2-4% faster than one sum on one core of the 2-core machine
+// (power-law rows of up to 459 569 nonzeros, and stencil27), where SciPy's loop has one.
 template <class T, class I>
-double row_dot(const T* values, const I* col_idx, const T* x, int64_t begin, int64_t end) {
+double row_dot(const T* __restrict values, const I* __restrict col_idx, const T* __restrict x, int64_t begin,
+               int64_t end) {
   double even = 0, odd = 0;
   int64_t k = begin;
   for (; k + 1 < end; k += 2) {
@@ -41,11 +43,34 @@ double row_dot(const T* values, const I* col_idx, const T* x, int64_t begin, int
   return even + odd;
 }
 
+// y[r] = alpha*row_r·x + beta*y[r] for the rows [first, end) a thread holds whole: the loop where
+// the time goes, kept free of per-row branches (beta == 0 is a template parameter) and with
+// __restrict pointers so that the store to y does not force reloads of the matrix pointers.
+template <bool kBetaZero, class T, class I>
+void whole_rows(const I* __restrict row_ptr, const I* __restrict col_idx, const T* __restrict values,
+                const T* __restrict x, T* __restrict y, int64_t first, int64_t end, double alpha,
+                double beta) {
+  auto begin = static_cast<int64_t>(row_ptr[first]);
+  for (int64_t r = first; r < end; ++r) {
+    const auto row_end = static_cast<int64_t>(row_ptr[r + 1]);
+    const double sum = row_dot(values, col_idx, x, begin, row_end);
+    y[r] = kBetaZero ? static_cast<T>(alpha * sum)
+                     : static_cast<T>(alpha * sum + beta * static_cast<double>(y[r]));
+    begin = row_end;
+  }
+}
+
 // The sum of a row cut between threads, kept until the parallel part is over.
 struct Partial {
   int64_t row = -1;  // -1: unused
   double sum = 0;
 };
+
+template <class T, class I>
+Partial partial_sum(const cpu_detail::RowPiece& piece, const T* values, const I* col_idx, const T* x) {
+  if (piece.row < 0) return {};
+  return {piece.row, row_dot(values, col_idx, x, piece.nz_begin, piece.nz_end)};
+}
 
 }  // namespace
 
@@ -76,15 +101,15 @@ void spmv(const Csr<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T b
   {
     const int t = thread_id();
     const auto segment = cpu_detail::merge_path_segment(row_ptr, rows, nnz, t, thread_count());
-    int cut = 0;
-    cpu_detail::for_each_row_piece(segment, row_ptr,
-                                   [&](int64_t row, int64_t begin, int64_t end, bool whole) {
-                                     const double sum = row_dot(values, col_idx, x_data, begin, end);
-                                     if (whole)
-                                       y_data[row] = cpu_detail::combine(sum, a, b, y_data[row]);
-                                     else
-                                       partials[t][cut++] = {row, sum};
-                                   });
+    const auto parts = cpu_detail::segment_rows(segment, row_ptr);
+    partials[t][0] = partial_sum(parts.head, values, col_idx, x_data);
+    if (parts.first_whole < parts.end_whole) {
+      if (b == 0)
+        whole_rows<true>(row_ptr, col_idx, values, x_data, y_data, parts.first_whole, parts.end_whole, a, b);
+      else
+        whole_rows<false>(row_ptr, col_idx, values, x_data, y_data, parts.first_whole, parts.end_whole, a, b);
+    }
+    partials[t][1] = partial_sum(parts.tail, values, col_idx, x_data);
   }
 
   // Cut rows: add the pieces in path order, then write each row once.

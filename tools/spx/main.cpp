@@ -8,6 +8,7 @@
 
 #include "bench/provenance.hpp"
 #include "cli_common.hpp"
+#include "openmp_wait_policy.hpp"
 #include "spx/version.hpp"
 
 namespace spx::cli {
@@ -93,6 +94,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  spx::cli::restart_with_passive_openmp_waiting(argc, argv);
   try {
     return run(argc, argv);
   } catch (const spx::cli::ExitStatus& status) {
