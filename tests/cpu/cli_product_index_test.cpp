@@ -82,7 +82,7 @@ TEST_F(CliProductIndex, SmallMatricesRunAsBefore) {
 TEST_F(CliProductIndex, SixtyFourBitsNeedAGpu) {
   const CliRun r = spx("spmv stencil2d:n=8 --index 64 --repeat 2");
   if (r.status == 0) GTEST_SKIP() << "a GPU is present: tests/gpu/cli_wide_product_test.cpp covers the run";
-  EXPECT_EQ(r.err.rfind("spx: error: spx spmv at 64-bit indices runs the planned product on the GPU", 0), 0u)
+  EXPECT_EQ(r.err.rfind("spx: error: at 64-bit indices, spx spmv runs the planned product on the GPU", 0), 0u)
       << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }

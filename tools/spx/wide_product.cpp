@@ -287,7 +287,7 @@ void run_wide_product(const WideProduct& w) {
     throw Error(fmt::format("--precision {}: choose f32 or f64", w.precision));
 #ifdef SPX_HAVE_CUDA
   if (cuda::device_count() == 0)
-    throw Error(fmt::format("spx {} at 64-bit indices runs the planned product on the GPU: {}", w.command,
+    throw Error(fmt::format("at 64-bit indices, spx {} runs the planned product on the GPU: {}", w.command,
                             cuda::gpu_unavailable_reason()));
   if (w.precision == "f32")
     run<float>(w);
@@ -295,7 +295,7 @@ void run_wide_product(const WideProduct& w) {
     run<double>(w);
 #else
   throw Error(
-      fmt::format("spx {} at 64-bit indices runs the planned product on the GPU, and this spx was built "
+      fmt::format("at 64-bit indices, spx {} runs the planned product on the GPU, and this spx was built "
                   "without CUDA",
                   w.command));
 #endif
