@@ -67,8 +67,8 @@ class Tally {
 // double in entry order (spx::ref's arithmetic), rounded once to T, compared at once. Rows are
 // spread over the threads dynamically (row lengths vary by orders of magnitude); the reductions
 // are merged once per thread.
-template <class T, class Operand>
-CheckResult check_rows(const Csr<T, int32_t>& A, int64_t L, const Operand& b, const OutputView& out) {
+template <class T, class I, class Operand>
+CheckResult check_rows(const Csr<T, I>& A, int64_t L, const Operand& b, const OutputView& out) {
   if (out.rows() != A.rows || out.cols() != L) return {};
   const double u = unit_roundoff<T>(), tiny = smallest_normal<T>();
   const double rounding = out.value_rounding(), below_normal = rounding > 0 ? std::ldexp(1.0, -150) : 0.0;
@@ -79,11 +79,11 @@ CheckResult check_rows(const Csr<T, int32_t>& A, int64_t L, const Operand& b, co
     Tally mine;
     std::vector<double> acc(width), magnitude(width), operand(width);
 #pragma omp for schedule(dynamic, 64) nowait
-    for (int32_t i = 0; i < A.rows; ++i) {
+    for (I i = 0; i < A.rows; ++i) {
       std::fill(acc.begin(), acc.end(), 0.0);
       std::fill(magnitude.begin(), magnitude.end(), 0.0);
       std::fill(operand.begin(), operand.end(), 0.0);
-      for (int32_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+      for (I k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
         const double a = static_cast<double>(A.values[k]);
         const int64_t col = A.col_idx[k];
         for (std::size_t j = 0; j < width; ++j) {
@@ -119,17 +119,34 @@ double accumulation_error_factor(int64_t k, double u) {
   return ku / (1 - ku) + 2 * u;
 }
 
-template <class T>
-CheckResult check_spmv(const Csr<T, int32_t>& A, std::span<const T> x, const OutputView& y) {
+template <class T, class I>
+CheckResult check_spmv_any(const Csr<T, I>& A, std::span<const T> x, const OutputView& y) {
   if (static_cast<int64_t>(x.size()) != A.cols) throw Error("check_spmv: x does not match A's columns");
   return check_rows(
       A, 1, [x](int64_t k, int64_t) { return x[static_cast<std::size_t>(k)]; }, y);
 }
 
-template <class T>
-CheckResult check_spmm(const Csr<T, int32_t>& A, const Dense<T>& B, const OutputView& C) {
+template <class T, class I>
+CheckResult check_spmm_any(const Csr<T, I>& A, const Dense<T>& B, const OutputView& C) {
   if (B.rows != A.cols) throw Error("check_spmm: B does not match A's columns");
   return check_rows(A, B.cols, B, C);
+}
+
+template <class T>
+CheckResult check_spmv(const Csr<T, int32_t>& A, std::span<const T> x, const OutputView& y) {
+  return check_spmv_any(A, x, y);
+}
+template <class T>
+CheckResult check_spmv(const Csr<T, int64_t>& A, std::span<const T> x, const OutputView& y) {
+  return check_spmv_any(A, x, y);
+}
+template <class T>
+CheckResult check_spmm(const Csr<T, int32_t>& A, const Dense<T>& B, const OutputView& C) {
+  return check_spmm_any(A, B, C);
+}
+template <class T>
+CheckResult check_spmm(const Csr<T, int64_t>& A, const Dense<T>& B, const OutputView& C) {
+  return check_spmm_any(A, B, C);
 }
 
 template <class T>
@@ -195,6 +212,11 @@ template CheckResult check_spmv<double>(const Csr<double, int32_t>&, std::span<c
                                         const OutputView&);
 template CheckResult check_spmm<float>(const Csr<float, int32_t>&, const Dense<float>&, const OutputView&);
 template CheckResult check_spmm<double>(const Csr<double, int32_t>&, const Dense<double>&, const OutputView&);
+template CheckResult check_spmv<float>(const Csr<float, int64_t>&, std::span<const float>, const OutputView&);
+template CheckResult check_spmv<double>(const Csr<double, int64_t>&, std::span<const double>,
+                                        const OutputView&);
+template CheckResult check_spmm<float>(const Csr<float, int64_t>&, const Dense<float>&, const OutputView&);
+template CheckResult check_spmm<double>(const Csr<double, int64_t>&, const Dense<double>&, const OutputView&);
 template Projection gemm_projection<float>(const Dense<float>&, const Dense<float>&, uint64_t);
 template Projection gemm_projection<double>(const Dense<double>&, const Dense<double>&, uint64_t);
 

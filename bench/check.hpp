@@ -94,6 +94,13 @@ template <class T>
 CheckResult check_spmv(const Csr<T, int32_t>& A, std::span<const T> x, const OutputView& y);
 template <class T>
 CheckResult check_spmm(const Csr<T, int32_t>& A, const Dense<T>& B, const OutputView& C);
+// The same for a matrix with 64-bit indices: spx spmv/spmm --index 64 check the rows of a sample
+// (A holds those rows only, `out` their outputs in the same order), since a reference over billions
+// of nonzeros would cost the host far more than the product.
+template <class T>
+CheckResult check_spmv(const Csr<T, int64_t>& A, std::span<const T> x, const OutputView& y);
+template <class T>
+CheckResult check_spmm(const Csr<T, int64_t>& A, const Dense<T>& B, const OutputView& C);
 
 // GEMM's random projection: `expected` = A·(B·v) in double and its bound `tolerance`, per row of C.
 struct Projection {

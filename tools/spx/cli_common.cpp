@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <limits>
+#include <optional>
 
+#include "bench/footprint.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cli {
@@ -56,6 +59,18 @@ void warn_not_applied(const CLI::App& cmd, const std::vector<std::string>& optio
   if (given.empty()) return;
   print_warning(fmt::format("{} {} not apply {}: ignored", fmt::join(given, ", "),
                             given.size() == 1 ? "does" : "do", where));
+}
+
+bool reads_wide_indices(const bench::MatrixSource& source, plan::IndexWidth width,
+                        const std::string& command) {
+  if (width == plan::IndexWidth::Bits64) return true;
+  const std::optional<bench::ShapeEstimate> shape = bench::estimate_shape(source);
+  const bool past_32 = shape && shape->nnz > std::numeric_limits<int32_t>::max();
+  if (past_32 && width == plan::IndexWidth::Bits32)
+    throw Error(fmt::format(
+        "{}: {} nonzeros pass 2^31 - 1, the most 32-bit indices hold: use `spx {} --index 64` (or auto)",
+        source.name, shape->nnz, command));
+  return past_32;
 }
 
 void ProgressLine::show(int done, int total, const std::string& what) {

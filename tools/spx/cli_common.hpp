@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "bench/engine.hpp"  // KernelParams
+#include "bench/inputs.hpp"
 #include "bench/types.hpp"
 #include "number_options.hpp"
+#include "spx/plan.hpp"
 
 namespace spx::cli {
 
@@ -59,6 +61,13 @@ constexpr int kExitNotConverged = 3;
 
 // "a,b,,c" → {"a", "b", "c"}: the comma lists options take (--precision f32,f64, --gpus 1,2,4).
 std::vector<std::string> split_list(const std::string& text);
+
+// --index auto|32|64 (spx cg, spmv, spmm): whether to read or build `source` with 64-bit indices.
+// 64: always. auto: when its size known before loading (bench::estimate_shape: a spec's formulas, a
+// file's header with symmetric files counted twice; unknown for a pipe) passes 2^31 - 1 nonzeros.
+// 32: never, and a matrix known to pass is refused there, naming `spx COMMAND --index 64`.
+bool reads_wide_indices(const bench::MatrixSource& source, plan::IndexWidth width,
+                        const std::string& command);
 
 // The planned product's options (spx spmv on the GPU, spx spmm --kernel auto): the front door's
 // planning mode, amortisation, explain, tuning cache.

@@ -145,24 +145,13 @@ struct Problem {
 };
 
 // Thrown by a 32-bit load under --index auto when a generator spec is too large for 32-bit indices
-// (the generators check their sizes before allocating): run_cg runs it again with 64-bit ones.
+// and reads_wide_indices' estimate did not say so (the generators check their sizes before
+// allocating): run_cg runs it again with 64-bit ones.
 struct NeedsWideIndices {};
 
 // The generators' refusal of a size past int32 (src/generate: "... does not fit int32 indices ...").
 bool is_int32_size_error(const Error& e) {
   return std::string_view(e.what()).find("does not fit int32 indices") != std::string_view::npos;
-}
-
-// Whether to read the matrix with 64-bit indices. --index auto on a file: its header's entry count
-// decides before reading (symmetric files count twice, the most their expansion holds; a matrix read
-// wide that fits still gets 32-bit offsets on the GPU, plan::offset_bits). Specs start with 32 bits
-// (NeedsWideIndices).
-bool read_wide(const Problem& problem) {
-  if (problem.width != plan::IndexWidth::Auto) return problem.width == plan::IndexWidth::Bits64;
-  if (problem.source.kind != bench::MatrixSource::Kind::File) return false;
-  const MatrixMarketHeader h = read_matrix_market_header(problem.source.location);
-  const int64_t most = h.symmetry == MatrixMarketHeader::Symmetry::General ? h.entries : 2 * h.entries;
-  return most > std::numeric_limits<int32_t>::max();
 }
 
 // What runs on 32-bit indices only, refused for a 64-bit run, naming the option that asked for it
@@ -488,7 +477,9 @@ void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
   if (operators.empty()) throw Error("--operator: nothing to run");
   std::ostream& out = human_output(o.json_path);
   json runs = json::array();
-  bool wide = read_wide(problem);
+  // A matrix read wide that fits still gets 32-bit offsets on the GPU (plan::offset_bits); a spec
+  // whose size the estimate misses falls back to 64 bits through NeedsWideIndices.
+  bool wide = reads_wide_indices(problem.source, problem.width, "cg");
   for (const std::string& p : split_list(o.precision)) {
     if (p != "f32" && p != "f64") throw Error(fmt::format("--precision {}: choose f32, f64 or f32,f64", p));
     const auto run = [&]<class T>() {

@@ -4,7 +4,9 @@
 // the speedup over the best of them, --csr-config variants of the CSR kernel. --host-resident: B and
 // C stay in host memory and stream through the GPU in column chunks (the spmm_host_* entries;
 // FastSpMM* with --streams 1, FastSpMM with more; --compare runs both with the same L_GPU and prints
-// the paper's Table 4 columns and the acceleration factor). The JSON is spx bench's.
+// the paper's Table 4 columns and the acceleration factor). The JSON is spx bench's. With --index 64,
+// or under --index auto on a matrix past 2^31 - 1 nonzeros: the planned product on a matrix read
+// with 64-bit indices (wide_product.hpp; the engine loads 32-bit matrices).
 // docs/cli.md, docs/spmm-streaming.md.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -24,7 +26,9 @@
 #include "cli_common.hpp"
 #include "spx/cuda/device.hpp"
 #include "spx/error.hpp"
+#include "spx/plan.hpp"
 #include "spx/version.hpp"
+#include "wide_product.hpp"
 
 namespace spx::cli {
 
@@ -49,6 +53,7 @@ struct SpmmOptions {
   std::string json_path;
   std::vector<std::string> csr_configs;  // --csr-config, each timed beside the rule's choice
   PlannedOptions planned;                // the front door (--kernel auto)
+  std::string index = "auto";            // auto, 32 or 64 (plan::IndexWidth)
   // Set by CLI11: whether the host-resident-only options were given.
   bool streams_given = false, chunk_given = false, limit_given = false, transfer_given = false;
 };
@@ -263,10 +268,34 @@ double print_host_resident(std::ostream& out, const SpmmOptions& o, const bench:
   return af;
 }
 
+// The 64-bit path: the planned product, device-resident with row-major B and C; what picks another
+// kernel, layout or residency is refused.
+void run_wide_spmm(const SpmmOptions& o, bench::MatrixSource source, plan::IndexWidth width) {
+  if (o.kernel != "auto") refuse_beside_wide("--kernel " + o.kernel, width);
+  if (o.host_resident) refuse_beside_wide("--host-resident", width);
+  if (o.layout == "col") refuse_beside_wide("--layout col", width);
+  if (!o.csr_configs.empty()) refuse_beside_wide("--csr-config", width);
+  check_options(o);
+  WideProduct w;
+  w.command = "spmm";
+  w.source = std::move(source);
+  w.width = width;
+  w.precision = o.precision;
+  w.dense_cols = o.cols;
+  w.repeat = o.repeat;
+  w.planned = o.planned;
+  w.json_path = o.json_path;
+  run_wide_product(w);
+}
+
 void run_spmm(const SpmmOptions& given) {
+  SpmmOptions o = given;
+  // --index: decided before anything loads (a file's header, a spec's size).
+  const plan::IndexWidth width = plan::parse_index_width(o.index);
+  bench::MatrixSource source = bench::resolve_matrix(o.input);
+  if (reads_wide_indices(source, width, "spmm")) return run_wide_spmm(o, std::move(source), width);
   // --kernel auto is the planned product for row-major B and C; with --layout col or --csr-config
   // (which configure spx's own CSR kernel) it is the format rule's kernel, as before the planner.
-  SpmmOptions o = given;
   if (o.kernel == "auto" && !o.host_resident && (o.layout == "col" || !o.csr_configs.empty()))
     o.kernel = "rule";
   check_options(o);
@@ -339,6 +368,13 @@ void add_spmm_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "rule", "ellr", "csr", "set-spmvs", "cusparse"}))
       ->capture_default_str();
   add_planned_options(cmd, o->planned, "--kernel auto");
+  cmd->add_option(
+         "--index", o->index,
+         "Index width: auto (64-bit where the matrix passes 2^31 - 1 nonzeros; a file's header or a "
+         "spec's size decides before reading), 32, or 64 (the planned product, row-major B and C, at "
+         "64-bit row offsets, sampled rows checked)")
+      ->check(CLI::IsMember({"auto", "32", "64"}))
+      ->capture_default_str();
   cmd->add_flag("--host-resident", o->host_resident,
                 "Keep B and C in host memory and stream column chunks through the GPU (FastSpMM)");
   cmd->add_option("--streams", o->streams,
@@ -390,7 +426,8 @@ Examples:
   spx spmm stencil27:n=64 --cols 8 --precision f32 --kernel ellr
   spx spmm fem:rows=1000000,len=80 --cols 32 --csr-config V=4,G=8 --csr-config BS=256
   spx spmm fem:rows=1000000,len=100 --cols 256 --host-resident --streams 3 --compare
-  spx spmm stencil27:n=96 --cols 64 --host-resident --device-memory-limit 2e9 --streams 1)");
+  spx spmm stencil27:n=96 --cols 64 --host-resident --device-memory-limit 2e9 --streams 1
+  spx spmm stencil27:n=200 --cols 8 --index 64 --explain)");
   cmd->callback([o] { run_spmm(*o); });
 }
 

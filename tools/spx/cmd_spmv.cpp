@@ -1,17 +1,22 @@
 // spx spmv FILE|SPEC : time and check one SpMV kernel. It runs through the benchmark engine and
 // its kernel registry, so every kernel `spx bench` knows (CPU now, CUDA once registered) is
-// reachable here without code in this file.
+// reachable here without code in this file. With --index 64, or under --index auto on a matrix past
+// 2^31 - 1 nonzeros, the planned product runs on a matrix read with 64-bit indices instead
+// (wide_product.hpp: the engine loads 32-bit matrices).
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "bench/engine.hpp"
 #include "bench/host_device.hpp"
 #include "bench/report.hpp"
 #include "cli_common.hpp"
 #include "spx/error.hpp"
+#include "spx/plan.hpp"
+#include "wide_product.hpp"
 
 namespace spx::cli {
 
@@ -26,7 +31,8 @@ struct SpmvOptions {
   int threads = 0;
   std::string kernel;
   std::string json;
-  PlannedOptions planned;  // the front door (GPU)
+  std::string index = "auto";  // auto, 32 or 64 (plan::IndexWidth)
+  PlannedOptions planned;      // the front door (GPU)
 };
 
 // Our own kernel first, then a vendor library's, then the reference.
@@ -71,7 +77,29 @@ void print_result(std::ostream& out, const bench::BenchReport& report, const ben
              r.rel_error);
 }
 
+// The 64-bit path: the planned product on the GPU, so what picks another kernel or the CPU is refused.
+void run_wide_spmv(const SpmvOptions& options, const CLI::App& cmd, bench::MatrixSource source,
+                   plan::IndexWidth width) {
+  if (!options.kernel.empty()) refuse_beside_wide("--kernel", width);
+  if (!options.format.empty()) refuse_beside_wide("--format", width);
+  if (options.backend == "cpu") refuse_beside_wide("--backend cpu", width);
+  warn_not_applied(cmd, {"--threads"}, "at 64-bit indices (the planned product on the GPU)");
+  WideProduct w;
+  w.command = "spmv";
+  w.source = std::move(source);
+  w.width = width;
+  w.precision = options.precision;
+  w.repeat = options.repeat;
+  w.planned = options.planned;
+  w.json_path = options.json;
+  run_wide_product(w);
+}
+
 void run_spmv(const SpmvOptions& options, const CLI::App& cmd) {
+  // --index: decided before anything loads (a file's header, a spec's size).
+  const plan::IndexWidth width = plan::parse_index_width(options.index);
+  bench::MatrixSource source = bench::resolve_matrix(options.input);
+  if (reads_wide_indices(source, width, "spmv")) return run_wide_spmv(options, cmd, std::move(source), width);
   const bench::Registry& registry = bench::default_registry();
   bench::BenchOptions o;
   o.backend = bench::resolve_backend(registry, options.backend);
@@ -96,7 +124,7 @@ void run_spmv(const SpmvOptions& options, const CLI::App& cmd) {
                : options.kernel.empty() ? preferred_kernel(registry, o)
                                         : options.kernel};
   if (planned) o.params.push_back(planned_params("spx_auto", options.planned));
-  o.matrices = {bench::resolve_matrix(options.input)};
+  o.matrices = {std::move(source)};
   if (options.repeat > 0) o.timing.fixed_runs = options.repeat;
   if (options.threads > 0) bench::set_host_threads(options.threads);
 
@@ -140,18 +168,27 @@ void add_spmv_command(CLI::App& app) {
   cmd->add_option("--json", options->json, "Also write the result as bench JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");
   add_planned_options(cmd, options->planned, "GPU, planned product");
+  cmd->add_option("--index", options->index,
+                  "Index width: auto (64-bit where the matrix passes 2^31 - 1 nonzeros; a file's header or a "
+                  "spec's size decides before reading), 32, or 64 (the planned product on the GPU at 64-bit "
+                  "row offsets, sampled rows checked)")
+      ->check(CLI::IsMember({"auto", "32", "64"}))
+      ->capture_default_str();
   cmd->footer(R"(--backend auto (the default) runs on the GPU when one is usable, else on the CPU. On the GPU,
 without --kernel or --format, the planned product runs (spx_auto: the front door chooses among
 spx's kernels and cuSPARSE's; --plan, --explain). With --format, spx's own kernel for the format
 runs (a vendor one where spx has none). On the CPU, csr runs
 the OpenMP kernel (omp_csr); the other formats run the single-thread reference kernels (ref_coo,
-ref_ell, ...), named so in the output. Format conversion is not timed.
+ref_ell, ...), named so in the output. Format conversion is not timed. At 64-bit indices (--index 64,
+or auto past 2^31 - 1 nonzeros) the matrix is read with int64 indices and the planned product runs on
+the GPU with 64-bit row offsets; the first, last and 2048 random rows are checked against spx::ref.
 
 Examples:
   spx spmv cage11.mtx.gz
   spx spmv cage11.mtx.gz --plan measure --explain
   spx spmv stencil27:n=64 --format ellr --precision f32 --repeat 50
-  spx spmv G3_circuit.mtx.gz --backend cpu --threads 1 --json -)");
+  spx spmv G3_circuit.mtx.gz --backend cpu --threads 1 --json -
+  spx spmv stencil27:n=200 --index 64 --explain)");
   cmd->callback([options, cmd] { run_spmv(*options, *cmd); });
 }
 
