@@ -52,7 +52,8 @@ def scale(A: Matrix, s: Any, op: str) -> Matrix:
 
 def add(A: Matrix, other: Any, sign: float) -> Matrix:
     """A + sign * B through SciPy on the host copies (O(nnz(A) + nnz(B)), then canonicalised and,
-    for GPU matrices, uploaded and planned). The result's dtype is the wider of the two."""
+    for GPU matrices, uploaded and planned). The result's dtype and host index width are the wider
+    of the two."""
     what = "A + B" if sign > 0 else "A - B"
     if _is_scipy_sparse(other):
         other = Matrix(other)
@@ -68,7 +69,8 @@ def add(A: Matrix, other: Any, sign: float) -> Matrix:
         raise ValueError(f"{what}: A is on {A._where()} and B on {other._where()}; move one with .to()")
     S = (A.to_scipy() + other.to_scipy() if sign > 0 else A.to_scipy() - other.to_scipy()).tocsr()
     dtype = np.result_type(A.dtype, other.dtype)
-    return _same_device(A, _from_arrays(S.data, S.indices, S.indptr, S.shape, dtype))
+    index = "64" if 64 in (A._m.index_bits, other._m.index_bits) else "auto"  # the wider, as dtype
+    return _same_device(A, _from_arrays(S.data, S.indices, S.indptr, S.shape, dtype, index))
 
 
 def rmatmul(A: Matrix, x: Any) -> Any:

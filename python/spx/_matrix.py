@@ -18,7 +18,8 @@ from . import _arrays
 from . import _spx
 
 _INT32_MAX = 2**31 - 1
-_INDEX_WIDTHS = ("auto", "32", "64")  # index= of A.to('cuda'): spx::plan::IndexWidth
+_INT64_MAX = 2**63 - 1
+_INDEX_WIDTHS = ("auto", "32", "64")  # index= of Matrix() and A.to('cuda'): spx::plan::IndexWidth
 _DTYPES = {np.dtype(np.float32): True, np.dtype(np.float64): False}  # dtype -> "is f32"
 
 
@@ -106,16 +107,22 @@ class Plan:
 
 
 class Matrix:
-    """A sparse matrix in canonical CSR (float32 or float64 values; 32-bit indices on the host, 32- or
-    64-bit row offsets on a GPU: ``index_dtype``).
+    """A sparse matrix in canonical CSR (float32 or float64 values; int32 or int64 indices on the
+    host, 32- or 64-bit row offsets on a GPU: ``index_dtype``).
 
     Made from:
       * a scipy.sparse matrix or array of any format (converted to CSR; duplicates summed,
         columns sorted; integer and bool values become float64, complex is a TypeError; int32 or
-        int64 indices, taken as they are and narrowed in the one copy spx makes);
+        int64 indices, handed to the compiled core as they are: no copy in Python);
       * ``(data, indices, indptr)`` with ``shape=(m, n)``, or ``(data, indices, indptr, shape)``;
-      * another Matrix (shared, or cast with ``dtype=``).
+      * another Matrix (shared, or cast with ``dtype=`` and ``index=``).
     ``spx.read(path)`` reads a Matrix Market file, ``spx.generate(spec)`` runs a generator.
+
+    index: the host copy's index width. 'auto' (the default): int32 indices stay int32; int64
+    indices stay int64 only where the matrix needs them (more than 2**31 - 1 nonzeros) and are
+    narrowed in spx's one copy otherwise, since more GPU kernels run at 32 bits and the copy is
+    smaller. '64' keeps (or widens to) int64; '32' narrows, a ValueError past 2**31 - 1 nonzeros.
+    The copy's bytes are checked against the host memory available first (ValueError with both).
 
     The matrix is immutable. It lives on the host (``device == 'cpu'``) or on a GPU
     (``A.to('cuda')``, which keeps the host copy too). ``A @ x`` and ``A @ X`` are SpMV and SpMM;
@@ -124,7 +131,7 @@ class Matrix:
 
     Errors: TypeError for a source that is not one of the above, complex values or non-integer
     indices or shape entries; ValueError for a structure that is not a CSR (naming the first bad
-    entry) or sizes beyond 32-bit indices.
+    entry), more than 2**31 - 1 rows or columns, or a copy larger than the host memory available.
     """
 
     __slots__ = ("_m", "_dtype", "_itemsize", "_dev", "_rows", "_cols", "_stats", "_spmv_cupy", "_symmetric")
@@ -132,12 +139,18 @@ class Matrix:
     # NumPy defers to Matrix for x @ A, s * A (and refuses the rest) instead of making an object array.
     __array_ufunc__ = None
 
-    def __init__(self, source: Any, shape: Optional[Tuple[int, int]] = None, dtype: Any = None) -> None:
+    def __init__(self, source: Any, shape: Optional[Tuple[int, int]] = None, dtype: Any = None,
+                 index: Any = "auto") -> None:
+        width = _index_width(index)
         if isinstance(source, Matrix):
             m = source._m
-            if dtype is not None and _value_dtype(dtype, "dtype") != source.dtype:
+            cast = dtype is not None and _value_dtype(dtype, "dtype") != source.dtype
+            if cast:
                 m = m.astype(_DTYPES[_value_dtype(dtype, "dtype")])
-                m = m.to_device(source._dev, source._index_word()) if source._dev >= 0 else m
+            if width != "auto" and int(width) != m.index_bits:
+                m, cast = m.with_index_bits(int(width)), True
+            if cast and source._dev >= 0:
+                m = m.to_device(source._dev, source._index_word())
         elif isinstance(source, tuple):
             if len(source) == 4 and shape is None:
                 data, indices, indptr, shape = source
@@ -146,9 +159,9 @@ class Matrix:
             else:
                 raise TypeError("a tuple source is (data, indices, indptr, shape) or (data, indices, indptr) "
                                 "with shape=(rows, cols)")
-            m = _from_arrays(data, indices, indptr, shape, dtype)
+            m = _from_arrays(data, indices, indptr, shape, dtype, width)
         elif _is_scipy_sparse(source):
-            m = _from_scipy(source, dtype)
+            m = _from_scipy(source, dtype, width)
         else:
             raise TypeError(f"cannot make an spx.Matrix from {type(source).__name__}: pass a scipy.sparse "
                             "matrix, (data, indices, indptr, shape), or use spx.read / spx.generate")
@@ -198,8 +211,9 @@ class Matrix:
 
     @property
     def index_dtype(self) -> np.dtype:
-        """The row offsets' dtype as held: numpy.int32, or numpy.int64 on a GPU with 64-bit offsets
-        (``A.to('cuda', index='64')``). Host matrices hold 32-bit indices."""
+        """The index dtype as held where the matrix lives: on the host, the copy's (numpy.int32, or
+        numpy.int64 for ``Matrix(..., index='64')`` or past 2**31 - 1 nonzeros); on a GPU, the row
+        offsets' (numpy.int64 with ``A.to('cuda', index='64')`` or past 2**31 - 1 nonzeros)."""
         return np.dtype(np.int64) if self._m.offset_bits == 64 else np.dtype(np.int32)
 
     def _index_word(self) -> str:
@@ -261,7 +275,7 @@ class Matrix:
         return Matrix._wrap(m.to_device(self._dev, self._index_word()) if self._dev >= 0 else m)
 
     def arrays(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(data, indices, indptr) as new numpy arrays (int32 indices)."""
+        """(data, indices, indptr) as new numpy arrays (indices of the host copy's dtype)."""
         indptr, indices, data = self._m.arrays()
         return data, indices, indptr
 
@@ -271,7 +285,10 @@ class Matrix:
 
         data, indices, indptr = self.arrays()
         make = getattr(sp, "csr_array", sp.csr_matrix)
-        return make((data, indices, indptr), shape=self.shape)
+        S = make((data, indices, indptr), shape=self.shape)
+        if S.indices.dtype != indices.dtype:  # SciPy narrows int64 that fits; keep the width as held
+            S.indices, S.indptr = indices, indptr
+        return S
 
     # --- products ----------------------------------------------------------------------------------
     def __matmul__(self, other: Any) -> Any:
@@ -423,7 +440,8 @@ def _check_shape(shape: Any) -> Tuple[int, int]:
 
 def _index_array(a: Any, what: str) -> np.ndarray:
     """A contiguous int32 or int64 array, as given when it is one (SciPy's int64 indices are not
-    narrowed here: the compiled core narrows them in the copy it makes); other integers widen."""
+    narrowed here: the compiled core decides the width of the copy it makes); other integers become
+    int32 where their values fit, int64 otherwise."""
     a = np.asarray(a)
     if a.ndim != 1:
         raise ValueError(f"{what} must be one-dimensional, not of shape {a.shape}")
@@ -432,12 +450,13 @@ def _index_array(a: Any, what: str) -> np.ndarray:
     if a.dtype == np.int32 or a.dtype == np.int64:
         return np.ascontiguousarray(a)
     if a.size and (int(a.max()) > _INT32_MAX or int(a.min()) < -_INT32_MAX):
-        raise ValueError(f"{what} holds values beyond 32-bit indices (spx's host matrices hold at most "
-                         f"{_INT32_MAX} nonzeros)")
+        if int(a.max()) > _INT64_MAX:
+            raise ValueError(f"{what} holds values beyond 64-bit indices (at most {_INT64_MAX})")
+        return np.ascontiguousarray(a, dtype=np.int64)
     return np.ascontiguousarray(a, dtype=np.int32)
 
 
-def _from_arrays(data: Any, indices: Any, indptr: Any, shape: Any, dtype: Any) -> Any:
+def _from_arrays(data: Any, indices: Any, indptr: Any, shape: Any, dtype: Any, index: str = "auto") -> Any:
     rows, cols = _check_shape(shape)
     data = np.asarray(data)
     if data.ndim != 1:
@@ -448,19 +467,17 @@ def _from_arrays(data: Any, indices: Any, indptr: Any, shape: Any, dtype: Any) -
     p, i = _index_array(indptr, "indptr"), _index_array(indices, "indices")
     if p.dtype != i.dtype:  # one index type for both: the narrower widens (never narrowed in Python)
         p, i = p.astype(np.int64, copy=False), i.astype(np.int64, copy=False)
-    return _spx.from_csr(rows, cols, p, i, np.ascontiguousarray(data, dtype=d))
+    return _spx.from_csr(rows, cols, p, i, np.ascontiguousarray(data, dtype=d), index)
 
 
-def _from_scipy(S: Any, dtype: Any) -> Any:
+def _from_scipy(S: Any, dtype: Any, index: str = "auto") -> Any:
     d = _value_dtype(dtype if dtype is not None else S.dtype, "the scipy matrix" if dtype is None else "dtype")
     if S.dtype.kind == "c":
         _value_dtype(S.dtype, "the scipy matrix")  # raises
     if S.ndim != 2:
         raise ValueError(f"the scipy array has {S.ndim} dimensions; spx matrices have 2")
-    if S.nnz > _INT32_MAX:
-        raise ValueError(f"the matrix has {S.nnz} stored entries; spx holds at most {_INT32_MAX}")
     C = S.tocsr()  # any format; duplicates of COO are summed here, the rest by spx
-    return _from_arrays(C.data, C.indices, C.indptr, C.shape, d)
+    return _from_arrays(C.data, C.indices, C.indptr, C.shape, d, index)
 
 
 def read(path: "os.PathLike[str] | str", dtype: Any = np.float64) -> Matrix:

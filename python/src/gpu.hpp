@@ -21,7 +21,11 @@ namespace spx::python {
 
 using CsrF32 = Csr<float, int32_t>;
 using CsrF64 = Csr<double, int32_t>;
-using HostCsr = std::variant<CsrF32, CsrF64>;
+// 64-bit indices: a matrix past 2^31 - 1 nonzeros, or one its maker asked to hold at 64 bits.
+using CsrF32Wide = Csr<float, int64_t>;
+using CsrF64Wide = Csr<double, int64_t>;
+// The host copy: float or double values, int32 or int64 indices (python.md, "Index widths").
+using HostCsr = std::variant<CsrF32, CsrF64, CsrF32Wide, CsrF64Wide>;
 
 // An spx::Error about what the caller gave (a matrix CG cannot precondition, ...), found by code
 // that also throws device errors: the bindings raise it as ValueError, other spx::Error as
@@ -119,8 +123,8 @@ class GpuMatrix {
 };
 
 // `width`: the row offsets' width on the device (A.to('cuda', index=...); plan::offset_bits decides).
-std::shared_ptr<GpuMatrix> to_gpu(const Csr<float, int32_t>& A, int device, plan::IndexWidth width);
-std::shared_ptr<GpuMatrix> to_gpu(const Csr<double, int32_t>& A, int device, plan::IndexWidth width);
+// A host copy with int64 indices goes to the front door as it is (no 32-bit copy on the way).
+std::shared_ptr<GpuMatrix> to_gpu(const HostCsr& A, int device, plan::IndexWidth width);
 
 bool built_with_cuda();
 int gpu_count();                // 0 without CUDA, a driver or a device

@@ -15,11 +15,15 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
+#include "common/host_memory.hpp"
 #include "common/overlap.hpp"
 #include "gpu.hpp"
+#include "matrix.hpp"
 #include "spx/cg.hpp"
 #include "spx/convert.hpp"
 #include "spx/cuda/buffer.hpp"
@@ -176,13 +180,28 @@ PlanInfo info_of(const plan::Report& r) {
   return info;
 }
 
+// A's bytes at `index_bits`-bit indices (its own width by default) checked against the host memory
+// available, then A: the front door and the CG operator take their Csr by value, so each call makes
+// one host copy beside the Python matrix's (freed once uploaded).
+template <class T, class I>
+const Csr<T, I>& call_copy(const Csr<T, I>& A, const char* what,
+                           int index_bits = static_cast<int>(8 * sizeof(I))) {
+  detail::require_host_memory(
+      host_csr_bytes(A.rows, A.nnz(), sizeof(T), index_bits),
+      fmt::format("{} ({} x {}, {} nonzeros, {}-bit indices)", what, A.rows, A.cols, A.nnz(), index_bits));
+  return A;
+}
+
 // The front door (spx/cuda/sparse_matrix.hpp) on the process's context for the device: it plans
 // SpMV and each SpMM (L, layout) on first use (Mode::Model) or when asked, over spx's kernels and
 // cuSPARSE's, and runs the plans.
 template <class T>
 class CudaMatrix final : public GpuMatrix {
  public:
-  CudaMatrix(const Csr<T, int32_t>& A, int device, plan::IndexWidth width)
+  // I: the host copy's index type; an int64 copy goes to the front door's 64-bit constructor, which
+  // narrows to 32-bit offsets on the way when `width` lets it (Auto, Bits32) and the matrix fits.
+  template <class I>
+  CudaMatrix(const Csr<T, I>& A, int device, plan::IndexWidth width)
       : device_(device), ctx_(context(device)), A_(make(ctx_, A, device, width)) {}
   ~CudaMatrix() override {
     cg_solver_.reset();
@@ -329,10 +348,11 @@ class CudaMatrix final : public GpuMatrix {
     return row_major ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
   }
 
-  static cuda::SparseMatrix<T> make(cuda::Context& ctx, const Csr<T, int32_t>& A, int device,
+  template <class I>
+  static cuda::SparseMatrix<T> make(cuda::Context& ctx, const Csr<T, I>& A, int device,
                                     plan::IndexWidth width) {
     DeviceGuard guard(device);
-    cuda::SparseMatrix<T> M(ctx, A, width);
+    cuda::SparseMatrix<T> M(ctx, call_copy(A, "the upload's host copy"), width);
     ctx.synchronize();
     return M;
   }
@@ -351,7 +371,12 @@ class CudaMatrix final : public GpuMatrix {
   // device. expected_calls, which amortises setup in the plan, is the first solve's iteration cap
   // kept within [100, 10000].
   void prepare_cg(const HostCsr& host, const CgRequest& r) {
-    const auto& csr = std::get<Csr<T, int32_t>>(host);
+    if (const auto* csr = std::get_if<Csr<T, int32_t>>(&host)) return prepare_cg(*csr, r);
+    prepare_cg(std::get<Csr<T, int64_t>>(host), r);
+  }
+
+  template <class I>
+  void prepare_cg(const Csr<T, I>& csr, const CgRequest& r) {
     std::vector<T> inv;
     if (r.jacobi && cg_inv_diag_.empty()) {
       try {
@@ -363,13 +388,22 @@ class CudaMatrix final : public GpuMatrix {
     if (!cg_solver_) {
       // The operator at the matrix's offset width (index="64": the 64-bit kernels, as the products).
       const int64_t calls = std::clamp<int64_t>(r.max_iterations, 100, 10000);
-      cg_operator_ = A_.offset_bits() == 64
-                         ? cuda::make_planned_operator(ctx_, cast<T, int64_t>(csr), plan::IndexWidth::Bits64,
-                                                       true, calls)
-                         : cuda::make_planned_operator(ctx_, csr, true, calls);
+      cg_operator_ = make_cg_operator(csr, calls);
       cg_solver_ = std::make_unique<cuda::CgSolver<T>>(ctx_, *cg_operator_);
     }
     if (!inv.empty()) cg_inv_diag_ = cuda::to_device(ctx_, inv, "cg jacobi diagonal");
+  }
+
+  std::unique_ptr<cuda::LinearOperator<T>> make_cg_operator(const Csr<T, int32_t>& csr, int64_t calls) {
+    if (A_.offset_bits() == 64)
+      return cuda::make_planned_operator(ctx_, cast<T, int64_t>(call_copy(csr, "cg's 64-bit host copy", 64)),
+                                         plan::IndexWidth::Bits64, true, calls);
+    return cuda::make_planned_operator(ctx_, csr, true, calls);
+  }
+  // An int64 host copy is handed over as it is, at the products' width (Bits32 narrows it).
+  std::unique_ptr<cuda::LinearOperator<T>> make_cg_operator(const Csr<T, int64_t>& csr, int64_t calls) {
+    const auto width = A_.offset_bits() == 64 ? plan::IndexWidth::Bits64 : plan::IndexWidth::Bits32;
+    return cuda::make_planned_operator(ctx_, call_copy(csr, "cg's host copy"), width, true, calls);
   }
 
   CgResult solve_cg(std::span<const T> b, std::span<T> x, bool initial_guess, const CgRequest& r) {
@@ -422,11 +456,13 @@ class CudaMatrix final : public GpuMatrix {
 
 }  // namespace
 
-std::shared_ptr<GpuMatrix> to_gpu(const Csr<float, int32_t>& A, int device, plan::IndexWidth width) {
-  return std::make_shared<CudaMatrix<float>>(A, device, width);
-}
-std::shared_ptr<GpuMatrix> to_gpu(const Csr<double, int32_t>& A, int device, plan::IndexWidth width) {
-  return std::make_shared<CudaMatrix<double>>(A, device, width);
+std::shared_ptr<GpuMatrix> to_gpu(const HostCsr& A, int device, plan::IndexWidth width) {
+  return std::visit(
+      [&](const auto& csr) -> std::shared_ptr<GpuMatrix> {
+        using T = typename std::decay_t<decltype(csr)>::value_type;
+        return std::make_shared<CudaMatrix<T>>(csr, device, width);
+      },
+      A);
 }
 
 }  // namespace spx::python

@@ -13,8 +13,7 @@ namespace {
 }
 }  // namespace
 
-std::shared_ptr<GpuMatrix> to_gpu(const Csr<float, int32_t>&, int, plan::IndexWidth) { no_cuda(); }
-std::shared_ptr<GpuMatrix> to_gpu(const Csr<double, int32_t>&, int, plan::IndexWidth) { no_cuda(); }
+std::shared_ptr<GpuMatrix> to_gpu(const HostCsr&, int, plan::IndexWidth) { no_cuda(); }
 bool built_with_cuda() { return false; }
 int gpu_count() { return 0; }
 std::string gpu_unavailable() { return "spx was built without CUDA"; }

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
+#include "common/host_memory.hpp"
 #include "matrix.hpp"
 #include "spx/cg.hpp"
 #include "spx/convert.hpp"
@@ -35,30 +37,74 @@ Matrix to_device(const Matrix& A, int device, plan::IndexWidth width) {
   if (device < 0) return Matrix{A.csr, nullptr};
   const int bits = plan::offset_bits(width, A.rows(), A.cols(), A.nnz());  // spx::Error when it cannot
   if (A.gpu && A.gpu->device() == device && A.gpu->offset_bits() == bits) return A;
-  return Matrix{A.csr, std::visit([&](const auto& csr) { return to_gpu(csr, device, width); }, *A.csr)};
+  return Matrix{A.csr, to_gpu(*A.csr, device, width)};
 }
 
 std::string Matrix::device() const { return gpu ? fmt::format("cuda:{}", gpu->device()) : "cpu"; }
 
+template <class J>
+int host_index_bits(plan::IndexWidth width, int64_t rows, int64_t cols, int64_t nnz) {
+  // int32 arrays hold fewer than 2^31 nonzeros: their copy stays 32-bit unless 64 is asked for.
+  if (std::is_same_v<J, int32_t> && width != plan::IndexWidth::Bits64) return 32;
+  return plan::offset_bits(width, rows, cols, nnz);
+}
+
+template int host_index_bits<int32_t>(plan::IndexWidth, int64_t, int64_t, int64_t);
+template int host_index_bits<int64_t>(plan::IndexWidth, int64_t, int64_t, int64_t);
+
+double host_csr_bytes(int64_t rows, int64_t nnz, std::size_t value_bytes, int index_bits) {
+  const double index_bytes = index_bits / 8;
+  return (static_cast<double>(rows) + 1) * index_bytes +
+         static_cast<double>(nnz) * (index_bytes + static_cast<double>(value_bytes));
+}
+
+namespace {
+
+// Refuses (spx::Error with the bytes needed and available) a host copy the machine cannot hold.
+void require_copy_memory(int64_t rows, int64_t cols, int64_t nnz, std::size_t value_bytes, int index_bits,
+                         std::string_view what) {
+  detail::require_host_memory(
+      host_csr_bytes(rows, nnz, value_bytes, index_bits),
+      fmt::format("{} ({} x {}, {} nonzeros, {}-bit indices)", what, rows, cols, nnz, index_bits));
+}
+
+// The checked arrays copied into a Csr<T, I>, then made canonical. Every entry is bounded by the
+// nonzero count or the columns (checked), so narrowing int64 arrays to int32 loses nothing.
+template <class I, class T, class J>
+Matrix copy_csr(int64_t rows, int64_t cols, std::span<const J> row_ptr, std::span<const J> col_idx,
+                std::span<const T> values) {
+  Csr<T, I> A(static_cast<I>(rows), static_cast<I>(cols));
+  const auto to_index = [](J v) { return static_cast<I>(v); };
+  std::transform(row_ptr.begin(), row_ptr.end(), A.row_ptr.begin(), to_index);
+  A.col_idx.resize(col_idx.size());
+  std::transform(col_idx.begin(), col_idx.end(), A.col_idx.begin(), to_index);
+  A.values.assign(values.begin(), values.end());
+  canonicalize(A);  // sorted columns, repeats summed
+  A.validate();
+  return Matrix{std::make_shared<const HostCsr>(std::move(A)), nullptr};
+}
+
+}  // namespace
+
 template <class T, class J>
 Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const J> row_ptr, std::span<const J> col_idx,
-                       std::span<const T> values) {
+                       std::span<const T> values, plan::IndexWidth width) {
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   if (rows < 0 || cols < 0) throw Error(fmt::format("shape ({}, {}) is negative", rows, cols));
   if (rows > kMax || cols > kMax)
-    throw Error(fmt::format("shape ({}, {}) exceeds spx's 32-bit indices (at most {} rows and columns)", rows,
-                            cols, kMax));
+    throw Error(
+        fmt::format("shape ({}, {}) exceeds spx's 32-bit column indices (at most {} rows and columns)", rows,
+                    cols, kMax));
   if (row_ptr.size() != static_cast<std::size_t>(rows) + 1)
     throw Error(
         fmt::format("indptr has {} entries, a matrix of {} rows needs {}", row_ptr.size(), rows, rows + 1));
   if (col_idx.size() != values.size())
     throw Error(
         fmt::format("indices has {} entries and data {}: they must match", col_idx.size(), values.size()));
-  if (static_cast<int64_t>(values.size()) > kMax)
-    throw Error(
-        fmt::format("the matrix has {} stored entries; spx's host matrices hold at most {} (32-bit "
-                    "indices; in C++, Csr<T, int64_t> and spx::cuda::SparseMatrix hold more)",
-                    values.size(), kMax));
+  // Sizes before reading or allocating anything: the width, then the copy against the memory.
+  const auto nnz = static_cast<int64_t>(values.size());
+  const int bits = host_index_bits<J>(width, rows, cols, nnz);
+  require_copy_memory(rows, cols, nnz, sizeof(T), bits, "the matrix's host copy");
   if (row_ptr[0] != 0) throw Error(fmt::format("indptr[0] is {}, must be 0", row_ptr[0]));
   for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r)
     if (row_ptr[r + 1] < row_ptr[r])
@@ -68,27 +114,37 @@ Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const J> row_ptr, s
   for (std::size_t k = 0; k < col_idx.size(); ++k)
     if (col_idx[k] < 0 || col_idx[k] >= cols)
       throw Error(fmt::format("indices[{}] = {} is out of range 0..{}", k, col_idx[k], cols - 1));
-  Csr<T, int32_t> A(static_cast<int32_t>(rows), static_cast<int32_t>(cols));
-  // int64 arrays (SciPy's, NumPy's default) are narrowed here, in the one copy spx makes anyway;
-  // the checks above bound every entry by the nonzero count or the columns.
-  const auto narrow = [](J v) { return static_cast<int32_t>(v); };
-  std::transform(row_ptr.begin(), row_ptr.end(), A.row_ptr.begin(), narrow);
-  A.col_idx.resize(col_idx.size());
-  std::transform(col_idx.begin(), col_idx.end(), A.col_idx.begin(), narrow);
-  A.values.assign(values.begin(), values.end());
-  canonicalize(A);  // sorted columns, repeats summed
-  A.validate();
-  return Matrix{std::make_shared<const HostCsr>(std::move(A)), nullptr};
+  if (bits == 64) return copy_csr<int64_t>(rows, cols, row_ptr, col_idx, values);
+  return copy_csr<int32_t>(rows, cols, row_ptr, col_idx, values);
 }
 
 template Matrix matrix_from_csr<float, int32_t>(int64_t, int64_t, std::span<const int32_t>,
-                                                std::span<const int32_t>, std::span<const float>);
+                                                std::span<const int32_t>, std::span<const float>,
+                                                plan::IndexWidth);
 template Matrix matrix_from_csr<double, int32_t>(int64_t, int64_t, std::span<const int32_t>,
-                                                 std::span<const int32_t>, std::span<const double>);
+                                                 std::span<const int32_t>, std::span<const double>,
+                                                 plan::IndexWidth);
 template Matrix matrix_from_csr<float, int64_t>(int64_t, int64_t, std::span<const int64_t>,
-                                                std::span<const int64_t>, std::span<const float>);
+                                                std::span<const int64_t>, std::span<const float>,
+                                                plan::IndexWidth);
 template Matrix matrix_from_csr<double, int64_t>(int64_t, int64_t, std::span<const int64_t>,
-                                                 std::span<const int64_t>, std::span<const double>);
+                                                 std::span<const int64_t>, std::span<const double>,
+                                                 plan::IndexWidth);
+
+Matrix with_index_bits(const Matrix& A, int bits) {
+  if (A.index_bits() == bits) return Matrix{A.csr, nullptr};
+  // The narrowing's refusal names the numbers (more than 2^31 - 1 nonzeros do not fit 32 bits).
+  plan::offset_bits(bits == 64 ? plan::IndexWidth::Bits64 : plan::IndexWidth::Bits32, A.rows(), A.cols(),
+                    A.nnz());
+  return std::visit(
+      [&](const auto& csr) -> Matrix {
+        using T = typename std::decay_t<decltype(csr)>::value_type;
+        require_copy_memory(A.rows(), A.cols(), A.nnz(), sizeof(T), bits, "a copy with other indices");
+        if (bits == 64) return Matrix{std::make_shared<const HostCsr>(cast<T, int64_t>(csr)), nullptr};
+        return Matrix{std::make_shared<const HostCsr>(cast<T, int32_t>(csr)), nullptr};
+      },
+      *A.csr);
+}
 
 Matrix read_matrix(const std::string& path, bool f32) {
   if (f32) return Matrix{std::make_shared<const HostCsr>(read_matrix_market<float, int32_t>(path)), nullptr};
@@ -101,17 +157,22 @@ Matrix generate_matrix(const std::string& spec, bool f32) {
 }
 
 Matrix astype(const Matrix& A, bool f32) {
+  require_copy_memory(A.rows(), A.cols(), A.nnz(), f32 ? sizeof(float) : sizeof(double), A.index_bits(),
+                      "a copy with other values");
   return std::visit(
       [&](const auto& csr) -> Matrix {
-        if (f32) return Matrix{std::make_shared<const HostCsr>(cast<float, int32_t>(csr)), nullptr};
-        return Matrix{std::make_shared<const HostCsr>(cast<double, int32_t>(csr)), nullptr};
+        using I = typename std::decay_t<decltype(csr)>::index_type;  // the index width is kept
+        if (f32) return Matrix{std::make_shared<const HostCsr>(cast<float, I>(csr)), nullptr};
+        return Matrix{std::make_shared<const HostCsr>(cast<double, I>(csr)), nullptr};
       },
       *A.csr);
 }
 
 Matrix transposed(const Matrix& A) {
   return std::visit(
-      [](const auto& csr) {
+      [&](const auto& csr) {
+        using T = typename std::decay_t<decltype(csr)>::value_type;
+        require_copy_memory(A.cols(), A.rows(), A.nnz(), sizeof(T), A.index_bits(), "the transpose");
         return Matrix{std::make_shared<const HostCsr>(transpose(csr)), nullptr};
       },
       *A.csr);
@@ -120,10 +181,11 @@ Matrix transposed(const Matrix& A) {
 Matrix scaled(const Matrix& A, double s, bool divide) {
   return std::visit(
       [&](const auto& csr) {
+        using T = typename std::decay_t<decltype(csr)>::value_type;
+        require_copy_memory(A.rows(), A.cols(), A.nnz(), sizeof(T), A.index_bits(), "the scaled copy");
         auto B = csr;
         for (auto& v : B.values)
-          v = static_cast<typename decltype(B.values)::value_type>(divide ? static_cast<double>(v) / s
-                                                                          : static_cast<double>(v) * s);
+          v = static_cast<T>(divide ? static_cast<double>(v) / s : static_cast<double>(v) * s);
         return Matrix{std::make_shared<const HostCsr>(std::move(B)), nullptr};
       },
       *A.csr);
@@ -132,16 +194,17 @@ Matrix scaled(const Matrix& A, double s, bool divide) {
 std::optional<Asymmetry> find_asymmetry(const Matrix& A) {
   return std::visit(
       [](const auto& csr) -> std::optional<Asymmetry> {
+        using I = typename std::decay_t<decltype(csr)>::index_type;
         if (csr.rows != csr.cols)
           throw Error(fmt::format("symmetry: the matrix is {} x {}, not square", csr.rows, csr.cols));
         const auto& rp = csr.row_ptr;
         const auto& ci = csr.col_idx;
-        for (int32_t r = 0; r < csr.rows; ++r) {
+        for (I r = 0; r < csr.rows; ++r) {
           double row_max = 0;
-          for (int32_t k = rp[r]; k < rp[r + 1]; ++k)
+          for (I k = rp[r]; k < rp[r + 1]; ++k)
             row_max = std::max(row_max, std::abs(static_cast<double>(csr.values[k])));
-          for (int32_t k = rp[r]; k < rp[r + 1]; ++k) {
-            const int32_t c = ci[k];
+          for (I k = rp[r]; k < rp[r + 1]; ++k) {
+            const I c = ci[k];
             const auto begin = ci.begin() + rp[c], end = ci.begin() + rp[c + 1];
             const auto it = std::lower_bound(begin, end, r);
             const double mirror =
@@ -150,7 +213,7 @@ std::optional<Asymmetry> find_asymmetry(const Matrix& A) {
                     : 0.0;
             const double value = static_cast<double>(csr.values[k]);
             if (std::abs(mirror - value) > kSymmetryTolerance * row_max)
-              return Asymmetry{r, c, value, mirror};
+              return Asymmetry{static_cast<int64_t>(r), static_cast<int64_t>(c), value, mirror};
           }
         }
         return std::nullopt;
@@ -158,26 +221,45 @@ std::optional<Asymmetry> find_asymmetry(const Matrix& A) {
       *A.csr);
 }
 
-template <class T>
-const Csr<T, int32_t>& host_csr(const Matrix& A) {
-  const auto* csr = std::get_if<Csr<T, int32_t>>(A.csr.get());
-  if (csr == nullptr)
-    throw Error(fmt::format("the matrix holds {}, the operands {}", A.dtype(),
-                            std::is_same_v<T, float> ? "float32" : "float64"));
-  return *csr;
+namespace {
+
+// f(csr) on the host copy, Csr<T, int32_t> or Csr<T, int64_t> (the CPU kernels take both);
+// spx::Error when the copy holds the other value type.
+template <class T, class F>
+decltype(auto) with_host_csr(const Matrix& A, F&& f) {
+  if (const auto* csr = std::get_if<Csr<T, int32_t>>(A.csr.get())) return f(*csr);
+  if (const auto* csr = std::get_if<Csr<T, int64_t>>(A.csr.get())) return f(*csr);
+  throw Error(fmt::format("the matrix holds {}, the operands {}", A.dtype(),
+                          std::is_same_v<T, float> ? "float32" : "float64"));
 }
+
+// spx::cg on the host copy: the library's CSR overload at 32 bits; at 64 bits the same solver over
+// an operator of the 64-bit OpenMP SpMV (spx::cg's CSR overload is 32-bit only).
+template <class T>
+CgResult host_cg(const Csr<T, int32_t>& A, std::span<const T> b, std::span<T> x, const CgOptions& options) {
+  return cg<T>(A, b, x, options);
+}
+template <class T>
+CgResult host_cg(const Csr<T, int64_t>& A, std::span<const T> b, std::span<T> x, const CgOptions& options) {
+  if (A.rows != A.cols) throw Error(fmt::format("cg: matrix is {} x {}, not square", A.rows, A.cols));
+  std::vector<T> inv;
+  if (options.preconditioner == Preconditioner::Jacobi) inv = inverse_diagonal(A);
+  const HostOperator<T> apply = [&A](std::span<const T> in, std::span<T> out) { omp::spmv(A, in, out); };
+  return cg<T>(apply, A.rows, std::span<const T>(inv), b, x, options);
+}
+
+}  // namespace
 
 template <class T>
 void cpu_spmv(const Matrix& A, std::span<const T> x, std::span<T> y, T alpha, T beta) {
-  omp::spmv(host_csr<T>(A), x, y, alpha, beta);
+  with_host_csr<T>(A, [&](const auto& csr) { omp::spmv(csr, x, y, alpha, beta); });
 }
 
 template <class T>
 void cpu_spmm(const Matrix& A, const T* B, int64_t ldb, bool b_row_major, T* C, int64_t ldc, bool c_row_major,
               int64_t L, T alpha, T beta) {
-  const auto& csr = host_csr<T>(A);
-  const int64_t m = csr.rows;
-  const int64_t n = csr.cols;
+  const int64_t m = A.rows();
+  const int64_t n = A.cols();
   // spx::Dense owns its storage: B and C are copied into tight ones (O((m + n)·L), beside the
   // product's O(nnz·L)) in their own layouts, and C back.
   Dense<T> b(n, L, b_row_major ? Layout::RowMajor : Layout::ColMajor);
@@ -190,29 +272,32 @@ void cpu_spmm(const Matrix& A, const T* B, int64_t ldb, bool b_row_major, T* C, 
   if (beta != T{0})
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < L; ++j) c(i, j) = C[at(i, j, ldc, c_row_major)];
-  omp::spmm(csr, b, c, alpha, beta);
+  with_host_csr<T>(A, [&](const auto& csr) { omp::spmm(csr, b, c, alpha, beta); });
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < L; ++j) C[at(i, j, ldc, c_row_major)] = c(i, j);
 }
 
 template <class T>
 void cpu_rmatvec(const Matrix& A, std::span<const T> x, std::span<T> y) {
-  const auto& csr = host_csr<T>(A);
-  if (x.size() != static_cast<std::size_t>(csr.rows) || y.size() != static_cast<std::size_t>(csr.cols))
-    throw Error(fmt::format("x @ A: x has {} entries, the matrix {} rows", x.size(), csr.rows));
-  std::vector<double> acc(static_cast<std::size_t>(csr.cols), 0.0);
-  for (int32_t r = 0; r < csr.rows; ++r) {
-    const double xr = static_cast<double>(x[static_cast<std::size_t>(r)]);
-    for (int32_t k = csr.row_ptr[r]; k < csr.row_ptr[r + 1]; ++k)
-      acc[static_cast<std::size_t>(csr.col_idx[k])] += static_cast<double>(csr.values[k]) * xr;
-  }
-  for (std::size_t c = 0; c < acc.size(); ++c) y[c] = static_cast<T>(acc[c]);
+  with_host_csr<T>(A, [&](const auto& csr) {
+    using I = typename std::decay_t<decltype(csr)>::index_type;
+    if (x.size() != static_cast<std::size_t>(csr.rows) || y.size() != static_cast<std::size_t>(csr.cols))
+      throw Error(fmt::format("x @ A: x has {} entries, the matrix {} rows", x.size(), csr.rows));
+    std::vector<double> acc(static_cast<std::size_t>(csr.cols), 0.0);
+    for (I r = 0; r < csr.rows; ++r) {
+      const double xr = static_cast<double>(x[static_cast<std::size_t>(r)]);
+      for (I k = csr.row_ptr[r]; k < csr.row_ptr[r + 1]; ++k)
+        acc[static_cast<std::size_t>(csr.col_idx[k])] += static_cast<double>(csr.values[k]) * xr;
+    }
+    for (std::size_t c = 0; c < acc.size(); ++c) y[c] = static_cast<T>(acc[c]);
+  });
 }
 
 template <class T>
 CgResult cpu_cg(const Matrix& A, std::span<const T> b, std::span<T> x, bool initial_guess,
                 const CgRequest& request) {
-  return cg<T>(host_csr<T>(A), b, x, cg_options(request, initial_guess));
+  return with_host_csr<T>(
+      A, [&](const auto& csr) { return host_cg<T>(csr, b, x, cg_options(request, initial_guess)); });
 }
 
 template void cpu_spmv<float>(const Matrix&, std::span<const float>, std::span<float>, float, float);

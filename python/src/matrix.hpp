@@ -1,6 +1,6 @@
-// The Python package's matrix: a canonical host CSR (float or double values, int32 indices) and,
-// once moved to a GPU, its device half (gpu.hpp). The host copy always stays: to_scipy(), stats and
-// the CPU products read it, and the front door builds its formats from it.
+// The Python package's matrix: a canonical host CSR (float or double values, int32 or int64 indices)
+// and, once moved to a GPU, its device half (gpu.hpp). The host copy always stays: to_scipy(), stats
+// and the CPU products read it, and the front door builds its formats from it.
 #pragma once
 
 #include <cstdint>
@@ -16,14 +16,20 @@
 
 namespace spx::python {
 
-// CsrF32, CsrF64 and HostCsr (the variant of both) are in gpu.hpp.
+// CsrF32, CsrF64, their int64 twins and HostCsr (the variant of the four) are in gpu.hpp.
 
 // Immutable once made: moving to a GPU makes a new Matrix that shares the host copy.
 struct Matrix {
   std::shared_ptr<const HostCsr> csr;
   std::shared_ptr<GpuMatrix> gpu;  // null while the matrix lives on the host
 
-  bool is_f32() const { return std::holds_alternative<CsrF32>(*csr); }
+  bool is_f32() const {
+    return std::holds_alternative<CsrF32>(*csr) || std::holds_alternative<CsrF32Wide>(*csr);
+  }
+  // The host copy's index width: 32 or 64.
+  int index_bits() const {
+    return std::holds_alternative<CsrF32Wide>(*csr) || std::holds_alternative<CsrF64Wide>(*csr) ? 64 : 32;
+  }
   int64_t rows() const;
   int64_t cols() const;
   int64_t nnz() const;
@@ -31,13 +37,27 @@ struct Matrix {
   std::string device() const;  // "cpu" or "cuda:N"
 };
 
-// From the three CSR arrays (copied). The structure is checked first (row_ptr from 0, monotone,
-// ending at nnz; columns in range), naming the first bad entry; then columns are sorted and
-// repeated entries summed, so any valid CSR becomes canonical. spx::Error otherwise.
-// J: the arrays' index type, int32_t or int64_t (SciPy's int64 indices are narrowed in that copy).
+// The host copy's index width for arrays of index type J: int32 arrays stay 32-bit unless `width`
+// asks for 64; int64 arrays get plan::offset_bits' answer (Auto: 32 where the nonzeros fit, which
+// lets every GPU candidate run; 64 past 2^31 - 1 or when asked). spx::Error with the numbers when
+// Bits32 cannot hold them.
+template <class J>
+int host_index_bits(plan::IndexWidth width, int64_t rows, int64_t cols, int64_t nnz);
+
+// Host bytes of a CSR copy: (rows + 1) offsets, nnz columns and nnz values.
+double host_csr_bytes(int64_t rows, int64_t nnz, std::size_t value_bytes, int index_bits);
+
+// From the three CSR arrays (copied). Sizes first: the shape, the arrays' lengths, the index width
+// (host_index_bits) and the copy's bytes against the host memory available, before anything is
+// read or allocated. Then the structure (row_ptr from 0, monotone, ending at nnz; columns in range),
+// naming the first bad entry; then columns are sorted and repeated entries summed, so any valid CSR
+// becomes canonical. spx::Error otherwise.
+// J: the arrays' index type, int32_t or int64_t, read as they are (no copy in Python).
 template <class T, class J>
 Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const J> row_ptr, std::span<const J> col_idx,
-                       std::span<const T> values);
+                       std::span<const T> values, plan::IndexWidth width = plan::IndexWidth::Auto);
+// A copy of the host matrix with `bits`-bit indices (the same when it has them); host only.
+Matrix with_index_bits(const Matrix& A, int bits);
 
 Matrix read_matrix(const std::string& path, bool f32);
 Matrix generate_matrix(const std::string& spec, bool f32);

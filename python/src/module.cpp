@@ -70,11 +70,13 @@ nb::object to_numpy(const std::vector<T>& v) {
 }
 
 // J: int32_t or int64_t, the index arrays as the caller holds them (no narrowing copy in Python).
+// index: the host copy's width, "auto", "32" or "64" (host_index_bits).
 template <class T, class J>
-Matrix from_csr(int64_t rows, int64_t cols, Vec<const J> indptr, Vec<const J> indices, Vec<const T> data) {
+Matrix from_csr(int64_t rows, int64_t cols, Vec<const J> indptr, Vec<const J> indices, Vec<const T> data,
+                const std::string& index) {
   return user_input([&] {
     return matrix_from_csr<T, J>(rows, cols, {indptr.data(), indptr.size()}, {indices.data(), indices.size()},
-                                 {data.data(), data.size()});
+                                 {data.data(), data.size()}, spx::plan::parse_index_width(index));
   });
 }
 
@@ -328,8 +330,16 @@ NB_MODULE(_spx, m) {
       .def("arrays", &arrays)
       .def("stats", &stats_dict)
       .def("astype", [](const Matrix& A, bool f32) { return astype(A, f32); })
-      // The row offsets' width as held: the device's (32 or 64), or the host copy's 32.
-      .def_prop_ro("offset_bits", [](const Matrix& A) { return A.gpu ? A.gpu->offset_bits() : 32; })
+      // The row offsets' width as held where the matrix lives: the device's, or the host copy's.
+      .def_prop_ro("offset_bits",
+                   [](const Matrix& A) { return A.gpu ? A.gpu->offset_bits() : A.index_bits(); })
+      .def_prop_ro("index_bits", &Matrix::index_bits)  // the host copy's, wherever the matrix lives
+      // A host copy with `bits`-bit indices (the same copy when it has them).
+      .def("with_index_bits",
+           [](const Matrix& A, int bits) {
+             require(bits == 32 || bits == 64, fmt::format("with_index_bits: {} is not 32 or 64", bits));
+             return user_input([&] { return with_index_bits(A, bits); });
+           })
       .def(
           "to_device",
           [](const Matrix& A, int device, const std::string& index) {
@@ -404,10 +414,14 @@ NB_MODULE(_spx, m) {
         return user_input([&] { return replan ? gpu_of(A).plan(r) : gpu_of(A).current_plan(r); });
       });
 
-  m.def("from_csr", &from_csr<float, int32_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a);
-  m.def("from_csr", &from_csr<double, int32_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a);
-  m.def("from_csr", &from_csr<float, int64_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a);
-  m.def("from_csr", &from_csr<double, int64_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a);
+  m.def("from_csr", &from_csr<float, int32_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
+        "index"_a = "auto");
+  m.def("from_csr", &from_csr<double, int32_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
+        "index"_a = "auto");
+  m.def("from_csr", &from_csr<float, int64_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
+        "index"_a = "auto");
+  m.def("from_csr", &from_csr<double, int64_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
+        "index"_a = "auto");
   m.def("read",
         [](const std::string& path, bool f32) { return user_input([&] { return read_matrix(path, f32); }); });
   m.def("generate", [](const std::string& spec, bool f32) {

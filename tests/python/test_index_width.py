@@ -30,14 +30,14 @@ def test_int64_scipy_input_gives_scipys_products(dtype, rng):
 
 
 def test_int64_arrays_are_not_narrowed_in_python(monkeypatch):
-    """The core gets SciPy's int64 arrays themselves (it narrows them in the copy it makes)."""
+    """The core gets SciPy's int64 arrays themselves (it decides the width of the copy it makes)."""
     S = int64_scipy(50, 50, 0.1, 3)
     seen = []
     real = spx._spx.from_csr
 
-    def spy(rows, cols, indptr, indices, data):
+    def spy(rows, cols, indptr, indices, data, index="auto"):
         seen.append((indptr, indices))
-        return real(rows, cols, indptr, indices, data)
+        return real(rows, cols, indptr, indices, data, index)
 
     monkeypatch.setattr(spx._spx, "from_csr", spy)
     spx.Matrix((S.data, S.indices, S.indptr, S.shape))
