@@ -23,14 +23,6 @@ class CliCgIndex : public spx::test::CliFixture {
     EXPECT_EQ(r.status, 0) << r.err;
     return nlohmann::json::parse(read_file(path(name)));
   }
-  void expect_error(const std::string& args, const std::string& words) {
-    SCOPED_TRACE("spx " + args);
-    const CliRun r = spx(args);
-    EXPECT_NE(r.status, 0);
-    EXPECT_EQ(r.err.rfind("spx: error: ", 0), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
-  }
 };
 
 TEST_F(CliCgIndex, SixtyFourBitIndicesSolveAsThirtyTwoDo) {

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -43,6 +44,16 @@ class CliFixture : public ::testing::Test {
   }
   void TearDown() override {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
+  // `spx ARGS` fails with one line, "spx: error: ...", holding `words`.
+  void expect_error(const std::string& args, const std::string& words) {
+    SCOPED_TRACE("spx " + args);
+    const CliRun r = spx(args);
+    EXPECT_NE(r.status, 0);
+    EXPECT_EQ(r.err.rfind("spx: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
   }
 
   // Runs `spx ARGS` (after env_, e.g. "OMP_NUM_THREADS=2 ") through the shell.

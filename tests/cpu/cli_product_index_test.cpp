@@ -21,14 +21,6 @@ const std::string kHuge = "dense:rows=1000000,cols=1000000";
 class CliProductIndex : public spx::test::CliFixture {
  protected:
   CliProductIndex() { env_ = "OMP_NUM_THREADS=2 "; }
-  void expect_error(const std::string& args, const std::string& words) {
-    SCOPED_TRACE("spx " + args);
-    const CliRun r = spx(args);
-    EXPECT_NE(r.status, 0);
-    EXPECT_EQ(r.err.rfind("spx: error: ", 0), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
-  }
 };
 
 TEST_F(CliProductIndex, SixtyFourBitsRefuseWhatIsNotThePlannedProductOnTheGpu) {

@@ -22,14 +22,6 @@ using spx::test::read_file;
 
 class CliSurface : public spx::test::CliFixture {
  protected:
-  void expect_error(const std::string& args, const std::string& words) {
-    SCOPED_TRACE("spx " + args);
-    const CliRun r = spx(args);
-    EXPECT_NE(r.status, 0);
-    EXPECT_EQ(r.err.rfind("spx: error: ", 0), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
-  }
   // The text after `prefix` up to the end of its line.
   static std::string rest_of_line(const std::string& text, const std::string& prefix) {
     const auto at = text.find(prefix);
