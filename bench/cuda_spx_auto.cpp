@@ -13,6 +13,8 @@
 //   spx_auto_measure  mode measure
 //   spx_auto_tune     mode tune: prepare runs products until the tuner freezes
 //   spx_auto_tune_csr the tuner on csr_param alone (against spx tune's exhaustive search)
+//   rcm_sell_c16      a catalogue row with no format entry of its own, timed through the front door
+//                     with the planner restricted to it (its setup in prepare, untimed)
 // Parameters: expected_calls (default 1000000, the steady state the oracle is measured in),
 // measure_top, vendor (0/1), deterministic (0/1), mode (rule|model|measure|tune|auto, overrides the
 // entry's), tuning_cache (a file), explain (0/1: the plan's explain() text as param "plan").
@@ -79,6 +81,15 @@ plan::Options options_of(const Params& params, const EntryPlan& how) {
   return o;
 }
 
+// An entry restricted to one candidate times that candidate or nothing: the planner's reason for
+// refusing it is the entry's skip reason.
+void require_only(const plan::Report& r, const EntryPlan& how) {
+  if (how.only.empty() || r.winner().kernel == how.only) return;
+  for (const plan::Candidate& c : r.candidates)
+    if (c.kernel == how.only) throw Error(fmt::format("{} is not eligible: {}", how.only, c.why_not));
+  throw Error(fmt::format("{} is not a candidate of this problem", how.only));
+}
+
 bool wants_explain(const Params& params) {
   const ParamValue* v = find_param(params, "explain");
   return v != nullptr && std::get_if<int64_t>(v) != nullptr && *std::get_if<int64_t>(v) == 1;
@@ -120,6 +131,7 @@ std::unique_ptr<Instance> auto_spmv(const Problem& p, const EntryPlan& how) {
   auto x = device_x<T>(p);
   auto y = std::make_shared<cuda::DeviceBuffer<T>>(static_cast<std::size_t>(p.rows), "y");
   const plan::Report& r = A->plan_spmv(options_of(p.params, how));
+  require_only(r, how);
   const auto launch = [A, x, y] {
     cuda::spmv(bench_context(), *A, std::span<const T>(x->span()), y->span());
   };
@@ -173,9 +185,13 @@ std::unique_ptr<Instance> auto_spmm(const Problem& p, const EntryPlan& how) {
 void add(Registry& registry, OpKind op, const std::string& name, const EntryPlan& how, bool study) {
   auto e = cuda_entry(
       name, op, Format::Csr, false,
-      fmt::format("spx's front door (spx::cuda::SparseMatrix): planned in {} mode for {} expected calls over "
-                  "spx's and cuSPARSE's kernels; planning untimed, reported in params",
-                  plan::to_string(how.mode), how.expected_calls));
+      how.only.empty()
+          ? fmt::format("spx's front door (spx::cuda::SparseMatrix): planned in {} mode for {} expected calls "
+                        "over spx's and cuSPARSE's kernels; planning untimed, reported in params",
+                        plan::to_string(how.mode), how.expected_calls)
+          : fmt::format("the planner's {} candidate through the front door (spx::cuda::SparseMatrix, "
+                        "planned with only it allowed; its setup untimed, reported in params)",
+                        how.only));
   e.study = study;
   if (op == OpKind::Spmm) e.layout = how.layout;
   e.check_params = [how](const Problem&, const Params& params) -> std::string {
@@ -217,6 +233,9 @@ void register_cuda_spx_auto(Registry& registry) {
   }
   // The tuner alone on csr_param's knobs, to compare with spx tune's exhaustive search.
   add(registry, OpKind::Spmv, "spx_auto_tune_csr", EntryPlan{plan::Mode::Tune, "csr_param"}, true);
+  // Catalogue rows timed through the front door: where the planner refuses the candidate (not
+  // square, x gathered well) the entry reports its reason and times nothing.
+  add(registry, OpKind::Spmv, "rcm_sell_c16", EntryPlan{plan::Mode::Rule, "rcm_sell_c16"}, false);
 }
 
 }  // namespace spx::bench

@@ -42,6 +42,12 @@ struct SellC16Dict {
 template <class T>
 int64_t distinct_values_upto(std::span<const T> values, int64_t limit = kSellC16DictMaxValues);
 
+// The distinct values (told apart bitwise) in order of first appearance, at most limit + 1 of them:
+// the list stops there. distinct_values_upto is its length; the front door keeps the list as the
+// dictionary's table so that converting costs no second pass.
+template <class T>
+std::vector<T> distinct_values_first(std::span<const T> values, int64_t limit = kSellC16DictMaxValues);
+
 // The table to_sell_c16_dict builds from a matrix's values: bitwise distinct, in order of first
 // appearance, {0} for no values; spx::Error past 256 (the GPU conversion takes it from here).
 template <class T>

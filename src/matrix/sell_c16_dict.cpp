@@ -107,11 +107,16 @@ int64_t slices_of(int64_t rows) { return (rows + kSellC16SliceRows - 1) / kSellC
 }  // namespace
 
 template <class T>
-int64_t distinct_values_upto(std::span<const T> values, int64_t limit) {
-  if (limit < 0) throw Error(fmt::format("distinct_values_upto: limit {} is negative", limit));
+std::vector<T> distinct_values_first(std::span<const T> values, int64_t limit) {
+  if (limit < 0) throw Error(fmt::format("distinct_values: limit {} is negative", limit));
   // Each chunk stops at its first value past the limit: a matrix of random values within its first
   // few hundred.
-  return static_cast<int64_t>(first_distinct_values(values, limit).size());
+  return first_distinct_values(values, limit);
+}
+
+template <class T>
+int64_t distinct_values_upto(std::span<const T> values, int64_t limit) {
+  return static_cast<int64_t>(distinct_values_first(values, limit).size());
 }
 
 double sell_c16_dict_stream_bytes(int64_t slots, int64_t rows, int64_t distinct, int value_bytes) {
@@ -241,6 +246,8 @@ template void spmv(const SellC16Dict<double>&, std::span<const double>, std::spa
 
 }  // namespace ref
 
+template std::vector<float> distinct_values_first(std::span<const float>, int64_t);
+template std::vector<double> distinct_values_first(std::span<const double>, int64_t);
 template int64_t distinct_values_upto(std::span<const float>, int64_t);
 template int64_t distinct_values_upto(std::span<const double>, int64_t);
 template std::vector<float> sell_c16_dict_table(std::span<const float>);

@@ -50,6 +50,8 @@ constexpr std::array kModelKeys = {
     ModelKeyRow{"csr_param_mixed", kSpmv, Work::CsrParam, SpmmCsrMode::Rule, "csr_param"},
     // SELL-C16's kernel reading values through a table: ELL's coefficients on its own bytes.
     ModelKeyRow{"sell_c16_dict", kSpmv, Work::SellC16, SpmmCsrMode::Rule, "ell"},
+    // SELL-C16's kernel on the RCM-renumbered matrix: ELL's coefficients on its bytes and gathers.
+    ModelKeyRow{"rcm_sell_c16", kSpmv, Work::RcmSellC16, SpmmCsrMode::Rule, "ell"},
     ModelKeyRow{"spmm_csr_row", kSpmm, Work::SpmmCsr},
     ModelKeyRow{"spmm_csr_split_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Split, "spmm_csr_row"},
     ModelKeyRow{"spmm_csr_tiled_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Tiled, "spmm_csr_row"},
@@ -111,6 +113,9 @@ std::vector<KernelRow> make_catalogue() {
       spx_row("bsr", kSpmv, kRow, "bsr", kAlways, "bsr", SpxExecutor::Bsr),
       spx_row("sell_c16", kSpmv, kRow, "sellc16", kAlways, "sell_c16", SpxExecutor::SellC16),
       spx_row("sell_c16_dict", kSpmv, kRow, "sellc16d", kAlways, "sell_c16_dict", SpxExecutor::SellC16Dict),
+      // SELL-C16 (with the value dictionary where <= 256 values) on the RCM-renumbered matrix, after
+      // a gather of x, writing y through the permutation; sums in slot order.
+      spx_row("rcm_sell_c16", kSpmv, kRow, "rcmsell", kAlways, "rcm_sell_c16", SpxExecutor::RcmSellC16),
       // Opt-in only (Options::mixed_precision): float values, double x, y and sums.
       mixed(spx_row("csr_param_mixed", kSpmv, kRow, "csrmixed", kLongRows, "csr_param_mixed",
                     SpxExecutor::CsrParamMixed, Ladder::CsrParam)),

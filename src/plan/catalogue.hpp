@@ -51,6 +51,8 @@ enum class Work {
                    // the gather of x and the scatter of y through the permutation
   Bsr,             // BSR blocks (their bytes from the planner's block counts), spx's or cuSPARSE's
   SellC16,         // SELL-32 slots over 16-bit column offsets (SELL-C16): 2 index bytes a slot
+  RcmSellC16,      // SellC16 (or its value dictionary) on the RCM-renumbered matrix (x gathers as
+                   // estimated after RCM), plus the gather of x and y written through the permutation
   SpmmCsr,         // the CSR SpMM under its rule, row-split or tiled as the row's SpmmCsrMode says
   SpmmEllrT,       // the ELLR-T SpMM under its rule
   VendorSpmmBest,  // cuSPARSE's best SpMM algorithm (one prediction, scaled per algorithm)
@@ -85,6 +87,7 @@ enum class SpxExecutor {
   Coo,
   Hyb,
   RcmCsr,
+  RcmSellC16,
   Bsr,
   CsrParamMixed,
   SpmmCsr,
@@ -109,7 +112,7 @@ struct KernelRow {
   const char* name;  // the candidate's name: plan reports, options' patterns, the tuning cache
   Operation op;
   DenseLayout layout;  // SpMM's B and C (SpMV rows: RowMajor, unused)
-  const char* format;  // csr, ell, ellr, coo, hyb, sell, csrc16, sellc16, rcm, bsr
+  const char* format;  // csr, ell, ellr, coo, hyb, sell, csrc16, sellc16, rcm, rcmsell, bsr
   const char* owner;   // "spx" or "cuSPARSE"
   Determinism determinism;
   const char* model_key;                     // a ModelKeyRow's key

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plan/format_sellc16.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/reorder.hpp"
+#include "spx/sell_c16_dict.hpp"
 
 namespace spx::plan {
 
@@ -24,6 +26,47 @@ double rcm_setup_us(const Problem& p, double fixed_us) {
   const double upload = nnz * (p.value_bytes + 4) + (n + 1) * 4 + 4 * n;
   return fixed_us + nnz * (kRcmHostNsPerNnz + kRcmPermuteNsPerNnz) * 1e-3 + upload / (kRcmUploadGbs * 1e3);
 }
+
+namespace {
+
+// Where x's gathers are poor and RCM can find a band (rcm_refusal's tests past the row lengths).
+std::string rcm_band_refusal(const Problem& p) {
+  if (p.op != Operation::Spmv) return "reordering is an SpMV candidate";
+  if (p.stats.rows != p.stats.cols)
+    return fmt::format("reordering needs a square matrix, not {} x {}", p.stats.rows, p.stats.cols);
+  if (!p.locality) return "needs the locality statistic (square SpMV through the front door)";
+  const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
+  if (p.stats.ell_padding_ratio > t.rcm_max_padding)
+    return fmt::format("row lengths too skewed for a band (ELL padding {:.1f} > {:.1f})",
+                       p.stats.ell_padding_ratio, t.rcm_max_padding);
+  if (!p.locality->gathers_poorly())
+    return fmt::format(
+        "x is gathered well: {:.2f} sectors per row, {:.2f} estimated after RCM (< {:.0f}x gain)",
+        p.locality->sectors_per_row, p.locality->rcm_sectors_per_row, reorder::kRcmMinSectorGain);
+  return {};
+}
+
+bool rcm_sell_dict(const Problem& p) {
+  return p.distinct_values && *p.distinct_values <= kSellC16DictMaxValues;
+}
+
+}  // namespace
+
+double rcm_sell_matrix_bytes(const Problem& p) {
+  return rcm_sell_dict(p) ? sellc16_dict_device_bytes(p) : sellc16_device_bytes(p);
+}
+
+double rcm_sell_extra_bytes(const Problem& p) {
+  const double n = static_cast<double>(p.stats.rows);
+  return rcm_sell_matrix_bytes(p) + 4 * n + n * p.value_bytes;
+}
+
+double rcm_sell_setup_us(const Problem& p, double device_convert_gbs) {
+  // The renumbered CSR is uploaded, then converted on the device (SELL-C16's slab written).
+  return rcm_setup_us(p, 0) + rcm_sell_matrix_bytes(p) / (device_convert_gbs * 1e3);
+}
+
+std::string rcm_sell_refusal(const Problem& p) { return rcm_band_refusal(p); }
 
 std::string rcm_refusal(const Problem& p) {
   if (p.op != Operation::Spmv) return "reordering is an SpMV candidate";

@@ -89,6 +89,13 @@ Refusal rcm_refusal_row(const Problem& p, const Rules&) {
   std::string why = rcm_refusal(p);
   return why.empty() ? Refusal{} : Refusal{std::move(why)};
 }
+double rcm_sell_setup(const Problem& p, double, const model::DeviceBasics& d, const Rules& t) {
+  return rcm_sell_setup_us(p, d.copy_gbs * t.device_convert_fraction_of_copy);
+}
+Refusal rcm_sell_refusal_row(const Problem& p, const Rules&) {
+  std::string why = rcm_sell_refusal(p);
+  return why.empty() ? Refusal{} : Refusal{std::move(why)};
+}
 
 // csr_param_mixed: a float copy of the values beside the CSR (4 bytes a nonzero), rounded on the host
 // and uploaded; the model reads 4 + 4 bytes a nonzero where CSR's are 8 + 4. Double matrices only.
@@ -102,14 +109,16 @@ double mixed_model_bytes(const Problem& p) {
 }
 
 double sellc16_dict_setup(const Problem& p, double bytes, const model::DeviceBasics& d, const Rules& t) {
-  // The table from one host pass over the values (sell_c16_dict_table), then SELL-C16 and the codes
-  // converted on the device: SELL-C16's slab is written, then this row's bytes.
-  const double table_us = host_convert_us(p, static_cast<double>(p.stats.nnz) * p.value_bytes, d, t);
+  // The table is the front door's count of the values (Problem::distinct_values, kept with it), so
+  // no host pass; then SELL-C16 and the codes converted on the device: SELL-C16's slab is written,
+  // then this row's bytes. Without the count, one host pass over the values first.
+  const double table_us =
+      p.distinct_values ? 0.0 : host_convert_us(p, static_cast<double>(p.stats.nnz) * p.value_bytes, d, t);
   return table_us + device_convert_us(p, sellc16_device_bytes(p) + bytes, d, t);
 }
 Refusal sellc16_dict_refusal_row(const Problem& p, const Rules& t) { return sellc16_dict_refusal(p, t); }
 
-const std::array<FormatRow, 12> kFormats = {{
+const std::array<FormatRow, 13> kFormats = {{
     {"csr", [](const Problem&) { return 0.0; }, no_setup, no_refusal},
     {"ell", ell_bytes, device_convert_us, ell_refusal},
     {"ellr", ellr_bytes, device_convert_us, ellr_refusal},
@@ -120,6 +129,7 @@ const std::array<FormatRow, 12> kFormats = {{
     {kCsrC16Format, csrc16_device_bytes, csrc16_setup, csrc16_refusal},
     {kSellC16Format, sellc16_device_bytes, sellc16_setup, sellc16_refusal},
     {"rcm", rcm_extra_bytes, rcm_setup, rcm_refusal_row},
+    {"rcmsell", rcm_sell_extra_bytes, rcm_sell_setup, rcm_sell_refusal_row, rcm_sell_matrix_bytes},
     {kBsrFormat, bsr_device_bytes, bsr_setup, bsr_refusal, bsr_model_matrix_bytes},
     {"csrmixed", mixed_bytes, host_convert_us, mixed_refusal, mixed_model_bytes},
     {kSellC16DictFormat, sellc16_dict_device_bytes, sellc16_dict_setup, sellc16_dict_refusal_row,

@@ -1,6 +1,10 @@
 // plan::fill_host_extras (spx/plan.hpp): the host-side inputs of the formats' eligibility, shared
 // by the front door and `spx plan show`.
+#include <cstdint>
+#include <cstring>
 #include <span>
+#include <type_traits>
+#include <vector>
 
 #include "spx/bsr.hpp"
 #include "spx/column_spans.hpp"
@@ -9,6 +13,22 @@
 #include "spx/sell_c16_dict.hpp"
 
 namespace spx::plan {
+
+namespace {
+
+template <class T>
+std::vector<uint64_t> value_bits(std::span<const T> values) {
+  using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  std::vector<uint64_t> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    Bits b;
+    std::memcpy(&b, &values[i], sizeof b);
+    out[i] = b;
+  }
+  return out;
+}
+
+}  // namespace
 
 template <class T>
 void fill_host_extras(const Csr<T, int32_t>& A, HostExtras& extras, Problem& p) {
@@ -23,11 +43,16 @@ void fill_host_extras(const Csr<T, int32_t>& A, HostExtras& extras, Problem& p) 
   // Sampled (6 block sizes x ~8k rows, ~10 ms on 10M nonzeros): BSR's eligibility and bytes.
   if (!extras.bsr_blocks) extras.bsr_blocks = bsr_block_counts(A);
   p.bsr_blocks = extras.bsr_blocks;
-  // Counted only where SELL-C16 can hold the matrix (no row wider than 16-bit offsets); it stops at
-  // the 257th distinct value (a matrix of random values within its first hundreds).
-  if (extras.column_spans->wide_rows == 0) {
-    if (!extras.distinct_values)
-      extras.distinct_values = distinct_values_upto(std::span<const T>(A.values), kSellC16DictMaxValues);
+  // Counted only where SELL-C16 can hold the matrix (no row wider than 16-bit offsets) or its RCM
+  // renumbering may (rcm_sell_c16: x gathered poorly); it stops at the 257th distinct value (a
+  // matrix of random values within its first hundreds).
+  if (extras.column_spans->wide_rows == 0 || (p.locality && p.locality->gathers_poorly())) {
+    if (!extras.distinct_values) {
+      const std::vector<T> first = distinct_values_first(std::span<const T>(A.values), kSellC16DictMaxValues);
+      extras.distinct_values = static_cast<int64_t>(first.size());
+      if (first.size() <= static_cast<std::size_t>(kSellC16DictMaxValues))
+        extras.value_table_bits = value_bits(std::span<const T>(first));
+    }
     p.distinct_values = extras.distinct_values;
   }
 }

@@ -107,6 +107,22 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       w.serial_slots = static_cast<double>(std::min(f.max_row, threshold)) / c.coop;
       w.units = rows * c.coop;
       w.extra_launches = 2;
+    } else if (row->work == Work::RcmSellC16) {
+      // SELL-C16 (or its dictionary) on the renumbered matrix, its x' gathers as estimated after RCM;
+      // the gather of x touches one random sector a row, and so does the write of y through the
+      // permutation; the permutation is streamed twice, x' written and read once.
+      const MatrixFeatures g = plan::rcm_reordered_features(f, key.value_bytes);
+      w.matrix_bytes =
+          (format_matrix_bytes > 0
+               ? format_matrix_bytes
+               : static_cast<double>(f.sell_slots) * (v + 2) + rows * kIndexBytes + (rows_padded / 32 + 1) * 8) +
+          2 * rows * kIndexBytes;
+      w.out_bytes = 2 * rows * v;
+      w.row_gather = (static_cast<double>(g.row_sectors[p]) + 2 * rows) * kSectorBytes;
+      w.window_gather = static_cast<double>(g.window_sectors[p]) * kSectorBytes;
+      w.serial_slots = static_cast<double>(f.max_row);
+      w.units = rows;
+      w.extra_launches = 1;
     } else if (row->work == Work::CsrParam) {
       const cuda::CsrSpmvParams c = cuda::csr_fixed_rule(s, props);
       const int64_t threshold = cuda::csr_long_row_threshold(f.nnz, c, props);

@@ -1,5 +1,6 @@
-// The planner's rcm_csr candidate: eligible only for square SpMV whose sampled locality says x is
-// gathered poorly; its bytes, setup and model terms (x gathers as estimated after RCM).
+// The planner's RCM candidates (rcm_csr, rcm_sell_c16): eligible only for square SpMV whose sampled
+// locality says x is gathered poorly; their bytes, setup and model terms (x gathers as estimated
+// after RCM).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,10 +31,9 @@ plan::Problem spmv_problem(const Csr<double, int32_t>& A) {
   return p;
 }
 
-const plan::Candidate& rcm_of(const std::vector<plan::Candidate>& cands) {
-  const auto it =
-      std::find_if(cands.begin(), cands.end(), [](const auto& c) { return c.kernel == "rcm_csr"; });
-  if (it == cands.end()) throw Error("no rcm_csr candidate");
+const plan::Candidate& rcm_of(const std::vector<plan::Candidate>& cands, const std::string& kernel = "rcm_csr") {
+  const auto it = std::find_if(cands.begin(), cands.end(), [&](const auto& c) { return c.kernel == kernel; });
+  if (it == cands.end()) throw Error("no " + kernel + " candidate");
   return *it;
 }
 
@@ -99,6 +99,39 @@ TEST(RcmPlanner, ModelCountsTheReorderedGathersAndThePermutations) {
   const plan::ModelKeyRow* key = plan::find_model_key("rcm_csr");
   ASSERT_NE(key, nullptr);
   EXPECT_STREQ(key->borrows, "csr_param");
+}
+
+// rcm_sell_c16 has no row-length floor (SELL-C16's walk has no per-row overhead for the gather to
+// outweigh): a shuffled 5-point mesh is eligible, skewed rows and well-gathered x are not. With at
+// most 256 distinct values its bytes are the dictionary's.
+TEST(RcmPlanner, SellC16OnTheRenumberedMatrix) {
+  const auto mesh5 = gen::generate<double>("stencil2d:n=120,shuffle=4");
+  plan::Problem p = spmv_problem(mesh5);
+  const plan::Candidate a = rcm_of(plan::candidates(p, {}, {}, kPlenty), "rcm_sell_c16");
+  EXPECT_TRUE(a.eligible) << a.why_not;
+  EXPECT_EQ(a.format, "rcmsell");
+  EXPECT_TRUE(a.deterministic);
+  EXPECT_GT(a.setup_us, static_cast<double>(mesh5.nnz()) * plan::kRcmHostNsPerNnz * 1e-3);
+  // A SELL-C16 slot is 10 bytes in f64; with two distinct values a code byte and no value.
+  EXPECT_GE(a.extra_bytes, static_cast<std::size_t>(mesh5.nnz()) * 10);
+  p.distinct_values = 2;
+  const plan::Candidate d = rcm_of(plan::candidates(p, {}, {}, kPlenty), "rcm_sell_c16");
+  EXPECT_LT(d.extra_bytes, static_cast<std::size_t>(mesh5.nnz()) * 4 + static_cast<std::size_t>(mesh5.rows) * 20);
+  const auto graph = gen::generate<double>("powerlaw:n=20000,avg=16,exp=1.9,seed=4");
+  const plan::Candidate b = rcm_of(plan::candidates(spmv_problem(graph), {}, {}, kPlenty), "rcm_sell_c16");
+  EXPECT_FALSE(b.eligible);
+  EXPECT_NE(b.why_not.find("skewed"), std::string::npos) << b.why_not;
+  const auto grid = gen::generate<double>("stencil2d:n=120");
+  const plan::Candidate c = rcm_of(plan::candidates(spmv_problem(grid), {}, {}, kPlenty), "rcm_sell_c16");
+  EXPECT_FALSE(c.eligible);
+  EXPECT_NE(c.why_not.find("gathered well"), std::string::npos) << c.why_not;
+  // Model: window gathers near the ordered grid's, one extra launch (the gather of x); ELL's fit.
+  model::DeviceBasics dev;
+  dev.name = "test";
+  const model::Terms t = model::terms({"rcm_sell_c16", 8, 0}, features(mesh5), dev);
+  EXPECT_LT(t.x[4], model::terms({"ell", 8, 0}, features(mesh5), dev).x[4] / 2);
+  EXPECT_EQ(t.x[7], 1.0);
+  EXPECT_STREQ(plan::find_model_key("rcm_sell_c16")->borrows, "ell");
 }
 
 }  // namespace

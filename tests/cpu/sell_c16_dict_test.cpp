@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -73,6 +74,36 @@ TEST(SellC16Dict, TableOrderIsFirstAppearanceAcrossChunksAndThreads) {
   EXPECT_EQ(distinct_values_upto(std::span<const double>(v)), 257);
   EXPECT_THROW((void)sell_c16_dict_table(std::span<const double>(v)), Error);
   omp_set_num_threads(saved);
+}
+
+// The front door's host extras count the values once and keep them as the table (bit patterns in
+// first-appearance order), so the conversion needs no second pass; none are kept past 256. The
+// setup estimate then has no host pass in it.
+TEST(SellC16Dict, HostExtrasKeepTheTableTheyCounted) {
+  for (int distinct : {1, 2, 200, 300}) {
+    const auto A = with_values(distinct, 5 + static_cast<uint64_t>(distinct));
+    plan::HostExtras extras;
+    plan::Problem p;
+    p.op = plan::Operation::Spmv;
+    p.value_bytes = 8;
+    p.stats = stats(A);
+    plan::fill_host_extras(A, extras, p);
+    ASSERT_TRUE(p.distinct_values.has_value());
+    const std::vector<double> first = distinct_values_first(std::span<const double>(A.values), 256);
+    EXPECT_EQ(*p.distinct_values, static_cast<int64_t>(first.size()));
+    if (distinct > 256) {
+      EXPECT_EQ(*p.distinct_values, 257);
+      EXPECT_TRUE(extras.value_table_bits.empty());
+      continue;
+    }
+    const std::vector<double> table = sell_c16_dict_table(std::span<const double>(A.values));
+    ASSERT_EQ(extras.value_table_bits.size(), table.size()) << distinct;
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      double v;
+      std::memcpy(&v, &extras.value_table_bits[i], sizeof v);
+      EXPECT_EQ(v, table[i]) << i;
+    }
+  }
 }
 
 TEST(SellC16Dict, RoundTripAndReferenceEqualSellC16Bitwise) {

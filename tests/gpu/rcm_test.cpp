@@ -1,5 +1,6 @@
 // RCM on the GPU: RcmCsr's product (gather, csr_param on P A P^T, scatter) against spx::ref on
-// random and shuffled matrices, the front door's rcm_csr candidate, and CG in RCM's numbering
+// random and shuffled matrices, the front door's rcm_csr and rcm_sell_c16 candidates (the latter with
+// and without a value dictionary, y written through the permutation), and CG in RCM's numbering
 // giving the unreordered solution. Outputs poisoned (beta = 0 cases) before each run.
 #include <gtest/gtest.h>
 
@@ -87,6 +88,44 @@ TYPED_TEST(GpuRcm, FrontDoorPicksItOnlyWhereXIsGatheredPoorly) {
   }
   // A mesh in its own numbering: not a candidate.
   cuda::SparseMatrix<T> G(ctx, gen::generate<T, int32_t>("stencil27:n=24"));
+  EXPECT_THROW(G.plan_spmv(o), Error);
+}
+
+// rcm_sell_c16 (SELL-C16 on the renumbered matrix, y written through the permutation): stencils hold
+// two values (the dictionary), a band of random values does not; every alpha/beta case against
+// spx::ref, y poisoned where beta = 0.
+TYPED_TEST(GpuRcm, SellC16OnTheRenumberedMatrixEqualsTheReference) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  plan::Options o;
+  o.mode = plan::Mode::Model;
+  o.kernels = {"rcm_sell_c16"};
+  o.tuning_cache = "-";
+  const std::string s = std::to_string(seed % 100000 + 1);
+  const std::vector<std::pair<std::string, std::string>> specs = {
+      {"stencil2d:nx=123,ny=77,shuffle=" + s, "distinct values"},
+      {"stencil27:n=19,shuffle=" + s, "distinct values"},
+      {"banded:n=5003,bw=4,density=0.8,seed=" + s + ",shuffle=" + s, "SELL-C16,"},
+  };
+  for (const auto& [spec, described] : specs) {
+    const auto A = gen::generate<T, int32_t>(spec);
+    cuda::SparseMatrix<T> M(ctx, A);
+    const plan::Report& r = M.plan_spmv(o);
+    ASSERT_EQ(r.winner().kernel, "rcm_sell_c16") << spec << "\n" << r.explain();
+    EXPECT_NE(r.winner().params.find(described), std::string::npos) << spec << ": " << r.winner().params;
+    const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
+    const auto dx = cuda::to_device(ctx, x, "x");
+    for (const SpmvCase<T>& c : spmv_cases(A, x, seed)) {
+      auto dy = cuda::to_device(ctx, c.y0, "y");
+      cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span(), c.alpha, c.beta);
+      c.expect_close(cuda::to_host(ctx, dy), spec + " rcm_sell_c16" + c.label());
+    }
+  }
+  // A mesh in its own numbering: not a candidate (x is gathered well).
+  cuda::SparseMatrix<T> G(ctx, gen::generate<T, int32_t>("stencil2d:n=60"));
   EXPECT_THROW(G.plan_spmv(o), Error);
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -68,6 +69,20 @@ std::optional<CsrSpmvParams> with_csr_knobs(const CsrSpmvParams& p, const plan::
 plan::Knobs csr_knobs(const CsrSpmvParams& p) {
   return {{"repeat", p.repeat}, {"coop", p.coop}, {"block_size", p.block_size}};
 }
+
+template <class T>
+std::vector<T> value_table_of(const MatrixParts<T>& m) {
+  if (m.value_table_bits.empty()) return sell_c16_dict_table(std::span<const T>(m.host->values));
+  using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  std::vector<T> table(m.value_table_bits.size());
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const auto b = static_cast<Bits>(m.value_table_bits[i]);
+    std::memcpy(&table[i], &b, sizeof b);
+  }
+  return table;
+}
+template std::vector<float> value_table_of(const MatrixParts<float>&);
+template std::vector<double> value_table_of(const MatrixParts<double>&);
 
 namespace {
 
@@ -235,11 +250,11 @@ class SellC16Spmv final : public Executor<T> {
   DeviceSellC16<T> A_;
 };
 
-// SELL-C16 with a value dictionary: the table from one pass over the host values, the slabs and
-// codes converted on the device.
+// SELL-C16 with a value dictionary: the table the front door kept (else one pass over the host
+// values), the slabs and codes converted on the device.
 template <class T>
 DeviceSellC16Dict<T> dict_of(Context& ctx, const MatrixParts<T>& m) {
-  const std::vector<T> table = sell_c16_dict_table(std::span<const T>(m.host->values));
+  const std::vector<T> table = value_table_of(m);
   return to_sell_c16_dict(ctx, *m.device, std::span<const T>(table));
 }
 
@@ -660,6 +675,8 @@ Make<T> spx_factory(plan::SpxExecutor e) {
       return make_mixed_executor<T>;
     case X::RcmCsr:
       return make_rcm_executor<T>;
+    case X::RcmSellC16:
+      return make_rcm_sell_executor<T>;
     case X::Bsr:
       return [](Context& c, const MatrixParts<T>& m, P p, R, K k) -> E {
         return std::make_unique<BsrSpmv<T>>(c, m, p, k);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <vector>
 #include <string>
 
 #include "plan/tuner.hpp"
@@ -29,7 +30,15 @@ struct MatrixParts {
   const MatrixStats* stats = nullptr;
   const WideDeviceCsr<T>* wide = nullptr;
   std::span<const int64_t> wide_row_ptr;
+  // The host values' SELL-C16-dict table where the front door counted at most 256 of them
+  // (plan::HostExtras::value_table_bits); empty otherwise.
+  std::span<const uint64_t> value_table_bits;
 };
+
+// The SELL-C16-dict table of m's values: the front door's (value_table_bits) when it kept one, else
+// one host pass (sell_c16_dict_table; spx::Error past 256 values).
+template <class T>
+std::vector<T> value_table_of(const MatrixParts<T>& m);
 
 template <class T>
 class Executor {

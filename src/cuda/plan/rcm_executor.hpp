@@ -1,6 +1,7 @@
-// The planner's rcm_csr candidate (spx/cuda/reorder.hpp's RcmCsr) as an Executor: built from the
-// front door's host CSR (RCM on the host, the permuted CSR uploaded), run as gather, csr_param,
-// scatter. The factory row in executor.cpp calls make_rcm_executor.
+// The planner's RCM candidates as Executors, built from the front door's host CSR (RCM on the host,
+// the permuted matrix uploaded): rcm_csr (spx/cuda/reorder.hpp's RcmCsr: gather, csr_param,
+// scatter) and rcm_sell_c16 (gather, then SELL-C16 or SELL-C16-dict writing y through the
+// permutation). The factory rows in executor.cpp call these.
 #pragma once
 
 #include <memory>
@@ -13,5 +14,8 @@ namespace spx::cuda::detail {
 template <class T>
 std::unique_ptr<Executor<T>> make_rcm_executor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
                                                const plan::KernelRow& row, const plan::Knobs& knobs);
+template <class T>
+std::unique_ptr<Executor<T>> make_rcm_sell_executor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
+                                                    const plan::KernelRow& row, const plan::Knobs& knobs);
 
 }  // namespace spx::cuda::detail

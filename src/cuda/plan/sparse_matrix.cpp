@@ -111,8 +111,8 @@ struct SparseMatrix<T>::Impl {
   std::vector<int64_t> wide_row_ptr;
 
   detail::MatrixParts<T> parts() const {
-    if (wide) return {nullptr, nullptr, &stats, &*wide, std::span<const int64_t>(wide_row_ptr)};
-    return {&host, &device, &stats, nullptr, {}};
+    if (wide) return {nullptr, nullptr, &stats, &*wide, std::span<const int64_t>(wide_row_ptr), {}};
+    return {&host, &device, &stats, nullptr, {}, std::span<const uint64_t>(extras.value_table_bits)};
   }
 
   // The wide matrix of a validated host matrix of 64-bit or 32-bit indices: its statistics, the

@@ -9,6 +9,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/scale.hpp"
+#include "cuda/spmv/sell_c16_launch.hpp"
 #include "cuda/spmv/sell_c16_row.cuh"
 #include "cuda/spmv/spmv_checks.hpp"
 #include "spx/cuda/rules.hpp"
@@ -23,8 +24,8 @@ template <class T>
 __global__ void __launch_bounds__(1024)
     spmv_sell_c16_kernel(int32_t rows, const int64_t* __restrict__ slice_ptr,
                          const int32_t* __restrict__ base, const uint16_t* __restrict__ offsets,
-                         const T* __restrict__ values, const T* __restrict__ x, T* __restrict__ y, T alpha,
-                         T beta) {
+                         const T* __restrict__ values, const T* __restrict__ x, T* __restrict__ y,
+                         const int32_t* __restrict__ y_rows, T alpha, T beta) {
   const int64_t row = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (row >= rows) return;
   const int64_t slice = row / kSlice;
@@ -35,8 +36,7 @@ __global__ void __launch_bounds__(1024)
   const T sum =
       b >= 0 ? sell_c16::row_sum<T>(sell_c16::DirectValues<T>{values}, offsets, first, width, row, x + b)
              : T{0};
-  // beta == 0 must not read y: NaN or garbage there may not leak into the result.
-  y[row] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[row];
+  sell_c16::store_row(y, y_rows, row, sum, alpha, beta);
 }
 
 }  // namespace
@@ -59,19 +59,28 @@ DeviceSellC16<T> upload_sell_c16(Context& ctx, const SellC16<T>& A) {
 template <class T>
 void spmv_sell_c16(Context& ctx, const DeviceSellC16<T>& A, std::span<const T> x, std::span<T> y, T alpha,
                    T beta) {
+  detail::spmv_sell_c16_rows(ctx, A, x, y, {}, alpha, beta);
+}
+
+template <class T>
+void detail::spmv_sell_c16_rows(Context& ctx, const DeviceSellC16<T>& A, std::span<const T> x, std::span<T> y,
+                                std::span<const int32_t> y_rows, T alpha, T beta) {
   check_spmv_operands("spmv_sell_c16", A.rows, A.cols, x, y);
+  sell_c16::check_row_map("spmv_sell_c16", A.rows, y_rows);
   if (A.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
   const int block = spread_block_size(A.rows, ctx.props());
   spmv_sell_c16_kernel<T><<<grid_for(A.rows, block), block, 0, ctx.stream()>>>(
-      A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), A.values.data(), x.data(), y.data(), alpha,
-      beta);
+      A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), A.values.data(), x.data(), y.data(),
+      y_rows.empty() ? nullptr : y_rows.data(), alpha, beta);
   SPX_CHECK_LAUNCH("spmv_sell_c16_kernel", ctx.stream());
 }
 
 #define SPX_INSTANTIATE_SELL_C16(T)                                       \
   template DeviceSellC16<T> upload_sell_c16(Context&, const SellC16<T>&); \
-  template void spmv_sell_c16(Context&, const DeviceSellC16<T>&, std::span<const T>, std::span<T>, T, T);
+  template void spmv_sell_c16(Context&, const DeviceSellC16<T>&, std::span<const T>, std::span<T>, T, T); \
+  template void detail::spmv_sell_c16_rows(Context&, const DeviceSellC16<T>&, std::span<const T>, std::span<T>, \
+                                           std::span<const int32_t>, T, T);
 SPX_INSTANTIATE_SELL_C16(float)
 SPX_INSTANTIATE_SELL_C16(double)
 #undef SPX_INSTANTIATE_SELL_C16

@@ -7,6 +7,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/scale.hpp"
+#include "cuda/spmv/sell_c16_launch.hpp"
 #include "cuda/spmv/sell_c16_row.cuh"
 #include "cuda/spmv/spmv_checks.hpp"
 #include "spx/cuda/rules.hpp"
@@ -23,7 +24,8 @@ __global__ void __launch_bounds__(1024)
     spmv_sell_c16_dict_kernel(int32_t rows, const int64_t* __restrict__ slice_ptr,
                               const int32_t* __restrict__ base, const uint16_t* __restrict__ offsets,
                               const uint8_t* __restrict__ codes, const T* __restrict__ table, int table_size,
-                              T uniform_value, const T* __restrict__ x, T* __restrict__ y, T alpha, T beta) {
+                              T uniform_value, const T* __restrict__ x, T* __restrict__ y,
+                              const int32_t* __restrict__ y_rows, T alpha, T beta) {
   __shared__ T shared_table[kSellC16DictMaxValues];
   if constexpr (!Uniform) {
     for (int i = static_cast<int>(threadIdx.x); i < table_size; i += static_cast<int>(blockDim.x))
@@ -44,8 +46,7 @@ __global__ void __launch_bounds__(1024)
       sum = sell_c16::row_sum<T>(sell_c16::CodedValues<T>{codes, shared_table}, offsets, first, width, row,
                                  x + b);
   }
-  // beta == 0 must not read y: NaN or garbage there may not leak into the result.
-  y[row] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[row];
+  sell_c16::store_row(y, y_rows, row, sum, alpha, beta);
 }
 
 }  // namespace
@@ -70,7 +71,14 @@ DeviceSellC16Dict<T> upload_sell_c16_dict(Context& ctx, const SellC16Dict<T>& A)
 template <class T>
 void spmv_sell_c16_dict(Context& ctx, const DeviceSellC16Dict<T>& A, std::span<const T> x, std::span<T> y,
                         T alpha, T beta) {
+  detail::spmv_sell_c16_dict_rows(ctx, A, x, y, {}, alpha, beta);
+}
+
+template <class T>
+void detail::spmv_sell_c16_dict_rows(Context& ctx, const DeviceSellC16Dict<T>& A, std::span<const T> x,
+                                     std::span<T> y, std::span<const int32_t> y_rows, T alpha, T beta) {
   check_spmv_operands("spmv_sell_c16_dict", A.rows, A.cols, x, y);
+  sell_c16::check_row_map("spmv_sell_c16_dict", A.rows, y_rows);
   const auto n = static_cast<int64_t>(A.table.size());
   if (n < 1 || n > kSellC16DictMaxValues || (n > 1) != (A.codes.size() > 0))
     throw Error(
@@ -80,21 +88,24 @@ void spmv_sell_c16_dict(Context& ctx, const DeviceSellC16Dict<T>& A, std::span<c
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
   const int block = spread_block_size(A.rows, ctx.props());
   const auto grid = grid_for(A.rows, block);
+  const int32_t* rows_map = y_rows.empty() ? nullptr : y_rows.data();
   if (n == 1)
     spmv_sell_c16_dict_kernel<T, true><<<grid, block, 0, ctx.stream()>>>(
         A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), nullptr, nullptr, 1, A.uniform_value,
-        x.data(), y.data(), alpha, beta);
+        x.data(), y.data(), rows_map, alpha, beta);
   else
     spmv_sell_c16_dict_kernel<T, false><<<grid, block, 0, ctx.stream()>>>(
         A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), A.codes.data(), A.table.data(),
-        static_cast<int>(n), T{0}, x.data(), y.data(), alpha, beta);
+        static_cast<int>(n), T{0}, x.data(), y.data(), rows_map, alpha, beta);
   SPX_CHECK_LAUNCH("spmv_sell_c16_dict_kernel", ctx.stream());
 }
 
 #define SPX_INSTANTIATE_SELL_C16_DICT(T)                                                                    \
   template DeviceSellC16Dict<T> upload_sell_c16_dict(Context&, const SellC16Dict<T>&);                      \
   template void spmv_sell_c16_dict(Context&, const DeviceSellC16Dict<T>&, std::span<const T>, std::span<T>, \
-                                   T, T);
+                                   T, T);                                                                   \
+  template void detail::spmv_sell_c16_dict_rows(Context&, const DeviceSellC16Dict<T>&, std::span<const T>,  \
+                                                std::span<T>, std::span<const int32_t>, T, T);
 SPX_INSTANTIATE_SELL_C16_DICT(float)
 SPX_INSTANTIATE_SELL_C16_DICT(double)
 #undef SPX_INSTANTIATE_SELL_C16_DICT

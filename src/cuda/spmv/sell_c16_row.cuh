@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string>
 
+#include "spx/error.hpp"
 #include "spx/sell_c16.hpp"
 
 namespace spx::cuda::sell_c16 {
@@ -55,6 +58,22 @@ __device__ __forceinline__ T row_sum(const Values& value_at, const uint16_t* __r
       if (os[u] != 0) sum += vs[u] * xr[os[u]];
   }
   return sum;
+}
+
+// Row `row`'s result into y, at y_rows[row] where a row map is given (sell_c16_launch.hpp).
+// beta == 0 must not read y: NaN or garbage there may not leak into the result.
+template <class T>
+__device__ __forceinline__ void store_row(T* __restrict__ y, const int32_t* __restrict__ y_rows, int64_t row,
+                                          T sum, T alpha, T beta) {
+  const int64_t out = y_rows != nullptr ? int64_t{y_rows[row]} : row;
+  y[out] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[out];
+}
+
+// A row map is empty or names every row.
+inline void check_row_map(const char* who, int64_t rows, std::span<const int32_t> y_rows) {
+  if (!y_rows.empty() && static_cast<int64_t>(y_rows.size()) != rows)
+    throw Error(std::string(who) + ": the row map has " + std::to_string(y_rows.size()) + " entries, the matrix " +
+                std::to_string(rows) + " rows");
 }
 
 }  // namespace spx::cuda::sell_c16
