@@ -32,11 +32,12 @@ __global__ void __launch_bounds__(1024)
   const int64_t first = slice_ptr[slice];
   const int64_t width = (slice_ptr[slice + 1] - first) / kSlice;
   const int32_t b = base[row];
+  const int64_t out = sell_c16::out_row(y_rows, row);
   // A nonempty row: width >= 1 and slot 0 real.
   const T sum =
       b >= 0 ? sell_c16::row_sum<T>(sell_c16::DirectValues<T>{values}, offsets, first, width, row, x + b)
              : T{0};
-  sell_c16::store_row(y, y_rows, row, sum, alpha, beta);
+  sell_c16::store_row(y, out, sum, alpha, beta);
 }
 
 }  // namespace

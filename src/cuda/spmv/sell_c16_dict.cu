@@ -38,6 +38,7 @@ __global__ void __launch_bounds__(1024)
   const int64_t first = slice_ptr[slice];
   const int64_t width = (slice_ptr[slice + 1] - first) / kSlice;
   const int32_t b = base[row];
+  const int64_t out = sell_c16::out_row(y_rows, row);
   T sum = T{0};
   if (b >= 0) {
     if constexpr (Uniform)
@@ -46,7 +47,7 @@ __global__ void __launch_bounds__(1024)
       sum = sell_c16::row_sum<T>(sell_c16::CodedValues<T>{codes, shared_table}, offsets, first, width, row,
                                  x + b);
   }
-  sell_c16::store_row(y, y_rows, row, sum, alpha, beta);
+  sell_c16::store_row(y, out, sum, alpha, beta);
 }
 
 }  // namespace

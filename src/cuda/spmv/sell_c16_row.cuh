@@ -60,12 +60,15 @@ __device__ __forceinline__ T row_sum(const Values& value_at, const uint16_t* __r
   return sum;
 }
 
-// Row `row`'s result into y, at y_rows[row] where a row map is given (sell_c16_launch.hpp).
+// Where row `row`'s result goes: y_rows[row] where a row map is given (sell_c16_launch.hpp). Read
+// before the row's slots, so its latency hides behind theirs instead of adding to the row's.
+__device__ __forceinline__ int64_t out_row(const int32_t* __restrict__ y_rows, int64_t row) {
+  return y_rows != nullptr ? int64_t{__ldcs(y_rows + row)} : row;
+}
+
 // beta == 0 must not read y: NaN or garbage there may not leak into the result.
 template <class T>
-__device__ __forceinline__ void store_row(T* __restrict__ y, const int32_t* __restrict__ y_rows, int64_t row,
-                                          T sum, T alpha, T beta) {
-  const int64_t out = y_rows != nullptr ? int64_t{y_rows[row]} : row;
+__device__ __forceinline__ void store_row(T* __restrict__ y, int64_t out, T sum, T alpha, T beta) {
   y[out] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[out];
 }
 
