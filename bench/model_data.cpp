@@ -86,14 +86,22 @@ json load_json(const std::string& path) {
 ModelData load_model_data(const std::string& path) { return model_data(load_json(path), path); }
 
 std::vector<std::string> model_kernel_patterns() {
-  // From the kernel catalogue: every SpMV model key, the row-major spx SpMM kernels, and the cuSPARSE
-  // SpMM entries whose best is the model's "cusparse_spmm_best".
-  std::vector<std::string> k = model::spmv_kernels();
+  // From the kernel catalogue: the model keys a profile fits -- those borrowing no sibling's
+  // coefficients (a borrowing key has no fit of its own until its catalogue row stops borrowing) --
+  // as SpMV entries, the row-major spx SpMM kernels of such keys, and the cuSPARSE SpMM entries whose
+  // best is the model's "cusparse_spmm_best".
+  const auto fitted = [](const char* key) {
+    const plan::ModelKeyRow* m = plan::find_model_key(key);
+    return m != nullptr && m->borrows == nullptr;
+  };
+  std::vector<std::string> k;
+  for (const plan::ModelKeyRow& key : plan::model_keys())
+    if (key.op == plan::Operation::Spmv && key.borrows == nullptr) k.emplace_back(key.key);
   for (const plan::KernelRow& row : plan::catalogue()) {
     if (row.op != plan::Operation::Spmm) continue;
     const bool spx_row_major =
         std::string_view(row.owner) == "spx" && row.layout == plan::DenseLayout::RowMajor;
-    if (spx_row_major || row.in_vendor_best) k.emplace_back(row.bench_name());
+    if ((spx_row_major && fitted(row.model_key)) || row.in_vendor_best) k.emplace_back(row.bench_name());
   }
   return k;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/model_data.hpp"
 #include "bench/registry.hpp"
 #include "plan/format_table.hpp"
 #include "plan/tuner.hpp"
@@ -187,6 +188,29 @@ TEST(Catalogue, EveryRowHasABenchmarkEntry) {
     const bench::OpKind op = r.op == Operation::Spmv ? bench::OpKind::Spmv : bench::OpKind::Spmm;
     EXPECT_NE(registry.kernel(r.bench_name(), op), nullptr) << r.name;
   }
+}
+
+// `spx model calibrate` times the fitted model keys through the benchmark engine without
+// --studies: each must name a regular (not study) cuda entry, or calibrate refuses to start (it
+// did, once the CSR SpMM's split and tiled study entries became catalogue rows). Keys that borrow
+// a sibling's fit are not timed.
+TEST(Catalogue, CalibrationTimesOnlyRegularEntriesOfFittedKeys) {
+  const bench::Registry& registry = bench::default_registry();
+  const std::vector<std::string> patterns = bench::model_kernel_patterns();
+  for (const std::string& name : patterns) {
+    const bool regular = std::any_of(registry.kernels().begin(), registry.kernels().end(), [&](const auto& k) {
+      return k.backend == "cuda" && !k.study && k.name == name;
+    });
+    EXPECT_TRUE(regular) << name;
+    const plan::KernelRow* row = plan::find_kernel(name);
+    if (row != nullptr && row->op == Operation::Spmm && std::string_view(row->owner) == "spx") {
+      EXPECT_EQ(plan::find_model_key(row->model_key)->borrows, nullptr) << name;
+    }
+  }
+  for (const char* borrowed : {"spmm_csr_split_row", "spmm_csr_tiled_row", "rcm_csr", "sell_c16", "rcm_sell_c16"})
+    EXPECT_EQ(std::count(patterns.begin(), patterns.end(), borrowed), 0) << borrowed;
+  EXPECT_EQ(std::count(patterns.begin(), patterns.end(), "csr_param"), 1);
+  EXPECT_EQ(std::count(patterns.begin(), patterns.end(), "spmm_csr_row"), 1);
 }
 #endif
 
