@@ -13,7 +13,7 @@
 
 namespace spx::cli {
 
-// Bounds of the options; docs/cli.md lists them.
+// Bounds of the options; each command's --help shows them (CLI11 validators below).
 inline constexpr int64_t kMaxRuns = 1'000'000'000;                         // --repeat, --runs, --warmup
 inline constexpr int64_t kMaxIterations = 1'000'000'000'000;               // cg --maxit, --stagnation
 inline constexpr int64_t kMaxExpectedCalls = 1'000'000'000'000;            // --expected-calls
