@@ -93,15 +93,17 @@ KernelRow vendor_row(const char* name, Operation op, DenseLayout layout, const c
 
 // cuSPARSE determinism (cusparseSpMV / cusparseSpMM notes): SpMV CSR ALG1 and COO ALG1 are not
 // deterministic, CSR ALG2, COO ALG2 and SELL are; non-transposed SpMM is, except COO ALG1, whose
-// deterministic sibling is ALG2. spx: csr_param and the CSR SpMM add long-row partials with
-// atomics; the segmented sum's synchronizer sums long tails by arrival.
+// deterministic sibling is ALG2. spx: the CSR SpMM adds long-row partials with atomics; csr_param's
+// long rows and the segmented sum's long tails are summed by the last to arrive in a fixed chunk
+// (warp) order, so repeated products are bitwise equal (tests/gpu/spmv_csr_test.cpp,
+// spmv_segsum_test.cpp); COO's fast mode adds with atomics.
 std::vector<KernelRow> make_catalogue() {
   using V = VendorAlg;
   std::vector<KernelRow> t = {
-      offsets64(spx_row("csr_param", kSpmv, kRow, "csr", kLongRows, "csr_param", SpxExecutor::CsrParam,
+      offsets64(spx_row("csr_param", kSpmv, kRow, "csr", kAlways, "csr_param", SpxExecutor::CsrParam,
                         Ladder::CsrParam)),
       spx_row("csr_vector", kSpmv, kRow, "csr", kAlways, "csr_vector", SpxExecutor::CsrVector),
-      spx_row("spmv_segsum", kSpmv, kRow, "csr", kNever, "spmv_segsum", SpxExecutor::Segsum, Ladder::Segsum),
+      spx_row("spmv_segsum", kSpmv, kRow, "csr", kAlways, "spmv_segsum", SpxExecutor::Segsum, Ladder::Segsum),
       offsets64(spx_row("ell", kSpmv, kRow, "ell", kAlways, "ell", SpxExecutor::Ell)),
       offsets64(spx_row("ellr_t", kSpmv, kRow, "ellr", kAlways, "ellr_t", SpxExecutor::EllrT, Ladder::EllrT)),
       spx_row("coo", kSpmv, kRow, "coo", kAlways, "coo", SpxExecutor::Coo),
@@ -109,7 +111,7 @@ std::vector<KernelRow> make_catalogue() {
       // Escape rows' chunks are added in chunk order by the last to arrive: deterministic.
       spx_row("csr_c16", kSpmv, kRow, "csrc16", kAlways, "csr_c16", SpxExecutor::CsrC16, Ladder::CsrParam),
       // csr_param on the RCM-renumbered matrix, between a gather of x and a scatter of y.
-      spx_row("rcm_csr", kSpmv, kRow, "rcm", kLongRows, "rcm_csr", SpxExecutor::RcmCsr, Ladder::CsrParam),
+      spx_row("rcm_csr", kSpmv, kRow, "rcm", kAlways, "rcm_csr", SpxExecutor::RcmCsr, Ladder::CsrParam),
       spx_row("bsr", kSpmv, kRow, "bsr", kAlways, "bsr", SpxExecutor::Bsr),
       spx_row("sell_c16", kSpmv, kRow, "sellc16", kAlways, "sell_c16", SpxExecutor::SellC16),
       spx_row("sell_c16_dict", kSpmv, kRow, "sellc16d", kAlways, "sell_c16_dict", SpxExecutor::SellC16Dict),
@@ -117,7 +119,7 @@ std::vector<KernelRow> make_catalogue() {
       // a gather of x, writing y through the permutation; sums in slot order.
       spx_row("rcm_sell_c16", kSpmv, kRow, "rcmsell", kAlways, "rcm_sell_c16", SpxExecutor::RcmSellC16),
       // Opt-in only (Options::mixed_precision): float values, double x, y and sums.
-      mixed(spx_row("csr_param_mixed", kSpmv, kRow, "csrmixed", kLongRows, "csr_param_mixed",
+      mixed(spx_row("csr_param_mixed", kSpmv, kRow, "csrmixed", kAlways, "csr_param_mixed",
                     SpxExecutor::CsrParamMixed, Ladder::CsrParam)),
       vendor_row("cusparse_csr_alg1", kSpmv, kRow, "csr", kNever, V::CsrAlg1),
       vendor_row("cusparse_csr_alg2", kSpmv, kRow, "csr", kAlways, V::CsrAlg2),

@@ -44,6 +44,21 @@ TEST_F(CliCgReorder, RcmSolvesTheSameSystemOnAShuffledMesh) {
   EXPECT_FALSE(run("auto", "stencil2d:n=40")["reordered"].get<bool>());
 }
 
+// --operator all on the CPU backend runs the CPU's operators (CSR, and LMA where the input is a FEM
+// spec), not every GPU operator name: it used to stop at "ell" with an error.
+TEST_F(CliCgReorder, OperatorAllOnTheCpuRunsTheCpuOperators) {
+  const CliRun mesh = spx("cg stencil2d:n=12 --backend cpu --operator all --tol 1e-8");
+  EXPECT_EQ(mesh.status, 0) << mesh.err;
+  EXPECT_NE(mesh.out.find("csr"), std::string::npos) << mesh.out;
+  EXPECT_EQ(mesh.out.find("ell"), std::string::npos) << mesh.out;
+  const CliRun fem = spx("cg fem2d:n=6 --backend cpu --operator all --tol 1e-8");
+  EXPECT_EQ(fem.status, 0) << fem.err;
+  EXPECT_NE(fem.out.find("lma"), std::string::npos) << fem.out;
+  const CliRun ell = spx("cg stencil2d:n=12 --backend cpu --operator ell");
+  EXPECT_NE(ell.status, 0);
+  EXPECT_NE(ell.err.find("not ell"), std::string::npos) << ell.err;
+}
+
 TEST_F(CliCgReorder, LmaOperatorsAndSeveralGpusRefuseIt) {
   const CliRun lma = spx("cg fem2d:n=6 --backend cpu --operator lma --reorder rcm");
   EXPECT_NE(lma.status, 0);

@@ -159,6 +159,53 @@ TYPED_TEST(FrontDoor, EverySpmvCandidateIsEquivalentToRef) {
     if (runs_here(k)) EXPECT_GT(checked[k], 0) << k << " ran on no random matrix";
 }
 
+// The catalogue's determinism is what deterministic_only plans rely on: every SpMV row declared
+// Always gives bitwise equal repeated products -- on a matrix whose huge row takes the long-row
+// paths (csr_param's chunks summed by the last to arrive, the segmented sum's synchronizer) and on a
+// randomly numbered mesh (the RCM rows). y poisoned before each run.
+TYPED_TEST(FrontDoor, CandidatesDeclaredDeterministicRepeatBitwise) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<NamedMatrix<T, int32_t>> matrices = {
+      {"one row of 200000 among rows of 0..12",
+       with_long_row(random_csr<T, int32_t>(50001, 250007, 0, 12, seed, 0.1), 777, 200000, seed + 1)},
+      {"27-point mesh 20^3, randomly numbered",
+       gen::generate<T, int32_t>("stencil27:n=20,shuffle=" + std::to_string(seed % 1000 + 1))}};
+  int compared = 0;
+  for (const auto& m : matrices) {
+    const auto x = random_vector<T>(static_cast<std::size_t>(m.A.cols), seed + 2);
+    const auto dx = cuda::to_device(ctx, x, "x");
+    for (const std::string& k : kSpmvKernels) {
+      const plan::KernelRow& row = plan::kernel_row(k);
+      if (row.determinism != plan::Determinism::Always || (row.rounds_values && !std::is_same_v<T, double>))
+        continue;
+      cuda::SparseMatrix<T> M(ctx, m.A);
+      try {
+        if (M.plan_spmv(only(k)).winner().kernel != k) continue;
+      } catch (const Error&) {
+        continue;  // not eligible here
+      }
+      std::vector<T> first;
+      for (int run = 0; run < 3; ++run) {
+        std::vector<T> y0(static_cast<std::size_t>(m.A.rows));
+        poison(std::span<T>(y0));
+        auto dy = cuda::to_device(ctx, y0, "y");
+        cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span(), T{1}, T{0});
+        const std::vector<T> got = cuda::to_host(ctx, dy);
+        if (run == 0)
+          first = got;
+        else
+          EXPECT_TRUE(same_bits(first, got)) << m.name << " / " << k << ": run " << run << " differs";
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 6);
+}
+
 TYPED_TEST(FrontDoor, EverySpmmCandidateIsEquivalentToRef) {
   SPX_REQUIRE_GPU();
   using T = TypeParam;

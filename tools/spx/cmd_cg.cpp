@@ -463,7 +463,13 @@ void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
     if (op == "auto") {
       operators.push_back(backend == "cuda" ? "auto" : "csr");
     } else if (op == "all") {
-      for (const char* k : {"csr", "csr_param", "ell", "lma_atomic", "lma_colour"})
+      // The CPU backend has one CSR and one LMA operator (csr_param and the LMA variants are GPU
+      // kernels): "all" there is those two, not every name.
+      const std::vector<const char*> all = backend == "cuda"
+                                               ? std::vector<const char*>{"csr", "csr_param", "ell", "lma_atomic",
+                                                                          "lma_colour"}
+                                               : std::vector<const char*>{"csr", "lma_atomic"};
+      for (const char* k : all)
         if (problem.spec || std::string(k).find("lma") == std::string::npos) operators.push_back(k);
     } else if (op == "lma") {
       operators.push_back("lma_atomic");
