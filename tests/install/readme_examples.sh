@@ -13,6 +13,15 @@ mkdir -p "$work/project"
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log" 2>&1 ||
   { echo "cmake --install failed:"; tail -20 "$work/install.log"; exit 1; }
 
+# The installed headers are the stable surface and a closed set: none includes an spx header that is
+# not installed, and the kernel level (docs/ARCHITECTURE.md, "Public surface") is not installed.
+open=$(cd "$work/prefix/include" && grep -rhoE '#include "spx/[^"]+"' spx | sed 's/^#include "//; s/"$//' | sort -u |
+  while read -r h; do [ -f "$h" ] || echo "$h"; done)
+[ -z "$open" ] || { echo "installed headers include spx headers that are not installed: $open"; exit 1; }
+for h in spx/cuda/spmv_csr.hpp spx/cuda/rules.hpp spx/cuda/vendor.hpp spx/cuda/spmm.hpp; do
+  [ ! -e "$work/prefix/include/$h" ] || { echo "$h is kernel level and must not be installed"; exit 1; }
+done
+
 # Block n of the README's ```cpp fences.
 block() { awk -v want="$1" '/^```cpp/{n++; on=(n==want); next} /^```/{on=0} on' "$readme"; }
 block 1 > "$work/project/host_example.cpp"

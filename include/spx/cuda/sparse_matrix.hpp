@@ -22,8 +22,7 @@
 #include <span>
 
 #include "spx/cuda/context.hpp"
-#include "spx/cuda/formats.hpp"
-#include "spx/cuda/spmm.hpp"  // DenseView
+#include "spx/cuda/formats.hpp"  // DeviceCsr, DenseView
 #include "spx/matrix.hpp"
 #include "spx/plan.hpp"
 #include "spx/stats.hpp"
