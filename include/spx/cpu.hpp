@@ -31,13 +31,13 @@
 
 namespace spx {
 
-enum class Op { N, T };  // BLAS transpose flag
+enum class Op { N, T };  ///< BLAS transpose flag
 
 namespace ref {
 
-// Coo: any order, duplicates added. Ell: slots holding kPadding are skipped. EllR: only the first
-// row_len[r] slots of row r are read. Hyb: the Ell and Coo parts of a row are summed together
-// before rounding, so Hyb gives the same result as the same matrix in Csr.
+/// Coo: any order, duplicates added. Ell: slots holding kPadding are skipped. EllR: only the first
+/// row_len[r] slots of row r are read. Hyb: the Ell and Coo parts of a row are summed together
+/// before rounding, so Hyb gives the same result as the same matrix in Csr.
 template <class T, class I>
 void spmv(const Csr<T, I>& A, std::span<const T> x, std::span<T> y, T alpha = T{1}, T beta = T{0});
 template <class T, class I>
@@ -49,18 +49,18 @@ void spmv(const EllR<T, I>& A, std::span<const T> x, std::span<T> y, T alpha = T
 template <class T, class I>
 void spmv(const Hyb<T, I>& A, std::span<const T> x, std::span<T> y, T alpha = T{1}, T beta = T{0});
 
-// C = alpha*A*B + beta*C; B is cols(A) × L, C is rows(A) × L, each in any layout with any valid
-// leading dimension (ld >= rows for ColMajor, >= cols for RowMajor; data long enough). Elements
-// in the leading-dimension padding are neither read nor written.
+/// C = alpha*A*B + beta*C; B is cols(A) × L, C is rows(A) × L, each in any layout with any valid
+/// leading dimension (ld >= rows for ColMajor, >= cols for RowMajor; data long enough). Elements
+/// in the leading-dimension padding are neither read nor written.
 template <class T, class I>
 void spmm(const Csr<T, I>& A, const Dense<T>& B, Dense<T>& C, T alpha = T{1}, T beta = T{0});
 template <class T, class I>
 void spmm(const EllR<T, I>& A, const Dense<T>& B, Dense<T>& C, T alpha = T{1}, T beta = T{0});
 
-// BLAS column-major GEMM: C = alpha*op(A)*op(B) + beta*C, C is m × n, op(A) m × k, op(B) k × n.
-// As in the reference BLAS: m, n, k >= 0; lda >= max(1, op_a == N ? m : k), ldb >= max(1,
-// op_b == N ? k : n), ldc >= max(1, m) (else spx::Error); m == 0 or n == 0 does nothing; k == 0 or
-// alpha == 0 only scales C by beta, and then A and B may be null.
+/// BLAS column-major GEMM: C = alpha*op(A)*op(B) + beta*C, C is m × n, op(A) m × k, op(B) k × n.
+/// As in the reference BLAS: m, n, k >= 0; lda >= max(1, op_a == N ? m : k), ldb >= max(1,
+/// op_b == N ? k : n), ldc >= max(1, m) (else spx::Error); m == 0 or n == 0 does nothing; k == 0 or
+/// alpha == 0 only scales C by beta, and then A and B may be null.
 template <class T>
 void gemm(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda, const T* B,
           int64_t ldb, T beta, T* C, int64_t ldc);
@@ -69,18 +69,18 @@ void gemm(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alpha, const T* A
 
 namespace omp {
 
-// Load balance: the CSR "merge path" (Merrill & Garland, SC16) of rows + nnz steps is cut into
-// equal pieces, one per thread, by binary search in row_ptr, so every thread gets the same number
-// of nonzeros plus rows, even when one row holds most of the matrix (cut rows are summed after
-// the parallel part). Small products (under ~16k steps per thread) use fewer threads or just one.
-// Results match spx::ref up to summation order (see above).
+/// Load balance: the CSR "merge path" (Merrill & Garland, SC16) of rows + nnz steps is cut into
+/// equal pieces, one per thread, by binary search in row_ptr, so every thread gets the same number
+/// of nonzeros plus rows, even when one row holds most of the matrix (cut rows are summed after
+/// the parallel part). Small products (under ~16k steps per thread) use fewer threads or just one.
+/// Results match spx::ref up to summation order (see above).
 template <class T, class I>
 void spmv(const Csr<T, I>& A, std::span<const T> x, std::span<T> y, T alpha = T{1}, T beta = T{0});
-// Same partitioning; with row-major B the inner loop runs over the L columns of B (vectorised),
-// with column-major B over the row's nonzeros for each column. Any layout and ld for B and C.
+/// Same partitioning; with row-major B the inner loop runs over the L columns of B (vectorised),
+/// with column-major B over the row's nonzeros for each column. Any layout and ld for B and C.
 template <class T, class I>
 void spmm(const Csr<T, I>& A, const Dense<T>& B, Dense<T>& C, T alpha = T{1}, T beta = T{0});
-// Threads OpenMP will use (1 when built without OpenMP).
+/// Threads OpenMP will use (1 when built without OpenMP).
 int max_threads();
 
 }  // namespace omp

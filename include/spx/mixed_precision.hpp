@@ -13,13 +13,13 @@
 
 namespace spx {
 
-// The float rounding of every value (round to nearest). Inf and NaN stay as they are; a finite
-// value beyond float's range (|a| > FLT_MAX) would become Inf, so it is an spx::Error naming the
-// position and the value.
+/// The float rounding of every value (round to nearest). Inf and NaN stay as they are; a finite
+/// value beyond float's range (|a| > FLT_MAX) would become Inf, so it is an spx::Error naming the
+/// position and the value.
 std::vector<float> round_values_to_float(std::span<const double> values);
 
-// The bound above for one row: its |a_ij|, |x_j| pairs' sums. `abs_ax` = sum_j |a_ij| |x_j|,
-// `n` the row's nonzeros.
+/// The bound above for one row: its |a_ij|, |x_j| pairs' sums. `abs_ax` = sum_j |a_ij| |x_j|,
+/// `n` the row's nonzeros.
 double mixed_precision_row_bound(double abs_ax, double abs_x_sum, int64_t n);
 
 }  // namespace spx

@@ -27,7 +27,7 @@
 namespace spx {
 
 inline constexpr int32_t kSellC16SliceRows = 32;
-// base[r] of an empty row (every other row's base is a column, >= 0).
+/// base[r] of an empty row (every other row's base is a column, >= 0).
 inline constexpr int32_t kSellC16EmptyRow = -1;
 
 template <class T>
@@ -35,47 +35,47 @@ struct SellC16 {
   using value_type = T;
   int32_t rows = 0;
   int32_t cols = 0;
-  // slices + 1 slot positions: slice s holds slots [slice_ptr[s], slice_ptr[s + 1]), 32 per slot
-  // column; its width is (slice_ptr[s + 1] - slice_ptr[s]) / 32. Slot j of row r of slice s is at
-  // slice_ptr[s] + 32 j + r % 32. The last slice has 32 rows too (the rows past `rows` all padding).
+  /// slices + 1 slot positions: slice s holds slots [slice_ptr[s], slice_ptr[s + 1]), 32 per slot
+  /// column; its width is (slice_ptr[s + 1] - slice_ptr[s]) / 32. Slot j of row r of slice s is at
+  /// slice_ptr[s] + 32 j + r % 32. The last slice has 32 rows too (the rows past `rows` all padding).
   std::vector<int64_t> slice_ptr = std::vector<int64_t>(1, 0);
-  std::vector<int32_t> base;      // rows: smallest column, or kSellC16EmptyRow
-  std::vector<uint16_t> offsets;  // per slot: column - base, 0 in padding
-  std::vector<T> values;          // per slot, 0 in padding
+  std::vector<int32_t> base;      ///< rows: smallest column, or kSellC16EmptyRow
+  std::vector<uint16_t> offsets;  ///< per slot: column - base, 0 in padding
+  std::vector<T> values;          ///< per slot, 0 in padding
 
   int64_t slices() const { return static_cast<int64_t>(slice_ptr.size()) - 1; }
   int64_t slots() const { return static_cast<int64_t>(offsets.size()); }
-  // The stored nonzeros (real slots), counted: O(slots).
+  /// The stored nonzeros (real slots), counted: O(slots).
   int64_t nnz() const;
-  // Bytes of every array: what an SpMV streams for the matrix.
+  /// Bytes of every array: what an SpMV streams for the matrix.
   std::size_t bytes() const;
-  // Sizes consistent, slices of 32 rows with slice_ptr steps multiples of 32, bases in range, in
-  // each row real slots first with offsets 0 < ... strictly increasing and in range, then padding
-  // (0, 0) exactly; rows past `rows` all padding. O(slots); throws spx::Error naming the first
-  // problem.
+  /// Sizes consistent, slices of 32 rows with slice_ptr steps multiples of 32, bases in range, in
+  /// each row real slots first with offsets 0 < ... strictly increasing and in range, then padding
+  /// (0, 0) exactly; rows past `rows` all padding. O(slots); throws spx::Error naming the first
+  /// problem.
   void validate() const;
 };
 
-// SELL-32 slots of A (32 x the longest row of each slice of 32 rows, the last slice counted as 32
-// rows): MatrixFeatures::sell_slots, and what to_sell_c16 stores. O(rows).
+/// SELL-32 slots of A (32 x the longest row of each slice of 32 rows, the last slice counted as 32
+/// rows): MatrixFeatures::sell_slots, and what to_sell_c16 stores. O(rows).
 template <class T>
 int64_t sell_c16_slots(const Csr<T, int32_t>& A);
 
-// Bytes a SellC16 of `slots` slots over `rows` rows holds: slots (v + 2) + 4 rows + 8 (slices + 1).
+/// Bytes a SellC16 of `slots` slots over `rows` rows holds: slots (v + 2) + 4 rows + 8 (slices + 1).
 double sell_c16_stream_bytes(int64_t slots, int64_t rows, int value_bytes);
 
-// Converts a canonical Csr (validated first). Throws spx::Error naming the first row whose columns
-// span more than kC16MaxSpan. Sizes are checked before allocating.
+/// Converts a canonical Csr (validated first). Throws spx::Error naming the first row whose columns
+/// span more than kC16MaxSpan. Sizes are checked before allocating.
 template <class T>
 SellC16<T> to_sell_c16(const Csr<T, int32_t>& A);
 
-// Back to the canonical Csr (validated first): the exact matrix to_sell_c16 was given.
+/// Back to the canonical Csr (validated first): the exact matrix to_sell_c16 was given.
 template <class T>
 Csr<T, int32_t> to_csr(const SellC16<T>& A);
 
 namespace ref {
-// Reference SpMV, semantics of spx/cpu.hpp (checks first; products and sums in double, y rounded
-// once): the oracle of the SellC16 GPU kernel.
+/// Reference SpMV, semantics of spx/cpu.hpp (checks first; products and sums in double, y rounded
+/// once): the oracle of the SellC16 GPU kernel.
 template <class T>
 void spmv(const SellC16<T>& A, std::span<const T> x, std::span<T> y, T alpha = T{1}, T beta = T{0});
 }  // namespace ref

@@ -18,55 +18,55 @@
 
 namespace spx {
 
-// The largest table: codes are one byte.
+/// The largest table: codes are one byte.
 inline constexpr int kSellC16DictMaxValues = 256;
 
 template <class T>
 struct SellC16Dict {
   using value_type = T;
-  // The slices, bases and offsets; its `values` are the slots' values as SellC16 stores them (kept
-  // on the host for validate() and to_csr; the device copy holds only the table and the codes).
+  /// The slices, bases and offsets; its `values` are the slots' values as SellC16 stores them (kept
+  /// on the host for validate() and to_csr; the device copy holds only the table and the codes).
   SellC16<T> sell;
-  std::vector<T> table;        // 1..256 distinct values (bitwise), in order of first appearance
-  std::vector<uint8_t> codes;  // per slot: table index (0 in padding); empty when the table has 1
+  std::vector<T> table;        ///< 1..256 distinct values (bitwise), in order of first appearance
+  std::vector<uint8_t> codes;  ///< per slot: table index (0 in padding); empty when the table has 1
   bool uniform() const { return table.size() == 1; }
-  // Bytes of what an SpMV streams: offsets, codes, bases, slice pointers, table.
+  /// Bytes of what an SpMV streams: offsets, codes, bases, slice pointers, table.
   std::size_t stream_bytes() const;
-  // SELL-C16's checks, the table's size and distinctness, codes in range and matching the values.
+  /// SELL-C16's checks, the table's size and distinctness, codes in range and matching the values.
   void validate() const;
 };
 
-// Distinct values of `values`, compared bitwise, counted up to `limit`: the count, or limit + 1
-// when there are more (it stops there: a matrix of random values within its first few hundred).
-// One pass with a small open-addressing table: O(n) where the values are few.
+/// Distinct values of `values`, compared bitwise, counted up to `limit`: the count, or limit + 1
+/// when there are more (it stops there: a matrix of random values within its first few hundred).
+/// One pass with a small open-addressing table: O(n) where the values are few.
 template <class T>
 int64_t distinct_values_upto(std::span<const T> values, int64_t limit = kSellC16DictMaxValues);
 
-// The distinct values (told apart bitwise) in order of first appearance, at most limit + 1 of them:
-// the list stops there. distinct_values_upto is its length; the front door keeps the list as the
-// dictionary's table so that converting costs no second pass.
+/// The distinct values (told apart bitwise) in order of first appearance, at most limit + 1 of them:
+/// the list stops there. distinct_values_upto is its length; the front door keeps the list as the
+/// dictionary's table so that converting costs no second pass.
 template <class T>
 std::vector<T> distinct_values_first(std::span<const T> values, int64_t limit = kSellC16DictMaxValues);
 
-// The table to_sell_c16_dict builds from a matrix's values: bitwise distinct, in order of first
-// appearance, {0} for no values; spx::Error past 256 (the GPU conversion takes it from here).
+/// The table to_sell_c16_dict builds from a matrix's values: bitwise distinct, in order of first
+/// appearance, {0} for no values; spx::Error past 256 (the GPU conversion takes it from here).
 template <class T>
 std::vector<T> sell_c16_dict_table(std::span<const T> values);
 
-// Converts a canonical Csr (validated first). Throws spx::Error for what to_sell_c16 refuses, and
-// when the matrix holds more than 256 distinct values (naming the count reached).
+/// Converts a canonical Csr (validated first). Throws spx::Error for what to_sell_c16 refuses, and
+/// when the matrix holds more than 256 distinct values (naming the count reached).
 template <class T>
 SellC16Dict<T> to_sell_c16_dict(const Csr<T, int32_t>& A);
 
 template <class T>
 Csr<T, int32_t> to_csr(const SellC16Dict<T>& A);
 
-// Bytes a SellC16Dict of `slots` slots over `rows` rows streams with `distinct` table values.
+/// Bytes a SellC16Dict of `slots` slots over `rows` rows streams with `distinct` table values.
 double sell_c16_dict_stream_bytes(int64_t slots, int64_t rows, int64_t distinct, int value_bytes);
 
 namespace ref {
-// Reference SpMV (checks first; products and sums in double in slot order, y rounded once), reading
-// each value through the table.
+/// Reference SpMV (checks first; products and sums in double in slot order, y rounded once), reading
+/// each value through the table.
 template <class T>
 void spmv(const SellC16Dict<T>& A, std::span<const T> x, std::span<T> y, T alpha = T{1}, T beta = T{0});
 }  // namespace ref

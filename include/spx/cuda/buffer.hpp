@@ -19,21 +19,21 @@ namespace spx::cuda {
 
 class Context;
 
-// Raw allocation; bytes == 0 returns nullptr. Throws spx::Error on failure ("device out of
-// memory: asked for 1.00 TiB (1099511627776 bytes) for <label>; 78.1 GiB free of 79.1 GiB").
+/// Raw allocation; bytes == 0 returns nullptr. Throws spx::Error on failure ("device out of
+/// memory: asked for 1.00 TiB (1099511627776 bytes) for <label>; 78.1 GiB free of 79.1 GiB").
 void* device_allocate(std::size_t bytes, const char* label);
 void device_free(void* ptr) noexcept;
 void* pinned_allocate(std::size_t bytes, const char* label);
 void pinned_free(void* ptr) noexcept;
 
-// Copies on ctx's stream. The *_sync forms wait for the copy (what upload/download use).
+/// Copies on ctx's stream. The *_sync forms wait for the copy (what upload/download use).
 void copy_to_device_async(Context& ctx, void* device_dst, const void* host_src, std::size_t bytes);
 void copy_to_host_async(Context& ctx, void* host_dst, const void* device_src, std::size_t bytes);
 void copy_device_to_device_async(Context& ctx, void* dst, const void* src, std::size_t bytes);
 void copy_to_device_sync(Context& ctx, void* device_dst, const void* host_src, std::size_t bytes);
 void copy_to_host_sync(Context& ctx, void* host_dst, const void* device_src, std::size_t bytes);
 
-// n * element_size in bytes, or spx::Error when it overflows size_t.
+/// n * element_size in bytes, or spx::Error when it overflows size_t.
 std::size_t checked_bytes(std::size_t n, std::size_t element_size, const char* label);
 
 namespace detail {
@@ -71,16 +71,16 @@ class OwnedArray {
 };
 }  // namespace detail
 
-// Device memory for n elements of T (uninitialised). span() is a *device* span: pass it to spx
-// kernels, never dereference it on the host.
+/// Device memory for n elements of T (uninitialised). span() is a *device* span: pass it to spx
+/// kernels, never dereference it on the host.
 template <class T>
 using DeviceBuffer = detail::OwnedArray<T, device_allocate, device_free>;
 
-// Page-locked host memory (fast, truly asynchronous copies). Host-dereferenceable.
+/// Page-locked host memory (fast, truly asynchronous copies). Host-dereferenceable.
 template <class T>
 using PinnedBuffer = detail::OwnedArray<T, pinned_allocate, pinned_free>;
 
-// Host vector → new device buffer (waits for the copy).
+/// Host vector → new device buffer (waits for the copy).
 template <class T>
 DeviceBuffer<T> to_device(Context& ctx, std::span<const T> host, const char* label = "buffer") {
   DeviceBuffer<T> d(host.size(), label);
@@ -92,7 +92,7 @@ DeviceBuffer<T> to_device(Context& ctx, const std::vector<T>& host, const char* 
   return to_device(ctx, std::span<const T>(host), label);
 }
 
-// Device span → host vector (waits for the copy).
+/// Device span → host vector (waits for the copy).
 template <class T>
 std::vector<T> to_host(Context& ctx, std::span<const T> device) {
   std::vector<T> h(device.size());

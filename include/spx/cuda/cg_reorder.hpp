@@ -19,9 +19,9 @@
 
 namespace spx::cuda {
 
-// solver.solve in the numbering `perm` (device span; new index i is old perm[i]): inv_diag, b and x
-// are device spans in the caller's numbering (inv_diag may be empty). An empty perm solves as is.
-// Allocates three work vectors per call; result.seconds covers the permutations too.
+/// solver.solve in the numbering `perm` (device span; new index i is old perm[i]): inv_diag, b and x
+/// are device spans in the caller's numbering (inv_diag may be empty). An empty perm solves as is.
+/// Allocates three work vectors per call; result.seconds covers the permutations too.
 template <class T>
 CgResult solve_permuted(Context& ctx, CgSolver<T>& solver, std::span<const int32_t> perm,
                         std::span<const T> inv_diag, std::span<const T> b, std::span<T> x,

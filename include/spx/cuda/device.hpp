@@ -6,9 +6,9 @@
 
 namespace spx::cuda {
 
-// Number of usable CUDA devices (0 when built without CUDA or when no driver/device is present).
+/// Number of usable CUDA devices (0 when built without CUDA or when no driver/device is present).
 int device_count();
-// Empty when a device is usable; otherwise one line saying why not (for skip messages).
+/// Empty when a device is usable; otherwise one line saying why not (for skip messages).
 std::string gpu_unavailable_reason();
 
 }  // namespace spx::cuda

@@ -32,14 +32,14 @@
 
 namespace spx::cuda::dist {
 
-// GPUs this process can use (0 when none is usable).
+/// GPUs this process can use (0 when none is usable).
 int device_count();
 
-// The GPUs of a distributed product: per rank a Context (its stream is the rank's compute stream),
-// a halo stream, and an NCCL communicator over all ranks.
+/// The GPUs of a distributed product: per rank a Context (its stream is the rank's compute stream),
+/// a halo stream, and an NCCL communicator over all ranks.
 class Team {
  public:
-  // GPUs 0 .. gpus-1. spx::Error when fewer are usable or NCCL fails (with NCCL's reason).
+  /// GPUs 0 .. gpus-1. spx::Error when fewer are usable or NCCL fails (with NCCL's reason).
   explicit Team(int gpus);
   explicit Team(const std::vector<int>& devices);
   ~Team();
@@ -49,10 +49,10 @@ class Team {
   int size() const;
   Context& context(int rank);
   cudaStream_t halo_stream(int rank);
-  void* nccl_comm(int rank);  // ncclComm_t
-  // Waits for every rank's streams; a device fault becomes spx::Error.
+  void* nccl_comm(int rank);  ///< ncclComm_t
+  /// Waits for every rank's streams; a device fault becomes spx::Error.
   void synchronize();
-  // "2 × NVIDIA H100 80GB HBM3, NCCL 2.28.9, peer access 0↔1".
+  /// "2 × NVIDIA H100 80GB HBM3, NCCL 2.28.9, peer access 0↔1".
   std::string summary() const;
 
   struct Impl;
@@ -62,7 +62,7 @@ class Team {
   std::unique_ptr<Impl> impl_;
 };
 
-// Makes `device` current for the calling thread and restores the previous one on scope exit.
+/// Makes `device` current for the calling thread and restores the previous one on scope exit.
 class DeviceScope {
  public:
   explicit DeviceScope(int device);
@@ -74,8 +74,8 @@ class DeviceScope {
   int previous_ = 0;
 };
 
-// A block-distributed dense vector (cols == 1) or row-major block of `cols` columns: rank r holds
-// rows [p.begin[r], p.begin[r + 1]) on its GPU.
+/// A block-distributed dense vector (cols == 1) or row-major block of `cols` columns: rank r holds
+/// rows [p.begin[r], p.begin[r + 1]) on its GPU.
 template <class T>
 class DistVector {
  public:
@@ -85,10 +85,10 @@ class DistVector {
   const spx::dist::Partition& partition() const { return partition_; }
   std::span<T> part(int rank);
   std::span<const T> part(int rank) const;
-  // The whole vector (size() × cols() row-major) from / to the host; synchronous.
+  /// The whole vector (size() × cols() row-major) from / to the host; synchronous.
   void upload(std::span<const T> host);
   std::vector<T> download();
-  // Every entry set to `value` on every rank (asynchronous, on the ranks' streams).
+  /// Every entry set to `value` on every rank (asynchronous, on the ranks' streams).
   void fill(T value);
 
  private:
@@ -98,24 +98,24 @@ class DistVector {
   std::vector<DeviceBuffer<T>> parts_;
 };
 
-// How a distributed matrix is set up.
+/// How a distributed matrix is set up.
 struct DistOptions {
-  plan::Options plan;  // for both parts of every rank (the front door's options)
-  // The remote part keeps only the rows that have remote entries when they are at most this
-  // fraction of the rank's rows (its product then goes to a short buffer that a kernel adds into
-  // y); above it, the remote part spans every row and adds into y directly (beta = 1).
+  plan::Options plan;  ///< for both parts of every rank (the front door's options)
+  /// The remote part keeps only the rows that have remote entries when they are at most this
+  /// fraction of the rank's rows (its product then goes to a short buffer that a kernel adds into
+  /// y); above it, the remote part spans every row and adds into y directly (beta = 1).
   double compress_remote_below = 0.5;
 };
 
-// What one product does; the benchmark times the pieces apart to report the overlap.
+/// What one product does; the benchmark times the pieces apart to report the overlap.
 enum class Phases : unsigned { Local = 1, Halo = 2, Remote = 4, All = 7 };
 
 template <class T>
 class DistSparseMatrix {
  public:
-  // Uploads every rank's parts to its GPU and plans their SpMV (D's ranks must equal team.size()),
-  // one host thread per rank. Pass D as an rvalue to move its parts in rather than copy them (a
-  // matrix of tens of GB on the host).
+  /// Uploads every rank's parts to its GPU and plans their SpMV (D's ranks must equal team.size()),
+  /// one host thread per rank. Pass D as an rvalue to move its parts in rather than copy them (a
+  /// matrix of tens of GB on the host).
   DistSparseMatrix(Team& team, spx::dist::DistMatrix<T> D, const DistOptions& options = {});
   ~DistSparseMatrix();
   DistSparseMatrix(DistSparseMatrix&&) noexcept;
@@ -128,19 +128,19 @@ class DistSparseMatrix {
   const spx::dist::Partition& row_partition() const;
   const spx::dist::Partition& col_partition() const;
   const spx::dist::DistStats& stats() const;
-  // Rank r's parts: its local part in local_slices(r) slices of consecutive rows (one unless the
-  // rank holds more local nonzeros than int32_t indexes; spx::dist::RankPart), and the remote part
-  // (null when the rank needs no halo).
+  /// Rank r's parts: its local part in local_slices(r) slices of consecutive rows (one unless the
+  /// rank holds more local nonzeros than int32_t indexes; spx::dist::RankPart), and the remote part
+  /// (null when the rank needs no halo).
   int local_slices(int rank) const;
   SparseMatrix<T>& local(int rank, int slice = 0);
   SparseMatrix<T>* remote(int rank);
-  // Rows of rank r's remote part ("compressed": only the rows with remote entries).
+  /// Rows of rank r's remote part ("compressed": only the rows with remote entries).
   int64_t remote_rows(int rank) const;
   bool remote_compressed(int rank) const;
-  // One line per rank: rows, nonzeros, halo in/out, and whose kernel each part's plan chose.
+  /// One line per rank: rows, nonzeros, halo in/out, and whose kernel each part's plan chose.
   std::string describe() const;
-  // Host seconds of the setup, each the largest over the ranks: checking and uploading a rank's
-  // parts, then planning them ("slowest rank: upload 3.1 s, plan 1.2 s").
+  /// Host seconds of the setup, each the largest over the ranks: checking and uploading a rank's
+  /// parts, then planning them ("slowest rank: upload 3.1 s, plan 1.2 s").
   std::string setup_summary() const;
 
   struct Impl;
@@ -150,15 +150,15 @@ class DistSparseMatrix {
   std::unique_ptr<Impl> impl_;
 };
 
-// y = alpha·A·x + beta·y over the team (beta = 0 never reads y). x follows A.col_partition(), y
-// A.row_partition(), both with cols() == 1. `phases` other than All is for timing studies only
-// (the result is then incomplete).
+/// y = alpha·A·x + beta·y over the team (beta = 0 never reads y). x follows A.col_partition(), y
+/// A.row_partition(), both with cols() == 1. `phases` other than All is for timing studies only
+/// (the result is then incomplete).
 template <class T>
 void spmv(DistSparseMatrix<T>& A, const DistVector<T>& x, DistVector<T>& y, T alpha = T{1}, T beta = T{0},
           Phases phases = Phases::All);
 
-// Y = alpha·A·X + beta·Y with X and Y of L = X.cols() columns, row-major on every rank; each halo
-// message carries L values per x entry. Planned per L on first use, like the front door.
+/// Y = alpha·A·X + beta·Y with X and Y of L = X.cols() columns, row-major on every rank; each halo
+/// message carries L values per x entry. Planned per L on first use, like the front door.
 template <class T>
 void spmm(DistSparseMatrix<T>& A, const DistVector<T>& X, DistVector<T>& Y, T alpha = T{1}, T beta = T{0},
           Phases phases = Phases::All);

@@ -24,26 +24,26 @@
 namespace spx::cuda::dist {
 
 enum class Reductions { One, Two };
-const char* to_string(Reductions r);  // "one", "two"
+const char* to_string(Reductions r);  ///< "one", "two"
 
 template <class T>
 class DistCgSolver {
  public:
-  // Allocates the work vectors and the reduction buffers on every rank. spx::Error when A is not
-  // square or its rows are not split like its columns.
+  /// Allocates the work vectors and the reduction buffers on every rank. spx::Error when A is not
+  /// square or its rows are not split like its columns.
   explicit DistCgSolver(DistSparseMatrix<T>& A, Reductions reductions = Reductions::One);
   ~DistCgSolver();
   DistCgSolver(const DistCgSolver&) = delete;
   DistCgSolver& operator=(const DistCgSolver&) = delete;
 
-  // Solves A·x = b; inv_diag: the Jacobi inverse diagonal split like b, or null. The options are
-  // the single-GPU solver's (use_graph is ignored: the iterations are enqueued directly). The
-  // history (options.history) is kept by rank 0.
+  /// Solves A·x = b; inv_diag: the Jacobi inverse diagonal split like b, or null. The options are
+  /// the single-GPU solver's (use_graph is ignored: the iterations are enqueued directly). The
+  /// history (options.history) is kept by rank 0.
   CgResult solve(const DistVector<T>* inv_diag, const DistVector<T>& b, DistVector<T>& x,
                  const CgOptions& options, const CgProgress& progress = {});
 
   Reductions reductions() const;
-  // NCCL collectives (reduction points) per iteration (1 or 2).
+  /// NCCL collectives (reduction points) per iteration (1 or 2).
   int reductions_per_iteration() const;
 
   struct Impl;
@@ -52,9 +52,9 @@ class DistCgSolver {
   std::unique_ptr<Impl> impl_;
 };
 
-// Jacobi's inverse diagonal of a square matrix split with equal row and column partitions, taken
-// from every rank's local part (which holds the diagonal); spx::Error naming the global row of a
-// non-positive or missing diagonal entry.
+/// Jacobi's inverse diagonal of a square matrix split with equal row and column partitions, taken
+/// from every rank's local part (which holds the diagonal); spx::Error naming the global row of a
+/// non-positive or missing diagonal entry.
 template <class T>
 DistVector<T> inverse_diagonal(Team& team, const spx::dist::DistMatrix<T>& D);
 

@@ -19,51 +19,51 @@
 namespace spx::cuda {
 
 enum class GemmVersion {
-  Auto,          // double: TensorCoreV3 or cuBLAS's DGEMM, by the plan's model; float: cuBLAS's SGEMM
-  CudaCoreV1,    // Tan et al.'s blocking on the CUDA cores: 128x128x8 slabs, 8x8 register tiles
-  TensorCoreV2,  // the same slabs multiplied by FP64 tensor cores (mma m8n8k4 f64); double only
-  TensorCoreV3,  // FP64 tensor cores (mma m16n8k4 f64), cp.async pipeline, 3 tiles, split-k; double only
+  Auto,          ///< double: TensorCoreV3 or cuBLAS's DGEMM, by the plan's model; float: cuBLAS's SGEMM
+  CudaCoreV1,    ///< Tan et al.'s blocking on the CUDA cores: 128x128x8 slabs, 8x8 register tiles
+  TensorCoreV2,  ///< the same slabs multiplied by FP64 tensor cores (mma m8n8k4 f64); double only
+  TensorCoreV3,  ///< FP64 tensor cores (mma m16n8k4 f64), cp.async pipeline, 3 tiles, split-k; double only
 };
 
-// The spx version Auto stands for with operands of type T (the others stand for themselves): the
-// one its checks and errors name. Auto may run cuBLAS instead: for double where gemm_plan says so,
-// for float always.
+/// The spx version Auto stands for with operands of type T (the others stand for themselves): the
+/// one its checks and errors name. Auto may run cuBLAS instead: for double where gemm_plan says so,
+/// for float always.
 template <class T>
 constexpr GemmVersion resolve_gemm_version(GemmVersion version) {
   if (version != GemmVersion::Auto) return version;
   return sizeof(T) == sizeof(double) ? GemmVersion::TensorCoreV3 : GemmVersion::CudaCoreV1;
 }
 
-// Version 3's block tile of C (docs/dgemm.md, "Shape classes"). Auto: the plan rule's choice
-// (gemm_rule in rules.hpp, by the shape of the product and the device). Warp tiles in brackets.
+/// Version 3's block tile of C (docs/dgemm.md, "Shape classes"). Auto: the plan rule's choice
+/// (gemm_rule in rules.hpp, by the shape of the product and the device). Warp tiles in brackets.
 enum class GemmTile {
   Auto,
-  T128x128,  // 256 threads [64 x 32], one block per SM: large grids
-  T128x64,   // 256 threads [32 x 32], two blocks per SM: mid-size and short-k grids
-  T64x64,    // 128 threads [32 x 32], three blocks per SM: small, skinny and split-k grids
-  T64x32,    // 128 threads [32 x 16], 32-deep slabs, two blocks per SM: small grids, n small
-  T32x64,    // 128 threads [16 x 32], 32-deep slabs, two blocks per SM: small grids, m small
-  T32x32,    // 128 threads [16 x 16], 32-deep slabs, three blocks per SM: the smallest grids, long k
+  T128x128,  ///< 256 threads [64 x 32], one block per SM: large grids
+  T128x64,   ///< 256 threads [32 x 32], two blocks per SM: mid-size and short-k grids
+  T64x64,    ///< 128 threads [32 x 32], three blocks per SM: small, skinny and split-k grids
+  T64x32,    ///< 128 threads [32 x 16], 32-deep slabs, two blocks per SM: small grids, n small
+  T32x64,    ///< 128 threads [16 x 32], 32-deep slabs, two blocks per SM: small grids, m small
+  T32x32,    ///< 128 threads [16 x 16], 32-deep slabs, three blocks per SM: the smallest grids, long k
 };
-// A tile's extents: bm × bn of C per block, bk of k per pipeline slab (splits cut k in whole slabs).
+/// A tile's extents: bm × bn of C per block, bk of k per pipeline slab (splits cut k in whole slabs).
 struct GemmTileShape {
   int bm, bn, bk;
 };
-GemmTileShape gemm_tile_shape(GemmTile tile);  // an spx::Error for Auto
-// The tile a name gives ("auto", "128x128", …, "32x32", as gemm_tile_name writes them); an
-// spx::Error naming every valid name otherwise.
+GemmTileShape gemm_tile_shape(GemmTile tile);  ///< an spx::Error for Auto
+/// The tile a name gives ("auto", "128x128", …, "32x32", as gemm_tile_name writes them); an
+/// spx::Error naming every valid name otherwise.
 GemmTile gemm_tile_from_name(std::string_view name);
 inline constexpr GemmTile kGemmTiles[] = {GemmTile::T128x128, GemmTile::T128x64, GemmTile::T64x64,
                                           GemmTile::T64x32,   GemmTile::T32x64,  GemmTile::T32x32};
-const char* gemm_tile_name(GemmTile tile);  // "auto", "128x128", "128x64", "64x64", "64x32", ...
+const char* gemm_tile_name(GemmTile tile);  ///< "auto", "128x128", "128x64", "64x64", "64x32", ...
 
-// Tuning knobs are data: the version to run, and version 3's tile and k splits. The defaults (Auto,
-// Auto, 0) pick per type and per shape (gemm_rule, also for an explicit TensorCoreV3); tile and
-// split_k other than Auto / 0 apply to version 3 only (an spx::Error for v1/v2 or float).
-// split_k: 0 = the rule's choice, 1 = none, s > 1 = k cut into s parts of whole slabs (bk deep)
-// (fewer when k has fewer slabs), each part's partial written to ctx.workspace() (s × m × n
-// doubles) and summed in a fixed order; at most kMaxGemmSplitK. TensorCoreV2/V3 with float is an
-// spx::Error.
+/// Tuning knobs are data: the version to run, and version 3's tile and k splits. The defaults (Auto,
+/// Auto, 0) pick per type and per shape (gemm_rule, also for an explicit TensorCoreV3); tile and
+/// split_k other than Auto / 0 apply to version 3 only (an spx::Error for v1/v2 or float).
+/// split_k: 0 = the rule's choice, 1 = none, s > 1 = k cut into s parts of whole slabs (bk deep)
+/// (fewer when k has fewer slabs), each part's partial written to ctx.workspace() (s × m × n
+/// doubles) and summed in a fixed order; at most kMaxGemmSplitK. TensorCoreV2/V3 with float is an
+/// spx::Error.
 inline constexpr int kMaxGemmSplitK = 4096;
 struct GemmParams {
   GemmVersion version = GemmVersion::Auto;
@@ -72,9 +72,9 @@ struct GemmParams {
   bool operator==(const GemmParams&) const = default;
 };
 
-// "spx_gemm_v1", "spx_gemm_v2", "spx_gemm_v3" — the kernel names `spx bench` reports — and
-// "spx_gemm" for Auto (what runs depends on the type and in f64 on the shape: v3 or cuBLAS by
-// gemm_plan; in f32 cuBLAS's SGEMM).
+/// "spx_gemm_v1", "spx_gemm_v2", "spx_gemm_v3" — the kernel names `spx bench` reports — and
+/// "spx_gemm" for Auto (what runs depends on the type and in f64 on the shape: v3 or cuBLAS by
+/// gemm_plan; in f32 cuBLAS's SGEMM).
 const char* kernel_name(GemmVersion version);
 
 template <class T>

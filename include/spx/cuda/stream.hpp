@@ -13,12 +13,12 @@ typedef struct CUevent_st* cudaEvent_t;
 
 namespace spx::cuda {
 
-// A non-blocking stream (does not synchronise with the legacy default stream).
+/// A non-blocking stream (does not synchronise with the legacy default stream).
 class Stream {
  public:
-  Stream();  // throws spx::Error naming the CUDA call on failure
-  // A stream of the current device's greatest priority: its pending blocks are dispatched before
-  // those of ordinary streams as SMs free up (a halo exchange beside a product that fills the GPU).
+  Stream();  ///< throws spx::Error naming the CUDA call on failure
+  /// A stream of the current device's greatest priority: its pending blocks are dispatched before
+  /// those of ordinary streams as SMs free up (a halo exchange beside a product that fills the GPU).
   static Stream highest_priority();
   ~Stream();
   Stream(Stream&& other) noexcept;
@@ -27,8 +27,8 @@ class Stream {
   Stream& operator=(const Stream&) = delete;
 
   cudaStream_t get() const { return stream_; }
-  void synchronize() const;  // waits for its work; a device fault becomes spx::Error
-  // Later work on this stream waits until `event` has happened (no host synchronisation).
+  void synchronize() const;  ///< waits for its work; a device fault becomes spx::Error
+  /// Later work on this stream waits until `event` has happened (no host synchronisation).
   void wait(cudaEvent_t event) const;
 
  private:
@@ -36,10 +36,10 @@ class Stream {
   cudaStream_t stream_ = nullptr;
 };
 
-// An event with timing enabled.
+/// An event with timing enabled.
 class Event {
  public:
-  Event();  // throws spx::Error naming the CUDA call on failure
+  Event();  ///< throws spx::Error naming the CUDA call on failure
   ~Event();
   Event(Event&& other) noexcept;
   Event& operator=(Event&& other) noexcept;
@@ -49,14 +49,14 @@ class Event {
   cudaEvent_t get() const { return event_; }
   void record(cudaStream_t stream) const;
   void synchronize() const;
-  // True once the work recorded before it has completed (never blocks).
+  /// True once the work recorded before it has completed (never blocks).
   bool done() const;
 
  private:
   cudaEvent_t event_ = nullptr;
 };
 
-// Milliseconds between two recorded, completed events (stop must be synchronised or done()).
+/// Milliseconds between two recorded, completed events (stop must be synchronised or done()).
 double elapsed_ms(const Event& start, const Event& stop);
 
 }  // namespace spx::cuda

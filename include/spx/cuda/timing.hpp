@@ -17,7 +17,7 @@ namespace spx::cuda {
 
 class Context;
 
-// Two events on ctx's stream; elapsed_ms() waits for the stop event.
+/// Two events on ctx's stream; elapsed_ms() waits for the stop event.
 class EventTimer {
  public:
   explicit EventTimer(Context& ctx);
@@ -32,11 +32,11 @@ class EventTimer {
 };
 
 struct TimingOptions {
-  int warmup = 3;            // untimed calls first
-  int min_runs = 10;         // at least this many timed calls...
-  double min_seconds = 0.1;  // ...and at least this much summed device time
-  int max_runs = 10000;      // stop here even if min_seconds is not reached
-  bool flush_l2 = false;     // cold: ctx.flush_l2() before every timed call
+  int warmup = 3;            ///< untimed calls first
+  int min_runs = 10;         ///< at least this many timed calls...
+  double min_seconds = 0.1;  ///< ...and at least this much summed device time
+  int max_runs = 10000;      ///< stop here even if min_seconds is not reached
+  bool flush_l2 = false;     ///< cold: ctx.flush_l2() before every timed call
 };
 
 struct Timing {
@@ -46,8 +46,8 @@ struct Timing {
   int runs = 0;
 };
 
-// Times `launch`, which must only enqueue work on ctx.stream() (no host synchronisation inside,
-// or the numbers include it). Each call is bracketed by its own pair of events.
+/// Times `launch`, which must only enqueue work on ctx.stream() (no host synchronisation inside,
+/// or the numbers include it). Each call is bracketed by its own pair of events.
 Timing time_kernel(Context& ctx, const std::function<void()>& launch, const TimingOptions& options = {});
 inline Timing time_kernel(Context& ctx, const std::function<void()>& launch, int warmup, int min_runs,
                           double min_seconds) {
@@ -58,17 +58,17 @@ inline Timing time_kernel(Context& ctx, const std::function<void()>& launch, int
   return time_kernel(ctx, launch, o);
 }
 
-// The device's achievable bandwidth, measured once per `spx bench` run: a large device-to-device
-// copy, counting bytes read plus bytes written (2 × bytes per copy). Two copies are timed, the
-// driver's cudaMemcpyAsync and a 16-byte-per-thread copy kernel; gbs is the faster of the two.
+/// The device's achievable bandwidth, measured once per `spx bench` run: a large device-to-device
+/// copy, counting bytes read plus bytes written (2 × bytes per copy). Two copies are timed, the
+/// driver's cudaMemcpyAsync and a 16-byte-per-thread copy kernel; gbs is the faster of the two.
 struct CopyBandwidth {
-  std::size_t bytes = 0;  // size of one buffer
-  double memcpy_gbs = 0;  // cudaMemcpyAsync device-to-device
-  double kernel_gbs = 0;  // spx's vectorised copy kernel
-  double gbs = 0;         // max of the two: the denominator for "% of copy bandwidth"
-  double ms_median = 0;   // median time of the faster copy
+  std::size_t bytes = 0;  ///< size of one buffer
+  double memcpy_gbs = 0;  ///< cudaMemcpyAsync device-to-device
+  double kernel_gbs = 0;  ///< spx's vectorised copy kernel
+  double gbs = 0;         ///< max of the two: the denominator for "% of copy bandwidth"
+  double ms_median = 0;   ///< median time of the faster copy
 };
-// bytes == 0: 1 GiB per buffer, or a quarter of free memory when less is free.
+/// bytes == 0: 1 GiB per buffer, or a quarter of free memory when less is free.
 CopyBandwidth measure_copy_bandwidth(Context& ctx, std::size_t bytes = 0);
 
 }  // namespace spx::cuda
