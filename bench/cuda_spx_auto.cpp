@@ -13,6 +13,8 @@
 //   spx_auto_measure  mode measure
 //   spx_auto_tune     mode tune: prepare runs products until the tuner freezes
 //   spx_auto_tune_csr the tuner on csr_param alone (against spx tune's exhaustive search)
+//   spx_auto_index64  mode auto on the matrix held with 64-bit row offsets (against spx_auto's 32
+//                     bits in the same run: what a matrix past 2^31 nonzeros pays for its width)
 //   rcm_sell_c16      a catalogue row with no format entry of its own, timed through the front door
 //                     with the planner restricted to it (its setup in prepare, untimed)
 // Parameters: expected_calls (default 1000000, the steady state the oracle is measured in),
@@ -44,6 +46,7 @@ struct EntryPlan {
   std::string only;                                // the candidates restricted to this kernel
   int64_t expected_calls = kDefaultExpectedCalls;  // the library's default: plan::Options{}
   Layout layout = Layout::RowMajor;                // SpMM's B and C
+  plan::IndexWidth width = plan::IndexWidth::Auto;  // the row offsets' width on the device
 };
 
 plan::Options options_of(const Params& params, const EntryPlan& how) {
@@ -127,7 +130,7 @@ void report_params(const plan::Report& r, const Params& given, Params& out) {
 template <class T>
 std::unique_ptr<Instance> auto_spmv(const Problem& p, const EntryPlan& how) {
   cuda::Context& ctx = bench_context();
-  auto A = std::make_shared<cuda::SparseMatrix<T>>(ctx, *p.input<T>().A);
+  auto A = std::make_shared<cuda::SparseMatrix<T>>(ctx, *p.input<T>().A, how.width);
   auto x = device_x<T>(p);
   auto y = std::make_shared<cuda::DeviceBuffer<T>>(static_cast<std::size_t>(p.rows), "y");
   const plan::Report& r = A->plan_spmv(options_of(p.params, how));
@@ -146,15 +149,16 @@ std::unique_ptr<Instance> auto_spmv(const Problem& p, const EntryPlan& how) {
   parts.view = [y] { return staged_view(*y); };
   parts.output = y->data();
   parts.output_bytes = y->bytes();
-  parts.working_set = A->csr().bytes() + r.winner().extra_bytes + x->bytes() + y->bytes();
+  parts.working_set = A->device_bytes() + r.winner().extra_bytes + x->bytes() + y->bytes();
   report_params(*A->spmv_report(), p.params, parts.params);
+  parts.params.push_back({"offset_bits", int64_t{A->offset_bits()}});
   return std::make_unique<CudaInstance>(std::move(parts));
 }
 
 template <class T>
 std::unique_ptr<Instance> auto_spmm(const Problem& p, const EntryPlan& how) {
   cuda::Context& ctx = bench_context();
-  auto A = std::make_shared<cuda::SparseMatrix<T>>(ctx, *p.input<T>().A);
+  auto A = std::make_shared<cuda::SparseMatrix<T>>(ctx, *p.input<T>().A, how.width);
   auto B = device_b<T>(p, how.layout);
   auto C = std::make_shared<cuda::DeviceDense<T>>(make_c<T>(p, how.layout));
   const cuda::DenseView<const T> b = cuda::view(*B);
@@ -174,11 +178,12 @@ std::unique_ptr<Instance> auto_spmm(const Problem& p, const EntryPlan& how) {
   parts.view = [C] { return staged_view(*C); };
   parts.output = C->data.data();
   parts.output_bytes = C->bytes();
-  parts.working_set = A->csr().bytes() + r.winner().extra_bytes + B->bytes() + C->bytes();
+  parts.working_set = A->device_bytes() + r.winner().extra_bytes + B->bytes() + C->bytes();
   parts.params = {{"layout", std::string(how.layout == Layout::RowMajor ? "row" : "col")},
                   {"ld_b", B->ld},
                   {"ld_c", C->ld}};
   report_params(r, p.params, parts.params);
+  parts.params.push_back({"offset_bits", int64_t{A->offset_bits()}});
   return std::make_unique<CudaInstance>(std::move(parts));
 }
 
@@ -186,8 +191,9 @@ void add(Registry& registry, OpKind op, const std::string& name, const EntryPlan
   auto e = cuda_entry(
       name, op, Format::Csr, false,
       how.only.empty()
-          ? fmt::format("spx's front door (spx::cuda::SparseMatrix): planned in {} mode for {} expected calls "
+          ? fmt::format("spx's front door (spx::cuda::SparseMatrix{}): planned in {} mode for {} expected calls "
                         "over spx's and cuSPARSE's kernels; planning untimed, reported in params",
+                        how.width == plan::IndexWidth::Bits64 ? ", 64-bit row offsets" : "",
                         plan::to_string(how.mode), how.expected_calls)
           : fmt::format("the planner's {} candidate through the front door (spx::cuda::SparseMatrix, "
                         "planned with only it allowed; its setup untimed, reported in params)",
@@ -229,6 +235,9 @@ void register_cuda_spx_auto(Registry& registry) {
       add(registry, op, "spx_auto_model" + col, plan_of(plan::Mode::Model), true);
       add(registry, op, "spx_auto_measure" + col, plan_of(plan::Mode::Measure), true);
       add(registry, op, "spx_auto_tune" + col, plan_of(plan::Mode::Tune), true);
+      EntryPlan wide = plan_of(plan::Mode::Auto);
+      wide.width = plan::IndexWidth::Bits64;
+      add(registry, op, "spx_auto_index64" + col, wide, true);
     }
   }
   // The tuner alone on csr_param's knobs, to compare with spx tune's exhaustive search.
