@@ -29,7 +29,8 @@ double rcm_setup_us(const Problem& p, double fixed_us) {
 
 namespace {
 
-// Where x's gathers are poor and RCM can find a band (rcm_refusal's tests past the row lengths).
+// Where x's gathers are poor and RCM can find a band: SpMV, square, the locality statistic there,
+// row lengths not too skewed for a band (graph-like rows: RCM finds none), x gathered poorly.
 std::string rcm_band_refusal(const Problem& p) {
   if (p.op != Operation::Spmv) return "reordering is an SpMV candidate";
   if (p.stats.rows != p.stats.cols)
@@ -69,24 +70,14 @@ double rcm_sell_setup_us(const Problem& p, double device_convert_gbs) {
 std::string rcm_sell_refusal(const Problem& p) { return rcm_band_refusal(p); }
 
 std::string rcm_refusal(const Problem& p) {
-  if (p.op != Operation::Spmv) return "reordering is an SpMV candidate";
-  if (p.stats.rows != p.stats.cols)
-    return fmt::format("reordering needs a square matrix, not {} x {}", p.stats.rows, p.stats.cols);
-  if (!p.locality) return "needs the locality statistic (square SpMV through the front door)";
-  // The gather and scatter cost a few random sectors a row: they pay only on rows long enough, and
-  // RCM finds no band in skewed (graph-like) row lengths (docs/reorder.md, the formats suite).
+  // csr_param's gain on the renumbered matrix must outweigh the gather and scatter, a few random
+  // sectors a row: it pays only on rows long enough (docs/reorder.md, the formats suite).
   const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
-  if (p.stats.avg_row < t.rcm_min_avg_row)
+  if (p.op == Operation::Spmv && p.stats.rows == p.stats.cols && p.locality &&
+      p.stats.avg_row < t.rcm_min_avg_row)
     return fmt::format("rows of {:.1f} on average < {:.0f}: the gather and scatter outweigh the locality",
                        p.stats.avg_row, t.rcm_min_avg_row);
-  if (p.stats.ell_padding_ratio > t.rcm_max_padding)
-    return fmt::format("row lengths too skewed for a band (ELL padding {:.1f} > {:.1f})",
-                       p.stats.ell_padding_ratio, t.rcm_max_padding);
-  if (!p.locality->gathers_poorly())
-    return fmt::format(
-        "x is gathered well: {:.2f} sectors per row, {:.2f} estimated after RCM (< {:.0f}x gain)",
-        p.locality->sectors_per_row, p.locality->rcm_sectors_per_row, reorder::kRcmMinSectorGain);
-  return {};
+  return rcm_band_refusal(p);
 }
 
 MatrixFeatures rcm_reordered_features(const MatrixFeatures& f, int value_bytes) {
