@@ -53,7 +53,7 @@ Timing CudaInstance::time(const TimingPolicy& policy, bool cold) {
     // for a 10 us kernel. The median of kColdRuns is steady enough.
     if (cold) o.max_runs = std::max(o.min_runs, std::min(o.max_runs, kColdRuns));
   }
-  const cuda::Timing t = cuda::time_kernel(bench_context(), parts_.launch, o);
+  const Timing t = cuda::time_kernel(bench_context(), parts_.launch, o);
   return {t.median_ms, t.min_ms, t.max_ms, t.runs};
 }
 

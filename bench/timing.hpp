@@ -1,8 +1,7 @@
-// Repetition policy and statistics for timing one Instance.
+// Repetition policy for timing one Instance; the statistics are spx::Timing (spx/timing.hpp).
 #pragma once
 
-#include <string>
-#include <vector>
+#include "spx/timing.hpp"
 
 namespace spx::bench {
 
@@ -22,16 +21,6 @@ struct TimingPolicy {
   int max_runs = 10000;
   int extra_warmup_runs = 0;  // untimed runs after the checked run
 };
-
-struct Timing {
-  double median_ms = 0;
-  double min_ms = 0;
-  double max_ms = 0;
-  int runs = 0;
-};
-
-// Median (mean of the two middle samples for an even count), min and max.
-Timing summarize(std::vector<double> samples_ms);
 
 // Run-to-run spread past which other processes, not the kernel, set a CPU kernel's times: on a
 // quiet machine a product's median stays within ~10% of its minimum, while a busy process on the

@@ -76,7 +76,7 @@ double copy_bandwidth_gbs(cuda::Context& ctx) {
   const std::size_t bytes = std::size_t{1} << 30;
   cuda::DeviceBuffer<std::byte> a(bytes, "copy a"), b(bytes, "copy b");
   GRID_CHECK(cudaMemsetAsync(a.data(), 1, bytes, ctx.stream()));
-  const cuda::Timing t = cuda::time_kernel(
+  const spx::Timing t = cuda::time_kernel(
       ctx,
       [&] { GRID_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, ctx.stream())); },
       2, 10, 0.05);

@@ -42,16 +42,23 @@ inline constexpr int kTerms = 8;
 /// Term names, in order, as the profile JSON writes them.
 extern const std::array<const char*, kTerms> kTermNames;
 
-/// What the model needs of a device: from DeviceProps and the calibration's measurements.
+/// What the model, the planner and the fixed rules read of a device. The defaults are the H100
+/// SXM's figures: device_basics() keeps them for every field DeviceProps leaves unset, and a
+/// calibration profile replaces the bandwidths with measured ones.
 struct DeviceBasics {
   std::string name;
   int sm_count = 132;
   int threads_per_sm = 2048;
   int blocks_per_sm = 32;
+  int threads_per_block = 1024;
   int64_t l2_bytes = int64_t{50} << 20;
   double copy_gbs = 3000;  ///< measured device-to-device copy, bytes read + written
   double l2_gbs = 7000;    ///< measured L2-resident copy, bytes read + written
 };
+
+/// `props` with every unset (zero) field replaced by the H100 SXM's figure (DeviceBasics' defaults):
+/// the one fallback for hand-made or partial properties. The bandwidths keep their defaults.
+DeviceBasics device_basics(const cuda::DeviceProps& props);
 
 /// A modelled product: a kernel (the benchmark registry's name), the value size and L (0: SpMV).
 struct KernelKey {

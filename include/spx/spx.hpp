@@ -27,4 +27,5 @@
 #include "spx/sell_c16_dict.hpp"
 #include "spx/stats.hpp"
 #include "spx/threads.hpp"
+#include "spx/timing.hpp"
 #include "spx/version.hpp"

@@ -32,7 +32,7 @@ CsrSpmvParams csr_fixed_rule(const MatrixStats& stats, const DeviceProps& props,
     }
   }
 
-  const DeviceLimits device = device_limits(props);
+  const model::DeviceBasics device = model::device_basics(props);
   p.block_size =
       std::clamp(table.block_size / 32 * 32, kMinBlock, std::min(kMaxBlock, device.threads_per_block));
 

@@ -55,8 +55,8 @@ GemmChoice best_candidate(const std::vector<GemmTileEntry>& entries, int64_t m, 
 double gemm_predicted_us(const GemmTileEntry& e, int split_k, int64_t m, int64_t n, int64_t k, bool reads_c,
                          const DeviceProps& device, const RuleTables& tables) {
   const GemmRuleTable& t = tables.gemm;
-  const DeviceLimits d = device_limits(device);
-  const double sms = d.sm_count, hbm = d.stream_gbs * 1e3;  // bytes per µs
+  const model::DeviceBasics d = model::device_basics(device);
+  const double sms = d.sm_count, hbm = streaming_gbs(device) * 1e3;  // bytes per µs
   const int64_t slab_k = slab_depth(e);
   const int64_t s = effective_splits(k, slab_k, split_k);
   const int64_t slabs_per_split = ceil_div(ceil_div(k, slab_k), s);

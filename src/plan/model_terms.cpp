@@ -26,13 +26,24 @@ constexpr double kCooNnzPerWarp = cuda::CooConfig{}.nnz_per_warp;
 
 }  // namespace
 
+DeviceBasics device_basics(const cuda::DeviceProps& props) {
+  DeviceBasics d;  // the H100 SXM's figures
+  d.name = props.name;
+  if (props.sm_count > 0) d.sm_count = props.sm_count;
+  if (props.max_threads_per_sm > 0) d.threads_per_sm = props.max_threads_per_sm;
+  if (props.max_blocks_per_sm > 0) d.blocks_per_sm = props.max_blocks_per_sm;
+  if (props.max_threads_per_block > 0) d.threads_per_block = props.max_threads_per_block;
+  if (props.l2_bytes > 0) d.l2_bytes = static_cast<int64_t>(props.l2_bytes);
+  return d;
+}
+
 cuda::DeviceProps device_props(const DeviceBasics& d) {
   cuda::DeviceProps p;
   p.name = d.name;
   p.sm_count = d.sm_count;
   p.max_threads_per_sm = d.threads_per_sm;
   p.max_blocks_per_sm = d.blocks_per_sm;
-  p.max_threads_per_block = 1024;
+  p.max_threads_per_block = d.threads_per_block;
   p.l2_bytes = static_cast<std::size_t>(d.l2_bytes);
   return p;
 }
@@ -112,11 +123,10 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       // the gather of x touches one random sector a row, and so does the write of y through the
       // permutation; the permutation is streamed twice, x' written and read once.
       const MatrixFeatures g = plan::rcm_reordered_features(f, key.value_bytes);
-      w.matrix_bytes =
-          (format_matrix_bytes > 0
-               ? format_matrix_bytes
-               : static_cast<double>(f.sell_slots) * (v + 2) + rows * kIndexBytes + (rows_padded / 32 + 1) * 8) +
-          2 * rows * kIndexBytes;
+      w.matrix_bytes = (format_matrix_bytes > 0 ? format_matrix_bytes
+                                                : static_cast<double>(f.sell_slots) * (v + 2) +
+                                                      rows * kIndexBytes + (rows_padded / 32 + 1) * 8) +
+                       2 * rows * kIndexBytes;
       w.out_bytes = 2 * rows * v;
       w.row_gather = (static_cast<double>(g.row_sectors[p]) + 2 * rows) * kSectorBytes;
       w.window_gather = static_cast<double>(g.window_sectors[p]) * kSectorBytes;

@@ -27,7 +27,7 @@ bool rows_irregular(const MatrixStats& s, const SpmmRuleTable& t) {
 // Whether an L_c-wide f64 slab of B fits in the L2 (its rows are then L2 hits).
 bool b_fits_l2(const MatrixStats& s, int cols_per_pass, const DeviceProps& device, const SpmmRuleTable& t) {
   return static_cast<double>(s.cols) * cols_per_pass * 8.0 <=
-         t.b_l2_fraction * static_cast<double>(device_limits(device).l2_bytes);
+         t.b_l2_fraction * static_cast<double>(model::device_basics(device).l2_bytes);
 }
 
 bool moderately_spread(const MatrixStats& s, const SpmmRuleTable& t) {

@@ -6,8 +6,8 @@
 
 namespace {
 
+using spx::summarize;
 using spx::bench::disturbed_spread;
-using spx::bench::summarize;
 
 TEST(BenchSpread, QuietRunsAreNotFlagged) {
   EXPECT_EQ(disturbed_spread(summarize({3.4, 3.5, 3.45, 3.6, 3.5, 3.9})), 0);

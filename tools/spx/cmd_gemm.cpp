@@ -205,7 +205,7 @@ bench::Projection gemm_check_reference(const Dense<T>& opA, const Dense<T>& opB,
 
 struct KernelResult {
   std::string name;
-  cuda::Timing timing;
+  Timing timing;
   double tflops = 0;
   bench::CheckResult check;
 };

@@ -176,7 +176,7 @@ json tune_matrix(cuda::Context& ctx, const bench::MatrixSource& source, const st
     for (int block : grid.blocks) {
       for (int repeat : grid.repeats) {
         plan.params = cuda::CsrSpmvParams{block, coop, repeat};
-        const cuda::Timing t = time([&] { cuda::spmv_csr(ctx, plan, dA, x, y); });
+        const Timing t = time([&] { cuda::spmv_csr(ctx, plan, dA, x, y); });
         configs.push_back(json{{"block_size", block},
                                {"coop", coop},
                                {"repeat", repeat},
@@ -202,19 +202,19 @@ json tune_matrix(cuda::Context& ctx, const bench::MatrixSource& source, const st
 
   // The fixed rule exactly as a user gets it (its own plan and long-row threshold).
   cuda::CsrSpmvPlan rule_plan = cuda::plan_csr_spmv(ctx, dA, A);
-  const cuda::Timing rule = time([&] { cuda::spmv_csr(ctx, rule_plan, dA, x, y); });
+  const Timing rule = time([&] { cuda::spmv_csr(ctx, rule_plan, dA, x, y); });
   const double fraction = rule.median_ms > 0 ? best_ms / rule.median_ms : 1.0;
 
   // Baselines.
   json baselines = json::object();
-  const cuda::Timing scalar = time([&] { cuda::spmv_csr_scalar(ctx, dA, x, y); });
+  const Timing scalar = time([&] { cuda::spmv_csr_scalar(ctx, dA, x, y); });
   baselines["csr_scalar"] = scalar.median_ms;
-  const cuda::Timing vector = time([&] { cuda::spmv_csr_vector(ctx, dA, x, y); });
+  const Timing vector = time([&] { cuda::spmv_csr_vector(ctx, dA, x, y); });
   baselines["csr_vector"] = vector.median_ms;
   double cusparse_best = std::numeric_limits<double>::infinity();
   for (auto alg : {cuda::CusparseSpmvAlg::CsrAlg1, cuda::CusparseSpmvAlg::CsrAlg2}) {
     cuda::CusparseSpmv<T, int32_t> op(ctx, dA, alg, x, y);
-    const cuda::Timing t = time([&] { op.run(); });
+    const Timing t = time([&] { op.run(); });
     baselines[cuda::kernel_name(alg)] = t.median_ms;
     cusparse_best = std::min(cusparse_best, t.median_ms);
   }

@@ -16,13 +16,14 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
                                          const std::string& device_label, const cuda::GemmParams& knobs,
                                          std::ostream& out) {
   const cuda::RuleTables& tables = cuda::default_rule_tables();
-  const cuda::DeviceLimits limits = cuda::device_limits(device);
+  const model::DeviceBasics basics = model::device_basics(device);
+  const double stream_gbs = cuda::streaming_gbs(device);
   const double md = static_cast<double>(s.m), nd = static_cast<double>(s.n), kd = static_cast<double>(s.k);
   // The floor: the flops at the FP64 tensor peak the model assumes, A and B read and C written once
   // (read too when beta != 0) at the streaming bandwidth it assumes.
   const double flop_us = 2.0 * md * nd * kd / (tables.gemm.tensor_tflops * 1e6);
   const double bytes = 8.0 * (md * kd + kd * nd + md * nd * (s.reads_c ? 2.0 : 1.0));
-  const double byte_us = bytes / (limits.stream_gbs * 1e3);
+  const double byte_us = bytes / (stream_gbs * 1e3);
   const double floor_us = std::max(flop_us, byte_us);
   const cuda::GemmChoice rule = cuda::gemm_rule(s.m, s.n, s.k, s.reads_c, device);
   const cuda::GemmChoice planned =
@@ -35,8 +36,8 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
              "floor      {:.1f} us: {:.3g} GFLOP at {:.1f} TFLOP/s = {:.1f} us, {:.3g} GB at {:.0f} GB/s = "
              "{:.1f} us "
              "({}-bound)\n",
-             floor_us, 2.0 * md * nd * kd / 1e9, tables.gemm.tensor_tflops, flop_us, bytes / 1e9,
-             limits.stream_gbs, byte_us, flop_us >= byte_us ? "flop" : "byte");
+             floor_us, 2.0 * md * nd * kd / 1e9, tables.gemm.tensor_tflops, flop_us, bytes / 1e9, stream_gbs,
+             byte_us, flop_us >= byte_us ? "flop" : "byte");
   fmt::print(out, "{:<10} {:>6} {:>6} {:>10} {:>7} {:>11} {:>12}\n", "tile", "slab k", "split", "blocks",
              "waves", "model us", "floor/model");
   nlohmann::ordered_json candidates = nlohmann::ordered_json::array();
@@ -44,7 +45,7 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
     const cuda::GemmChoice c = cuda::gemm_rule(s.m, s.n, s.k, s.reads_c, device, tables, e.tile);
     const int64_t blocks = ((s.m + e.bm - 1) / e.bm) * ((s.n + e.bn - 1) / e.bn) * c.split_k;
     const double waves = static_cast<double>(blocks) /
-                         (static_cast<double>(limits.sm_count) * static_cast<double>(e.blocks_per_sm));
+                         (static_cast<double>(basics.sm_count) * static_cast<double>(e.blocks_per_sm));
     const bool chosen = c.tile == rule.tile && c.split_k == rule.split_k;
     fmt::print(out, "{:<10} {:>6} {:>6} {:>10} {:>7.2f} {:>11.1f} {:>12.2f}{}\n",
                cuda::gemm_tile_name(e.tile), cuda::gemm_tile_shape(e.tile).bk, c.split_k, blocks, waves,

@@ -198,7 +198,7 @@ void run(const WideProduct& w) {
       spmm ? bench::check_spmm(sampled, B, bench::OutputView(got))
            : bench::check_spmv(sampled, std::span<const T>(B.data), bench::OutputView(got));
 
-  const cuda::Timing t = cuda::time_kernel(ctx, launch, timing_options(w.repeat));
+  const Timing t = cuda::time_kernel(ctx, launch, timing_options(w.repeat));
   // The CSR's bytes as the benchmark counts them (32-bit columns), plus 4 bytes a row pointer at 64
   // bits.
   bench::Traffic traffic = spmm ? bench::spmm_traffic(rows, cols, nnz, L, sizeof(T), 4)

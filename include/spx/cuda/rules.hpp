@@ -19,25 +19,21 @@
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/gemm.hpp"
 #include "spx/cuda/kernel_params.hpp"
+#include "spx/model.hpp"
 #include "spx/stats.hpp"
 
 namespace spx::cuda {
 
 // --- The device, as the rules see it ---------------------------------------------------------
 
-// DeviceProps with every unset (zero) field replaced by the H100 SXM's figure: the one fallback for
-// hand-made or partial properties.
-struct DeviceLimits {
-  int sm_count = 132;
-  int threads_per_sm = 2048;
-  int blocks_per_sm = 32;
-  int threads_per_block = 1024;
-  std::size_t l2_bytes = std::size_t{50} << 20;
-  // What a streaming kernel gets: 90% of the datasheet bandwidth (close to the measured copy
-  // bandwidth: 3006 of 3352 GB/s on the H100), or the H100's measured 3000 GB/s without figures.
-  double stream_gbs = 3000.0;
-};
-DeviceLimits device_limits(const DeviceProps& props);
+// The rules read the device through model::device_basics(props) (spx/model.hpp): every unset field
+// takes the H100 SXM's figure.
+//
+// What a streaming kernel gets (GB/s): kStreamShareOfDatasheet of the datasheet bandwidth (close to
+// the measured copy bandwidth: 3006 of 3352 GB/s on the H100), or DeviceBasics' H100 copy figure
+// (3000 GB/s) when the properties have no clocks.
+inline constexpr double kStreamShareOfDatasheet = 0.9;
+double streaming_gbs(const DeviceProps& props);
 
 // Threads the whole device keeps resident at once: SMs × threads per SM, limited by the blocks per
 // SM at `block_size` (0: no block limit) and by a kernel's own cap of resident warps per SM
@@ -306,7 +302,7 @@ struct GemmRuleTable {
   std::vector<GemmTileEntry> tiles;  // the candidates; the first is the fallback
   double tensor_tflops = 66.3;       // FP64 tensor peak (DMMA m16n8k4, spx_micro)
   double l2_gbs = 5500.0;            // L2 → SM bandwidth all SMs share
-  // HBM: the device's streaming bandwidth (DeviceLimits::stream_gbs).
+  // HBM: the device's streaming bandwidth (streaming_gbs).
   std::vector<int> split_steps;  // split factors tried (1 first)
   int64_t min_split_slabs = 8;   // a split keeps at least this many of the tile's slabs (pipeline fill)
   std::size_t max_workspace_bytes = std::size_t{256} << 20;  // s × m × n partials at most

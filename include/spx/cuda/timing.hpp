@@ -12,6 +12,7 @@
 #include <functional>
 
 #include "spx/cuda/stream.hpp"
+#include "spx/timing.hpp"
 
 namespace spx::cuda {
 
@@ -39,15 +40,9 @@ struct TimingOptions {
   bool flush_l2 = false;     ///< cold: ctx.flush_l2() before every timed call
 };
 
-struct Timing {
-  double median_ms = 0;
-  double min_ms = 0;
-  double max_ms = 0;
-  int runs = 0;
-};
-
 /// Times `launch`, which must only enqueue work on ctx.stream() (no host synchronisation inside,
-/// or the numbers include it). Each call is bracketed by its own pair of events.
+/// or the numbers include it). Each call is bracketed by its own pair of events; the statistics are
+/// spx::Timing's (spx/timing.hpp), as the benchmark engine reports them.
 Timing time_kernel(Context& ctx, const std::function<void()>& launch, const TimingOptions& options = {});
 inline Timing time_kernel(Context& ctx, const std::function<void()>& launch, int warmup, int min_runs,
                           double min_seconds) {

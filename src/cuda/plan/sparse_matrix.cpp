@@ -55,14 +55,7 @@ const model::Profile* profile_for(const DeviceProps& props) {
 }
 
 model::DeviceBasics basics_of(const DeviceProps& props, const model::Profile* profile) {
-  if (profile != nullptr) return profile->device;
-  model::DeviceBasics d;
-  d.name = props.name;
-  if (props.sm_count > 0) d.sm_count = props.sm_count;
-  if (props.max_threads_per_sm > 0) d.threads_per_sm = props.max_threads_per_sm;
-  if (props.max_blocks_per_sm > 0) d.blocks_per_sm = props.max_blocks_per_sm;
-  if (props.l2_bytes > 0) d.l2_bytes = static_cast<int64_t>(props.l2_bytes);
-  return d;
+  return profile != nullptr ? profile->device : model::device_basics(props);
 }
 
 std::size_t free_device_bytes() {

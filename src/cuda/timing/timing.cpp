@@ -2,6 +2,7 @@
 #include "spx/cuda/timing.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "cuda/common/check.hpp"
@@ -70,14 +71,7 @@ Timing time_kernel(Context& ctx, const std::function<void()>& launch, const Timi
     batch = static_cast<std::size_t>(std::clamp(needed + 1.0, 1.0, 1024.0));
   }
 
-  Timing t;
-  t.runs = static_cast<int>(times.size());
-  std::sort(times.begin(), times.end());
-  const std::size_t n = times.size();
-  t.median_ms = n % 2 == 1 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
-  t.min_ms = times.front();
-  t.max_ms = times.back();
-  return t;
+  return summarize(std::move(times));
 }
 
 }  // namespace spx::cuda

@@ -1,4 +1,5 @@
-// The device as the rules see it, and the launch shapes the ELLR-T and SpMM rules share.
+// The device as the rules see it (its streaming bandwidth, its resident threads), and the launch
+// shapes the ELLR-T and SpMM rules share.
 #include <algorithm>
 #include <cstdint>
 
@@ -7,20 +8,13 @@
 
 namespace spx::cuda {
 
-DeviceLimits device_limits(const DeviceProps& props) {
-  DeviceLimits d;  // the H100 SXM's figures
-  if (props.sm_count > 0) d.sm_count = props.sm_count;
-  if (props.max_threads_per_sm > 0) d.threads_per_sm = props.max_threads_per_sm;
-  if (props.max_blocks_per_sm > 0) d.blocks_per_sm = props.max_blocks_per_sm;
-  if (props.max_threads_per_block > 0) d.threads_per_block = props.max_threads_per_block;
-  if (props.l2_bytes > 0) d.l2_bytes = props.l2_bytes;
-  if (const double datasheet = props.theoretical_bandwidth_gbs(); datasheet > 0)
-    d.stream_gbs = 0.9 * datasheet;
-  return d;
+double streaming_gbs(const DeviceProps& props) {
+  const double datasheet = props.theoretical_bandwidth_gbs();
+  return datasheet > 0 ? kStreamShareOfDatasheet * datasheet : model::DeviceBasics{}.copy_gbs;
 }
 
 int64_t resident_threads(const DeviceProps& props, int block_size, int warps_per_sm) {
-  const DeviceLimits d = device_limits(props);
+  const model::DeviceBasics d = model::device_basics(props);
   int64_t per_sm = d.threads_per_sm;
   if (block_size > 0) {
     const int block = std::max(32, block_size);
@@ -44,8 +38,8 @@ int step_for_average_row(const std::vector<AverageRowStep>& steps, double avg_ro
 
 int64_t serial_slot_budget(const MatrixStats& stats, const DeviceProps& device, const RuleTables& tables) {
   const LaunchShapeTable& t = tables.launch;
-  const double stream_ns = static_cast<double>(stats.nnz) * t.bytes_per_nonzero /
-                           device_limits(device).stream_gbs;  // B / (GB/s) = ns
+  const double stream_ns =
+      static_cast<double>(stats.nnz) * t.bytes_per_nonzero / streaming_gbs(device);  // B / (GB/s) = ns
   return std::max(t.min_serial_slots, static_cast<int64_t>(stream_ns / t.ns_per_serial_slot));
 }
 
@@ -68,12 +62,12 @@ int threads_per_row(const MatrixStats& stats, const DeviceProps& device, const R
 }
 
 int smallest_full_occupancy_block(const DeviceProps& device) {
-  const DeviceLimits d = device_limits(device);
+  const model::DeviceBasics d = model::device_basics(device);
   return std::clamp((d.threads_per_sm / d.blocks_per_sm + 31) / 32 * 32, 32, 1024);
 }
 
 int spread_block(int64_t threads, const DeviceProps& device, const RuleTables& tables) {
-  const int64_t sms = device_limits(device).sm_count;
+  const int64_t sms = model::device_basics(device).sm_count;
   const int floor_block = smallest_full_occupancy_block(device);
   for (int block : tables.launch.spread_blocks)
     if (threads >= tables.launch.min_blocks_per_sm * sms * block) return std::max(block, floor_block);
