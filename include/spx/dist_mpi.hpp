@@ -1,0 +1,125 @@
+// Distributed products and CG over MPI ranks on CPUs (docs/distributed.md, "MPI ranks"): one
+// process per rank, each holding a contiguous block of rows split as spx::dist splits them for
+// GPUs (split_block: the same halo numbering and messages), its x halo exchanged with
+// MPI_Isend/Irecv between neighbours only, its rows multiplied with spx::omp::spmv.
+//
+// What is guaranteed (each rank running one OpenMP thread, as the tests do):
+//  * SpMV: y is bitwise the single-process omp::spmv of the whole matrix, for any rank count. The
+//    rank's matrix keeps each row's nonzeros in their global column order over [owned x | halo],
+//    so every row sums the same products in the same order (no local/remote split of a row).
+//    With several threads per rank, a row the merge-path cuts is summed in two pieces, so the
+//    bits may differ in such rows.
+//  * CG: the recurrences of spx::cg (spx/cg.hpp), with every inner product summed exactly
+//    (fixed-point, then rounded once): each rank gets the same scalars, so all take the same
+//    decisions, and the iterates, iteration counts and residual histories are bitwise identical
+//    for every rank count and every MPI reduction algorithm. They agree with spx::cg (OpenMP
+//    sums in double) to rounding, not bitwise.
+//
+// Built only with MPI (CMake SPX_MPI, spx::dist::mpi::built_with_mpi()); without it every call
+// below but built_with_mpi() and rows_of() throws spx::Error saying so.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "spx/cg.hpp"
+#include "spx/dist.hpp"
+#include "spx/error.hpp"
+#include "spx/matrix.hpp"
+
+namespace spx::dist::mpi {
+
+bool built_with_mpi();
+
+// The processes a call spans: every process of the job, or this one alone (a one-rank reference
+// run inside an MPI job).
+enum class Group { World, Self };
+
+// MPI for this process: the first Session initialises MPI (unless the caller already has; then
+// the caller finalises it), the last one alive finalises what it initialised. A process started
+// without mpirun is one rank. Throws spx::Error without MPI.
+class Session {
+ public:
+  Session();
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+};
+int rank(Group group = Group::World);
+int size(Group group = Group::World);
+// Barrier; the max of a value over the group (timings: the slowest rank's).
+void barrier(Group group = Group::World);
+double max_over_ranks(double v, Group group = Group::World);
+// Sums over the group: of an integer (nonzeros, halo entries), exact; of a double (a norm for a
+// report), in MPI's order.
+int64_t sum_over_ranks(int64_t v, Group group = Group::World);
+double sum_over_ranks(double v, Group group = Group::World);
+// Ends every process of the job (MPI_Abort): a rank that failed alone must not leave the others
+// waiting in a collective.
+[[noreturn]] void abort_job(int status);
+
+// This rank's rows of a distributed matrix.
+template <class T>
+struct RankMatrix {
+  Group group = Group::World;
+  int rank = 0;
+  int64_t rows = 0, cols = 0;
+  Partition row_partition, col_partition;
+  int64_t row_begin = 0, col_begin = 0;
+  int64_t owned = 0;                 // x entries this rank owns: [col_begin, col_begin + owned)
+  std::vector<int64_t> halo_global;  // the halo's global columns, increasing (split_block's)
+  // Rows × (owned + halo): column c < owned is x entry col_begin + c, column owned + h is
+  // halo_global[h]; each row's nonzeros in increasing global column.
+  Csr<T, int32_t> A;
+  std::vector<HaloMessage> recv;  // into this rank's halo (from, recv_offset, count)
+  std::vector<HaloMessage> send;  // out of this rank's x (to, send_local)
+};
+
+// Collective over `group` (every rank calls it with its own rows): `my_rows` are this rank's rows
+// (row_partition's block `rank`) of a rows × cols canonical matrix, with global columns. Every
+// rank must pass the same partitions. Throws spx::Error (on the rank that found the problem; the
+// others then wait at the next collective: call MPI_Abort on an error, as the CLI does).
+template <class T>
+RankMatrix<T> distribute(Group group, const Csr<T, int64_t>& my_rows, const Partition& row_partition,
+                         const Partition& col_partition);
+
+// y = A·x for this rank's rows: x is this rank's owned block (A.owned entries), y its rows. Holds
+// the halo buffers, so repeated products allocate nothing. Collective over A.group.
+template <class T>
+class Product {
+ public:
+  explicit Product(const RankMatrix<T>& A);
+  void operator()(std::span<const T> x, std::span<T> y);
+  const RankMatrix<T>& matrix() const { return A_; }
+
+ private:
+  const RankMatrix<T>& A_;
+  std::vector<T> x_ext_, send_;
+};
+
+// CG (spx/cg.hpp's options and result) for a square matrix whose rows and x share one partition:
+// b and x are this rank's rows. Every rank returns the same result (history included). Collective.
+template <class T>
+CgResult cg(const RankMatrix<T>& A, std::span<const T> b, std::span<T> x, const CgOptions& options);
+
+// Rows [begin, end) of A with global 64-bit columns (a rank's block of a matrix it read whole).
+template <class T, class I>
+Csr<T, int64_t> rows_of(const Csr<T, I>& A, int64_t begin, int64_t end) {
+  if (begin < 0 || begin > end || end > static_cast<int64_t>(A.rows))
+    throw Error("rows_of: rows [" + std::to_string(begin) + ", " + std::to_string(end) + ") of a matrix of " +
+                std::to_string(A.rows) + " rows");
+  Csr<T, int64_t> B(end - begin, static_cast<int64_t>(A.cols));
+  const auto k0 = static_cast<std::size_t>(A.row_ptr[static_cast<std::size_t>(begin)]);
+  const auto k1 = static_cast<std::size_t>(A.row_ptr[static_cast<std::size_t>(end)]);
+  for (int64_t r = begin; r <= end; ++r)
+    B.row_ptr[static_cast<std::size_t>(r - begin)] =
+        static_cast<int64_t>(A.row_ptr[static_cast<std::size_t>(r)]) - static_cast<int64_t>(k0);
+  B.col_idx.assign(A.col_idx.begin() + static_cast<std::ptrdiff_t>(k0),
+                   A.col_idx.begin() + static_cast<std::ptrdiff_t>(k1));
+  B.values.assign(A.values.begin() + static_cast<std::ptrdiff_t>(k0),
+                  A.values.begin() + static_cast<std::ptrdiff_t>(k1));
+  return B;
+}
+
+}  // namespace spx::dist::mpi
