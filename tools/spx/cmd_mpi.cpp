@@ -1,0 +1,250 @@
+// The MPI ranks' commands (mpi_ranks.hpp). Every rank builds only its own rows where the source
+// allows: stencil specs are generated row block by row block; any other matrix is read whole by
+// every rank, which keeps its rows and drops the rest. Rank 0 prints and writes the JSON; times
+// are the slowest rank's.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "bench/dist_inputs.hpp"
+#include "bench/report.hpp"
+#include "cg_rhs.hpp"
+#include "cli_common.hpp"
+#include "common/median.hpp"
+#include "mpi_ranks.hpp"
+#include "spx/cpu.hpp"
+#include "spx/dist_mpi.hpp"
+#include "spx/error.hpp"
+#include "spx/generate.hpp"
+
+namespace spx::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+namespace mpi = spx::dist::mpi;
+
+constexpr int kMinTimedRuns = 3;
+
+template <class T>
+struct RankInput {
+  mpi::RankMatrix<T> A;
+  std::optional<Csr<T, int32_t>> whole;  // a matrix every rank read whole (the SpMV check's reference)
+  std::string built;                     // "generated per rank" or "read whole by every rank"
+};
+
+template <class T>
+RankInput<T> load_rank(const bench::MatrixSource& source, bool keep_whole) {
+  const int ranks = mpi::size(), r = mpi::rank();
+  RankInput<T> in;
+  if (const auto g = bench::stencil_grid(source)) {
+    const auto rows = dist::partition_even(g->rows(), ranks);
+    const int64_t begin = rows.begin[static_cast<std::size_t>(r)],
+                  end = rows.begin[static_cast<std::size_t>(r) + 1];
+    in.A = mpi::distribute(mpi::Group::World,
+                           gen::stencil_rows<T>(g->points, g->nx, g->ny, g->nz, begin, end), rows, rows);
+    in.built = "generated per rank";
+    return in;
+  }
+  Csr<T, int32_t> A = bench::load_matrix<T, int32_t>(source);
+  const auto rows = dist::partition_rows(A, ranks);
+  const auto cols = A.rows == A.cols ? rows : dist::partition_even(A.cols, ranks);
+  in.A = mpi::distribute(
+      mpi::Group::World,
+      mpi::rows_of(A, rows.begin[static_cast<std::size_t>(r)], rows.begin[static_cast<std::size_t>(r) + 1]),
+      rows, cols);
+  in.built = "read whole by every rank";
+  if (keep_whole) in.whole = std::move(A);
+  return in;
+}
+
+template <class T>
+std::vector<T> my_block(const std::vector<T>& v, const dist::Partition& p) {
+  const auto r = static_cast<std::size_t>(mpi::rank());
+  return std::vector<T>(v.begin() + p.begin[r], v.begin() + p.begin[r + 1]);
+}
+
+template <class T>
+int64_t halo_entries(const mpi::RankMatrix<T>& A) {
+  return mpi::sum_over_ranks(static_cast<int64_t>(A.halo_global.size()));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class T>
+json bench_one(const MpiBenchOptions& o, const bench::MatrixSource& source, std::ostream& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  RankInput<T> in = load_rank<T>(source, true);
+  const double setup = mpi::max_over_ranks(seconds_since(t0));
+  const auto& A = in.A;
+  std::vector<T> x_whole(static_cast<std::size_t>(A.cols));
+  for (std::size_t i = 0; i < x_whole.size(); ++i)
+    x_whole[i] = static_cast<T>(1.0 + 0.5 * std::sin(0.1 * static_cast<double>(i)));
+  const std::vector<T> x = my_block(x_whole, A.col_partition);
+  std::vector<T> y(static_cast<std::size_t>(A.A.rows));
+  mpi::Product<T> product(A);
+  product(std::span<const T>(x), std::span<T>(y));
+  // The check: bitwise the single-process product, where every rank holds the whole matrix.
+  std::string check = "not checked (generated per rank)";
+  if (in.whole) {
+    std::vector<T> want(static_cast<std::size_t>(in.whole->rows));
+    omp::spmv(*in.whole, std::span<const T>(x_whole), std::span<T>(want));
+    const std::vector<T> mine = my_block(want, A.row_partition);
+    const int64_t bad = mpi::sum_over_ranks(
+        static_cast<int64_t>(std::memcmp(mine.data(), y.data(), y.size() * sizeof(T)) != 0));
+    check = bad == 0 ? "bitwise the single-process product" : fmt::format("FAILED on {} ranks", bad);
+    in.whole.reset();
+  }
+  // Timed runs: every rank decides from the same (slowest-rank) times, so all run equally often.
+  std::vector<double> times;
+  double total = 0;
+  while (total < o.min_seconds || static_cast<int>(times.size()) < kMinTimedRuns) {
+    mpi::barrier();
+    const auto t = std::chrono::steady_clock::now();
+    product(std::span<const T>(x), std::span<T>(y));
+    times.push_back(mpi::max_over_ranks(seconds_since(t)));
+    total += times.back();
+  }
+  const double med = median(times);
+  const int64_t nnz = mpi::sum_over_ranks(static_cast<int64_t>(A.A.nnz()));
+  const int64_t halo = halo_entries(A);
+  const char* precision = sizeof(T) == 4 ? "f32" : "f64";
+  if (mpi::rank() == 0)
+    fmt::print(out, "{:<28} {:<4} {:>5} {:>10} {:>11} {:>10} {:>10.4f} {:>8.2f}  {}\n", source.name,
+               precision, mpi::size(), A.rows, nnz, halo, med * 1e3,
+               2.0 * static_cast<double>(nnz) / med * 1e-9, check);
+  return {{"matrix", source.name},  {"precision", precision},
+          {"ranks", mpi::size()},   {"rows", A.rows},
+          {"cols", A.cols},         {"nnz", nnz},
+          {"halo_entries", halo},   {"built", in.built},
+          {"setup_seconds", setup}, {"runs", times.size()},
+          {"median_seconds", med},  {"gflops", 2.0 * static_cast<double>(nnz) / med * 1e-9},
+          {"check", check}};
+}
+
+template <class T>
+json cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::ostream& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  RankInput<T> in = load_rank<T>(source, false);
+  const double setup = mpi::max_over_ranks(seconds_since(t0));
+  const auto& A = in.A;
+  if (A.rows != A.cols)
+    throw Error(fmt::format("{}: cg needs a square matrix; it is {} x {}", source.name, A.rows, A.cols));
+  const std::vector<T> b = my_block(make_rhs<T>(o.rhs, A.rows), A.row_partition);
+  std::vector<T> x(b.size());
+  CgOptions opt = solver_options(o);
+  opt.history = o.history;
+  opt.stagnation_window = o.stagnation;
+  const CgResult res = mpi::cg(A, std::span<const T>(b), std::span<T>(x), opt);
+  const double seconds = mpi::max_over_ranks(res.seconds);
+  // The true residual ‖b − A x‖ / ‖b‖ from the distributed product.
+  std::vector<T> ax(b.size());
+  mpi::Product<T> product(A);
+  product(std::span<const T>(x), std::span<T>(ax));
+  double rr = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const double d = static_cast<double>(b[i]) - static_cast<double>(ax[i]);
+    rr += d * d;
+  }
+  rr = mpi::sum_over_ranks(rr);
+  const double true_rel = res.rhs_norm > 0 ? std::sqrt(rr) / res.rhs_norm : 0.0;
+  const char* precision = sizeof(T) == 4 ? "f32" : "f64";
+  if (mpi::rank() == 0) {
+    fmt::print(out, "{} {} on {} MPI rank{} ({}): {}\n", source.name, precision, mpi::size(),
+               mpi::size() == 1 ? "" : "s", in.built, summary(res));
+    fmt::print(out,
+               "  |r| = {:.17g}, true |b - Ax|/|b| = {:.3e}, {:.4f} s ({:.1f} it/s), setup {:.2f} s, halo {} "
+               "entries\n",
+               res.residual, true_rel, seconds,
+               seconds > 0 ? static_cast<double>(res.iterations) / seconds : 0.0, setup, halo_entries(A));
+  } else {
+    (void)halo_entries(A);  // a collective: every rank takes part
+  }
+  json j = {{"matrix", source.name},
+            {"precision", precision},
+            {"ranks", mpi::size()},
+            {"rows", A.rows},
+            {"built", in.built},
+            {"preconditioner", to_string(opt.preconditioner)},
+            {"status", to_string(res.status)},
+            {"iterations", res.iterations},
+            {"residual", res.residual},
+            {"rhs_norm", res.rhs_norm},
+            {"relative_residual", res.relative_residual},
+            {"true_relative_residual", true_rel},
+            {"seconds", seconds},
+            {"setup_seconds", setup}};
+  if (o.history) j["history"] = res.history;
+  return j;
+}
+
+// Runs `body` on every rank of the job. An error every rank meets (a missing file, a bad matrix)
+// reaches each as an spx::Error; with several ranks it is printed with the rank and the job ended,
+// since a rank that failed alone would leave the others waiting in a collective.
+template <class Body>
+void on_ranks(const Body& body) {
+  if (!mpi::built_with_mpi())
+    throw Error(
+        "--dist: this spx was built without MPI (install Open MPI, e.g. Debian's libopenmpi-dev, "
+        "and configure with -DSPX_MPI=ON)");
+  mpi::Session session;
+  try {
+    body();
+  } catch (const Error& e) {
+    if (mpi::size() == 1) throw;
+    print_error(fmt::format("rank {} of {}: {}", mpi::rank(), mpi::size(), e.what()));
+    mpi::abort_job(1);
+  }
+}
+
+void write_json_on_rank0(const std::string& path, const json& j) {
+  if (!path.empty() && mpi::rank() == 0) bench::write_json(path, j);
+}
+
+}  // namespace
+
+void run_mpi_bench(const MpiBenchOptions& o) {
+  on_ranks([&] {
+    std::ostream& out = human_output(o.json);
+    if (mpi::rank() == 0)
+      fmt::print(out, "{:<28} {:<4} {:>5} {:>10} {:>11} {:>10} {:>10} {:>8}  {}\n", "matrix", "prec", "ranks",
+                 "rows", "nnz", "halo", "median ms", "GFLOP/s", "check");
+    json runs = json::array();
+    bool failed = false;
+    for (const auto& source : o.matrices)
+      for (const auto& p : o.precisions) {
+        runs.push_back(p == "f32" ? bench_one<float>(o, source, out) : bench_one<double>(o, source, out));
+        failed = failed || runs.back()["check"].get<std::string>().starts_with("FAILED");
+      }
+    write_json_on_rank0(o.json, json{{"schema", "spx-bench-mpi-1"}, {"ranks", mpi::size()}, {"runs", runs}});
+    if (failed) throw ExitStatus{1};
+  });
+}
+
+void run_mpi_cg(const CgCliOptions& o) {
+  on_ranks([&] {
+    const bench::MatrixSource source = bench::resolve_matrix(o.input);
+    std::ostream& out = human_output(o.json_path);
+    json runs = json::array();
+    std::vector<std::string> statuses;
+    for (const auto& p : split_list(o.precision)) {
+      if (p != "f32" && p != "f64") throw Error(fmt::format("--precision {}: give f32, f64 or f32,f64", p));
+      runs.push_back(p == "f32" ? cg_one<float>(o, source, out) : cg_one<double>(o, source, out));
+      statuses.push_back(runs.back()["status"].get<std::string>());
+    }
+    write_json_on_rank0(o.json_path,
+                        json{{"schema", "spx-cg-mpi-1"}, {"ranks", mpi::size()}, {"runs", runs}});
+    exit_for_statuses(statuses);
+  });
+}
+
+}  // namespace spx::cli
