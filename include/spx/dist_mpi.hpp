@@ -16,10 +16,13 @@
 //    sums in double) to rounding, not bitwise.
 //
 // Built only with MPI (CMake SPX_MPI, spx::dist::mpi::built_with_mpi()); without it every call
-// below but built_with_mpi() and rows_of() throws spx::Error saying so.
+// below but built_with_mpi() and rows_of() throws spx::Error saying so. A rank's rows come from
+// its own generator (rows_of a block, gen::stencil_rows) or from scatter_rows.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -83,6 +86,26 @@ struct RankMatrix {
 template <class T>
 RankMatrix<T> distribute(Group group, const Csr<T, int64_t>& my_rows, const Partition& row_partition,
                          const Partition& col_partition);
+
+// A matrix only `root` loads, sent out block by block: every rank gets its rows (global columns)
+// and the partitions root chose (rows balanced by nonzeros; x split like the rows when square, else
+// evenly), so only root ever holds the whole matrix. `load` runs on root alone; an exception there
+// reaches every rank (root's own message; the others "rank 0 could not load the matrix: ...").
+// keep_whole leaves the whole matrix in `whole` on root. Collective.
+template <class T>
+struct ScatteredRows {
+  Partition row_partition, col_partition;
+  Csr<T, int64_t> mine;
+  std::optional<Csr<T, int32_t>> whole;  // root, when asked to keep it
+};
+template <class T>
+ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()>& load,
+                              bool keep_whole = false, int root = 0);
+
+// This rank's part of a vector split by `p` gathered on `root` (the whole vector there; empty
+// elsewhere). Collective.
+template <class T>
+std::vector<T> gather_rows(Group group, const Partition& p, std::span<const T> mine, int root = 0);
 
 // y = A·x for this rank's rows: x is this rank's owned block (A.owned entries), y its rows. Holds
 // the halo buffers, so repeated products allocate nothing. Collective over A.group.

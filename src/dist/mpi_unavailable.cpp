@@ -29,6 +29,14 @@ RankMatrix<T> distribute(Group, const Csr<T, int64_t>&, const Partition&, const 
   unavailable();
 }
 template <class T>
+ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, int) {
+  unavailable();
+}
+template <class T>
+std::vector<T> gather_rows(Group, const Partition&, std::span<const T>, int) {
+  unavailable();
+}
+template <class T>
 Product<T>::Product(const RankMatrix<T>& A) : A_(A) {
   unavailable();
 }
@@ -44,7 +52,9 @@ CgResult cg(const RankMatrix<T>&, std::span<const T>, std::span<T>, const CgOpti
 #define SPX_INSTANTIATE(T)                                                                              \
   template RankMatrix<T> distribute(Group, const Csr<T, int64_t>&, const Partition&, const Partition&); \
   template class Product<T>;                                                                            \
-  template CgResult cg(const RankMatrix<T>&, std::span<const T>, std::span<T>, const CgOptions&);
+  template CgResult cg(const RankMatrix<T>&, std::span<const T>, std::span<T>, const CgOptions&);       \
+  template ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, int);    \
+  template std::vector<T> gather_rows(Group, const Partition&, std::span<const T>, int);
 SPX_INSTANTIATE(float)
 SPX_INSTANTIATE(double)
 #undef SPX_INSTANTIATE

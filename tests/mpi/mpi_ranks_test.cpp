@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "spx/cg.hpp"
@@ -124,6 +125,46 @@ TEST(MpiRanks, CgIteratesAreIdenticalForEveryRankCount) {
   expect_cg_is_rank_independent(spx::gen::stencil_2d_5pt<double>(31, 29), spx::Preconditioner::None);
   expect_cg_is_rank_independent(spx::gen::stencil_3d_7pt<double>(9, 8, 10), spx::Preconditioner::Jacobi);
   expect_cg_is_rank_independent(spx::gen::stencil_2d_5pt<float>(20, 20), spx::Preconditioner::Jacobi);
+}
+
+TEST(MpiRanks, RowsScatteredFromRankZeroMultiplyAsTheWholeMatrix) {
+  const int r = mpi::rank();
+  const auto whole = spx::gen::power_law<double, int32_t>(700, 6.0, 2.1, 9);
+  int loads = 0;
+  auto s = mpi::scatter_rows<double>(
+      mpi::Group::World,
+      [&] {
+        ++loads;
+        return whole;
+      },
+      /*keep_whole=*/true);
+  EXPECT_EQ(loads, r == 0 ? 1 : 0);  // only rank 0 loads
+  EXPECT_EQ(s.whole.has_value(), r == 0);
+  EXPECT_EQ(s.row_partition.begin, spx::dist::partition_rows(whole, mpi::size()).begin);
+  const auto A = mpi::distribute(mpi::Group::World, s.mine, s.row_partition, s.col_partition);
+  const std::vector<double> x = test_vector<double>(whole.cols);
+  std::vector<double> y(static_cast<std::size_t>(A.A.rows));
+  mpi::Product<double> product(A);
+  product(block(x, s.col_partition, r), std::span<double>(y));
+  const std::vector<double> all =
+      mpi::gather_rows(mpi::Group::World, s.row_partition, std::span<const double>(y));
+  if (r == 0) {
+    std::vector<double> want(static_cast<std::size_t>(whole.rows));
+    spx::omp::spmv(whole, std::span<const double>(x), std::span<double>(want));
+    EXPECT_TRUE(same_bits(std::span<const double>(all), std::span<const double>(want)));
+  } else {
+    EXPECT_TRUE(all.empty());
+  }
+}
+
+TEST(MpiRanks, ALoadFailingOnRankZeroReachesEveryRank) {
+  const auto fail = []() -> Csr<double, int32_t> { throw spx::Error("m.mtx:3: bad entry"); };
+  try {
+    mpi::scatter_rows<double>(mpi::Group::World, fail);
+    ADD_FAILURE() << "no error";
+  } catch (const spx::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("m.mtx:3: bad entry"), std::string::npos) << e.what();
+  }
 }
 
 TEST(MpiRanks, AMismatchedPartitionFailsOnEveryRankWithoutHanging) {

@@ -1,7 +1,7 @@
-// The MPI ranks' commands (mpi_ranks.hpp). Every rank builds only its own rows where the source
-// allows: stencil specs are generated row block by row block; any other matrix is read whole by
-// every rank, which keeps its rows and drops the rest. Rank 0 prints and writes the JSON; times
-// are the slowest rank's.
+// The MPI ranks' commands (mpi_ranks.hpp). Every rank holds only its own rows: stencil specs are
+// generated row block by row block; any other matrix is read by rank 0, which sends each rank its
+// rows (scatter_rows) and alone holds the whole matrix. Rank 0 prints and writes the JSON; times are
+// the slowest rank's.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -36,8 +36,9 @@ constexpr int kMinTimedRuns = 3;
 template <class T>
 struct RankInput {
   mpi::RankMatrix<T> A;
-  std::optional<Csr<T, int32_t>> whole;  // a matrix every rank read whole (the SpMV check's reference)
-  std::string built;                     // "generated per rank" or "read whole by every rank"
+  std::optional<Csr<T, int32_t>> whole;  // rank 0: a matrix it read (the SpMV check's reference)
+  bool read = false;                     // read by rank 0 (else generated per rank)
+  std::string built;                     // how: "generated per rank" or "read by rank 0, rows sent out"
 };
 
 template <class T>
@@ -53,15 +54,13 @@ RankInput<T> load_rank(const bench::MatrixSource& source, bool keep_whole) {
     in.built = "generated per rank";
     return in;
   }
-  Csr<T, int32_t> A = bench::load_matrix<T, int32_t>(source);
-  const auto rows = dist::partition_rows(A, ranks);
-  const auto cols = A.rows == A.cols ? rows : dist::partition_even(A.cols, ranks);
-  in.A = mpi::distribute(
-      mpi::Group::World,
-      mpi::rows_of(A, rows.begin[static_cast<std::size_t>(r)], rows.begin[static_cast<std::size_t>(r) + 1]),
-      rows, cols);
-  in.built = "read whole by every rank";
-  if (keep_whole) in.whole = std::move(A);
+  // Rank 0 reads the file and sends each rank its rows.
+  auto rows = mpi::scatter_rows<T>(
+      mpi::Group::World, [&source] { return bench::load_matrix<T, int32_t>(source); }, keep_whole);
+  in.A = mpi::distribute(mpi::Group::World, rows.mine, rows.row_partition, rows.col_partition);
+  in.built = "read by rank 0, rows sent out";
+  in.read = true;
+  in.whole = std::move(rows.whole);
   return in;
 }
 
@@ -93,15 +92,17 @@ json bench_one(const MpiBenchOptions& o, const bench::MatrixSource& source, std:
   std::vector<T> y(static_cast<std::size_t>(A.A.rows));
   mpi::Product<T> product(A);
   product(std::span<const T>(x), std::span<T>(y));
-  // The check: bitwise the single-process product, where every rank holds the whole matrix.
+  // The check on rank 0: bitwise the single-process product of the matrix it read.
   std::string check = "not checked (generated per rank)";
-  if (in.whole) {
-    std::vector<T> want(static_cast<std::size_t>(in.whole->rows));
-    omp::spmv(*in.whole, std::span<const T>(x_whole), std::span<T>(want));
-    const std::vector<T> mine = my_block(want, A.row_partition);
-    const int64_t bad = mpi::sum_over_ranks(
-        static_cast<int64_t>(std::memcmp(mine.data(), y.data(), y.size() * sizeof(T)) != 0));
-    check = bad == 0 ? "bitwise the single-process product" : fmt::format("FAILED on {} ranks", bad);
+  if (in.read) {
+    const std::vector<T> got = mpi::gather_rows(mpi::Group::World, A.row_partition, std::span<const T>(y));
+    int64_t bad = 0;
+    if (in.whole) {
+      std::vector<T> want(static_cast<std::size_t>(in.whole->rows));
+      omp::spmv(*in.whole, std::span<const T>(x_whole), std::span<T>(want));
+      bad = std::memcmp(want.data(), got.data(), want.size() * sizeof(T)) != 0;
+    }
+    check = mpi::sum_over_ranks(bad) == 0 ? "bitwise the single-process product" : "FAILED";
     in.whole.reset();
   }
   // Timed runs: every rank decides from the same (slowest-rank) times, so all run equally often.
