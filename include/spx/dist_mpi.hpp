@@ -87,20 +87,27 @@ template <class T>
 RankMatrix<T> distribute(Group group, const Csr<T, int64_t>& my_rows, const Partition& row_partition,
                          const Partition& col_partition);
 
+// How root splits a matrix it loaded: contiguous rows balanced by nonzeros, or METIS parts
+// (spx/dist_graph.hpp) with the matrix renumbered P A Pᵀ so that each part is a block of rows.
+enum class RowSplit { Blocks, Graph };
+
 // A matrix only `root` loads, sent out block by block: every rank gets its rows (global columns)
-// and the partitions root chose (rows balanced by nonzeros; x split like the rows when square, else
-// evenly), so only root ever holds the whole matrix. `load` runs on root alone; an exception there
-// reaches every rank (root's own message; the others "rank 0 could not load the matrix: ...").
-// keep_whole leaves the whole matrix in `whole` on root. Collective.
+// and the partitions root chose (x split like the rows when square, else evenly), so only root
+// ever holds the whole matrix. `load` runs on root alone; an exception there reaches every rank
+// (root's own message; the others "rank 0 could not load the matrix: ..."). keep_whole leaves the
+// whole matrix (renumbered, with Graph) in `whole` on root. With Graph every rank gets `perm` (new
+// row i is old row perm[i]): vectors of the original numbering go through reorder::permute.
+// Collective.
 template <class T>
 struct ScatteredRows {
   Partition row_partition, col_partition;
   Csr<T, int64_t> mine;
   std::optional<Csr<T, int32_t>> whole;  // root, when asked to keep it
+  std::vector<int32_t> perm;             // RowSplit::Graph only
 };
 template <class T>
 ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()>& load,
-                              bool keep_whole = false, int root = 0);
+                              bool keep_whole = false, RowSplit split = RowSplit::Blocks, int root = 0);
 
 // This rank's part of a vector split by `p` gathered on `root` (the whole vector there; empty
 // elsewhere). Collective.

@@ -29,7 +29,7 @@ RankMatrix<T> distribute(Group, const Csr<T, int64_t>&, const Partition&, const 
   unavailable();
 }
 template <class T>
-ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, int) {
+ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, RowSplit, int) {
   unavailable();
 }
 template <class T>
@@ -49,11 +49,12 @@ CgResult cg(const RankMatrix<T>&, std::span<const T>, std::span<T>, const CgOpti
   unavailable();
 }
 
-#define SPX_INSTANTIATE(T)                                                                              \
-  template RankMatrix<T> distribute(Group, const Csr<T, int64_t>&, const Partition&, const Partition&); \
-  template class Product<T>;                                                                            \
-  template CgResult cg(const RankMatrix<T>&, std::span<const T>, std::span<T>, const CgOptions&);       \
-  template ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, int);    \
+#define SPX_INSTANTIATE(T)                                                                               \
+  template RankMatrix<T> distribute(Group, const Csr<T, int64_t>&, const Partition&, const Partition&);  \
+  template class Product<T>;                                                                             \
+  template CgResult cg(const RankMatrix<T>&, std::span<const T>, std::span<T>, const CgOptions&);        \
+  template ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, RowSplit, \
+                                         int);                                                           \
   template std::vector<T> gather_rows(Group, const Partition&, std::span<const T>, int);
 SPX_INSTANTIATE(float)
 SPX_INSTANTIATE(double)

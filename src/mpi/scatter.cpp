@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "mpi/comm.hpp"
+#include "spx/dist_graph.hpp"
 #include "spx/dist_mpi.hpp"
 #include "spx/error.hpp"
+#include "spx/reorder.hpp"
 
 namespace spx::dist::mpi {
 namespace {
@@ -44,7 +46,7 @@ void broadcast_partition(Group group, int root, Partition& p, int ranks) {
 
 template <class T>
 ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()>& load, bool keep_whole,
-                              int root) {
+                              RowSplit split, int root) {
   const int me = rank(group), ranks = size(group);
   if (root < 0 || root >= ranks) throw Error(fmt::format("scatter_rows: root {} of {} ranks", root, ranks));
   const MPI_Comm comm = detail::comm(group);
@@ -54,7 +56,14 @@ ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()
   if (me == root) {
     try {
       whole = load();
-      out.row_partition = partition_rows(*whole, ranks);
+      if (split == RowSplit::Graph) {
+        GraphPartition g = partition_graph(*whole, ranks);
+        whole = reorder::permute_symmetric(*whole, std::span<const int32_t>(g.perm));
+        out.row_partition = std::move(g.rows);
+        out.perm = std::move(g.perm);
+      } else {
+        out.row_partition = partition_rows(*whole, ranks);
+      }
       out.col_partition = whole->rows == whole->cols ? out.row_partition : partition_even(whole->cols, ranks);
     } catch (const Error& e) {
       error = e.what();
@@ -67,6 +76,12 @@ ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()
   broadcast_partition(group, root, out.col_partition, ranks);
   int64_t cols = me == root ? static_cast<int64_t>(whole->cols) : 0;
   detail::check(MPI_Bcast(&cols, 1, MPI_INT64_T, root, comm), "MPI_Bcast");
+  if (split == RowSplit::Graph) {
+    out.perm.resize(static_cast<std::size_t>(out.row_partition.size()));
+    detail::check(MPI_Bcast(out.perm.data(), mpi_count(out.row_partition.size(), "permutation entries"),
+                            MPI_INT32_T, root, comm),
+                  "MPI_Bcast");
+  }
 
   if (me == root) {
     for (int r = 0; r < ranks; ++r) {
@@ -125,8 +140,9 @@ std::vector<T> gather_rows(Group group, const Partition& p, std::span<const T> m
   return all;
 }
 
-#define SPX_INSTANTIATE(T)                                                                           \
-  template ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, int); \
+#define SPX_INSTANTIATE(T)                                                                               \
+  template ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, RowSplit, \
+                                         int);                                                           \
   template std::vector<T> gather_rows(Group, const Partition&, std::span<const T>, int);
 SPX_INSTANTIATE(float)
 SPX_INSTANTIATE(double)

@@ -11,8 +11,10 @@
 
 #include "spx/cg.hpp"
 #include "spx/cpu.hpp"
+#include "spx/dist_graph.hpp"
 #include "spx/dist_mpi.hpp"
 #include "spx/generate.hpp"
+#include "spx/reorder.hpp"
 
 namespace mpi = spx::dist::mpi;
 using spx::Csr;
@@ -155,6 +157,37 @@ TEST(MpiRanks, RowsScatteredFromRankZeroMultiplyAsTheWholeMatrix) {
   } else {
     EXPECT_TRUE(all.empty());
   }
+}
+
+TEST(MpiRanks, MetisPartsScatteredFromRankZeroSolveAsOneRank) {
+  if (!spx::dist::metis_available()) GTEST_SKIP() << "built without METIS";
+  const int r = mpi::rank();
+  const auto mesh = spx::gen::stencil_2d_5pt<double>(30, 30);
+  const auto scramble = spx::reorder::random_permutation<int32_t>(mesh.rows, 5);
+  const auto A = spx::reorder::permute_symmetric(mesh, std::span<const int32_t>(scramble));
+  auto s = mpi::scatter_rows<double>(
+      mpi::Group::World, [&] { return A; }, /*keep_whole=*/true, mpi::RowSplit::Graph);
+  ASSERT_EQ(s.perm.size(), static_cast<std::size_t>(A.rows));  // on every rank
+  const auto B = spx::reorder::permute_symmetric(A, std::span<const int32_t>(s.perm));
+  const auto D = mpi::distribute(mpi::Group::World, s.mine, s.row_partition, s.col_partition);
+  // The product: bitwise the single-process product of P A Pᵀ.
+  const std::vector<double> x = test_vector<double>(A.cols);
+  std::vector<double> y(static_cast<std::size_t>(D.A.rows)), want(x.size());
+  mpi::Product<double> product(D);
+  product(block(x, s.col_partition, r), std::span<double>(y));
+  spx::omp::spmv(B, std::span<const double>(x), std::span<double>(want));
+  EXPECT_TRUE(same_bits(std::span<const double>(y), block(want, s.row_partition, r)));
+  // CG: the same bits as one rank on P A Pᵀ.
+  spx::CgOptions o;
+  o.rtol = 1e-8;
+  const auto one = spx::dist::partition_even(B.rows, 1);
+  const auto alone = mpi::distribute(mpi::Group::Self, mpi::rows_of(B, 0, B.rows), one, one);
+  std::vector<double> xs(y.size()), x1(x.size());
+  const auto got = mpi::cg(D, block(x, s.row_partition, r), std::span<double>(xs), o);
+  const auto ref = mpi::cg(alone, std::span<const double>(x), std::span<double>(x1), o);
+  EXPECT_EQ(got.status, spx::CgStatus::Converged);
+  EXPECT_TRUE(same_bits(std::span<const double>(got.history), std::span<const double>(ref.history)));
+  EXPECT_TRUE(same_bits(std::span<const double>(xs), block(x1, s.row_partition, r)));
 }
 
 TEST(MpiRanks, ALoadFailingOnRankZeroReachesEveryRank) {

@@ -40,8 +40,9 @@ struct BenchCliOptions {
   bool list = false;
   bool studies = false;
   bool quiet = false;
-  std::string gpus;   // team sizes: the multi-GPU benchmark
-  bool dist = false;  // this MPI job's ranks, on CPUs (mpi_ranks.hpp)
+  std::string gpus;                // team sizes: the multi-GPU benchmark
+  bool dist = false;               // this MPI job's ranks, on CPUs (mpi_ranks.hpp)
+  std::string partition = "rows";  // --dist: rows or metis
 };
 
 void print_list(const bench::Registry& registry, bool studies) {
@@ -140,9 +141,11 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
     for (const auto& p : split_list(cli.precisions)) m.precisions.push_back(p);
     m.min_seconds = cli.min_time;
     m.json = cli.json;
+    m.partition = cli.partition;
     run_mpi_bench(m);
     return;
   }
+  warn_not_applied(cmd, {"--partition"}, "without --dist");
   if (!cli.gpus.empty()) {
     warn_not_applied(cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies"},
                      "with --gpus (the distributed products)");
@@ -241,6 +244,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--dist", o->dist,
                 "SpMV on this MPI job's ranks, one process per rank on CPUs (mpirun -np N spx bench FILE "
                 "--dist): rows split by nonzeros, halo over MPI, checked bitwise against one process");
+  cmd->add_option("--partition", o->partition,
+                  "--dist: rows (contiguous, balanced by nonzeros) or metis (METIS parts, rank 0 renumbers)")
+      ->check(CLI::IsMember({"rows", "metis"}))
+      ->capture_default_str();
   cmd->add_flag("--list", o->list, "List backends, kernels and suites, then exit");
   cmd->add_flag("--studies", o->studies,
                 "Also run (and list) the study entries: forced modes and fixed parameters of kernels whose "

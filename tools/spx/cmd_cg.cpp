@@ -446,6 +446,7 @@ void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
     run_mpi_cg(o);
     return;
   }
+  warn_not_applied(cmd, {"--partition"}, "without --dist");
   if (!o.gpus.empty()) {
     warn_not_applied(cmd, {"--stagnation", "--no-graph"}, "with --gpus (the distributed solver)");
     if (o.backend == "cpu") throw Error("--gpus runs on GPUs; drop --backend cpu");
@@ -600,6 +601,10 @@ void add_cg_command(CLI::App& app) {
       "--dist", o->dist,
       "Solve on this MPI job's ranks, one process per rank on CPUs (mpirun -np N spx cg FILE --dist): "
       "iterates bitwise the same for every rank count");
+  cmd->add_option("--partition", o->partition,
+                  "--dist: rows (contiguous, balanced by nonzeros) or metis (METIS parts, rank 0 renumbers)")
+      ->check(CLI::IsMember({"rows", "metis"}))
+      ->capture_default_str();
   cmd->add_option("--reductions", o->reductions,
                   "--gpus: all-reduces per iteration: one (the update's sums wait for the next product's), "
                   "two (one per reduction point), or one,two")

@@ -24,6 +24,7 @@
 #include "spx/dist_mpi.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
+#include "spx/reorder.hpp"
 
 namespace spx::cli {
 namespace {
@@ -39,13 +40,17 @@ struct RankInput {
   std::optional<Csr<T, int32_t>> whole;  // rank 0: a matrix it read (the SpMV check's reference)
   bool read = false;                     // read by rank 0 (else generated per rank)
   std::string built;                     // how: "generated per rank" or "read by rank 0, rows sent out"
+  std::vector<int32_t> perm;             // --partition metis: new row i is old row perm[i]
 };
 
 template <class T>
-RankInput<T> load_rank(const bench::MatrixSource& source, bool keep_whole) {
+RankInput<T> load_rank(const bench::MatrixSource& source, bool keep_whole, const std::string& partition) {
   const int ranks = mpi::size(), r = mpi::rank();
   RankInput<T> in;
-  if (const auto g = bench::stencil_grid(source)) {
+  const bool metis = partition == "metis";
+  if (partition != "rows" && !metis)
+    throw Error(fmt::format("--partition {}: give rows or metis", partition));
+  if (const auto g = bench::stencil_grid(source); g && !metis) {
     const auto rows = dist::partition_even(g->rows(), ranks);
     const int64_t begin = rows.begin[static_cast<std::size_t>(r)],
                   end = rows.begin[static_cast<std::size_t>(r) + 1];
@@ -54,11 +59,13 @@ RankInput<T> load_rank(const bench::MatrixSource& source, bool keep_whole) {
     in.built = "generated per rank";
     return in;
   }
-  // Rank 0 reads the file and sends each rank its rows.
+  // Rank 0 reads the file (or builds the spec), partitions it and sends each rank its rows.
   auto rows = mpi::scatter_rows<T>(
-      mpi::Group::World, [&source] { return bench::load_matrix<T, int32_t>(source); }, keep_whole);
+      mpi::Group::World, [&source] { return bench::load_matrix<T, int32_t>(source); }, keep_whole,
+      metis ? mpi::RowSplit::Graph : mpi::RowSplit::Blocks);
   in.A = mpi::distribute(mpi::Group::World, rows.mine, rows.row_partition, rows.col_partition);
-  in.built = "read by rank 0, rows sent out";
+  in.built = metis ? "read by rank 0, METIS parts sent out" : "read by rank 0, rows sent out";
+  in.perm = std::move(rows.perm);
   in.read = true;
   in.whole = std::move(rows.whole);
   return in;
@@ -82,7 +89,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 template <class T>
 json bench_one(const MpiBenchOptions& o, const bench::MatrixSource& source, std::ostream& out) {
   const auto t0 = std::chrono::steady_clock::now();
-  RankInput<T> in = load_rank<T>(source, true);
+  RankInput<T> in = load_rank<T>(source, true, o.partition);
   const double setup = mpi::max_over_ranks(seconds_since(t0));
   const auto& A = in.A;
   std::vector<T> x_whole(static_cast<std::size_t>(A.cols));
@@ -123,24 +130,35 @@ json bench_one(const MpiBenchOptions& o, const bench::MatrixSource& source, std:
     fmt::print(out, "{:<28} {:<4} {:>5} {:>10} {:>11} {:>10} {:>10.4f} {:>8.2f}  {}\n", source.name,
                precision, mpi::size(), A.rows, nnz, halo, med * 1e3,
                2.0 * static_cast<double>(nnz) / med * 1e-9, check);
-  return {{"matrix", source.name},  {"precision", precision},
-          {"ranks", mpi::size()},   {"rows", A.rows},
-          {"cols", A.cols},         {"nnz", nnz},
-          {"halo_entries", halo},   {"built", in.built},
-          {"setup_seconds", setup}, {"runs", times.size()},
-          {"median_seconds", med},  {"gflops", 2.0 * static_cast<double>(nnz) / med * 1e-9},
+  return {{"matrix", source.name},
+          {"precision", precision},
+          {"ranks", mpi::size()},
+          {"rows", A.rows},
+          {"cols", A.cols},
+          {"nnz", nnz},
+          {"halo_entries", halo},
+          {"built", in.built},
+          {"partition", o.partition},
+          {"setup_seconds", setup},
+          {"runs", times.size()},
+          {"median_seconds", med},
+          {"gflops", 2.0 * static_cast<double>(nnz) / med * 1e-9},
           {"check", check}};
 }
 
 template <class T>
 json cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::ostream& out) {
   const auto t0 = std::chrono::steady_clock::now();
-  RankInput<T> in = load_rank<T>(source, false);
+  RankInput<T> in = load_rank<T>(source, false, o.partition);
   const double setup = mpi::max_over_ranks(seconds_since(t0));
   const auto& A = in.A;
   if (A.rows != A.cols)
     throw Error(fmt::format("{}: cg needs a square matrix; it is {} x {}", source.name, A.rows, A.cols));
-  const std::vector<T> b = my_block(make_rhs<T>(o.rhs, A.rows), A.row_partition);
+  std::vector<T> b_whole = make_rhs<T>(o.rhs, A.rows);
+  if (!in.perm.empty())
+    b_whole = reorder::permute(std::span<const T>(b_whole), std::span<const int32_t>(in.perm));
+  const std::vector<T> b = my_block(b_whole, A.row_partition);
+  b_whole = {};
   std::vector<T> x(b.size());
   CgOptions opt = solver_options(o);
   opt.history = o.history;
@@ -175,6 +193,7 @@ json cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::ostre
             {"ranks", mpi::size()},
             {"rows", A.rows},
             {"built", in.built},
+            {"partition", o.partition},
             {"preconditioner", to_string(opt.preconditioner)},
             {"status", to_string(res.status)},
             {"iterations", res.iterations},

@@ -15,6 +15,7 @@ struct MpiBenchOptions {
   std::vector<std::string> precisions;  // "f32", "f64"
   double min_seconds = 0.2;
   std::string json;
+  std::string partition = "rows";  // rows or metis
 };
 
 void run_mpi_bench(const MpiBenchOptions& options);
