@@ -35,6 +35,15 @@ namespace spx::dist::mpi {
 
 bool built_with_mpi();
 
+// An error every rank of the group throws at the same point (a setup step agreed on, a load
+// broadcast from root), so the job can end normally instead of being aborted. `origin`: whether
+// this rank found the problem (else it only learnt that another one did).
+class JobError : public Error {
+ public:
+  JobError(const std::string& what, bool origin_) : Error(what), origin(origin_) {}
+  bool origin;
+};
+
 // The processes a call spans: every process of the job, or this one alone (a one-rank reference
 // run inside an MPI job).
 enum class Group { World, Self };
@@ -81,8 +90,7 @@ struct RankMatrix {
 
 // Collective over `group` (every rank calls it with its own rows): `my_rows` are this rank's rows
 // (row_partition's block `rank`) of a rows × cols canonical matrix, with global columns. Every
-// rank must pass the same partitions. Throws spx::Error (on the rank that found the problem; the
-// others then wait at the next collective: call MPI_Abort on an error, as the CLI does).
+// rank must pass the same partitions. A problem on any rank throws JobError on every rank.
 template <class T>
 RankMatrix<T> distribute(Group group, const Csr<T, int64_t>& my_rows, const Partition& row_partition,
                          const Partition& col_partition);

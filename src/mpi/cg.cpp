@@ -63,6 +63,29 @@ std::array<double, S> exact_sums(Group group, int64_t n, const Body& body) {
   return out;
 }
 
+// Jacobi's 1/a_ii for this rank's rows (row i's diagonal is its owned column i, as spx::cg's), or `error`
+// naming the first global row whose diagonal is absent, zero or negative.
+template <class T>
+std::vector<T> inverse_diagonal(const RankMatrix<T>& A, std::string& error) {
+  const Csr<T, int32_t>& M = A.A;
+  std::vector<T> inv(static_cast<std::size_t>(M.rows));
+  for (int32_t i = 0; i < M.rows; ++i) {
+    // A row is in global column order, so its owned columns are not sorted among the halo's.
+    double d = 0;
+    for (int32_t k = M.row_ptr[static_cast<std::size_t>(i)]; k < M.row_ptr[static_cast<std::size_t>(i) + 1];
+         ++k)
+      if (M.col_idx[static_cast<std::size_t>(k)] == i)
+        d = static_cast<double>(M.values[static_cast<std::size_t>(k)]);
+    if (!(d > 0)) {
+      error = fmt::format("Jacobi needs a positive diagonal: row {} has diagonal {} (not SPD?)",
+                          A.row_begin + i, d);
+      return {};
+    }
+    inv[static_cast<std::size_t>(i)] = static_cast<T>(1.0 / d);
+  }
+  return inv;
+}
+
 }  // namespace
 
 template <class T>
@@ -83,16 +106,12 @@ CgResult cg(const RankMatrix<T>& A, std::span<const T> b, std::span<T> x, const 
   const bool jacobi = options.preconditioner == Preconditioner::Jacobi;
   std::vector<T> inv_diag;
   std::string error;
-  if (jacobi) try {
-      inv_diag = inverse_diagonal(A.A, 0);
-    } catch (const Error& e) {
-      error = fmt::format("rank {} (rows from {}): {}", A.rank, A.row_begin, e.what());
-    }
+  if (jacobi) inv_diag = inverse_diagonal(A, error);
   {  // every rank stops if one cannot precondition
     int failed = error.empty() ? 0 : 1, any = 0;
     detail::check(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, detail::comm(g)), "MPI_Allreduce");
-    if (failed) throw Error(error);
-    if (any) throw Error("dist cg: another rank's Jacobi diagonal is not positive");
+    if (failed) throw JobError(error, true);
+    if (any) throw JobError("dist cg: another rank's Jacobi diagonal is not positive", false);
   }
   const auto N = static_cast<std::size_t>(n);
   std::vector<T> r(N), u(N), w(N), p(N, T{0}), s(N, T{0});

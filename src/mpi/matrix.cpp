@@ -25,8 +25,8 @@ constexpr int kHaloTag = 40;
 void agree(Group group, const std::string& error) {
   int failed = error.empty() ? 0 : 1, any = 0;
   detail::check(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, detail::comm(group)), "MPI_Allreduce");
-  if (failed) throw Error(fmt::format("rank {}: {}", rank(group), error));
-  if (any) throw Error(fmt::format("rank {}: another rank failed to set up its part", rank(group)));
+  if (failed) throw JobError(error, true);
+  if (any) throw JobError("another rank failed to set up its part", false);
 }
 
 // Row r of the part's local slices and remote part, merged by global column into `out`.

@@ -71,7 +71,8 @@ ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()
   }
   error = broadcast_error(group, root, error);
   if (!error.empty())
-    throw Error(me == root ? error : fmt::format("rank {} could not load the matrix: {}", root, error));
+    throw JobError(me == root ? error : fmt::format("rank {} could not load the matrix: {}", root, error),
+                   me == root);
   broadcast_partition(group, root, out.row_partition, ranks);
   broadcast_partition(group, root, out.col_partition, ranks);
   int64_t cols = me == root ? static_cast<int64_t>(whole->cols) : 0;

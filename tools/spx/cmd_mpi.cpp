@@ -207,9 +207,10 @@ json cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::ostre
   return j;
 }
 
-// Runs `body` on every rank of the job. An error every rank meets (a missing file, a bad matrix)
-// reaches each as an spx::Error; with several ranks it is printed with the rank and the job ended,
-// since a rank that failed alone would leave the others waiting in a collective.
+// Runs `body` on every rank of the job. An error all ranks agreed on (mpi::JobError: a bad matrix
+// rank 0 read, a setup step or Jacobi diagonal that failed on some rank) ends the job normally with
+// status 1; any other error is printed with the rank and the job aborted, since a rank that failed
+// alone would leave the others waiting in a collective.
 template <class Body>
 void on_ranks(const Body& body) {
   if (!mpi::built_with_mpi())
@@ -219,6 +220,9 @@ void on_ranks(const Body& body) {
   mpi::Session session;
   try {
     body();
+  } catch (const mpi::JobError& e) {  // every rank is here: end normally, the finder printing it
+    if (e.origin) print_error(fmt::format("rank {} of {}: {}", mpi::rank(), mpi::size(), e.what()));
+    throw ExitStatus{1};
   } catch (const Error& e) {
     if (mpi::size() == 1) throw;
     print_error(fmt::format("rank {} of {}: {}", mpi::rank(), mpi::size(), e.what()));
