@@ -14,6 +14,8 @@
 //    decisions, and the iterates, iteration counts and residual histories are bitwise identical
 //    for every rank count and every MPI reduction algorithm. They agree with spx::cg (OpenMP
 //    sums in double) to rounding, not bitwise.
+// Both hold for one numbering of the matrix: RowSplit::Graph renumbers it, differently for each
+// rank count.
 //
 // Built only with MPI (CMake SPX_MPI, spx::dist::mpi::built_with_mpi()); without it every call
 // below but built_with_mpi() and rows_of() throws spx::Error saying so. A rank's rows come from
