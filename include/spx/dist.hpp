@@ -125,6 +125,15 @@ DistMatrix<T> distribute_blocks(int64_t rows, int64_t cols, const Partition& row
                                 const Partition& col_partition, const RowBlockMaker<T>& make_block,
                                 int64_t slice_nnz = kMaxSliceNnz);
 
+/// One rank's share alone, from a block holding just its rows (global columns), as
+/// distribute_blocks builds each rank's; and the messages that fill its halo, sorted by sender.
+/// For a process that holds one rank (spx/dist_mpi.hpp). Throws spx::Error.
+template <class T>
+RankPart<T> split_block(const Csr<T, int64_t>& block, int rank, const Partition& row_partition,
+                        const Partition& col_partition, int64_t slice_nnz = kMaxSliceNnz);
+template <class T>
+std::vector<HaloMessage> halo_messages(const RankPart<T>& to, const Partition& col_partition);
+
 /// What a user looks at before running on several GPUs.
 struct RankStats {
   int rank = 0;

@@ -226,6 +226,38 @@ DistMatrix<T> distribute_blocks(int64_t rows, int64_t cols, const Partition& row
   for (const auto& part : D.parts) add_messages(part, col_partition, D.messages);
   return D;
 }
+template <class T>
+RankPart<T> split_block(const Csr<T, int64_t>& block, int rank, const Partition& row_partition,
+                        const Partition& col_partition, int64_t slice_nnz) {
+  check_slice_nnz(slice_nnz);
+  check_partition(row_partition, row_partition.size(), "row");
+  check_partition(col_partition, col_partition.size(), "column");
+  if (row_partition.ranks() != col_partition.ranks() || rank < 0 || rank >= row_partition.ranks())
+    throw Error(fmt::format("distribute: rank {} of a row partition of {} ranks and a column partition of {}",
+                            rank, row_partition.ranks(), col_partition.ranks()));
+  const int64_t rows = row_partition.block_size(rank);
+  if (block.rows != rows || block.cols != col_partition.size())
+    throw Error(fmt::format("distribute: rank {}'s block is {} × {}, not {} × {}", rank, block.rows,
+                            block.cols, rows, col_partition.size()));
+  block.validate();
+  return split_rank(block, 0, rank, row_partition, col_partition, slice_nnz);
+}
+
+template <class T>
+std::vector<HaloMessage> halo_messages(const RankPart<T>& to, const Partition& col_partition) {
+  std::vector<HaloMessage> out;
+  add_messages(to, col_partition, out);
+  return out;
+}
+
+#define SPX_INSTANTIATE(T)                                                                          \
+  template RankPart<T> split_block(const Csr<T, int64_t>&, int, const Partition&, const Partition&, \
+                                   int64_t);                                                        \
+  template std::vector<HaloMessage> halo_messages(const RankPart<T>&, const Partition&);
+SPX_INSTANTIATE(float)
+SPX_INSTANTIATE(double)
+#undef SPX_INSTANTIATE
+
 template DistMatrix<float> distribute_blocks(int64_t, int64_t, const Partition&, const Partition&,
                                              const RowBlockMaker<float>&, int64_t);
 template DistMatrix<double> distribute_blocks(int64_t, int64_t, const Partition&, const Partition&,

@@ -17,6 +17,7 @@
 #include "bench/report.hpp"
 #include "bench/suites.hpp"
 #include "cli_common.hpp"
+#include "mpi_ranks.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cli {
@@ -39,7 +40,9 @@ struct BenchCliOptions {
   bool list = false;
   bool studies = false;
   bool quiet = false;
-  std::string gpus;  // team sizes: the multi-GPU benchmark
+  std::string gpus;                // team sizes: the multi-GPU benchmark
+  bool dist = false;               // this MPI job's ranks, on CPUs (mpi_ranks.hpp)
+  std::string partition = "rows";  // --dist: rows or metis
 };
 
 void print_list(const bench::Registry& registry, bool studies) {
@@ -125,6 +128,24 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
     auto sources = bench::resolve_matrices(cli.inputs);
     o.matrices.insert(o.matrices.end(), sources.begin(), sources.end());
   }
+  if (cli.dist) {
+    if (!cli.gpus.empty())
+      throw Error("--dist runs CPU ranks under MPI; --gpus one process's GPUs: give one");
+    if (cli.backend == "cuda") throw Error("--dist runs on CPUs; drop --backend cuda");
+    warn_not_applied(cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies", "--threads"},
+                     "with --dist (omp::spmv on each rank; OMP_NUM_THREADS sets its threads)");
+    MpiBenchOptions m;
+    m.matrices = o.matrices;
+    for (const auto& op : o.ops)
+      if (op.op != bench::OpKind::Spmv) throw Error("--dist: only --ops spmv runs on MPI ranks");
+    for (const auto& p : split_list(cli.precisions)) m.precisions.push_back(p);
+    m.min_seconds = cli.min_time;
+    m.json = cli.json;
+    m.partition = cli.partition;
+    run_mpi_bench(m);
+    return;
+  }
+  warn_not_applied(cmd, {"--partition"}, "without --dist");
   if (!cli.gpus.empty()) {
     warn_not_applied(cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies"},
                      "with --gpus (the distributed products)");
@@ -220,6 +241,13 @@ void add_bench_command(CLI::App& app) {
          "Team sizes for the distributed products over NCCL, e.g. 1,2,4: each matrix split over that "
          "many GPUs, timed whole and by piece (local, halo, remote), checked (spmv, spmm:L)")
       ->type_name("N[,N...]");
+  cmd->add_flag("--dist", o->dist,
+                "SpMV on this MPI job's ranks, one process per rank on CPUs (mpirun -np N spx bench FILE "
+                "--dist): rows split by nonzeros, halo over MPI, checked bitwise against one process");
+  cmd->add_option("--partition", o->partition,
+                  "--dist: rows (contiguous, balanced by nonzeros) or metis (METIS parts, rank 0 renumbers)")
+      ->check(CLI::IsMember({"rows", "metis"}))
+      ->capture_default_str();
   cmd->add_flag("--list", o->list, "List backends, kernels and suites, then exit");
   cmd->add_flag("--studies", o->studies,
                 "Also run (and list) the study entries: forced modes and fixed parameters of kernels whose "

@@ -25,6 +25,7 @@
 #include "cg_rhs.hpp"
 #include "cli_common.hpp"
 #include "common/median.hpp"
+#include "mpi_ranks.hpp"
 #include "spx/cg.hpp"
 #include "spx/convert.hpp"
 #include "spx/cpu.hpp"
@@ -433,6 +434,19 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
 }
 
 void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
+  if (o.dist) {
+    if (!o.gpus.empty()) throw Error("--dist runs CPU ranks under MPI; --gpus one process's GPUs: give one");
+    if (o.backend == "cuda") throw Error("--dist runs on CPUs; drop --backend cuda");
+    if (o.operators != "auto") throw Error("--dist multiplies with omp::spmv on each rank; drop --operator");
+    if (o.baseline || o.spmv_timing)
+      throw Error("--dist: --baseline and --spmv-timing are single-GPU studies");
+    if (o.reorder != "none") throw Error("--dist partitions the matrix as numbered; drop --reorder");
+    if (o.index == "64") throw Error("--dist runs with 32-bit indices per rank; drop --index 64");
+    warn_not_applied(cmd, {"--check-every", "--no-graph", "--reductions", "--repeat"}, "with --dist");
+    run_mpi_cg(o);
+    return;
+  }
+  warn_not_applied(cmd, {"--partition"}, "without --dist");
   if (!o.gpus.empty()) {
     warn_not_applied(cmd, {"--stagnation", "--no-graph"}, "with --gpus (the distributed solver)");
     if (o.backend == "cpu") throw Error("--gpus runs on GPUs; drop --backend cpu");
@@ -589,6 +603,14 @@ void add_cg_command(CLI::App& app) {
                   "Solve on several GPUs over NCCL, once per team size (e.g. 1,2,4); with 1, the single-GPU "
                   "solver runs beside it. Stencil specs are generated rank by rank")
       ->type_name("N[,N...]");
+  cmd->add_flag(
+      "--dist", o->dist,
+      "Solve on this MPI job's ranks, one process per rank on CPUs (mpirun -np N spx cg FILE --dist): "
+      "iterates bitwise the same for every rank count");
+  cmd->add_option("--partition", o->partition,
+                  "--dist: rows (contiguous, balanced by nonzeros) or metis (METIS parts, rank 0 renumbers)")
+      ->check(CLI::IsMember({"rows", "metis"}))
+      ->capture_default_str();
   cmd->add_option("--reductions", o->reductions,
                   "--gpus: all-reduces per iteration: one (the update's sums wait for the next product's), "
                   "two (one per reduction point), or one,two")
@@ -601,7 +623,8 @@ Examples:
   spx cg fem2d:n=256,p=2                         GPU when present, CSR operator, rhs of ones
   spx cg fem2d:dofs=4e6,p=4 --operator all --precision f32,f64 --baseline --spmv-timing
   spx cg bcsstk13.mtx.gz --precond jacobi --tol 1e-6 --backend cpu
-  spx cg stencil27:nx=640,ny=640,nz=700 --gpus 4 --precond jacobi --tol 1e-6)");
+  spx cg stencil27:nx=640,ny=640,nz=700 --gpus 4 --precond jacobi --tol 1e-6
+  mpirun -np 4 spx cg stencil27:n=64 --dist --precond jacobi)");
   cmd->callback([o, cmd] { run_cg(*o, *cmd); });
 }
 

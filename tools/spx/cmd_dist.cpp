@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -22,7 +23,9 @@
 #include "cli_common.hpp"
 #include "spx/cpu.hpp"
 #include "spx/dist.hpp"
+#include "spx/dist_graph.hpp"
 #include "spx/error.hpp"
+#include "spx/reorder.hpp"
 
 namespace spx::cli {
 namespace {
@@ -35,6 +38,7 @@ struct DistCliOptions {
   double row_overhead = 0.0;
   std::string precision = "f64";
   std::string json_path;
+  std::string partition = "rows";  // rows, or metis (spx/dist_graph.hpp: P A Pᵀ split in row blocks)
 };
 
 // Rows where the simulated product misses spx::ref by more than the CPU kernels' bound for two
@@ -62,13 +66,22 @@ int64_t rows_off(const Csr<T, int32_t>& A, std::span<const T> x, std::span<const
 
 template <class T>
 json run_dist(const DistCliOptions& o, const bench::MatrixSource& source, std::ostream& out) {
-  const auto A = bench::load_matrix<T, int32_t>(source);
-  const auto D = dist::distribute(A, o.ranks, o.row_overhead);
+  auto A = bench::load_matrix<T, int32_t>(source);
+  // With METIS, everything below runs on P A Pᵀ, whose parts are row blocks; x and the check follow.
+  const bool metis = o.partition == "metis";
+  std::optional<dist::DistStats> blocks;  // the row blocks' statistics, to compare with
+  std::optional<dist::GraphPartition> g;
+  if (metis) {
+    g = dist::partition_graph(A, o.ranks);
+    blocks = dist::statistics(dist::distribute(A, o.ranks, o.row_overhead));
+    A = reorder::permute_symmetric(A, std::span<const int32_t>(g->perm));
+  }
+  const auto D = metis ? dist::distribute(A, g->rows, g->rows) : dist::distribute(A, o.ranks, o.row_overhead);
   const auto s = dist::statistics(D);
 
-  fmt::print(out, "{}: {} x {}, {} nonzeros, on {} ranks (rows balanced by nonzeros{})\n", source.name,
-             A.rows, A.cols, A.nnz(), o.ranks,
-             o.row_overhead > 0 ? fmt::format(" + {} per row", o.row_overhead) : "");
+  fmt::print(out, "{}: {} x {}, {} nonzeros, on {} ranks ({}{})\n", source.name, A.rows, A.cols, A.nnz(),
+             o.ranks, metis ? "METIS parts, rows renumbered part by part" : "rows balanced by nonzeros",
+             o.row_overhead > 0 && !metis ? fmt::format(" + {} per row", o.row_overhead) : "");
   fmt::print(out, "{:>4}  {:>21}  {:>10}  {:>10}  {:>10}  {:>9}  {:>10}  {:>4}  {:>10}  {:>4}\n", "rank",
              "rows", "nnz", "local", "remote", "x owned", "halo in", "from", "halo out", "to");
   for (const auto& r : s.per_rank) {
@@ -85,6 +98,10 @@ json run_dist(const DistCliOptions& o, const bench::MatrixSource& source, std::o
              human_bytes(static_cast<uint64_t>(s.max_rank_recv_bytes_f64)));
   fmt::print(out, "imbalance: max/mean nonzeros per rank {:.4f}; remote nonzeros {:.2f}% of all\n",
              s.nnz_imbalance, 100.0 * s.remote_fraction);
+  if (metis)
+    fmt::print(out,
+               "row blocks of the given numbering instead: {} halo entries, remote nonzeros {:.2f}% of all\n",
+               blocks->halo_entries, 100.0 * blocks->remote_fraction);
 
   std::vector<T> x(static_cast<std::size_t>(A.cols));
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(1.0 + static_cast<double>(i % 17) / 16.0);
@@ -114,6 +131,8 @@ json run_dist(const DistCliOptions& o, const bench::MatrixSource& source, std::o
               {"max_rank_recv_bytes_f64", s.max_rank_recv_bytes_f64},
               {"nnz_imbalance", s.nnz_imbalance},
               {"remote_fraction", s.remote_fraction},
+              {"partition", o.partition},
+              {"row_blocks_halo_entries", blocks ? json(blocks->halo_entries) : json(nullptr)},
               {"per_rank", ranks},
               {"check", {{"rows_off", off}, {"worst_relative_diff", worst}, {"passed", off == 0}}}};
 }
@@ -160,9 +179,15 @@ void add_dist_command(CLI::App& app) {
   cmd->add_option("--precision", o->precision, "f32 or f64 (the value type of the check)")
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)");
+  cmd->add_option("--partition", o->partition,
+                  "rows (contiguous blocks balanced by nonzeros) or metis (METIS parts of A + A^T, the rows "
+                  "renumbered part by part; the row blocks' halo is printed beside)")
+      ->check(CLI::IsMember({"rows", "metis"}))
+      ->capture_default_str();
   cmd->footer(R"(Examples:
   spx dist stencil27:n=64 --ranks 4
-  spx dist cage11.mtx.gz --ranks 7 --precision f32 --json dist.json)");
+  spx dist cage11.mtx.gz --ranks 7 --precision f32 --json dist.json
+  spx dist powerlaw:n=100000 --ranks 4 --partition metis)");
   cmd->callback([o] { run_dist_command(*o); });
 }
 

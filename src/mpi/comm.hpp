@@ -1,0 +1,29 @@
+// The MPI side of spx/dist_mpi.hpp's Group: the communicator, datatypes, and return codes turned
+// into spx::Error.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "spx/dist_mpi.hpp"
+
+namespace spx::dist::mpi::detail {
+
+inline MPI_Comm comm(Group g) { return g == Group::World ? MPI_COMM_WORLD : MPI_COMM_SELF; }
+
+// spx::Error "<what>: MPI error <text>" unless rc is MPI_SUCCESS.
+void check(int rc, const char* what);
+
+template <class T>
+MPI_Datatype datatype();
+template <>
+inline MPI_Datatype datatype<float>() {
+  return MPI_FLOAT;
+}
+template <>
+inline MPI_Datatype datatype<double>() {
+  return MPI_DOUBLE;
+}
+
+}  // namespace spx::dist::mpi::detail
