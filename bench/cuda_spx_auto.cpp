@@ -43,9 +43,9 @@ constexpr int kMaxTrialCalls = 4096;
 // What an entry plans with beyond its mode.
 struct EntryPlan {
   plan::Mode mode = plan::Mode::Auto;
-  std::string only;                                // the candidates restricted to this kernel
-  int64_t expected_calls = kDefaultExpectedCalls;  // the library's default: plan::Options{}
-  Layout layout = Layout::RowMajor;                // SpMM's B and C
+  std::string only;                                 // the candidates restricted to this kernel
+  int64_t expected_calls = kDefaultExpectedCalls;   // the library's default: plan::Options{}
+  Layout layout = Layout::RowMajor;                 // SpMM's B and C
   plan::IndexWidth width = plan::IndexWidth::Auto;  // the row offsets' width on the device
 };
 
@@ -191,10 +191,11 @@ void add(Registry& registry, OpKind op, const std::string& name, const EntryPlan
   auto e = cuda_entry(
       name, op, Format::Csr, false,
       how.only.empty()
-          ? fmt::format("spx's front door (spx::cuda::SparseMatrix{}): planned in {} mode for {} expected calls "
-                        "over spx's and cuSPARSE's kernels; planning untimed, reported in params",
-                        how.width == plan::IndexWidth::Bits64 ? ", 64-bit row offsets" : "",
-                        plan::to_string(how.mode), how.expected_calls)
+          ? fmt::format(
+                "spx's front door (spx::cuda::SparseMatrix{}): planned in {} mode for {} expected calls "
+                "over spx's and cuSPARSE's kernels; planning untimed, reported in params",
+                how.width == plan::IndexWidth::Bits64 ? ", 64-bit row offsets" : "",
+                plan::to_string(how.mode), how.expected_calls)
           : fmt::format("the planner's {} candidate through the front door (spx::cuda::SparseMatrix, "
                         "planned with only it allowed; its setup untimed, reported in params)",
                         how.only));

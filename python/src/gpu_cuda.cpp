@@ -193,8 +193,8 @@ const Csr<T, I>& call_copy(const Csr<T, I>& A, const char* what,
 }
 
 // The front door (spx/cuda/sparse_matrix.hpp) on the process's context for the device: it plans
-// SpMV and each SpMM (L, layout) on first use (plan::Options{}: mode auto) or when asked, over spx's kernels and
-// cuSPARSE's, and runs the plans.
+// SpMV and each SpMM (L, layout) on first use (plan::Options{}: mode auto) or when asked, over spx's kernels
+// and cuSPARSE's, and runs the plans.
 template <class T>
 class CudaMatrix final : public GpuMatrix {
  public:

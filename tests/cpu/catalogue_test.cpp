@@ -198,16 +198,17 @@ TEST(Catalogue, CalibrationTimesOnlyRegularEntriesOfFittedKeys) {
   const bench::Registry& registry = bench::default_registry();
   const std::vector<std::string> patterns = bench::model_kernel_patterns();
   for (const std::string& name : patterns) {
-    const bool regular = std::any_of(registry.kernels().begin(), registry.kernels().end(), [&](const auto& k) {
-      return k.backend == "cuda" && !k.study && k.name == name;
-    });
+    const bool regular =
+        std::any_of(registry.kernels().begin(), registry.kernels().end(),
+                    [&](const auto& k) { return k.backend == "cuda" && !k.study && k.name == name; });
     EXPECT_TRUE(regular) << name;
     const plan::KernelRow* row = plan::find_kernel(name);
     if (row != nullptr && row->op == Operation::Spmm && std::string_view(row->owner) == "spx") {
       EXPECT_EQ(plan::find_model_key(row->model_key)->borrows, nullptr) << name;
     }
   }
-  for (const char* borrowed : {"spmm_csr_split_row", "spmm_csr_tiled_row", "rcm_csr", "sell_c16", "rcm_sell_c16"})
+  for (const char* borrowed :
+       {"spmm_csr_split_row", "spmm_csr_tiled_row", "rcm_csr", "sell_c16", "rcm_sell_c16"})
     EXPECT_EQ(std::count(patterns.begin(), patterns.end(), borrowed), 0) << borrowed;
   EXPECT_EQ(std::count(patterns.begin(), patterns.end(), "csr_param"), 1);
   EXPECT_EQ(std::count(patterns.begin(), patterns.end(), "spmm_csr_row"), 1);

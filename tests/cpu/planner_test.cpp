@@ -65,13 +65,12 @@ TEST(Planner, SpmvCandidatesAndEligibility) {
   const plan::Problem uniform = problem_of("stencil27:n=20", plan::Operation::Spmv, 0, true);
   const auto all = plan::candidates(uniform, {}, {}, kPlenty);
   EXPECT_EQ(all.size(), plan::rows_for(plan::Operation::Spmv, plan::DenseLayout::RowMajor).size());
-  // rcm_csr and rcm_sell_c16 only where x is gathered poorly (rcm_planner_test.cpp); BSR needs the block counts
-  // (Problem::bsr_blocks), which this problem does not carry; csr_param_mixed needs
+  // rcm_csr and rcm_sell_c16 only where x is gathered poorly (rcm_planner_test.cpp); BSR needs the block
+  // counts (Problem::bsr_blocks), which this problem does not carry; csr_param_mixed needs
   // Options::mixed_precision, sell_c16_dict the count of distinct values (Problem::distinct_values).
   for (const auto& c : all)
-    EXPECT_EQ(c.eligible,
-              c.format != "rcm" && c.format != "rcmsell" && c.format != "bsr" && c.format != "csrmixed" &&
-                  c.format != "sellc16d")
+    EXPECT_EQ(c.eligible, c.format != "rcm" && c.format != "rcmsell" && c.format != "bsr" &&
+                              c.format != "csrmixed" && c.format != "sellc16d")
         << c.kernel << ": " << c.why_not;
   EXPECT_EQ(find(all, "cusparse_csr_alg2").owner, "cuSPARSE");
   EXPECT_GT(find(all, "ell").extra_bytes, 0u);
@@ -88,8 +87,8 @@ TEST(Planner, SpmvCandidatesAndEligibility) {
   plan::Options no_vendor;
   no_vendor.vendor = false;
   for (const auto& c : plan::candidates(uniform, no_vendor, {}, kPlenty))
-    EXPECT_EQ(c.eligible, c.owner == "spx" && c.format != "rcm" && c.format != "rcmsell" && c.format != "bsr" &&
-                              c.format != "csrmixed" && c.format != "sellc16d")
+    EXPECT_EQ(c.eligible, c.owner == "spx" && c.format != "rcm" && c.format != "rcmsell" &&
+                              c.format != "bsr" && c.format != "csrmixed" && c.format != "sellc16d")
         << c.kernel;
 
   plan::Options det;

@@ -31,7 +31,8 @@ plan::Problem spmv_problem(const Csr<double, int32_t>& A) {
   return p;
 }
 
-const plan::Candidate& rcm_of(const std::vector<plan::Candidate>& cands, const std::string& kernel = "rcm_csr") {
+const plan::Candidate& rcm_of(const std::vector<plan::Candidate>& cands,
+                              const std::string& kernel = "rcm_csr") {
   const auto it = std::find_if(cands.begin(), cands.end(), [&](const auto& c) { return c.kernel == kernel; });
   if (it == cands.end()) throw Error("no " + kernel + " candidate");
   return *it;
@@ -116,7 +117,8 @@ TEST(RcmPlanner, SellC16OnTheRenumberedMatrix) {
   EXPECT_GE(a.extra_bytes, static_cast<std::size_t>(mesh5.nnz()) * 10);
   p.distinct_values = 2;
   const plan::Candidate d = rcm_of(plan::candidates(p, {}, {}, kPlenty), "rcm_sell_c16");
-  EXPECT_LT(d.extra_bytes, static_cast<std::size_t>(mesh5.nnz()) * 4 + static_cast<std::size_t>(mesh5.rows) * 20);
+  EXPECT_LT(d.extra_bytes,
+            static_cast<std::size_t>(mesh5.nnz()) * 4 + static_cast<std::size_t>(mesh5.rows) * 20);
   const auto graph = gen::generate<double>("powerlaw:n=20000,avg=16,exp=1.9,seed=4");
   const plan::Candidate b = rcm_of(plan::candidates(spmv_problem(graph), {}, {}, kPlenty), "rcm_sell_c16");
   EXPECT_FALSE(b.eligible);

@@ -479,10 +479,9 @@ void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
     } else if (op == "all") {
       // The CPU backend has one CSR and one LMA operator (csr_param and the LMA variants are GPU
       // kernels): "all" there is those two, not every name.
-      const std::vector<const char*> all = backend == "cuda"
-                                               ? std::vector<const char*>{"csr", "csr_param", "ell", "lma_atomic",
-                                                                          "lma_colour"}
-                                               : std::vector<const char*>{"csr", "lma_atomic"};
+      const std::vector<const char*> all =
+          backend == "cuda" ? std::vector<const char*>{"csr", "csr_param", "ell", "lma_atomic", "lma_colour"}
+                            : std::vector<const char*>{"csr", "lma_atomic"};
       for (const char* k : all)
         if (problem.spec || std::string(k).find("lma") == std::string::npos) operators.push_back(k);
     } else if (op == "lma") {

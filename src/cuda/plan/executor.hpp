@@ -7,8 +7,8 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "plan/tuner.hpp"
 #include "spx/cuda/context.hpp"

@@ -65,14 +65,15 @@ class RcmSellExecutor final : public Executor<T> {
     host_us_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
     const ColumnSpanStats spans = column_span_stats(B);
     if (spans.wide_rows > 0)
-      throw Error(fmt::format("after RCM {} rows still span more than {} columns (widest {}): no 16-bit offsets",
-                              spans.wide_rows, kC16MaxSpan, spans.max_span));
+      throw Error(
+          fmt::format("after RCM {} rows still span more than {} columns (widest {}): no 16-bit offsets",
+                      spans.wide_rows, kC16MaxSpan, spans.max_span));
     {
       const DeviceCsr<T, int32_t> dB = upload(ctx, B);  // freed once converted
       // B holds A's values: the front door's table (or one pass) is B's.
-      const bool few = !m.value_table_bits.empty() ||
-                       distinct_values_upto(std::span<const T>(B.values), kSellC16DictMaxValues) <=
-                           kSellC16DictMaxValues;
+      const bool few =
+          !m.value_table_bits.empty() ||
+          distinct_values_upto(std::span<const T>(B.values), kSellC16DictMaxValues) <= kSellC16DictMaxValues;
       if (few) {
         const std::vector<T> table = value_table_of(m);
         dict_ = to_sell_c16_dict(ctx, dB, std::span<const T>(table));
@@ -118,8 +119,9 @@ class RcmSellExecutor final : public Executor<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<Executor<T>> make_rcm_sell_executor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
-                                                    const plan::KernelRow&, const plan::Knobs& knobs) {
+std::unique_ptr<Executor<T>> make_rcm_sell_executor(Context& ctx, const MatrixParts<T>& m,
+                                                    const plan::Problem& p, const plan::KernelRow&,
+                                                    const plan::Knobs& knobs) {
   if (p.op != plan::Operation::Spmv) throw Error("rcm_sell_c16 is an SpMV candidate");
   if (!knobs.empty()) throw Error(fmt::format("rcm_sell_c16 has no knobs, not {}", plan::to_string(knobs)));
   return std::make_unique<RcmSellExecutor<T>>(ctx, m);
@@ -142,7 +144,7 @@ template std::unique_ptr<Executor<float>> make_rcm_sell_executor(Context&, const
                                                                  const plan::Problem&, const plan::KernelRow&,
                                                                  const plan::Knobs&);
 template std::unique_ptr<Executor<double>> make_rcm_sell_executor(Context&, const MatrixParts<double>&,
-                                                                  const plan::Problem&, const plan::KernelRow&,
-                                                                  const plan::Knobs&);
+                                                                  const plan::Problem&,
+                                                                  const plan::KernelRow&, const plan::Knobs&);
 
 }  // namespace spx::cuda::detail

@@ -15,7 +15,8 @@ template <class T>
 std::unique_ptr<Executor<T>> make_rcm_executor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
                                                const plan::KernelRow& row, const plan::Knobs& knobs);
 template <class T>
-std::unique_ptr<Executor<T>> make_rcm_sell_executor(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p,
-                                                    const plan::KernelRow& row, const plan::Knobs& knobs);
+std::unique_ptr<Executor<T>> make_rcm_sell_executor(Context& ctx, const MatrixParts<T>& m,
+                                                    const plan::Problem& p, const plan::KernelRow& row,
+                                                    const plan::Knobs& knobs);
 
 }  // namespace spx::cuda::detail

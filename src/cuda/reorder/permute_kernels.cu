@@ -72,7 +72,8 @@ template <class T>
 void launch_scatter_axpby(cudaStream_t stream, int64_t n, const int32_t* perm, const T* yp, T* y, T alpha,
                           T beta) {
   if (n <= 0) return;
-  scatter_kernel<T><<<grid_for(n, static_cast<int>(kPerBlock)), kPermuteBlock, 0, stream>>>(n, perm, yp, y, alpha, beta);
+  scatter_kernel<T>
+      <<<grid_for(n, static_cast<int>(kPerBlock)), kPermuteBlock, 0, stream>>>(n, perm, yp, y, alpha, beta);
   SPX_CHECK_LAUNCH("scatter_kernel", stream);
 }
 

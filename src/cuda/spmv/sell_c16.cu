@@ -77,11 +77,11 @@ void detail::spmv_sell_c16_rows(Context& ctx, const DeviceSellC16<T>& A, std::sp
   SPX_CHECK_LAUNCH("spmv_sell_c16_kernel", ctx.stream());
 }
 
-#define SPX_INSTANTIATE_SELL_C16(T)                                       \
-  template DeviceSellC16<T> upload_sell_c16(Context&, const SellC16<T>&); \
+#define SPX_INSTANTIATE_SELL_C16(T)                                                                       \
+  template DeviceSellC16<T> upload_sell_c16(Context&, const SellC16<T>&);                                 \
   template void spmv_sell_c16(Context&, const DeviceSellC16<T>&, std::span<const T>, std::span<T>, T, T); \
-  template void detail::spmv_sell_c16_rows(Context&, const DeviceSellC16<T>&, std::span<const T>, std::span<T>, \
-                                           std::span<const int32_t>, T, T);
+  template void detail::spmv_sell_c16_rows(Context&, const DeviceSellC16<T>&, std::span<const T>,         \
+                                           std::span<T>, std::span<const int32_t>, T, T);
 SPX_INSTANTIATE_SELL_C16(float)
 SPX_INSTANTIATE_SELL_C16(double)
 #undef SPX_INSTANTIATE_SELL_C16

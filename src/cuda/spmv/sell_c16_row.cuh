@@ -75,8 +75,8 @@ __device__ __forceinline__ void store_row(T* __restrict__ y, int64_t out, T sum,
 // A row map is empty or names every row.
 inline void check_row_map(const char* who, int64_t rows, std::span<const int32_t> y_rows) {
   if (!y_rows.empty() && static_cast<int64_t>(y_rows.size()) != rows)
-    throw Error(std::string(who) + ": the row map has " + std::to_string(y_rows.size()) + " entries, the matrix " +
-                std::to_string(rows) + " rows");
+    throw Error(std::string(who) + ": the row map has " + std::to_string(y_rows.size()) +
+                " entries, the matrix " + std::to_string(rows) + " rows");
 }
 
 }  // namespace spx::cuda::sell_c16
