@@ -78,6 +78,9 @@ CrtTable crt_table(int count) {
   M.limb[0] = 1;
   for (int l = 0; l < count; ++l) {
     t.moduli[l] = kModuli[l];
+    t.inverse[l] = 1.0 / kModuli[l];
+    for (int e = 0, p = 1 % kModuli[l]; e < 64; ++e, p = 2 * p % kModuli[l])
+      t.pow2[l][e] = static_cast<uint8_t>(p);
     Wide next = wide_zero();
     wide_add_mul(next, M, static_cast<uint32_t>(kModuli[l]));
     M = next;
@@ -189,7 +192,7 @@ OzakiChoice gemm_host(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double 
     for (int64_t i = 0; i < m; ++i) {
       if (ra[i].exp == kZeroExp || cb[j].exp == kZeroExp) continue;  // an exact zero product
       int64_t bound = 0;
-      for (int64_t h = 0; h < k; ++h)
+      for (int64_t h = 0; h < std::min(k, kBoundK); ++h)
         bound += la[static_cast<std::size_t>(i * k + h)] * lb[static_cast<std::size_t>(j * k + h)];
       const double room =
           element_room(static_cast<double>(k), ra[i].rel_sum + cb[j].rel_sum, static_cast<double>(bound));
@@ -204,7 +207,8 @@ OzakiChoice gemm_host(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double 
   const CrtTable table = crt_table(choice.moduli);
   const int P = choice.bits;
   const int64_t kpad = round_up(k, kPadK);
-  std::vector<int64_t> ia(static_cast<std::size_t>(m * kpad), 0), ib(static_cast<std::size_t>(n * kpad), 0);
+  std::vector<ScaledInteger> ia(static_cast<std::size_t>(m * kpad), ScaledInteger{0.0, 0});
+  std::vector<ScaledInteger> ib(static_cast<std::size_t>(n * kpad), ScaledInteger{0.0, 0});
   for (int64_t i = 0; i < m; ++i)
     for (int64_t h = 0; h < k; ++h)
       if (ra[i].exp != kZeroExp)
@@ -220,8 +224,10 @@ OzakiChoice gemm_host(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double 
   std::vector<int8_t> resa(ia.size()), resb(ib.size());
   for (int l = 0; l < choice.moduli; ++l) {
     const int mod = table.moduli[l];
-    for (std::size_t x = 0; x < ia.size(); ++x) resa[x] = static_cast<int8_t>(symmetric_residue(ia[x], mod));
-    for (std::size_t x = 0; x < ib.size(); ++x) resb[x] = static_cast<int8_t>(symmetric_residue(ib[x], mod));
+    for (std::size_t x = 0; x < ia.size(); ++x)
+      resa[x] = static_cast<int8_t>(symmetric_residue(ia[x], table, l));
+    for (std::size_t x = 0; x < ib.size(); ++x)
+      resb[x] = static_cast<int8_t>(symmetric_residue(ib[x], table, l));
     for (int64_t j = 0; j < n; ++j) {
       for (int64_t i = 0; i < m; ++i) {
         int64_t acc = 0;
@@ -230,7 +236,7 @@ OzakiChoice gemm_host(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double 
           for (int64_t h = start; h < std::min(kpad, start + kChunkK); ++h)
             dot +=
                 resa[static_cast<std::size_t>(i * kpad + h)] * resb[static_cast<std::size_t>(j * kpad + h)];
-          acc = kpad <= kChunkK ? dot : (acc + residue_of(dot, mod)) % mod;
+          acc = kpad <= kChunkK ? dot : (acc + mod_exact(dot, mod, table.inverse[l])) % mod;
         }
         products[l * mn + static_cast<std::size_t>(i + j * m)] = static_cast<int32_t>(acc);
       }

@@ -27,6 +27,9 @@ inline constexpr int kModuli[kMaxModuli] = {256, 255, 253, 251, 247, 241, 239, 2
 // k per exact INT8 product: |r_a r_b| <= 128 * 128 = 2^14, so 2^16 terms stay below 2^30 < 2^31
 // (the bound product's 127 * 127 too). Longer k is cut into chunks whose residues are summed mod m.
 inline constexpr int64_t kChunkK = 65536;
+// The bound product sums the first kBoundK terms of k only (a lower bound still): 127^2 2^17 < 2^31,
+// one exact int32 product.
+inline constexpr int64_t kBoundK = 131072;
 // Integer width P at most: |a'| <= 2^P must fit int64 and 2P + log2(k) + 1 bits the moduli.
 inline constexpr int kMaxBits = 62;
 // The bound product's integers: floor(|x| 2^(kBoundShift - e)) in [0, 127] (|x| 2^-e < 2).
@@ -45,10 +48,13 @@ struct Wide {
 };
 
 // The moduli of one emulation and their CRT weights w_l = (M / m_l) · ((M / m_l)^-1 mod m_l) < M,
-// so that x = sum_l (x mod m_l) w_l mod M. Built on the host (crt_table), passed to kernels by value.
+// so that x = sum_l (x mod m_l) w_l mod M; 1 / m_l and 2^E mod m_l for the residues. Built on the
+// host (crt_table), passed to kernels by value (2.1 KB).
 struct CrtTable {
   int count = 0;
   int moduli[kMaxModuli] = {};
+  double inverse[kMaxModuli] = {};    // 1 / m_l rounded (quotient estimates)
+  uint8_t pow2[kMaxModuli][64] = {};  // 2^E mod m_l
   Wide weight[kMaxModuli] = {};
   Wide modulus = {};        // M
   double modulus_d = 0;     // M rounded to double (quotient estimates)
@@ -127,22 +133,38 @@ SPX_HOST_DEVICE inline double wide_round(const Wide& a, int scale) {
   return std::ldexp(static_cast<double>(top64), shift + scale);
 }
 
-// The residue of an integer in m's symmetric range (-m/2 .. (m-1)/2): an int8 for m <= 256.
-SPX_HOST_DEVICE inline int symmetric_residue(int64_t x, int m) {
-  int r = static_cast<int>(x % m);
+// x mod m in [0, m) for an integer-valued double |x| < 2^53 (inv = 1 / m rounded): the quotient
+// estimate is off by at most one, and the fma remainder is exact (a small integer). FP64 CUDA-core
+// work instead of an integer division, on the GPU as on the host.
+SPX_HOST_DEVICE inline int mod_exact(double x, int m, double inv) {
+  const double q = std::floor(x * inv);
+  double r = std::fma(-q, static_cast<double>(m), x);
   if (r < 0) r += m;
+  if (r >= m) r -= m;
+  return static_cast<int>(r);
+}
+
+// The scaled integer a' = round(x 2^(P-1-e)) of x in a row (column) of exponent e at width P, as
+// mantissa · 2^shift with an integer |mantissa| < 2^53 (a' itself when below 2^52; past that the
+// scaled double is already an integer, |a'| <= 2^P <= 2^62).
+struct ScaledInteger {
+  double mantissa;
+  int shift;
+};
+SPX_HOST_DEVICE inline ScaledInteger scaled_integer(double x, int e, int bits) {
+  if (e == kZeroExp) return {0.0, 0};
+  const double y = std::ldexp(x, bits - 1 - e);
+  if (std::fabs(y) < 0x1p52) return {std::nearbyint(y), 0};
+  const int shift = std::ilogb(y) - 52;
+  return {std::ldexp(y, -shift), shift};
+}
+
+// a' mod m_l in m_l's symmetric range (-m/2 .. (m-1)/2): an int8 for m <= 256.
+SPX_HOST_DEVICE inline int symmetric_residue(const ScaledInteger& a, const CrtTable& t, int l) {
+  const int m = t.moduli[l];
+  int r = mod_exact(a.mantissa, m, t.inverse[l]);
+  if (a.shift > 0) r = mod_exact(static_cast<double>(r * t.pow2[l][a.shift]), m, t.inverse[l]);
   return r >= (m + 1) / 2 ? r - m : r;
-}
-
-// x mod m in [0, m) for an int32 product (or a sum of chunk residues).
-SPX_HOST_DEVICE inline uint32_t residue_of(int64_t x, int m) {
-  int64_t r = x % m;
-  return static_cast<uint32_t>(r < 0 ? r + m : r);
-}
-
-// The scaled integer of x in a row (column) of exponent `e` at width P: round(x 2^(P-1-e)).
-SPX_HOST_DEVICE inline int64_t scaled_integer(double x, int e, int bits) {
-  return static_cast<int64_t>(std::nearbyint(std::ldexp(x, bits - 1 - e)));
 }
 
 // The bound product's integer of x: floor(|x| 2^(kBoundShift - e)) in [0, 127]; 0 for a zero row.
@@ -156,7 +178,10 @@ SPX_HOST_DEVICE inline int bound_integer(double x, int e) {
 template <class Product>
 SPX_HOST_DEVICE inline double crt_reconstruct(const CrtTable& t, Product product, int scale) {
   Wide s = wide_zero();
-  for (int l = 0; l < t.count; ++l) wide_add_mul(s, t.weight[l], residue_of(product(l), t.moduli[l]));
+  for (int l = 0; l < t.count; ++l) {
+    const int r = mod_exact(static_cast<double>(product(l)), t.moduli[l], t.inverse[l]);
+    wide_add_mul(s, t.weight[l], static_cast<uint32_t>(r));
+  }
   // s mod M: the quotient (< 20 · 256) from doubles, off by at most one either way.
   const double q = std::floor(wide_approx(s) / t.modulus_d);
   Wide qm = wide_zero();

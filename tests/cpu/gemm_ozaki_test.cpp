@@ -26,12 +26,24 @@ TEST(GemmOzakiMath, ModuliArePairwiseCoprimeAndFitInt8Residues) {
     EXPECT_LE(kModuli[a], 256);
     for (int b = a + 1; b < kMaxModuli; ++b)
       EXPECT_EQ(std::gcd(kModuli[a], kModuli[b]), 1) << kModuli[a] << " " << kModuli[b];
-    for (int64_t x :
-         {int64_t{-300}, int64_t{-129}, int64_t{-128}, int64_t{0}, int64_t{127}, int64_t{1} << 61}) {
-      const int r = symmetric_residue(x, kModuli[a]);
-      EXPECT_GE(r, -128);
-      EXPECT_LE(r, 127);
-      EXPECT_EQ(((x - r) % kModuli[a]), 0);
+  }
+  // Residues of scaled integers (mantissa · 2^shift, up to 62 bits) against int64 arithmetic.
+  const CrtTable t = crt_table(kMaxModuli);
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<double> uni(-1, 1);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const double x = uni(rng) * std::ldexp(1.0, static_cast<int>(rng() % 64) - 32);
+    const int e = std::ilogb(x) + static_cast<int>(rng() % 3);
+    const int bits = 1 + static_cast<int>(rng() % kMaxBits);
+    const int64_t exact = static_cast<int64_t>(std::nearbyint(std::ldexp(x, bits - 1 - e)));
+    const ScaledInteger a = scaled_integer(x, e, bits);
+    ASSERT_EQ(static_cast<int64_t>(a.mantissa) * (int64_t{1} << a.shift), exact) << x << " " << bits;
+    for (int l = 0; l < kMaxModuli; ++l) {
+      const int r = symmetric_residue(a, t, l);
+      ASSERT_GE(r, -128);
+      ASSERT_LE(r, 127);
+      ASSERT_LE(2 * r, t.moduli[l]);
+      ASSERT_EQ((exact - r) % t.moduli[l], 0) << exact << " mod " << t.moduli[l];
     }
   }
   EXPECT_NEAR(moduli_bits(14), 110.16, 0.01);
@@ -76,8 +88,7 @@ TEST(GemmOzakiMath, CrtRecoversEveryIntegerWithinHalfTheModulusExactly) {
 
 TEST(GemmOzakiMath, WideRoundIsCorrectlyRoundedAtTies) {
   // 2^53 + 1 (a tie, rounds to even 2^53) and 2^53 + 1 + 2^-k sticky bits (rounds up).
-  const U128 base =
-      (static_cast<U128>(1) << 120) | (static_cast<U128>(1) << 67);
+  const U128 base = (static_cast<U128>(1) << 120) | (static_cast<U128>(1) << 67);
   EXPECT_EQ(wide_round(wide_of(base), 0), std::ldexp(1.0, 120));
   EXPECT_EQ(wide_round(wide_of(base | 1), 0), std::ldexp(1.0, 120) + std::ldexp(1.0, 68));
   EXPECT_EQ(wide_round(wide_of(base | (static_cast<U128>(1) << 66)), 0),
@@ -257,8 +268,11 @@ TEST(GemmOzakiHost, InfAndNaNFallBackToNativeWithTheReason) {
 
 TEST(GemmOzakiHost, ZeroRowsAndBetaZeroNeverReadC) {
   const int64_t m = 5, n = 4, k = 8;
-  const Mat A = make(m, k, 0, [](int64_t i, int64_t h) { return i == 2 ? 0.0 : 1.0 / static_cast<double>(1 + i + h); });
-  const Mat B = make(k, n, 0, [](int64_t h, int64_t j) { return j == 1 ? 0.0 : 1.0 - static_cast<double>(h) * 0.25 + static_cast<double>(j); });
+  const Mat A =
+      make(m, k, 0, [](int64_t i, int64_t h) { return i == 2 ? 0.0 : 1.0 / static_cast<double>(1 + i + h); });
+  const Mat B = make(k, n, 0, [](int64_t h, int64_t j) {
+    return j == 1 ? 0.0 : 1.0 - static_cast<double>(h) * 0.25 + static_cast<double>(j);
+  });
   const Mat C0 = make(m, n, 0, [](int64_t, int64_t) { return std::numeric_limits<double>::quiet_NaN(); });
   OzakiChoice choice;
   const Check c = run_and_check(Op::N, Op::N, m, n, k, 1.0, A, B, 0.0, C0, &choice);
