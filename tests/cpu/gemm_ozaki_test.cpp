@@ -13,12 +13,18 @@
 #include <vector>
 
 #include "cpu/gemm_ozaki_host.hpp"
+#include "gemm_ozaki_check.hpp"
 #include "spx/cpu.hpp"
+#include "spx/cuda/gemm_emulation.hpp"
 
 namespace spx::ozaki {
 namespace {
 
-constexpr double kU = 0x1p-53;
+using test::bound_ratio;
+using test::make;
+using test::Mat;
+using test::padding_untouched;
+
 __extension__ typedef unsigned __int128 U128;  // exact reference integers (GCC/Clang)
 
 TEST(GemmOzakiMath, ModuliArePairwiseCoprimeAndFitInt8Residues) {
@@ -96,39 +102,13 @@ TEST(GemmOzakiMath, WideRoundIsCorrectlyRoundedAtTies) {
   EXPECT_EQ(wide_round(wide_of(12345), -3), 12345.0 / 8);
 }
 
-// A dense column-major matrix of rows × cols with ld = rows + pad, filled by `value(i, j)`.
-struct Mat {
-  int64_t rows = 0, cols = 0, ld = 1;
-  std::vector<double> v;
-  double& at(int64_t i, int64_t j) { return v[static_cast<std::size_t>(i + j * ld)]; }
-  double at(int64_t i, int64_t j) const { return v[static_cast<std::size_t>(i + j * ld)]; }
-};
-template <class F>
-Mat make(int64_t rows, int64_t cols, int64_t pad, F value) {
-  Mat x{rows, cols, std::max<int64_t>(1, rows + pad), {}};
-  x.v.assign(static_cast<std::size_t>(x.ld * cols), std::numeric_limits<double>::quiet_NaN());
-  for (int64_t j = 0; j < cols; ++j)
-    for (int64_t i = 0; i < rows; ++i) x.at(i, j) = value(i, j);
-  return x;
-}
-
-// Double-double dot product (TwoProd with fma, TwoSum): error far below u |sum| + k^2 u^2 sum |ab|.
-struct DD {
-  double hi = 0, lo = 0;
-};
-void dd_add(DD& s, double a) {
-  const double t = s.hi + a, z = t - s.hi;
-  s.lo += (s.hi - (t - z)) + (a - z);
-  s.hi = t;
-}
-
 struct Check {
   double worst_ratio = 0;   // max |error| / bound
   double native_ratio = 0;  // the same for spx::ref::gemm
 };
 
-// Runs the emulation on (A, B, C0) with the op pair and checks every element of the result against
-// |alpha| gamma_k (|A||B|)_ij (1 + 2u) + 2u (|alpha AB| + |beta C0|) + the reference's own error.
+// Runs the host emulation on (A, B, C0) with the op pair; both it and spx::ref::gemm against the
+// bound (gemm_ozaki_check.hpp).
 Check run_and_check(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha, const Mat& A,
                     const Mat& B, double beta, const Mat& C0, OzakiChoice* choice_out = nullptr,
                     int forced_bits = 0) {
@@ -137,33 +117,10 @@ Check run_and_check(Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double al
                                        C.v.data(), C.ld, forced_bits);
   if (choice_out) *choice_out = choice;
   ref::gemm<double>(op_a, op_b, m, n, k, alpha, A.v.data(), A.ld, B.v.data(), B.ld, beta, N.v.data(), N.ld);
-  const auto a = [&](int64_t i, int64_t h) { return op_a == Op::N ? A.at(i, h) : A.at(h, i); };
-  const auto b = [&](int64_t h, int64_t j) { return op_b == Op::N ? B.at(h, j) : B.at(j, h); };
-  const double gamma = static_cast<double>(k) * kU / (1 - static_cast<double>(k) * kU);
   Check r;
-  for (int64_t j = 0; j < n; ++j) {
-    for (int64_t i = 0; i < m; ++i) {
-      DD s;
-      double abs_sum = 0;
-      for (int64_t h = 0; h < k; ++h) {
-        const double p = a(i, h) * b(h, j);
-        dd_add(s, p);
-        dd_add(s, std::fma(a(i, h), b(h, j), -p));
-        abs_sum += std::fabs(p);
-      }
-      const double exact = s.hi + s.lo;
-      const double c0 = beta == 0 ? 0.0 : beta * C0.at(i, j);
-      const double want = alpha * exact + c0;
-      const double bound = std::fabs(alpha) * gamma * abs_sum * (1 + 4 * kU) +
-                           2 * kU * (std::fabs(alpha * exact) + std::fabs(c0)) +
-                           4 * kU * kU * static_cast<double>(k * k) * std::fabs(alpha) * abs_sum +
-                           std::numeric_limits<double>::denorm_min() * 4;
-      r.worst_ratio = std::max(r.worst_ratio, std::fabs(C.at(i, j) - want) / bound);
-      r.native_ratio = std::max(r.native_ratio, std::fabs(N.at(i, j) - want) / bound);
-    }
-    // C's padding rows are never written.
-    for (int64_t i = m; i < C.ld; ++i) EXPECT_TRUE(std::isnan(C.at(i, j)));
-  }
+  r.worst_ratio = bound_ratio(op_a, op_b, m, n, k, alpha, A, B, beta, C0, C);
+  r.native_ratio = bound_ratio(op_a, op_b, m, n, k, alpha, A, B, beta, C0, N);
+  EXPECT_TRUE(padding_untouched(C, C0, m));
   return r;
 }
 
@@ -321,3 +278,44 @@ TEST(GemmOzakiHost, ChoosesModuliFromTheRoom) {
 
 }  // namespace
 }  // namespace spx::ozaki
+
+namespace spx::cuda {
+namespace {
+
+TEST(GemmEmulationPlan, PredictsAWinOnLargeSquaresOnlyAndObeysTheKnob) {
+  const DeviceProps h100;  // no figures: the H100 SXM's
+  const GemmParams auto_params;
+  // 8192^3: 13 moduli; the INT8 products at 1401 TOPS plus the conversions against native's ~21 ms.
+  const GemmEmulationChoice big = gemm_emulation_plan(8192, 8192, 8192, false, h100, auto_params, 21000.0);
+  EXPECT_TRUE(big.emulate) << big.why;
+  EXPECT_TRUE(big.considered);
+  EXPECT_EQ(big.moduli, 13);
+  EXPECT_EQ(big.bits, 42);
+  EXPECT_NEAR(big.emulated_us, big.int8_us + big.convert_us, 1e-9);
+  EXPECT_NE(big.why.find(": emulation"), std::string::npos) << big.why;
+  // More moduli (what a call's statistics may ask for) cost more; past native's time, native.
+  const GemmEmulationChoice more =
+      gemm_emulation_plan(8192, 8192, 8192, false, h100, auto_params, 21000.0, 20);
+  EXPECT_GT(more.emulated_us, big.emulated_us);
+  EXPECT_FALSE(more.emulate) << more.why;
+  // Short k: the int32 products' bytes outweigh the INT8 speed.
+  EXPECT_FALSE(gemm_emulation_plan(8192, 8192, 256, false, h100, auto_params, 760.0).emulate);
+  // The knobs: Never, Always, an explicit version; no figures for pre-Hopper devices.
+  GemmParams never, always, v3;
+  never.emulation = GemmEmulation::Never;
+  always.emulation = GemmEmulation::Always;
+  v3.version = GemmVersion::TensorCoreV3;
+  EXPECT_FALSE(gemm_emulation_plan(8192, 8192, 8192, false, h100, never, 21000.0).emulate);
+  EXPECT_TRUE(gemm_emulation_plan(64, 64, 64, false, h100, always, 10.0).emulate);
+  EXPECT_FALSE(gemm_emulation_plan(8192, 8192, 8192, false, h100, v3, 21000.0).emulate);
+  DeviceProps ampere;
+  ampere.sm_count = 108;
+  ampere.cc_major = 8;
+  const GemmEmulationChoice a100 = gemm_emulation_plan(8192, 8192, 8192, false, ampere, auto_params, 1e9);
+  EXPECT_FALSE(a100.emulate);
+  EXPECT_FALSE(a100.considered);
+  EXPECT_NE(a100.why.find("sm_80"), std::string::npos) << a100.why;
+}
+
+}  // namespace
+}  // namespace spx::cuda
