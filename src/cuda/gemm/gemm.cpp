@@ -61,7 +61,6 @@ bool emulated(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, d
               int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc,
               const GemmParams& params, double native_us) {
   GemmEmulationReport& report = detail::gemm_emulation_report();
-  report = GemmEmulationReport{};
   const bool reads_c = beta != 0.0;
   const GemmEmulationChoice plan = gemm_emulation_plan(m, n, k, reads_c, ctx.props(), params, native_us);
   if (!plan.emulate) {
@@ -118,6 +117,7 @@ void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alp
         fmt::format("{}: GemmEmulation::Always is a choice of Auto in f64 (version Auto, tile Auto, "
                     "split_k 0)",
                     who));
+  if constexpr (is_double) detail::gemm_emulation_report() = GemmEmulationReport{};
   check_ld(who, "a", lda, op_a == Op::N ? m : k);
   check_ld(who, "b", ldb, op_b == Op::N ? k : n);
   check_ld(who, "c", ldc, m);

@@ -98,6 +98,17 @@ class Int8Gemm {
   cublasLtMatmulHeuristicResult_t algo_{};
 };
 
+// An Int8Gemm for (m, n, kc) into C with ld m, or why cuBLASLt offers none (then native runs).
+std::string make_gemm(std::optional<Int8Gemm>& g, cublasLtHandle_t lt, int64_t m, int64_t n, int64_t kc,
+                      int64_t kpad) {
+  try {
+    g.emplace(lt, m, n, kc, kpad, m);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
 // Where everything lives in ctx.workspace(): the statistics and flags first (they outlive the
 // round trip), then the bound product's integers — dead once the room is known — overlapped by
 // the residues and the int32 products.
@@ -107,16 +118,16 @@ struct Layout {
   std::size_t res_a = 0, res_b = 0, products = 0, scratch = 0;  // phase 2, from body
   std::size_t total = 0;
 };
-Layout layout_for(int64_t m, int64_t n, int64_t kpad, int64_t ldp, int moduli, bool chunked) {
+Layout layout_for(int64_t mpad, int64_t npad, int64_t kpad, int moduli, bool chunked) {
   Layout L;
   std::size_t at = 0;
   const auto take = [&](std::size_t& field, std::size_t bytes) {
     field = at;
     at += aligned(bytes);
   };
-  const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n),
+  const auto M = static_cast<std::size_t>(mpad), N = static_cast<std::size_t>(npad),
              K = static_cast<std::size_t>(kpad);
-  const std::size_t C32 = static_cast<std::size_t>(ldp) * N * sizeof(int32_t);
+  const std::size_t C32 = M * N * sizeof(int32_t);
   take(L.flags, sizeof(OzakiFlags));
   take(L.exp_a, M * sizeof(int));
   take(L.rel_a, M * sizeof(double));
@@ -155,14 +166,17 @@ bool run_ozaki_gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_
                     int64_t ldc, int expected_moduli, const std::function<std::string(int)>& veto,
                     GemmEmulationReport& report) {
   report = GemmEmulationReport{};
-  const int64_t kpad = round_up(k, ozaki::kPadK), ldp = round_up(m, 4);
+  // k, m and n padded to multiples of 16 with zeros: every INT8 product is a multiple of 16 in
+  // each extent and every leading dimension a multiple of 16 bytes (the IMMA kernels' alignment).
+  const int64_t kpad = round_up(k, ozaki::kPadK), mpad = round_up(m, ozaki::kPadK);
+  const int64_t npad = round_up(n, ozaki::kPadK), ldp = mpad;
   if (kpad / 32 + 1 > kMaxTilesK) {
     report.reason = fmt::format("k = {} is past the conversion grid ({} at most)", k, kMaxTilesK * 32 - 32);
     return false;
   }
   const int64_t chunks = (kpad + ozaki::kChunkK - 1) / ozaki::kChunkK;
   const int guess = std::clamp(expected_moduli, 1, ozaki::kMaxModuli);
-  Layout L = layout_for(m, n, kpad, ldp, guess, chunks > 1);
+  Layout L = layout_for(mpad, npad, kpad, guess, chunks > 1);
   if (std::string why = workspace_refusal(ctx, L.total); !why.empty()) {
     report.reason = why;
     return false;
@@ -192,9 +206,15 @@ bool run_ozaki_gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_
   auto* bound_a = reinterpret_cast<int8_t*>(at(L.bound_a));
   auto* bound_b = reinterpret_cast<int8_t*>(at(L.bound_b));
   auto* bound = reinterpret_cast<int32_t*>(at(L.bound));
-  launch_ozaki_convert(ctx, va, exp_a, kpad, 0, none, bound_a, 0);
-  launch_ozaki_convert(ctx, vb, exp_b, kpad, 0, none, bound_b, 0);
-  Int8Gemm(lt, m, n, std::min(kpad, ozaki::kBoundK), kpad, ldp).run(ctx, bound_a, bound_b, bound, at(L.lt));
+  std::optional<Int8Gemm> bound_gemm;
+  if (std::string why = make_gemm(bound_gemm, lt, mpad, npad, std::min(kpad, ozaki::kBoundK), kpad);
+      !why.empty()) {
+    report.reason = why;
+    return false;
+  }
+  launch_ozaki_convert(ctx, va, mpad, exp_a, kpad, 0, none, bound_a, 0);
+  launch_ozaki_convert(ctx, vb, npad, exp_b, kpad, 0, none, bound_b, 0);
+  bound_gemm->run(ctx, bound_a, bound_b, bound, at(L.lt));
   auto* flags_d = reinterpret_cast<OzakiFlags*>(at(L.flags));
   launch_ozaki_room(ctx, m, n, k, bound, ldp, exp_a, reinterpret_cast<const double*>(at(L.rel_a)), exp_b,
                     reinterpret_cast<const double*>(at(L.rel_b)), flags_d);
@@ -228,7 +248,7 @@ bool run_ozaki_gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_
 
   // The residues and their products, with the workspace the moduli need (a larger one is a new
   // allocation: the statistics are computed again into it).
-  L = layout_for(m, n, kpad, ldp, choice.moduli, chunks > 1);
+  L = layout_for(mpad, npad, kpad, choice.moduli, chunks > 1);
   if (L.total > ctx.workspace_bytes()) {
     if (std::string why = workspace_refusal(ctx, L.total); !why.empty()) {
       report.reason = why;
@@ -243,18 +263,22 @@ bool run_ozaki_gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_
   auto* res_a = reinterpret_cast<int8_t*>(at(L.res_a));
   auto* res_b = reinterpret_cast<int8_t*>(at(L.res_b));
   auto* products = reinterpret_cast<int32_t*>(at(L.products));
-  const int64_t stride_a = m * kpad, stride_b = n * kpad, stride_p = ldp * n;
-  launch_ozaki_convert(ctx, va, exp_a, kpad, choice.bits, table, res_a, stride_a);
-  launch_ozaki_convert(ctx, vb, exp_b, kpad, choice.bits, table, res_b, stride_b);
+  const int64_t stride_a = mpad * kpad, stride_b = npad * kpad, stride_p = ldp * npad;
   const int64_t last_k = kpad - (chunks - 1) * ozaki::kChunkK;
-  const Int8Gemm last(lt, m, n, last_k, kpad, ldp);
-  std::optional<Int8Gemm> full;
-  if (chunks > 1) full.emplace(lt, m, n, ozaki::kChunkK, kpad, ldp);
+  std::optional<Int8Gemm> last, full;
+  std::string why = make_gemm(last, lt, mpad, npad, last_k, kpad);
+  if (why.empty() && chunks > 1) why = make_gemm(full, lt, mpad, npad, ozaki::kChunkK, kpad);
+  if (!why.empty()) {
+    report.reason = why;
+    return false;
+  }
+  launch_ozaki_convert(ctx, va, mpad, exp_a, kpad, choice.bits, table, res_a, stride_a);
+  launch_ozaki_convert(ctx, vb, npad, exp_b, kpad, choice.bits, table, res_b, stride_b);
   for (int l = 0; l < choice.moduli; ++l) {
     int32_t* out = products + l * stride_p;
     for (int64_t c = 0; c < chunks; ++c) {
       const int64_t offset = c * ozaki::kChunkK;
-      const Int8Gemm& g = c + 1 == chunks ? last : *full;
+      const Int8Gemm& g = c + 1 == chunks ? *last : *full;
       int32_t* dst = c == 0 ? out : reinterpret_cast<int32_t*>(at(L.scratch));
       g.run(ctx, res_a + l * stride_a + offset, res_b + l * stride_b + offset, dst, at(L.lt));
       if (c > 0) launch_ozaki_fold(ctx, m, n, ldp, out, dst, table.moduli[l], table.inverse[l]);

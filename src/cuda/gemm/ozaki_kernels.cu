@@ -31,27 +31,50 @@ __device__ void store_stats(int64_t v, double biggest, double sum_scaled, int e,
   rel_sum[v] = biggest > 0 ? sum_scaled : 0.0;
 }
 
-// One thread per vector: the vectors are contiguous (stride_v == 1), so a warp reads 32 neighbours.
-__global__ void __launch_bounds__(kBlock)
-    stats_by_thread(OzakiVectors v, int* exp, double* rel_sum, long long* nonfinite) {
-  const int64_t vec = static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x;
-  if (vec >= v.count) return;
-  const double* x = v.x + vec;
+// Contiguous vectors (stride_v == 1): a block of 32 vectors × kStatSlices threads, thread (x, y)
+// reading every kStatSlices-th element of vector x from y (a warp reads 32 neighbours), the
+// slices' partials combined in a fixed order (the same statistics every run).
+constexpr int kStatSlices = 8;
+__global__ void __launch_bounds__(32 * kStatSlices)
+    stats_by_slices(OzakiVectors v, int* exp, double* rel_sum, long long* nonfinite) {
+  __shared__ double part[kStatSlices][32];
+  __shared__ int bad_part[kStatSlices][32];
+  const int64_t vec = static_cast<int64_t>(blockIdx.x) * 32 + threadIdx.x;
+  const bool live = vec < v.count;
+  const double* x = v.x + (live ? vec : 0);
   double biggest = 0;
   bool bad = false;
-  for (int64_t h = 0; h < v.len; ++h) {
-    const double a = x[h * v.stride_h];
-    bad = bad || !isfinite(a);
-    biggest = fmax(biggest, fabs(a));
+  if (live) {
+    for (int64_t h = threadIdx.y; h < v.len; h += kStatSlices) {
+      const double a = x[h * v.stride_h];
+      bad = bad || !isfinite(a);
+      biggest = fmax(biggest, fabs(a));
+    }
   }
-  if (bad) {
-    atomicMin(nonfinite, static_cast<long long>(vec));
-    return;
+  part[threadIdx.y][threadIdx.x] = biggest;
+  bad_part[threadIdx.y][threadIdx.x] = bad;
+  __syncthreads();
+  biggest = 0;
+  bad = false;
+  for (int y = 0; y < kStatSlices; ++y) {
+    biggest = fmax(biggest, part[y][threadIdx.x]);
+    bad = bad || bad_part[y][threadIdx.x];
   }
+  __syncthreads();  // part is reused for the sums
   const int e = biggest > 0 ? ilogb(biggest) : 0;
   double sum = 0;
-  if (biggest > 0)
-    for (int64_t h = 0; h < v.len; ++h) sum += ldexp(fabs(x[h * v.stride_h]), -e);
+  if (live && !bad && biggest > 0)
+    for (int64_t h = threadIdx.y; h < v.len; h += kStatSlices) sum += ldexp(fabs(x[h * v.stride_h]), -e);
+  part[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads();
+  if (!live || threadIdx.y != 0) return;
+  if (bad) {  // the host falls back to native; the statistics only need to be defined
+    atomicMin(nonfinite, static_cast<long long>(vec));
+    store_stats(vec, 0.0, 0.0, 0, exp, rel_sum);
+    return;
+  }
+  sum = 0;
+  for (int y = 0; y < kStatSlices; ++y) sum += part[y][threadIdx.x];
   store_stats(vec, biggest, sum, e, exp, rel_sum);
 }
 
@@ -70,7 +93,10 @@ __global__ void __launch_bounds__(kBlock)
     biggest = fmax(biggest, fabs(a));
   }
   if (warp_any(bad)) {
-    if (lane == 0) atomicMin(nonfinite, static_cast<long long>(vec));
+    if (lane == 0) {
+      atomicMin(nonfinite, static_cast<long long>(vec));
+      store_stats(vec, 0.0, 0.0, 0, exp, rel_sum);
+    }
     return;
   }
   biggest = warp_max(biggest);
@@ -86,8 +112,8 @@ __global__ void __launch_bounds__(kBlock)
 // contiguous) and the int8 writes (along k) are coalesced.
 template <bool kVectorsContiguous>
 __global__ void __launch_bounds__(kTile* kTileRows)
-    convert(OzakiVectors v, const int* exp, int64_t kpad, int bits, ozaki::CrtTable t, int8_t* out,
-            int64_t modulus_stride) {
+    convert(OzakiVectors v, int64_t count_pad, const int* exp, int64_t kpad, int bits, ozaki::CrtTable t,
+            int8_t* out, int64_t modulus_stride) {
   __shared__ double tile[kTile][kTile + 1];  // [vector][h]
   const int64_t v0 = static_cast<int64_t>(blockIdx.x) * kTile, h0 = static_cast<int64_t>(blockIdx.y) * kTile;
   for (int r = threadIdx.y; r < kTile; r += kTileRows) {
@@ -98,9 +124,10 @@ __global__ void __launch_bounds__(kTile* kTileRows)
   __syncthreads();
   for (int r = threadIdx.y; r < kTile; r += kTileRows) {
     const int64_t vec = v0 + r, h = h0 + threadIdx.x;
-    if (vec >= v.count || h >= kpad) continue;
+    if (vec >= count_pad || h >= kpad) continue;
+    // Padding vectors (count .. count_pad) are zeros: the INT8 products see multiples of 16.
     const double x = tile[r][threadIdx.x];
-    const int e = exp[vec];
+    const int e = vec < v.count ? exp[vec] : ozaki::kZeroExp;
     int8_t* o = out + vec * kpad + h;
     if (bits == 0) {
       *o = static_cast<int8_t>(ozaki::bound_integer(x, e));
@@ -172,20 +199,22 @@ void launch_ozaki_stats(Context& ctx, const OzakiVectors& v, int* exp, double* r
     stats_by_warp<<<grid_for(v.count * 32, kBlock), kBlock, 0, ctx.stream()>>>(v, exp, rel_sum, nonfinite);
     SPX_CHECK_LAUNCH("ozaki stats_by_warp", ctx.stream());
   } else {
-    stats_by_thread<<<grid_for(v.count, kBlock), kBlock, 0, ctx.stream()>>>(v, exp, rel_sum, nonfinite);
-    SPX_CHECK_LAUNCH("ozaki stats_by_thread", ctx.stream());
+    stats_by_slices<<<grid_for(v.count, 32), dim3(32, kStatSlices), 0, ctx.stream()>>>(v, exp, rel_sum,
+                                                                                       nonfinite);
+    SPX_CHECK_LAUNCH("ozaki stats_by_slices", ctx.stream());
   }
 }
 
-void launch_ozaki_convert(Context& ctx, const OzakiVectors& v, const int* exp, int64_t kpad, int bits,
-                          const ozaki::CrtTable& t, int8_t* out, int64_t modulus_stride) {
-  if (v.count == 0) return;
-  const dim3 grid(grid_for(v.count, kTile), static_cast<unsigned>((kpad + kTile - 1) / kTile));
+void launch_ozaki_convert(Context& ctx, const OzakiVectors& v, int64_t count_pad, const int* exp,
+                          int64_t kpad, int bits, const ozaki::CrtTable& t, int8_t* out,
+                          int64_t modulus_stride) {
+  if (count_pad == 0) return;
+  const dim3 grid(grid_for(count_pad, kTile), static_cast<unsigned>((kpad + kTile - 1) / kTile));
   const dim3 block(kTile, kTileRows);
   if (v.stride_v == 1 && v.stride_h != 1) {
-    convert<true><<<grid, block, 0, ctx.stream()>>>(v, exp, kpad, bits, t, out, modulus_stride);
+    convert<true><<<grid, block, 0, ctx.stream()>>>(v, count_pad, exp, kpad, bits, t, out, modulus_stride);
   } else {
-    convert<false><<<grid, block, 0, ctx.stream()>>>(v, exp, kpad, bits, t, out, modulus_stride);
+    convert<false><<<grid, block, 0, ctx.stream()>>>(v, count_pad, exp, kpad, bits, t, out, modulus_stride);
   }
   SPX_CHECK_LAUNCH("ozaki convert", ctx.stream());
 }

@@ -30,11 +30,13 @@ inline constexpr long long kNoVector = 0x7fffffffffffffffLL;
 // first vector holding Inf/NaN into *nonfinite (atomicMin).
 void launch_ozaki_stats(Context& ctx, const OzakiVectors& v, int* exp, double* rel_sum, long long* nonfinite);
 
-// Integers of the vectors, vector-major with k padded to kpad (zeros past len): bits == 0, the
-// bound integers (one int8 matrix); bits > 0, the residues of the bits-wide scaled integers for
-// each of t.count moduli, modulus l's matrix at out + l * modulus_stride.
-void launch_ozaki_convert(Context& ctx, const OzakiVectors& v, const int* exp, int64_t kpad, int bits,
-                          const ozaki::CrtTable& t, int8_t* out, int64_t modulus_stride);
+// Integers of the vectors, vector-major with k padded to kpad (zeros past len) and the vectors to
+// count_pad (zero vectors past count): bits == 0, the bound integers (one int8 matrix); bits > 0,
+// the residues of the bits-wide scaled integers for each of t.count moduli, modulus l's matrix at
+// out + l * modulus_stride.
+void launch_ozaki_convert(Context& ctx, const OzakiVectors& v, int64_t count_pad, const int* exp,
+                          int64_t kpad, int bits, const ozaki::CrtTable& t, int8_t* out,
+                          int64_t modulus_stride);
 
 // The least element_room over C's elements from the bound product (ldb rows per column) and the
 // statistics, and the count of elements with bound 0, into *flags.
