@@ -23,7 +23,7 @@ Op op_of(const cuda::DeviceDense<T>& X) {
 const char* tile_of(cuda::GemmVersion version) {
   switch (version) {
     case cuda::GemmVersion::Auto:
-      return "f64: v3 or cuBLAS by the plan; f32: cuBLAS";
+      return "f64: v3, cuBLAS or the INT8 emulation by the plan; f32: cuBLAS";
     case cuda::GemmVersion::CudaCoreV1:
       return "128x128x8, 8x8 per thread";
     case cuda::GemmVersion::TensorCoreV2:
@@ -66,7 +66,8 @@ std::unique_ptr<Instance> spx_gemm(const Problem& p, cuda::GemmVersion version,
 const char* description_of(cuda::GemmVersion version) {
   switch (version) {
     case cuda::GemmVersion::Auto:
-      return "spx GEMM default (GemmVersion::Auto): f64 v3 or cuBLAS DGEMM by the plan's model, f32 cuBLAS "
+      return "spx GEMM default (GemmVersion::Auto): f64 v3, cuBLAS DGEMM or the INT8 emulation by the plan's "
+             "model, f32 cuBLAS "
              "SGEMM, column-major";
     case cuda::GemmVersion::CudaCoreV1:
       return "spx GEMM v1: Tan et al. blocking on the CUDA cores, column-major";

@@ -8,7 +8,8 @@
 // m, n, k >= 0; lda >= max(1, op_a == N ? m : k), ldb >= max(1, op_b == N ? k : n), ldc >= max(1, m),
 // else spx::Error. m == 0 or n == 0 does nothing; k == 0 or alpha == 0 only scales C by beta (A and
 // B are not read and may be null); beta == 0 never reads C, so NaN there does not survive. The
-// product is enqueued on ctx.stream() only.
+// product is enqueued on ctx.stream() only; the emulated path also waits once on the host for the
+// inputs' statistics (their width decides the moduli).
 #pragma once
 
 #include <cstdint>
