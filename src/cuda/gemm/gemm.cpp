@@ -54,6 +54,35 @@ GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int6
   return choice;
 }
 
+// gemm_emulation_plan for this call, remembered per thread for the last few shapes like planned():
+// its sentence costs a few microseconds of formatting, as long as the smallest products.
+GemmEmulationChoice planned_emulation(const Context& ctx, const GemmParams& params, int64_t m, int64_t n,
+                                      int64_t k, bool reads_c, double native_us) {
+  struct Key {
+    int device = -1, sm_count = 0;
+    int64_t m = 0, n = 0, k = 0;
+    bool reads_c = false;
+    GemmParams params;
+    double native_us = 0;
+    bool operator==(const Key&) const = default;
+  };
+  struct Entry {
+    Key key;
+    GemmEmulationChoice choice;
+  };
+  constexpr int kEntries = 8;
+  thread_local Entry cache[kEntries];
+  thread_local int next = 0;
+  const DeviceProps& props = ctx.props();
+  const Key key{props.device, props.sm_count, m, n, k, reads_c, params, native_us};
+  for (const Entry& e : cache)
+    if (e.key == key) return e.choice;
+  const GemmEmulationChoice choice = gemm_emulation_plan(m, n, k, reads_c, props, params, native_us);
+  cache[next] = Entry{key, choice};
+  next = (next + 1) % kEntries;
+  return choice;
+}
+
 // Auto in f64: the emulation on INT8 tensor cores where its model predicts it faster than the
 // native plan (or where forced), and where the inputs allow it; false: native runs, the reason in
 // gemm_emulation_last().
@@ -62,7 +91,7 @@ bool emulated(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, d
               const GemmParams& params, double native_us) {
   GemmEmulationReport& report = detail::gemm_emulation_report();
   const bool reads_c = beta != 0.0;
-  const GemmEmulationChoice plan = gemm_emulation_plan(m, n, k, reads_c, ctx.props(), params, native_us);
+  const GemmEmulationChoice plan = planned_emulation(ctx, params, m, n, k, reads_c, native_us);
   if (!plan.emulate) {
     report.reason = plan.why;
     return false;
