@@ -108,6 +108,7 @@ CrtTable crt_table(int count) {
 
 int bits_for_room(double room) {
   if (!(room > 0)) return kMaxBits + 1;
+  if (room >= 0.5) return 1;  // no element constrains the width (all-zero rows or columns: room infinite)
   int bits = std::max(1, static_cast<int>(std::ceil(-std::log2(room))));
   while (bits <= kMaxBits && std::ldexp(1.0, -bits) > room) ++bits;
   while (bits > 1 && std::ldexp(1.0, -(bits - 1)) <= room) --bits;

@@ -237,6 +237,20 @@ TEST(GemmOzakiHost, ZeroRowsAndBetaZeroNeverReadC) {
   EXPECT_LE(c.worst_ratio, 1.0);
 }
 
+TEST(GemmOzakiHost, AnAllZeroOperandIsExactAndScalesC) {
+  // No element constrains the width (the least room is infinite): one bit, exact zeros, beta C.
+  const int64_t m = 6, n = 5, k = 9;
+  const Mat A = make(m, k, 1, [](int64_t, int64_t) { return 0.0; });
+  const Mat B = make(k, n, 0, [](int64_t h, int64_t j) { return static_cast<double>(h + j) - 3.5; });
+  const Mat C0 = make(m, n, 2, [](int64_t i, int64_t j) { return static_cast<double>(i * j) + 0.25; });
+  OzakiChoice choice;
+  const Check c = run_and_check(Op::N, Op::N, m, n, k, 3.0, A, B, 2.0, C0, &choice);
+  EXPECT_TRUE(choice.emulate) << choice.reason;
+  EXPECT_EQ(choice.bits, 1);
+  EXPECT_EQ(c.worst_ratio, 0.0);
+  EXPECT_EQ(bits_for_room(std::numeric_limits<double>::infinity()), 1);
+}
+
 TEST(GemmOzakiHost, ChunkedKFoldsResiduesExactly) {
   // k past one exact INT8 chunk (kChunkK): the chunks' residues are summed mod m.
   std::mt19937_64 rng(13);

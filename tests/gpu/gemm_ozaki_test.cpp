@@ -3,7 +3,7 @@
 // host reference's choices (src/cpu/gemm_ozaki_host.cpp): all op pairs, odd sizes and leading
 // dimensions, alpha/beta (beta = 0 with NaN in C), k past one exact INT8 chunk, row and column
 // scales spanning 1e±100, cancellation, and the fallbacks to native with their reasons (Inf/NaN,
-// an exponent spread within a row). C's padding rows stay untouched.
+// an exponent spread within a row), an all-zero operand. C's padding rows stay untouched.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -133,6 +133,16 @@ TEST(SpxGemmOzaki, RowAndColumnScalesSpanning1e100AndCancellation) {
   for (int64_t j = 0; j < s.n; ++j)
     for (int64_t h = 0; h + 1 < s.k; h += 2) B.at(h + 1, j) = -B.at(h, j) * (1 + 1e-12 * uni(rng));
   check_must_emulate(Op::N, Op::N, s, 1.0, 0.0, Ap, B, C0, "cancellation");
+}
+
+TEST(SpxGemmOzaki, AnAllZeroOperandIsExactAndScalesC) {
+  SPX_REQUIRE_GPU();
+  const Shape s{6, 5, 9};
+  const Mat A = make(s.m, s.k, 1, [](int64_t, int64_t) { return 0.0; });
+  const Mat B = make(s.k, s.n, 0, [](int64_t h, int64_t j) { return static_cast<double>(h + j) - 3.5; });
+  const Mat C0 = make(s.m, s.n, 2, [](int64_t i, int64_t j) { return static_cast<double>(i * j) + 0.25; });
+  check_must_emulate(Op::N, Op::N, s, 3.0, 2.0, A, B, C0, "A = 0");
+  EXPECT_EQ(cuda::gemm_emulation_last().bits, 1);
 }
 
 TEST(SpxGemmOzaki, InfNaNAndWideSpreadFallBackToNativeWithTheReason) {
