@@ -151,8 +151,9 @@ std::vector<GemmKernel> select_kernels(const std::string& list) {
     if (!found) {
       std::string names;
       for (const GemmKernel& k : known) names += (names.empty() ? "" : ", ") + k.name;
-      throw Error(fmt::format("--kernel: unknown kernel '{}' (all, auto, v1, v2, v3, emulated, cublas or one of: {})",
-                              item, names));
+      throw Error(
+          fmt::format("--kernel: unknown kernel '{}' (all, auto, v1, v2, v3, emulated, cublas or one of: {})",
+                      item, names));
     }
   }
   if (out.empty()) throw Error("--kernel: empty kernel list");
