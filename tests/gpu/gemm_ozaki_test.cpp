@@ -128,6 +128,12 @@ TEST(SpxGemmOzaki, RowAndColumnScalesSpanning1e100AndCancellation) {
   Mat B = make(s.k, s.n, 0, [&](int64_t, int64_t j) { return col[j] * uni(rng); });
   const Mat C0 = make(s.m, s.n, 0, [](int64_t, int64_t) { return 0.0; });
   check_must_emulate(Op::N, Op::N, s, 1.0, 0.0, A, B, C0, "scales 1e+-100");
+  // Deterministic: fixed-order statistics, an order-free minimum, exact integer products.
+  const Mat first =
+      run_device(Op::N, Op::N, s.m, s.n, s.k, 1.0, A, B, 0.0, C0, emulation(GemmEmulation::Always), nullptr);
+  const Mat second =
+      run_device(Op::N, Op::N, s.m, s.n, s.k, 1.0, A, B, 0.0, C0, emulation(GemmEmulation::Always), nullptr);
+  EXPECT_EQ(first.v, second.v);
   // Pairs of columns that nearly cancel against equal pairs of A's entries.
   const Mat Ap = make(s.m, s.k, 0, [&](int64_t i, int64_t h) { return A.at(i, h - h % 2); });
   for (int64_t j = 0; j < s.n; ++j)
