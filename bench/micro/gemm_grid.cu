@@ -5,7 +5,10 @@
 // issue-25 grid).
 //
 //   spx_gemm_grid [--json FILE] [--rounds R] [--min-time S] [--variants] [--timing-study] [--profile]
-//   SHAPE...
+//   [--emulation auto|never|always] SHAPE...
+//   --emulation: GemmParams::emulation of the Auto runs (docs/dgemm.md, "Emulated DGEMM"); `always`
+//   times the INT8 emulation call by call against cuBLAS on every shape (the runs column says
+//   "emulated" where it ran, and how many moduli).
 //   --timing-study: also time Auto beside cuBLAS in paired rounds (each back to back) and each alone,
 //   and the rule's tile and split given explicitly, to see whether the ways of timing one kernel agree.
 //   SHAPE = MxNxK or MxNxK:AB with A, B in {N, T} (op(A), op(B)); alpha = 1, beta = 0.
@@ -37,6 +40,7 @@
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/gemm.hpp"
+#include "spx/cuda/gemm_emulation.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/cuda/timing.hpp"
 #include "spx/cuda/vendor.hpp"
@@ -190,6 +194,7 @@ int main(int argc, char** argv) {
   int rounds = 3;
   double min_time = 0.03;
   bool variants = false, profile = false, timing_study = false;
+  cuda::GemmParams auto_params;  // Auto; --emulation sets its emulation knob
   std::vector<Shape> shapes;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -205,6 +210,15 @@ int main(int argc, char** argv) {
       timing_study = true;
     } else if (a == "--profile") {
       profile = true;
+    } else if (a == "--emulation" && i + 1 < argc) {
+      const std::string e = argv[++i];
+      if (e != "auto" && e != "never" && e != "always") {
+        std::fprintf(stderr, "spx_gemm_grid: --emulation takes auto, never or always, not '%s'\n", e.c_str());
+        return 2;
+      }
+      auto_params.emulation = e == "always"  ? cuda::GemmEmulation::Always
+                              : e == "never" ? cuda::GemmEmulation::Never
+                                             : cuda::GemmEmulation::Auto;
     } else {
       Shape s;
       if (!parse_shape(argv[i], s)) {
@@ -241,7 +255,8 @@ int main(int argc, char** argv) {
     GRID_CHECK(cudaMemsetAsync(run.C.data(), 0xff, run.C.size() * sizeof(double), ctx.stream()));  // NaN
     // Check: one run each from a NaN C (beta = 0 must not read it).
     run.cublas.run();
-    run.run_spx(cuda::GemmParams{});
+    run.run_spx(auto_params);
+    const cuda::GemmEmulationReport emulation = cuda::gemm_emulation_last();
     const double worst = spx::bench_gemm::max_abs_diff(ctx, run.C.data(), run.Cref.data(), s.m * s.n);
     const double kd = static_cast<double>(s.k);
     const double bound = spx::bench_gemm::check_bound(s.k);
@@ -258,7 +273,7 @@ int main(int argc, char** argv) {
     std::vector<double> spx_ms, cub_ms, own_ms, r, own_r;
     for (int round = 0; round < rounds; ++round) {
       const auto a = spx::bench_gemm::time_interleaved(
-          ctx, topt, [&] { run.cublas.run(); }, [&] { run.run_spx(cuda::GemmParams{}); });
+          ctx, topt, [&] { run.cublas.run(); }, [&] { run.run_spx(auto_params); });
       const auto o = spx::bench_gemm::time_interleaved(
           ctx, topt, [&] { run.cublas.run(); }, [&] { run.run_spx(own_params); });
       cub_ms.push_back(a.cublas_ms);
@@ -285,23 +300,29 @@ int main(int argc, char** argv) {
                   s.op_a == Op::N && s.op_b == Op::N
                       ? ""
                       : (s.op_a == Op::T ? (s.op_b == Op::T ? ":TT" : ":TN") : ":NT"));
-    std::printf("%-24s %-8s %5d %9.1f %10.1f %10.1f %10.1f %7.3f %7.2f %7.2f %10.1f %7.3f %s (%.2g, %.2g)\n",
-                name, choice.cublas ? "cuBLAS" : cuda::gemm_tile_name(choice.tile), choice.split_k,
-                choice.predicted_us, spx * 1e3, cub * 1e3, floor_us, ratio, floor_us / (spx * 1e3),
-                floor_us / (cub * 1e3), own * 1e3, own_ratio, ok ? "ok" : "FAILED", worst / bound,
-                own_worst / bound);
+    std::printf(
+        "%-24s %-8s %5d %9.1f %10.1f %10.1f %10.1f %7.3f %7.2f %7.2f %10.1f %7.3f %s (%.2g, %.2g)\n", name,
+        emulation.emulated ? "emulated"
+        : choice.cublas    ? "cuBLAS"
+                           : cuda::gemm_tile_name(choice.tile),
+        choice.split_k, choice.predicted_us, spx * 1e3, cub * 1e3, floor_us, ratio, floor_us / (spx * 1e3),
+        floor_us / (cub * 1e3), own * 1e3, own_ratio, ok ? "ok" : "FAILED", worst / bound, own_worst / bound);
     std::fflush(stdout);
     if (json) {
       std::fprintf(
           json,
           "%s{\"shape\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"op_a\": \"%c\", \"op_b\": \"%c\", "
-          "\"runs\": \"%s\", \"tile\": \"%s\", \"split_k\": %d, \"predicted_us\": %.2f, "
+          "\"runs\": \"%s\", \"emulation_moduli\": %d, \"tile\": \"%s\", \"split_k\": %d, \"predicted_us\": "
+          "%.2f, "
           "\"spx_predicted_us\": %.2f, \"cublas_predicted_us\": %.2f, \"spx_us\": %.3f, "
           "\"cublas_us\": %.3f, \"ratio\": %.4f, \"own_us\": %.3f, \"own_ratio\": %.4f, "
           "\"own_check_ratio\": %.3g, \"own_us_rounds\": [",
           si ? ",\n" : "", name, static_cast<long long>(s.m), static_cast<long long>(s.n),
           static_cast<long long>(s.k), s.op_a == Op::N ? 'N' : 'T', s.op_b == Op::N ? 'N' : 'T',
-          choice.cublas ? "cublas" : "spx_v3", cuda::gemm_tile_name(choice.tile), choice.split_k,
+          emulation.emulated ? "emulated"
+          : choice.cublas    ? "cublas"
+                             : "spx_v3",
+          emulation.emulated ? emulation.moduli : 0, cuda::gemm_tile_name(choice.tile), choice.split_k,
           choice.predicted_us, choice.spx_predicted_us, choice.cublas_predicted_us, spx * 1e3, cub * 1e3,
           ratio, own * 1e3, own_ratio, own_worst / bound);
       for (int i = 0; i < rounds; ++i) std::fprintf(json, "%s%.3f", i ? ", " : "", own_ms[i] * 1e3);
@@ -323,7 +344,7 @@ int main(int argc, char** argv) {
       std::vector<double> paired_r;
       for (int round = 0; round < 2; ++round) {
         const auto [c, x] = spx::bench_gemm::time_pair(
-            ctx, topt, round, [&] { run.cublas.run(); }, [&] { run.run_spx(cuda::GemmParams{}); });
+            ctx, topt, round, [&] { run.cublas.run(); }, [&] { run.run_spx(auto_params); });
         paired_r.push_back(c / x);
       }
       const double paired = spx::median(paired_r);
@@ -335,7 +356,7 @@ int main(int argc, char** argv) {
       };
       const cuda::GemmParams explicit_params{cuda::GemmVersion::TensorCoreV3, choice.tile, choice.split_k};
       const double cub_alone = alone([&] { run.cublas.run(); });
-      const double spx_alone = alone([&] { run.run_spx(cuda::GemmParams{}); });
+      const double spx_alone = alone([&] { run.run_spx(auto_params); });
       const double spx_explicit = alone([&] { run.run_spx(explicit_params); });
       study_paired.push_back(paired);
       study_alone.push_back(cub_alone / spx_alone);

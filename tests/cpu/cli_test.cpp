@@ -297,7 +297,8 @@ TEST_F(Cli, GemmExplainShowsThePlanWithoutRunning) {
   EXPECT_NE(r.out.find("plan       spx v3"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(": spx runs"), std::string::npos) << r.out;
   // An odd leading dimension (4095) slows cuBLAS's kernels: spx runs where 4096^3 goes to cuBLAS.
-  r = spx("gemm 4095 --explain --json " + path("odd.json"));
+  // (The native pick: emulation forbidden; its own pick is checked below.)
+  r = spx("gemm 4095 --explain --emulation never --json " + path("odd.json"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("its unaligned kernels"), std::string::npos) << r.out;
   const auto odd = read_json(path("odd.json"));
@@ -305,8 +306,26 @@ TEST_F(Cli, GemmExplainShowsThePlanWithoutRunning) {
   EXPECT_EQ(odd["runs"], "spx_v3");
   r = spx("gemm 4096 --explain");
   EXPECT_NE(r.out.find("plan       cuBLAS DGEMM"), std::string::npos) << r.out;
-  r = spx("gemm 4096 --explain --ld-pad 1");  // lda = 4097
+  r = spx("gemm 4096 --explain --ld-pad 1 --emulation never");  // lda = 4097
   EXPECT_NE(r.out.find("plan       spx v3"), std::string::npos) << r.out;
+  // The INT8 emulation: predicted faster at 8192^3 on the H100's figures, not on short k; forbidden
+  // or forced by --emulation.
+  r = spx("gemm 8192 --explain --json " + path("emulated.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("plan       emulated DGEMM"), std::string::npos) << r.out;
+  const auto emulated = read_json(path("emulated.json"));
+  EXPECT_EQ(emulated["runs"], "emulated");
+  EXPECT_LT(emulated["emulation"]["predicted_us"].get<double>(),
+            emulated["emulation"]["native_us"].get<double>());
+  EXPECT_GE(emulated["emulation"]["moduli"].get<int>(), 12);
+  r = spx("gemm 8192 8192 256 --explain");
+  EXPECT_NE(r.out.find("plan       cuBLAS DGEMM"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("emulation  14 moduli"), std::string::npos) << r.out;
+  r = spx("gemm 8192 --explain --emulation never");
+  EXPECT_NE(r.out.find("emulation  emulation forbidden"), std::string::npos) << r.out;
+  r = spx("gemm 512 --explain --emulation always");
+  EXPECT_NE(r.out.find("plan       emulated DGEMM"), std::string::npos) << r.out;
+  expect_clean_error("gemm 512 --explain --emulation always --tile 64x64");
   // Given knobs are shown beside the rule's choice; f32 has no version 3 plan.
   r = spx("gemm 1000 128 1000 --explain --tile 32x32 --split-k 2 --beta 1");
   ASSERT_EQ(r.status, 0) << r.err;

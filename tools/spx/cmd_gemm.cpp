@@ -23,6 +23,7 @@
 #include "gemm_explain.hpp"
 #include "spx/cuda/device.hpp"
 #include "spx/cuda/gemm.hpp"
+#include "spx/cuda/gemm_emulation.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/matrix.hpp"
@@ -45,7 +46,8 @@ struct GemmOptions {
   double alpha = 1, beta = 0;
   std::string precision = "f64";
   std::string kernels = "all";
-  std::string tile = "auto";  // version 3's knobs (f64): GemmParams::tile and split_k
+  std::string tile = "auto";       // version 3's knobs (f64): GemmParams::tile and split_k
+  std::string emulation = "auto";  // GemmParams::emulation of spx_gemm (Auto): auto, never, always
   int split_k = 0;
   int64_t ld_pad = 0;
   int repeat = 0;
@@ -68,7 +70,11 @@ GemmShape shape_of(const GemmOptions& o) {
 
 // --tile and --split-k as version 3's knobs (Auto, 0: the rule's).
 cuda::GemmParams knobs_of(const GemmOptions& o) {
-  return cuda::GemmParams{cuda::GemmVersion::Auto, cuda::gemm_tile_from_name(o.tile), o.split_k};
+  cuda::GemmParams p{cuda::GemmVersion::Auto, cuda::gemm_tile_from_name(o.tile), o.split_k};
+  p.emulation = o.emulation == "always"  ? cuda::GemmEmulation::Always
+                : o.emulation == "never" ? cuda::GemmEmulation::Never
+                                         : cuda::GemmEmulation::Auto;
+  return p;
 }
 
 // --explain: version 3's plan for the shape on this GPU's figures, or the H100 SXM's without one.
@@ -97,6 +103,7 @@ struct GemmKernel {
   bool cublas = false;  // else spx::cuda::gemm with `version`
   cuda::GemmVersion version = cuda::GemmVersion::Auto;
   bool double_only = false;
+  bool emulated = false;  // spx_gemm_emulated: Auto with GemmEmulation::Always
 };
 
 template <class T>
@@ -107,6 +114,7 @@ std::vector<GemmKernel> known_kernels() {
           {cuda::kernel_name(cuda::GemmVersion::CudaCoreV1), false, cuda::GemmVersion::CudaCoreV1, false},
           {cuda::kernel_name(cuda::GemmVersion::TensorCoreV2), false, cuda::GemmVersion::TensorCoreV2, true},
           {cuda::kernel_name(cuda::GemmVersion::TensorCoreV3), false, cuda::GemmVersion::TensorCoreV3, true},
+          {"spx_gemm_emulated", false, cuda::GemmVersion::Auto, true, true},
           {cuda::CublasGemm<T>::kernel_name(), true, cuda::GemmVersion::CudaCoreV1, false}};
 }
 
@@ -128,9 +136,10 @@ std::vector<GemmKernel> select_kernels(const std::string& list) {
     bool found = false;
     for (const GemmKernel& k : known) {
       const bool all = item == "all";
-      const bool match = all || item == k.name || (item == "cublas" && k.cublas) ||
-                         (item == "auto" && k.version == cuda::GemmVersion::Auto && !k.cublas) ||
-                         (!k.cublas && (k.name == "spx_gemm_" + item));
+      const bool match =
+          all || item == k.name || (item == "cublas" && k.cublas) ||
+          (item == "auto" && k.version == cuda::GemmVersion::Auto && !k.cublas && !k.emulated) ||
+          (!k.cublas && (k.name == "spx_gemm_" + item));
       if (!match) continue;
       found = true;
       if (k.double_only && sizeof(T) == 4) {
@@ -142,8 +151,9 @@ std::vector<GemmKernel> select_kernels(const std::string& list) {
     if (!found) {
       std::string names;
       for (const GemmKernel& k : known) names += (names.empty() ? "" : ", ") + k.name;
-      throw Error(fmt::format("--kernel: unknown kernel '{}' (all, auto, v1, v2, v3, cublas or one of: {})",
-                              item, names));
+      throw Error(
+          fmt::format("--kernel: unknown kernel '{}' (all, auto, v1, v2, v3, emulated, cublas or one of: {})",
+                      item, names));
     }
   }
   if (out.empty()) throw Error("--kernel: empty kernel list");
@@ -205,6 +215,8 @@ bench::Projection gemm_check_reference(const Dense<T>& opA, const Dense<T>& opB,
 
 struct KernelResult {
   std::string name;
+  bool emulation_considered = false;  // f64 Auto kernels: what the emulation did, from the checked run
+  cuda::GemmEmulationReport emulation;
   Timing timing;
   double tflops = 0;
   bench::CheckResult check;
@@ -285,11 +297,15 @@ void run_gemm_command(const GemmOptions& o) {
     cuda::GemmParams params;
     params.version = kernel.version;
     // The knobs reach the kernels that run version 3 (f64: spx_gemm and spx_gemm_v3).
-    if (plan && !kernel.cublas &&
+    if (plan && !kernel.cublas && !kernel.emulated &&
         (kernel.version == cuda::GemmVersion::Auto || kernel.version == cuda::GemmVersion::TensorCoreV3)) {
       params.tile = knobs.tile;
       params.split_k = knobs.split_k;
     }
+    // --emulation reaches spx_gemm (Auto, f64); spx_gemm_emulated always emulates where it can.
+    if (kernel.emulated) params.emulation = cuda::GemmEmulation::Always;
+    if (plan && !kernel.cublas && kernel.version == cuda::GemmVersion::Auto && !kernel.emulated)
+      params.emulation = knobs.emulation;
     auto launch = [&] {
       if (cublas) {
         cublas->run();
@@ -303,6 +319,11 @@ void run_gemm_command(const GemmOptions& o) {
     cuda::copy_to_device_sync(ctx, dC.data(), C0.data.data(), C0.data.size() * sizeof(T));
     launch();
     ctx.synchronize();
+    KernelResult r;
+    if constexpr (sizeof(T) == sizeof(double)) {
+      if (!kernel.cublas && kernel.version == cuda::GemmVersion::Auto)
+        r.emulation = cuda::gemm_emulation_last();
+    }
     cuda::copy_to_host_sync(ctx, host_c.data(), dC.data(), host_c.size() * sizeof(T));
     bool padding_intact = true;
     for (int64_t j = 0; j < n; ++j) {
@@ -311,8 +332,9 @@ void run_gemm_command(const GemmOptions& o) {
         if (!(host_c[at] == C0.data[at])) padding_intact = false;
       }
     }
-    KernelResult r;
     r.name = kernel.name;
+    r.emulation_considered =
+        sizeof(T) == sizeof(double) && !kernel.cublas && kernel.version == cuda::GemmVersion::Auto;
     r.check =
         bench::check_projection(bench::OutputView(host_c.data(), m, n, C0.ld, Layout::ColMajor), reference);
     if (!padding_intact) r.check.passed = false;
@@ -335,6 +357,15 @@ void run_gemm_command(const GemmOptions& o) {
     fmt::print(out, "{:<16}{:>12.4f}{:>12.2f}{:>10}{:>10}  {} ({:.2g})\n", r.name, r.timing.median_ms,
                r.tflops, cublas_ms > 0 ? fmt::format("{:.2f}x", cublas_ms / r.timing.median_ms) : "-",
                r.timing.runs, r.check.passed ? "ok" : "FAILED", r.check.worst_ratio);
+  }
+
+  for (const KernelResult& r : results) {
+    if (!r.emulation_considered) continue;
+    if (r.emulation.emulated)
+      fmt::print(out, "emulation  {}: emulated with {} moduli + 1 bound product, {}-bit integers\n", r.name,
+                 r.emulation.moduli, r.emulation.bits);
+    else
+      fmt::print(out, "emulation  {}: native ({})\n", r.name, r.emulation.reason);
   }
 
   if (!o.json_path.empty()) {
@@ -372,7 +403,12 @@ void run_gemm_command(const GemmOptions& o) {
            {"vs_cublas", cublas_ms > 0 ? json(cublas_ms / r.timing.median_ms) : json(nullptr)},
            {"checked", r.check.passed},
            {"check_ratio", std::isfinite(r.check.worst_ratio) ? json(r.check.worst_ratio) : json(nullptr)},
-           {"rel_error", r.check.relative_error}});
+           {"rel_error", r.check.relative_error},
+           {"emulation", r.emulation_considered ? json{{"emulated", r.emulation.emulated},
+                                                       {"moduli", r.emulation.moduli},
+                                                       {"bits", r.emulation.bits},
+                                                       {"reason", r.emulation.reason}}
+                                                : json(nullptr)}});
     }
     bench::write_json(o.json_path, j);
   }
@@ -399,6 +435,8 @@ void run_gemm(const GemmOptions& o) {
                             cuda::kMaxGemmSplitK));
   if ((o.tile != "auto" || o.split_k != 0) && o.precision != "f64")
     throw Error("--tile and --split-k are version 3's knobs: f64 only");
+  if (o.emulation == "always" && (o.precision != "f64" || o.tile != "auto" || o.split_k != 0))
+    throw Error("--emulation always is a choice of Auto in f64 (without --tile or --split-k)");
   if (o.explain) return explain_gemm(o);
 #ifdef SPX_HAVE_CUDA
   if (o.precision == "f32") {
@@ -440,7 +478,7 @@ void add_gemm_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--kernel", options->kernels,
                   "Comma list: all, auto (the library default), v1 (CUDA cores), v2, v3 (FP64 tensor cores), "
-                  "cublas, or kernel names")
+                  "emulated (FP64 on INT8 tensor cores), cublas, or kernel names")
       ->capture_default_str();
   cmd->add_option(
          "--tile", options->tile,
@@ -451,6 +489,12 @@ void add_gemm_command(CLI::App& app) {
                   "Version 3's k splits (f64): 0 = the plan rule's, 1 = none, up to 4096 (fewer when k has "
                   "fewer slabs)")
       ->transform(count_in(0, kMaxIndex, "splits"))
+      ->capture_default_str();
+  cmd->add_option(
+         "--emulation", options->emulation,
+         "spx_gemm's FP64 emulation on INT8 tensor cores (Ozaki scheme II, f64): auto (where the plan "
+         "predicts it faster), never, always (wherever the inputs allow)")
+      ->check(CLI::IsMember({"auto", "never", "always"}))
       ->capture_default_str();
   cmd->add_option("--ld-pad", options->ld_pad,
                   "Extra rows in every leading dimension (lda = rows + pad, ...)")
@@ -477,6 +521,7 @@ Examples:
   spx gemm 1000 33 4097 --op-a T --beta 1.5 --ld-pad 3
   spx gemm 65536 512 512 --kernel v3,cublas --json tall.json
   spx gemm 1000 128 1000 --kernel auto,cublas --tile 32x32 --split-k 2
+  spx gemm 8192 --kernel emulated,cublas   the INT8 emulation against cuBLAS DGEMM
   spx gemm 60000 96 2000 --explain         the plan and why (no GPU needed))");
   cmd->callback([options] { run_gemm(*options); });
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "spx/cuda/gemm_emulation.hpp"
 #include "spx/cuda/rules.hpp"
 
 namespace spx::cli {
@@ -29,9 +30,13 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
   const cuda::GemmChoice planned =
       cuda::gemm_plan(s.m, s.n, s.k, s.reads_c, device, knobs, tables, s.aligned);
 
+  const cuda::GemmEmulationChoice emulation =
+      cuda::gemm_emulation_plan(s.m, s.n, s.k, s.reads_c, device, knobs, planned.predicted_us);
   fmt::print(out, "plan       {}, C ({} x {}), inner dimension {}{}, on {}\n",
-             planned.cublas ? "cuBLAS DGEMM" : "spx v3 (FP64 tensor cores)", s.m, s.n, s.k,
-             s.reads_c ? ", beta != 0 (C read)" : "", device_label);
+             emulation.emulate ? "emulated DGEMM (INT8 tensor cores, Ozaki scheme II)"
+             : planned.cublas  ? "cuBLAS DGEMM"
+                               : "spx v3 (FP64 tensor cores)",
+             s.m, s.n, s.k, s.reads_c ? ", beta != 0 (C read)" : "", device_label);
   fmt::print(out,
              "floor      {:.1f} us: {:.3g} GFLOP at {:.1f} TFLOP/s = {:.1f} us, {:.3g} GB at {:.0f} GB/s = "
              "{:.1f} us "
@@ -71,6 +76,10 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
         "runs (Auto runs cuBLAS where its model is below spx's x {:.2f})\n",
         planned.cublas_predicted_us, s.aligned ? "" : "; an odd leading dimension: its unaligned kernels",
         planned.spx_predicted_us, planned.cublas ? "cuBLAS" : "spx", 1.0 + planned.margin);
+  fmt::print(out, "emulation  {}{}\n", emulation.why,
+             emulation.emulate
+                 ? "; the call's inputs decide the moduli (Inf/NaN or an uncertifiable spread: native)"
+                 : "");
   nlohmann::ordered_json j{{"schema", "spx-gemm-plan-1"},
                            {"m", s.m},
                            {"n", s.n},
@@ -86,9 +95,20 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
                              {"predicted_us", rule.predicted_us}}},
                            {"candidates", candidates},
                            {"operands_aligned", s.aligned},
-                           {"runs", planned.cublas ? "cublas" : "spx_v3"},
+                           {"runs", emulation.emulate ? "emulated"
+                                    : planned.cublas  ? "cublas"
+                                                      : "spx_v3"},
                            {"predicted_us", planned.predicted_us},
                            {"cublas_predicted_us", planned.cublas_predicted_us}};
+  j["emulation"] = {{"emulate", emulation.emulate},
+                    {"considered", emulation.considered},
+                    {"moduli", emulation.moduli},
+                    {"bits", emulation.bits},
+                    {"predicted_us", emulation.emulated_us},
+                    {"int8_us", emulation.int8_us},
+                    {"convert_us", emulation.convert_us},
+                    {"native_us", emulation.native_us},
+                    {"why", emulation.why}};
   if (knobs.tile != cuda::GemmTile::Auto || knobs.split_k != 0) {
     const cuda::GemmChoice& given = planned;  // knobs run spx's kernel: the plan is the given choice
     fmt::print(out,

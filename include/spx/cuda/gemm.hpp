@@ -2,12 +2,14 @@
 // contract as spx::ref::gemm and cuBLAS (see docs/dgemm.md for the kernel design). In f64 the default
 // (Auto) runs spx's version 3 or hands the product to cuBLAS's DGEMM, whichever the plan's model
 // predicts faster for the shape (gemm_plan in rules.hpp; `spx gemm M N K --explain` says which and
-// why); in f32 it runs cuBLAS's SGEMM. An explicit version runs spx's own kernels only.
+// why), or the FP64 emulation on INT8 tensor cores where that is predicted faster still
+// (gemm_emulation.hpp); in f32 it runs cuBLAS's SGEMM. An explicit version runs spx's own kernels only.
 //
 // m, n, k >= 0; lda >= max(1, op_a == N ? m : k), ldb >= max(1, op_b == N ? k : n), ldc >= max(1, m),
 // else spx::Error. m == 0 or n == 0 does nothing; k == 0 or alpha == 0 only scales C by beta (A and
 // B are not read and may be null); beta == 0 never reads C, so NaN there does not survive. The
-// product is enqueued on ctx.stream() only.
+// product is enqueued on ctx.stream() only; the emulated path also waits once on the host for the
+// inputs' statistics (their width decides the moduli).
 #pragma once
 
 #include <cstdint>
@@ -65,10 +67,17 @@ const char* gemm_tile_name(GemmTile tile);  ///< "auto", "128x128", "128x64", "6
 /// doubles) and summed in a fixed order; at most kMaxGemmSplitK. TensorCoreV2/V3 with float is an
 /// spx::Error.
 inline constexpr int kMaxGemmSplitK = 4096;
+// FP64 emulated on the INT8 tensor cores (Ozaki scheme II; gemm_emulation.hpp, docs/dgemm.md
+// "Emulated DGEMM"): a candidate of Auto in f64 only (version Auto, tile Auto, split_k 0; otherwise
+// an spx::Error unless Auto). Never: native only. Always: emulate wherever the inputs allow (Inf/NaN
+// or an exponent spread the error bound cannot certify run native, with the reason in
+// gemm_emulation_last()).
+enum class GemmEmulation { Auto, Never, Always };
 struct GemmParams {
   GemmVersion version = GemmVersion::Auto;
   GemmTile tile = GemmTile::Auto;
   int split_k = 0;
+  GemmEmulation emulation = GemmEmulation::Auto;
   bool operator==(const GemmParams&) const = default;
 };
 

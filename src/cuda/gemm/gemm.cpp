@@ -10,6 +10,9 @@
 
 #include "cuda/common/scale.hpp"
 #include "cuda/gemm/gemm_launch.hpp"
+#include "cuda/gemm/ozaki.hpp"
+#include "plan/gemm_emulation_detail.hpp"
+#include "spx/cuda/gemm_emulation.hpp"
 #include "spx/cuda/rules.hpp"
 #include "spx/cuda/vendor.hpp"
 #include "spx/error.hpp"
@@ -51,6 +54,59 @@ GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int6
   return choice;
 }
 
+// gemm_emulation_plan for this call, remembered per thread for the last few shapes like planned():
+// its sentence costs a few microseconds of formatting, as long as the smallest products.
+GemmEmulationChoice planned_emulation(const Context& ctx, const GemmParams& params, int64_t m, int64_t n,
+                                      int64_t k, bool reads_c, double native_us) {
+  struct Key {
+    int device = -1, sm_count = 0;
+    int64_t m = 0, n = 0, k = 0;
+    bool reads_c = false;
+    GemmParams params;
+    double native_us = 0;
+    bool operator==(const Key&) const = default;
+  };
+  struct Entry {
+    Key key;
+    GemmEmulationChoice choice;
+  };
+  constexpr int kEntries = 8;
+  thread_local Entry cache[kEntries];
+  thread_local int next = 0;
+  const DeviceProps& props = ctx.props();
+  const Key key{props.device, props.sm_count, m, n, k, reads_c, params, native_us};
+  for (const Entry& e : cache)
+    if (e.key == key) return e.choice;
+  const GemmEmulationChoice choice = gemm_emulation_plan(m, n, k, reads_c, props, params, native_us);
+  cache[next] = Entry{key, choice};
+  next = (next + 1) % kEntries;
+  return choice;
+}
+
+// Auto in f64: the emulation on INT8 tensor cores where its model predicts it faster than the
+// native plan (or where forced), and where the inputs allow it; false: native runs, the reason in
+// gemm_emulation_last().
+bool emulated(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha, const double* A,
+              int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc,
+              const GemmParams& params, double native_us) {
+  GemmEmulationReport& report = detail::gemm_emulation_report();
+  const bool reads_c = beta != 0.0;
+  const GemmEmulationChoice plan = planned_emulation(ctx, params, m, n, k, reads_c, native_us);
+  if (!plan.emulate) {
+    report.reason = plan.why;
+    return false;
+  }
+  // The inputs may need more moduli than random-like ones: Auto asks the model again with their count.
+  const auto veto = [&](int moduli) -> std::string {
+    if (params.emulation == GemmEmulation::Always || moduli <= plan.moduli) return {};
+    const GemmEmulationChoice again =
+        gemm_emulation_plan(m, n, k, reads_c, ctx.props(), params, native_us, moduli);
+    return again.emulate ? std::string() : fmt::format("the inputs need {} moduli: {}", moduli, again.why);
+  };
+  return detail::run_ozaki_gemm(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, plan.moduli,
+                                veto, report);
+}
+
 }  // namespace
 
 const char* kernel_name(GemmVersion version) {
@@ -84,6 +140,13 @@ void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alp
   if ((params.tile != GemmTile::Auto || params.split_k != 0) && version != GemmVersion::TensorCoreV3)
     throw Error(fmt::format("{}: tile {} and split_k {} are version 3's knobs (f64, TensorCoreV3 or Auto)",
                             who, gemm_tile_name(params.tile), params.split_k));
+  if (params.emulation == GemmEmulation::Always && (!is_double || params.version != GemmVersion::Auto ||
+                                                    params.tile != GemmTile::Auto || params.split_k != 0))
+    throw Error(
+        fmt::format("{}: GemmEmulation::Always is a choice of Auto in f64 (version Auto, tile Auto, "
+                    "split_k 0)",
+                    who));
+  if constexpr (is_double) detail::gemm_emulation_report() = GemmEmulationReport{};
   check_ld(who, "a", lda, op_a == Op::N ? m : k);
   check_ld(who, "b", ldb, op_b == Op::N ? k : n);
   check_ld(who, "c", ldc, m);
@@ -102,6 +165,9 @@ void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alp
       // cuBLAS where the plan predicts it faster (gemm_plan, which `spx gemm --explain` prints).
       const GemmChoice plan =
           planned(ctx, params, m, n, k, beta != 0.0, gemm_operands_aligned(A, lda, B, ldb, C, ldc));
+      if (params.version == GemmVersion::Auto &&
+          emulated(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, params, plan.predicted_us))
+        return;
       if (plan.cublas)
         return CublasGemm<double>(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc).run();
       detail::V3Launch launch;
