@@ -21,7 +21,7 @@ import gzip
 import json
 import math
 
-SMS, HBM = 132, 0.9 * 2 * 2619000e3 * 5120 / 8 / 1e9 * 1e3  # bytes per µs, DeviceLimits on the H100
+SMS, HBM = 132, 0.9 * 2 * 2619000e3 * 5120 / 8 / 1e9 * 1e3  # bytes per µs, streaming_gbs on the H100
 TENSOR_TFLOPS, LAUNCH_US = 66.3, 3.0
 # The committed GemmRuleTable (src/plan/rule_tables.cpp), the fit's default start:
 # tile -> [bm, bn, blocks_per_sm, tensor_fraction, alone_fraction, store_overlap, store_efficiency].
