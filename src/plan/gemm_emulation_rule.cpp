@@ -72,11 +72,12 @@ GemmEmulationChoice gemm_emulation_plan(int64_t m, int64_t n, int64_t k, bool re
   c.int8_us = (c.moduli + 1) * one_gemm;
   // The conversions: A and B read three times (statistics, bound integers, residues), the bound and
   // residue integers written, the int32 products read back (the bound's once, each modulus's once),
-  // C written (and read for beta != 0); six kernels and the round trip.
+  // C written (and read for beta != 0); the reconstruction's arithmetic; six kernels and the round trip.
   const double ab = 8.0 * (md + nd) * kd;
   const double bytes = 3.0 * ab + (c.moduli + 1) * (md + nd) * kpad + 4.0 * md * nd * (c.moduli + 1) +
                        8.0 * md * nd * (reads_c ? 2.0 : 1.0);
-  c.convert_us = bytes / (hbm * t.convert_efficiency) + 6.0 * t.launch_us + t.sync_us;
+  const double reconstruct = md * nd * (c.moduli + 1) * t.reconstruct_ps * 1e-6;
+  c.convert_us = bytes / (hbm * t.convert_efficiency) + reconstruct + 6.0 * t.launch_us + t.sync_us;
   c.emulated_us = c.int8_us + c.convert_us;
   c.considered = figures;
   const bool faster = figures && c.emulated_us * (1.0 + t.margin) < native_us;

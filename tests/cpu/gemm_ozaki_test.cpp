@@ -299,21 +299,33 @@ namespace {
 TEST(GemmEmulationPlan, PredictsAWinOnLargeSquaresOnlyAndObeysTheKnob) {
   const DeviceProps h100;  // no figures: the H100 SXM's
   const GemmParams auto_params;
-  // 8192^3: 13 moduli; the INT8 products at 1401 TOPS plus the conversions against native's ~21 ms.
-  const GemmEmulationChoice big = gemm_emulation_plan(8192, 8192, 8192, false, h100, auto_params, 21000.0);
+  DeviceProps h200;  // the figures the cost model was fitted on
+  h200.sm_count = 132;
+  h200.cc_major = 9;
+  h200.mem_clock_khz = 3'201'000;
+  h200.mem_bus_bits = 6144;
+  // Measured on an H200: emulated 16384^3 145 ms against cuBLAS's 157 (1.08x), 8192^3 21.0 against
+  // 19.5 (0.93x). Native predicted 165 and 21.2 ms: Auto emulates the first, not the second.
+  const GemmEmulationChoice big = gemm_emulation_plan(16384, 16384, 16384, false, h200, auto_params, 165000.0);
   EXPECT_TRUE(big.emulate) << big.why;
   EXPECT_TRUE(big.considered);
   EXPECT_EQ(big.moduli, 13);
-  EXPECT_EQ(big.bits, 42);
+  EXPECT_EQ(big.bits, 41);
   EXPECT_NEAR(big.emulated_us, big.int8_us + big.convert_us, 1e-9);
+  EXPECT_NEAR(big.emulated_us, 145000.0, 0.1 * 145000.0);
   EXPECT_NE(big.why.find(": emulation"), std::string::npos) << big.why;
+  const GemmEmulationChoice mid = gemm_emulation_plan(8192, 8192, 8192, false, h200, auto_params, 21200.0);
+  EXPECT_FALSE(mid.emulate) << mid.why;
+  EXPECT_NEAR(mid.emulated_us, 21000.0, 0.1 * 21000.0);
+  EXPECT_FALSE(gemm_emulation_plan(4096, 4096, 4096, false, h200, auto_params, 2660.0).emulate);
   // More moduli (what a call's statistics may ask for) cost more; past native's time, native.
   const GemmEmulationChoice more =
-      gemm_emulation_plan(8192, 8192, 8192, false, h100, auto_params, 21000.0, 20);
+      gemm_emulation_plan(16384, 16384, 16384, false, h200, auto_params, 165000.0, 20);
   EXPECT_GT(more.emulated_us, big.emulated_us);
   EXPECT_FALSE(more.emulate) << more.why;
   // Short k: the int32 products' bytes outweigh the INT8 speed.
   EXPECT_FALSE(gemm_emulation_plan(8192, 8192, 256, false, h100, auto_params, 760.0).emulate);
+  EXPECT_NEAR(gemm_emulation_plan(8192, 8192, 256, false, h200, auto_params, 760.0).emulated_us, 8700.0, 870.0);
   // The knobs: Never, Always, an explicit version; no figures for pre-Hopper devices.
   GemmParams never, always, v3;
   never.emulation = GemmEmulation::Never;

@@ -31,7 +31,7 @@ TEST(GpuBench, EveryCudaKernelMatchesRefThroughTheEngine) {
   // Long rows among empty and short ones, a non-square shape; L = 3 makes every row-major
   // operand's leading dimension need padding to 16 bytes; N = 67 is no multiple of a tile.
   o.matrices = bench::resolve_matrices(
-      {"longrows:rows=3001,cols=2999,long=2,len=2500,empty=0.4,short=5", "stencil27:n=13",
+      {"longrows:rows=3001,cols=2999,long=2,len=2500,empty=0.4,short=5", "stencil27:n=13,shuffle=3",
        "blockfem:nx=7,ny=5,nz=3,b=3"});  // BSR's entries refuse matrices without blocks
   o.ops = bench::parse_ops("spmv,spmm:3,gemm:67");
   o.precisions = {bench::Precision::F32, bench::Precision::F64};
