@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/spmv/sell_c16_launch.hpp"
 #include "gpu_test_support.hpp"
 #include "sell_c16_cases.hpp"
 #include "spx/column_spans.hpp"
@@ -78,6 +79,62 @@ TYPED_TEST(SellC16Gpu, SpmvMatchesRefOnRandomShapes) {
       continue;
     }
     check(m.name, m.A, seed);
+  }
+}
+
+// Every lane count (1, 2, 4, 8 threads a row; the rule picks one per matrix) on the SELL-C16 cases
+// and random shapes, against the reference, the same bits on a second run; and through a row map
+// (rcm_sell_c16's store): y[map[i]] gets row i.
+TYPED_TEST(SellC16Gpu, EveryLaneCountMatchesRef) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed << " " << precision_name<T>());
+  std::vector<std::pair<std::string, Csr<T, int32_t>>> matrices;
+  for (auto& c : sell_c16_cases<T>(seed)) matrices.emplace_back(c.name, c.A);
+  matrices.emplace_back("long rows, few", gen::generate<T, int32_t>("blockfem:n=5,b=6,seed=4"));
+  matrices.emplace_back("odd rows, empty rows", test::random_csr<T, int32_t>(1001, 777, 0, 90, seed, 0.3));
+  for (const auto& [name, A] : matrices) {
+    const SellC16<T> host = to_sell_c16(A);
+    const auto dA = cuda::upload_sell_c16(ctx, host);
+    const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed + 1);
+    const auto dx = cuda::to_device(ctx, x, "x");
+    // A row map: reversed rows.
+    std::vector<int32_t> map(static_cast<std::size_t>(A.rows));
+    for (int32_t i = 0; i < A.rows; ++i) map[static_cast<std::size_t>(i)] = A.rows - 1 - i;
+    const auto dmap = cuda::to_device(ctx, map, "row map");
+    for (int lanes : {1, 2, 4, 8}) {
+      for (const SpmvCase<T>& c : spmv_cases(A, x, seed + 2)) {
+        const std::string what = name + ", " + std::to_string(lanes) + " lanes" + c.label();
+        auto dy = cuda::to_device(ctx, c.y0, "y");
+        cuda::detail::spmv_sell_c16_rows(ctx, dA, std::span<const T>(dx.span()), dy.span(), {}, c.alpha,
+                                         c.beta, lanes);
+        const auto got = cuda::to_host(ctx, std::span<const T>(dy.span()));
+        c.expect_close(got, what);
+        auto dy2 = cuda::to_device(ctx, c.y0, "y");
+        cuda::detail::spmv_sell_c16_rows(ctx, dA, std::span<const T>(dx.span()), dy2.span(), {}, c.alpha,
+                                         c.beta, lanes);
+        EXPECT_TRUE(same_bits(cuda::to_host(ctx, std::span<const T>(dy2.span())), got)) << what << ": run 2";
+        // Through the row map: y0 and the result permuted alike.
+        std::vector<T> y0m(c.y0.size());
+        for (std::size_t i = 0; i < map.size(); ++i) y0m[static_cast<std::size_t>(map[i])] = c.y0[i];
+        auto dym = cuda::to_device(ctx, y0m, "y mapped");
+        cuda::detail::spmv_sell_c16_rows(ctx, dA, std::span<const T>(dx.span()), dym.span(),
+                                         std::span<const int32_t>(dmap.span()), c.alpha, c.beta, lanes);
+        const auto gotm = cuda::to_host(ctx, std::span<const T>(dym.span()));
+        for (std::size_t i = 0; i < map.size(); ++i)
+          ASSERT_TRUE(
+              same_bits(std::vector<T>{gotm[static_cast<std::size_t>(map[i])]}, std::vector<T>{got[i]}))
+              << what << ": mapped row " << i;
+      }
+    }
+    if (A.rows > 0) {  // a lane count without a kernel is refused
+      auto dy = cuda::to_device(ctx, std::vector<T>(static_cast<std::size_t>(A.rows)), "y");
+      EXPECT_THROW(cuda::detail::spmv_sell_c16_rows(ctx, dA, std::span<const T>(dx.span()), dy.span(), {},
+                                                    T{1}, T{0}, 3),
+                   Error);
+    }
   }
 }
 
