@@ -53,8 +53,8 @@ namespace {
 constexpr int kGpuHaloTag = 42;
 constexpr std::size_t kBusIdChars = 32;  // "0000:19:00.0" with room to spare
 
-// The rank's index among the ranks of its host, and how many share the host.
-std::pair<int, int> host_rank(MPI_Comm comm) {
+// The rank's index among the ranks of its host, and how many share the host. Collective.
+std::pair<int, int> ranks_on_host(MPI_Comm comm) {
   MPI_Comm host = MPI_COMM_NULL;
   detail::check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host),
                 "MPI_Comm_split_type");
@@ -65,7 +65,9 @@ std::pair<int, int> host_rank(MPI_Comm comm) {
   return {r, n};
 }
 
-int choose_device(const GpuRankOptions& o, MPI_Comm comm) {
+// `host_rank`: the rank's index among its host's ranks (found before, by every rank: a collective
+// must not depend on what this rank's environment says).
+int choose_device(const GpuRankOptions& o, int host_rank) {
   const int visible = spx::cuda::device_count();
   if (visible == 0)
     throw Error(fmt::format("GPU ranks need a GPU: {} (drop --backend cuda to run CPU ranks)",
@@ -81,7 +83,7 @@ int choose_device(const GpuRankOptions& o, MPI_Comm comm) {
       device = static_cast<int>(v);
       how = kRankGpuEnv;
     } else {
-      device = host_rank(comm).first % visible;
+      device = host_rank % visible;
       how = "the host-local rank";
     }
   }
@@ -191,9 +193,10 @@ GpuProduct<T>::GpuProduct(const RankMatrix<T>& A, const GpuRankOptions& options)
     : impl_(std::make_unique<Impl>(A)) {
   Impl& m = *impl_;
   const MPI_Comm comm = detail::comm(A.group);
+  const int on_host = ranks_on_host(comm).first;
   std::string error;
   try {
-    m.device = choose_device(options, comm);
+    m.device = choose_device(options, on_host);
   } catch (const Error& e) {
     error = e.what();
   }
