@@ -25,8 +25,8 @@ fi
 if [[ $mode == refusal ]]; then echo "skipped: a GPU is present (MpiGpuCliDist runs the GPU checks)"; exit 0; fi
 for n in 1 2 4; do
   for halo in auto mpi; do
-    run "$n" "$spx" cg stencil27:n=12 --dist --backend cuda --operator csr_vector --halo "$halo" \
-      --precond jacobi --precision f32,f64 --history --json "$work/cg$n$halo.json" >/dev/null
+    run "$n" "$spx" cg fem2d:n=24,p=2 --dist --backend cuda --operator csr_vector --halo "$halo" \
+      --precond jacobi --precision f32,f64 --tol 1e-5 --history --json "$work/cg$n$halo.json" >/dev/null
   done
   run "$n" "$spx" bench powerlaw:n=3000 --dist --backend cuda --min-time 0 --precision f32,f64 \
     --json "$work/bench$n.json" >/dev/null
