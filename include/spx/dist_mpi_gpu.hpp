@@ -6,9 +6,10 @@
 // GpuProduct as its operator: one CG driver, with exact sums, for CPU and GPU ranks.
 //
 // What is guaranteed: every row of a rank's matrix keeps its nonzeros in global column order, so
-// a kernel whose row sum depends on the row alone (the deterministic ones the tests pin, e.g.
-// csr_scalar) gives y bitwise equal to the same kernel on the whole matrix on one GPU, for every
-// rank count and either transport; CG's iterates then agree bitwise across rank counts. GPU and
+// a kernel whose row sum depends on the row alone (csr_vector, which the tests pin, on rows shorter
+// than its long-row threshold: 2048 nonzeros or more, growing with the part's nonzeros) gives y
+// bitwise equal to the same kernel on the whole matrix on one GPU, for every rank count and either
+// transport; CG's iterates then agree bitwise across rank counts. GPU and
 // CPU ranks sum rows in different orders, so they agree to rounding, not bitwise.
 //
 // Built with MPI and CUDA (built_with_gpu_ranks()); otherwise, or on a machine without a usable
