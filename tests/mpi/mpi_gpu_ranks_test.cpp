@@ -6,6 +6,7 @@
 // against the CPU ranks. Without a GPU every test skips.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -160,7 +161,8 @@ void expect_cg_is_rank_independent(const Csr<T, int32_t>& whole, spx::Preconditi
   std::vector<T> xc(static_cast<std::size_t>(rows.block_size(r)));
   const auto cpu = mpi::cg(A, block(b, rows, r), std::span<T>(xc), o);
   EXPECT_EQ(cpu.status, spx::CgStatus::Converged);
-  EXPECT_NEAR(static_cast<double>(cpu.iterations), static_cast<double>(want.iterations), 2.0);
+  EXPECT_NEAR(static_cast<double>(cpu.iterations), static_cast<double>(want.iterations),
+              std::max(2.0, 0.1 * static_cast<double>(want.iterations)));
 }
 
 TEST(MpiGpuRanks, CgIteratesAreIdenticalForEveryRankCountAndTransport) {
