@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <span>
@@ -187,6 +188,29 @@ TEST(MpiGpuRanks, AutoPicksNcclOnlyWhenEveryRankHasItsOwnGpu) {
   if (!own) {  // NCCL refuses two ranks on one GPU: every rank learns it, none hangs
     EXPECT_THROW(mpi::GpuProduct<double>(A, pinned(mpi::HaloTransport::Nccl)), mpi::JobError);
   }
+}
+
+TEST(MpiGpuRanks, TheEnvironmentPicksTheGpu) {
+  SKIP_WITHOUT_GPU();
+  const auto whole = spx::gen::stencil_2d_5pt<double>(8, 8);
+  const int P = mpi::size(), r = mpi::rank();
+  const auto rows = spx::dist::partition_rows(whole, P);
+  const auto A = mpi::distribute(mpi::Group::World,
+                                 mpi::rows_of(whole, rows.begin[static_cast<std::size_t>(r)],
+                                              rows.begin[static_cast<std::size_t>(r) + 1]),
+                                 rows, rows);
+  const int last = spx::cuda::device_count() - 1;
+  setenv(mpi::kRankGpuEnv, std::to_string(last).c_str(), 1);
+  {
+    mpi::GpuProduct<double> product(A);
+    EXPECT_EQ(product.device(), last);
+    if (P > 1) {  // every rank on one GPU
+      EXPECT_EQ(product.halo(), mpi::HaloTransport::Mpi);
+    }
+  }
+  setenv(mpi::kRankGpuEnv, "first", 1);
+  EXPECT_THROW(mpi::GpuProduct<double>{A}, mpi::JobError);
+  unsetenv(mpi::kRankGpuEnv);
 }
 
 TEST(MpiGpuRanks, AGpuIndexOutOfRangeStopsEveryRank) {
