@@ -41,8 +41,9 @@ struct BenchCliOptions {
   bool studies = false;
   bool quiet = false;
   std::string gpus;                // team sizes: the multi-GPU benchmark
-  bool dist = false;               // this MPI job's ranks, on CPUs (mpi_ranks.hpp)
+  bool dist = false;               // this MPI job's ranks, on CPUs or GPUs (mpi_ranks.hpp)
   std::string partition = "rows";  // --dist: rows or metis
+  std::string halo = "auto";       // --dist --backend cuda: auto, nccl or mpi
 };
 
 void print_list(const bench::Registry& registry, bool studies) {
@@ -131,10 +132,18 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
   if (cli.dist) {
     if (!cli.gpus.empty())
       throw Error("--dist runs CPU ranks under MPI; --gpus one process's GPUs: give one");
-    if (cli.backend == "cuda") throw Error("--dist runs on CPUs; drop --backend cuda");
-    warn_not_applied(cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies", "--threads"},
-                     "with --dist (omp::spmv on each rank; OMP_NUM_THREADS sets its threads)");
     MpiBenchOptions m;
+    m.gpu = cli.backend == "cuda";
+    if (m.gpu) {
+      warn_not_applied(cmd, {"--formats", "--repeat", "--max-nnz", "--studies", "--threads"},
+                       "with --dist --backend cuda (each rank's planned SpMV; --kernels restricts the plan)");
+      m.kernels = cli.kernels;
+      m.halo = cli.halo;
+    } else {
+      warn_not_applied(
+          cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies", "--threads", "--halo"},
+          "with --dist on CPUs (omp::spmv on each rank; OMP_NUM_THREADS sets its threads)");
+    }
     m.matrices = o.matrices;
     for (const auto& op : o.ops)
       if (op.op != bench::OpKind::Spmv) throw Error("--dist: only --ops spmv runs on MPI ranks");
@@ -145,7 +154,7 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
     run_mpi_bench(m);
     return;
   }
-  warn_not_applied(cmd, {"--partition"}, "without --dist");
+  warn_not_applied(cmd, {"--partition", "--halo"}, "without --dist");
   if (!cli.gpus.empty()) {
     warn_not_applied(cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies"},
                      "with --gpus (the distributed products)");
@@ -241,12 +250,20 @@ void add_bench_command(CLI::App& app) {
          "Team sizes for the distributed products over NCCL, e.g. 1,2,4: each matrix split over that "
          "many GPUs, timed whole and by piece (local, halo, remote), checked (spmv, spmm:L)")
       ->type_name("N[,N...]");
-  cmd->add_flag("--dist", o->dist,
-                "SpMV on this MPI job's ranks, one process per rank on CPUs (mpirun -np N spx bench FILE "
-                "--dist): rows split by nonzeros, halo over MPI, checked bitwise against one process");
+  cmd->add_flag(
+      "--dist", o->dist,
+      "SpMV on this MPI job's ranks, one process per rank (mpirun -np N spx bench FILE --dist): rows "
+      "split by nonzeros; on CPUs (checked bitwise against one process) or, with --backend cuda, "
+      "one GPU per rank (checked against the CPU)");
   cmd->add_option("--partition", o->partition,
                   "--dist: rows (contiguous, balanced by nonzeros) or metis (METIS parts, rank 0 renumbers)")
       ->check(CLI::IsMember({"rows", "metis"}))
+      ->capture_default_str();
+  cmd->add_option(
+         "--halo", o->halo,
+         "--dist --backend cuda: how the x halo moves between GPU ranks: nccl (a GPU per rank), mpi "
+         "(staged through the host; ranks may share a GPU) or auto (nccl when no two ranks share one)")
+      ->check(CLI::IsMember({"auto", "nccl", "mpi"}))
       ->capture_default_str();
   cmd->add_flag("--list", o->list, "List backends, kernels and suites, then exit");
   cmd->add_flag("--studies", o->studies,
