@@ -1,6 +1,6 @@
 // A GPU rank's product (spx/dist_mpi_gpu.hpp): the rank's device, the halo transport agreed by all
-// ranks, the merged [owned | halo] matrix as one planned SparseMatrix, and the product with its
-// halo moved by NCCL on the rank's stream or staged through the host over MPI.
+// ranks, the merged owned + halo matrix (columns in global order) as one planned SparseMatrix, and the
+// product with its halo moved by NCCL on the rank's stream or staged through the host over MPI.
 #ifdef SPX_HAVE_CUDA
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -126,14 +126,38 @@ struct GpuProduct<T>::Impl {
   HaloTransport halo = HaloTransport::Mpi;
   std::optional<spx::cuda::Context> ctx;
   std::optional<spx::cuda::SparseMatrix<T>> M;
-  spx::cuda::DeviceBuffer<T> x_ext, y, send_buffer;  // x_ext: [owned x | halo] on the device
-  spx::cuda::DeviceBuffer<int32_t> send_index;       // every send list, concatenated in A.send order
-  std::vector<T> host_send, host_halo;               // the MPI transport's staging
+  // x_ext on the device: [halo below the owned columns | owned x | halo above], the columns in
+  // increasing global order, so the device matrix (its columns renumbered alike) is canonical CSR
+  // with each row's nonzeros in the order of the whole matrix's row. halo_below: how many are below.
+  spx::cuda::DeviceBuffer<T> x_ext, y, send_buffer;
+  int64_t halo_below = 0;
+  spx::cuda::DeviceBuffer<int32_t> send_index;  // every send list, concatenated in A.send order
+  std::vector<T> host_send, host_halo;          // the MPI transport's staging
   ncclComm_t nccl = nullptr;
 
   explicit Impl(const RankMatrix<T>& A_) : A(A_) {}
   ~Impl() {
     if (nccl) ncclCommDestroy(nccl);
+  }
+
+  // Where halo entry h (A's column owned + h) sits in x_ext.
+  int64_t halo_slot(int64_t h) const { return h < halo_below ? h : A.owned + h; }
+
+  // A's columns renumbered to x_ext's order: owned c -> halo_below + c, halo h -> halo_slot(h).
+  Csr<T, int32_t> monotone_columns() const {
+    Csr<T, int32_t> B = A.A;
+    for (int32_t& c : B.col_idx)
+      c = static_cast<int32_t>(c < A.owned ? halo_below + c : halo_slot(c - A.owned));
+    return B;
+  }
+
+  // A message's entries are consecutive halo entries from one rank, all below or all above the
+  // owned columns (ranks own increasing column blocks): one contiguous run of x_ext.
+  int64_t recv_slot(const HaloMessage& m) const {
+    const int64_t first = halo_slot(m.recv_offset), last = halo_slot(m.recv_offset + m.count() - 1);
+    if (m.count() > 0 && last - first != m.count() - 1)
+      throw Error(fmt::format("rank {}: the halo from rank {} straddles the owned columns", A.rank, m.from));
+    return first;
   }
 
   int64_t send_total() const {
@@ -154,8 +178,8 @@ struct GpuProduct<T>::Impl {
       at += m.count();
     }
     for (const auto& m : A.recv)
-      SPX_NCCL_CHECK(ncclRecv(x_ext.data() + A.owned + m.recv_offset, static_cast<std::size_t>(m.count()),
-                              type, m.from, nccl, ctx->stream()));
+      SPX_NCCL_CHECK(ncclRecv(x_ext.data() + recv_slot(m), static_cast<std::size_t>(m.count()), type, m.from,
+                              nccl, ctx->stream()));
     SPX_NCCL_CHECK(ncclGroupEnd());
   }
 
@@ -182,9 +206,11 @@ struct GpuProduct<T>::Impl {
     }
     detail::check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
                   "MPI_Waitall");
-    if (!host_halo.empty())
-      spx::cuda::copy_to_device_async(*ctx, x_ext.data() + A.owned, host_halo.data(),
-                                      host_halo.size() * sizeof(T));
+    const auto below = static_cast<std::size_t>(halo_below);
+    if (below > 0) spx::cuda::copy_to_device_async(*ctx, x_ext.data(), host_halo.data(), below * sizeof(T));
+    if (host_halo.size() > below)
+      spx::cuda::copy_to_device_async(*ctx, x_ext.data() + halo_below + A.owned, host_halo.data() + below,
+                                      (host_halo.size() - below) * sizeof(T));
   }
 };
 
@@ -213,7 +239,10 @@ GpuProduct<T>::GpuProduct(const RankMatrix<T>& A, const GpuRankOptions& options)
 
   try {
     m.ctx.emplace(m.device);
-    m.M.emplace(*m.ctx, A.A);  // a copy: A stays the CG driver's (Jacobi's diagonal)
+    m.halo_below =
+        std::lower_bound(A.halo_global.begin(), A.halo_global.end(), A.col_begin) - A.halo_global.begin();
+    for (const auto& r : A.recv) (void)m.recv_slot(r);
+    m.M.emplace(*m.ctx, m.monotone_columns());  // a copy: A stays the CG driver's (Jacobi's diagonal)
     m.M->plan_spmv(options.plan);
     m.x_ext = spx::cuda::DeviceBuffer<T>(static_cast<std::size_t>(A.A.cols), "GPU rank x and halo");
     m.y = spx::cuda::DeviceBuffer<T>(static_cast<std::size_t>(A.A.rows), "GPU rank y");
@@ -221,7 +250,8 @@ GpuProduct<T>::GpuProduct(const RankMatrix<T>& A, const GpuRankOptions& options)
     if (m.halo == HaloTransport::Nccl) {
       std::vector<int32_t> index;
       index.reserve(static_cast<std::size_t>(sends));
-      for (const auto& s : A.send) index.insert(index.end(), s.send_local.begin(), s.send_local.end());
+      for (const auto& s : A.send)
+        for (const int32_t c : s.send_local) index.push_back(static_cast<int32_t>(m.halo_below + c));
       m.send_index = spx::cuda::to_device(*m.ctx, index, "GPU rank send index");
       m.send_buffer = spx::cuda::DeviceBuffer<T>(static_cast<std::size_t>(sends), "GPU rank send buffer");
     } else {
@@ -259,7 +289,8 @@ void GpuProduct<T>::operator()(std::span<const T> x, std::span<T> y) {
     throw Error(fmt::format("spmv: rank {} got x of {} and y of {} entries; it owns {} of x and {} rows",
                             A.rank, x.size(), y.size(), A.owned, A.A.rows));
   SPX_CUDA_CHECK(cudaSetDevice(m.device));
-  if (!x.empty()) spx::cuda::copy_to_device_async(*m.ctx, m.x_ext.data(), x.data(), x.size_bytes());
+  if (!x.empty())
+    spx::cuda::copy_to_device_async(*m.ctx, m.x_ext.data() + m.halo_below, x.data(), x.size_bytes());
   if (m.halo == HaloTransport::Nccl)
     m.exchange_nccl();
   else
