@@ -57,8 +57,8 @@ GemmEmulationChoice gemm_emulation_plan(int64_t m, int64_t n, int64_t k, bool re
   }
   // Figures: the H100's without a device (spx gemm --explain on a machine without a GPU).
   const bool figures = device.sm_count == 0 || device.cc_major >= t.min_cc_major;
-  const DeviceLimits d = device_limits(device);
-  const double sms = d.sm_count, hbm = d.stream_gbs * 1e3;  // bytes per µs
+  const model::DeviceBasics d = model::device_basics(device);
+  const double sms = d.sm_count, hbm = streaming_gbs(device) * 1e3;  // bytes per µs
   const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
   const double kpad = std::ceil(kd / ozaki::kPadK) * ozaki::kPadK;
   // One INT8 GEMM: waves of the tile on every SM at the measured rate, or its bytes (operands once,
