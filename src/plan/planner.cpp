@@ -100,7 +100,6 @@ namespace {
 // The options' own refusals (why_none leaves them out of an error message).
 constexpr std::string_view kNotAllowedKernel = "not among the allowed kernels";
 constexpr std::string_view kVendorOff = "vendor candidates are off";
-constexpr int64_t kMaxOffset32 = 2147483647;  // the largest nonzero count 32-bit row offsets hold
 }  // namespace
 
 std::vector<Candidate> candidates(const Problem& p, const Options& o, const model::DeviceBasics& device,
@@ -143,8 +142,7 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
       refuse("rounds the values to float: allowed only with Options::mixed_precision");
     if (p.offset_bits == 64) {
       if (!row->offsets64)
-        refuse(fmt::format("runs with 32-bit row offsets only; this matrix has 64-bit ones ({} nonzeros{})",
-                           p.stats.nnz, p.stats.nnz > kMaxOffset32 ? ", past 2^31 - 1" : ": asked for"));
+        refuse(offsets32_only_reason(p.stats.nnz));
       else if (c.owner == "cuSPARSE")
         c.extra_bytes += 8 * static_cast<std::size_t>(p.stats.nnz);  // its copy of the columns, widened
     }
