@@ -108,14 +108,21 @@ struct SparseMatrix<T>::Impl {
     return {&host, &device, &stats, nullptr, {}, std::span<const uint64_t>(extras.value_table_bits)};
   }
 
-  // The wide matrix of a validated host matrix of 64-bit or 32-bit indices: its statistics, the
-  // device copy, the host row pointer.
+  // The wide matrix of a host matrix of 64-bit or 32-bit indices (validated here): its statistics,
+  // the device copy, the host row pointer. No host copy is kept.
   template <class I>
-  void hold_wide(Csr<T, I>& A) {
+  void hold_wide(const Csr<T, I>& A) {
     stats = spx::stats(A);  // validates A first
     wide = upload_wide(*ctx, A);
     wide_row_ptr.assign(A.row_ptr.begin(), A.row_ptr.end());
-    A = Csr<T, I>();  // no host copy is kept (nor held twice while the caller's is alive)
+  }
+
+  // A matrix at 32-bit offsets: its statistics (validating it), the device copy, the host copy kept.
+  void hold_narrow(Csr<T, int32_t> A) {
+    stats = spx::stats(A);
+    extras.column_spans = column_span_stats(A);
+    device = detail::upload_valid(*ctx, A);  // validated by stats above
+    host = std::move(A);
   }
 
   const MatrixFeatures& ensure_features() {
@@ -566,26 +573,33 @@ SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int32_t> A, plan::IndexWidth 
     impl_->hold_wide(A);
     return;
   }
-  impl_->stats = spx::stats(A);  // validates A first
-  impl_->extras.column_spans = column_span_stats(A);
-  impl_->device = detail::upload_valid(ctx, A);  // validated just above
-  impl_->host = std::move(A);
+  impl_->hold_narrow(std::move(A));
 }
 
 template <class T>
-SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int64_t> A, plan::IndexWidth width)
+SparseMatrix<T>::SparseMatrix(Context& ctx, const Csr<T, int64_t>& A, plan::IndexWidth width)
     : impl_(std::make_unique<Impl>()) {
   impl_->ctx = &ctx;
   if (plan::offset_bits(width, A.rows, A.cols, A.nnz()) == 64) {
     impl_->hold_wide(A);
     return;
   }
-  Csr<T, int32_t> narrow = cast<T, int32_t>(A);  // validates; it fits (offset_bits said so)
+  impl_->hold_narrow(cast<T, int32_t>(A));  // cast validates; it fits (offset_bits said so)
+}
+
+template <class T>
+SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int64_t>&& A, plan::IndexWidth width)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->ctx = &ctx;
+  // The caller's matrix is freed as soon as it is read, so it is never held twice.
+  if (plan::offset_bits(width, A.rows, A.cols, A.nnz()) == 64) {
+    impl_->hold_wide(A);
+    A = Csr<T, int64_t>();
+    return;
+  }
+  Csr<T, int32_t> narrow = cast<T, int32_t>(A);
   A = Csr<T, int64_t>();
-  impl_->stats = spx::stats(narrow);
-  impl_->extras.column_spans = column_span_stats(narrow);
-  impl_->device = detail::upload_valid(ctx, narrow);  // validated by stats above
-  impl_->host = std::move(narrow);
+  impl_->hold_narrow(std::move(narrow));
 }
 
 template <class T>
