@@ -197,7 +197,8 @@ void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, con
     if (c.format != "csr" && o.expected_calls < t.rule_min_calls_to_convert) c.rule_rank += 1000;
     c.predicted_us = std::numeric_limits<double>::quiet_NaN();
     c.model_error = std::numeric_limits<double>::quiet_NaN();
-    if (o.mode != Mode::Rule && profile != nullptr && p.features) {
+    // At 64-bit offsets no fit applies, and the features hold only the format rows' fields.
+    if (o.mode != Mode::Rule && profile != nullptr && p.features && p.offset_bits == 32) {
       const model::KernelKey key = model_key(kernel_row(c.kernel), p);
       const FormatRow& format = format_of(c.format);
       const double format_bytes = format.model_matrix_bytes != nullptr ? format.model_matrix_bytes(p) : 0.0;

@@ -6,15 +6,18 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "cpu/cpu_kernel_bounds.hpp"
 #include "cuda/formats/row_blocks.hpp"
 #include "plan/catalogue.hpp"
+#include "spx/column_spans.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
 #include "spx/plan.hpp"
+#include "spx/sell_c16.hpp"
 #include "spx/stats.hpp"
 
 namespace spx::test {
@@ -102,6 +105,33 @@ TEST(IndexWidth, OnlyKernelsWithA64BitPathAreCandidates) {
       EXPECT_NE(c.why_not.find("past 2^31 - 1"), std::string::npos) << c.kernel << ": " << c.why_not;
     }
   }
+}
+
+// SELL-C16 has a 64-bit path (converted on the device from the 64-bit CSR): eligible at 64 bits
+// where its column spans allow, given what the front door's 64-bit matrix hands the planner (the
+// spans and the SELL slots from the row pointer); its dictionary variant is not (its table is made
+// from the host copy, which a 64-bit matrix does not keep).
+TEST(IndexWidth, SellC16RunsAtSixtyFourBits) {
+  const auto A = gen::generate<double, int32_t>("stencil27:n=10");
+  const std::vector<int64_t> row_ptr(A.row_ptr.begin(), A.row_ptr.end());
+  EXPECT_EQ(sell_c16_slots(std::span<const int64_t>(row_ptr)), sell_c16_slots(A));
+  plan::Problem p;
+  p.op = plan::Operation::Spmv;
+  p.stats = stats(A);
+  p.column_spans = column_span_stats(A);
+  p.features = MatrixFeatures{};
+  p.features->sell_slots = sell_c16_slots(A);
+  p.offset_bits = 64;
+  bool sell = false, dict = false;
+  for (const plan::Candidate& c : plan::candidates(p, {}, {}, kPlenty)) {
+    if (c.kernel == "sell_c16") {
+      sell = c.eligible;
+      EXPECT_TRUE(sell) << c.why_not;
+    }
+    if (c.kernel == "sell_c16_dict") dict = c.why_not.find("32-bit row offsets only") != std::string::npos;
+  }
+  EXPECT_TRUE(sell);
+  EXPECT_TRUE(dict);
 }
 
 TEST(IndexWidth, RowLengthFingerprintSeesLengthsNotColumns) {

@@ -233,14 +233,19 @@ class Ell final : public Executor<T> {
   DeviceEll<T, int32_t> A_;
 };
 
-// SELL-C16: converted on the device from the CSR there (the planner admits it only where every row
-// spans at most 65535 columns; the conversion throws naming the first row otherwise).
+// SELL-C16: converted on the device from the CSR there, at either offset width (the planner admits
+// it only where every row spans at most 65535 columns; the conversion throws naming the first row
+// otherwise).
+template <class T>
+DeviceSellC16<T> sell_c16_of(Context& ctx, const MatrixParts<T>& m) {
+  if (m.wide != nullptr) return to_sell_c16(ctx, *m.wide);
+  return to_sell_c16(ctx, *m.device);
+}
+
 template <class T>
 class SellC16Spmv final : public Executor<T> {
  public:
-  SellC16Spmv(Context& ctx, const MatrixParts<T>& m) : A_(to_sell_c16(ctx, *m.device)) {
-    this->bytes = A_.bytes();
-  }
+  SellC16Spmv(Context& ctx, const MatrixParts<T>& m) : A_(sell_c16_of(ctx, m)) { this->bytes = A_.bytes(); }
   void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
     spmv_sell_c16(ctx, A_, x, y, alpha, beta);
   }

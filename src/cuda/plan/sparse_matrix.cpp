@@ -30,6 +30,7 @@
 #include "spx/cuda/timing.hpp"
 #include "spx/error.hpp"
 #include "spx/model.hpp"
+#include "spx/sell_c16.hpp"
 
 namespace spx::cuda {
 
@@ -112,7 +113,8 @@ struct SparseMatrix<T>::Impl {
   // the device copy, the host row pointer. No host copy is kept.
   template <class I>
   void hold_wide(const Csr<T, I>& A) {
-    stats = spx::stats(A);  // validates A first
+    stats = spx::stats(A);                       // validates A first
+    extras.column_spans = column_span_stats(A);  // SELL-C16's eligibility at 64 bits
     wide = upload_wide(*ctx, A);
     wide_row_ptr.assign(A.row_ptr.begin(), A.row_ptr.end());
   }
@@ -556,8 +558,18 @@ struct SparseMatrix<T>::Impl {
     p.layout = layout;
     p.value_bytes = static_cast<int>(sizeof(T));
     p.stats = stats;
-    if (wide) {  // the host extras need the host matrix; only CSR kernels run on 64-bit offsets anyway
+    if (wide) {
+      // The host extras need the host matrix: only the column spans, taken while it was there (none
+      // for a matrix assembled on the device), and of the features the SELL slots (from the row
+      // pointer), what SELL-C16's row reads. The model is not used at 64 bits.
       p.offset_bits = 64;
+      p.column_spans = extras.column_spans;
+      MatrixFeatures f;
+      f.rows = stats.rows;
+      f.cols = stats.cols;
+      f.nnz = stats.nnz;
+      f.sell_slots = sell_c16_slots(std::span<const int64_t>(wide_row_ptr));
+      p.features = f;
       return p;
     }
     plan::fill_host_extras(host, extras, p);
