@@ -132,6 +132,11 @@ struct HostExtras {
 /// nothing), then copies it into p. Milliseconds on 10M nonzeros (the statistics are sampled).
 template <class T>
 void fill_host_extras(const Csr<T, int32_t>& A, HostExtras& extras, Problem& p);
+/// extras.distinct_values (counting stops at the 257th) and, where at most 256, value_table_bits,
+/// from the matrix's values (once: nothing when already counted). Part of fill_host_extras; the
+/// front door's 64-bit matrix calls it alone, before its host copy goes.
+template <class T>
+void count_distinct_values(std::span<const T> values, HostExtras& extras);
 
 /// One candidate, as explain() lists it.
 struct Candidate {

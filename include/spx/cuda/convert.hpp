@@ -59,5 +59,7 @@ DeviceSellC16<T> to_sell_c16(Context& ctx, const WideDeviceCsr<T>& A);
 // table is an spx::Error.
 template <class T>
 DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const DeviceCsr<T, int32_t>& A, std::span<const T> table);
+template <class T>
+DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const WideDeviceCsr<T>& A, std::span<const T> table);
 
 }  // namespace spx::cuda

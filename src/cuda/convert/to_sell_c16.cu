@@ -111,9 +111,9 @@ __device__ __forceinline__ Bits<T> device_bits(T v) {
 // Pass 4. Padding slots (value 0, which need not be in the table) get code 0, as on the host; a real
 // slot's value must be in the table (`missing` counts those that are not). codes == nullptr: a
 // one-value table, checked but not coded.
-template <class T>
+template <class T, class O>
 __global__ void __launch_bounds__(kBlock)
-    sell_c16_codes_kernel(int32_t rows, int64_t padded_rows, const int32_t* __restrict__ row_ptr,
+    sell_c16_codes_kernel(int32_t rows, int64_t padded_rows, const O* __restrict__ row_ptr,
                           const int64_t* __restrict__ slice_ptr, const T* __restrict__ slot_values,
                           const Bits<T>* __restrict__ sorted_bits, const uint8_t* __restrict__ sorted_index,
                           int table_size, uint8_t* __restrict__ codes, unsigned* __restrict__ missing) {
@@ -208,23 +208,11 @@ DeviceSellC16<T> sell_c16_of(Context& ctx, const DeviceCsr<T, int32_t, O>& A) {
   return S;
 }
 
-}  // namespace
-
-template <class T>
-DeviceSellC16<T> to_sell_c16(Context& ctx, const DeviceCsr<T, int32_t>& A) {
-  return sell_c16_of(ctx, A);
-}
-
-template <class T>
-DeviceSellC16<T> to_sell_c16(Context& ctx, const WideDeviceCsr<T>& A) {
-  return sell_c16_of(ctx, A);
-}
-
-template <class T>
-DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const DeviceCsr<T, int32_t>& A,
+template <class T, class O>
+DeviceSellC16Dict<T> sell_c16_dict_of(Context& ctx, const DeviceCsr<T, int32_t, O>& A,
                                       std::span<const T> table) {
   detail::check_dict_table("cuda::to_sell_c16_dict", table.size(), kSellC16DictMaxValues);
-  DeviceSellC16<T> S = to_sell_c16(ctx, A);
+  DeviceSellC16<T> S = sell_c16_of(ctx, A);
   DeviceSellC16Dict<T> D;
   D.rows = S.rows;
   D.cols = S.cols;
@@ -259,7 +247,7 @@ DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const DeviceCsr<T, int32_t>&
     const int64_t max_width = detail::longest_row(ctx, A).length;
     auto* missing = static_cast<unsigned*>(ctx.workspace(sizeof(unsigned)));
     SPX_CUDA_CHECK(cudaMemsetAsync(missing, 0, sizeof(unsigned), ctx.stream()));
-    sell_c16_codes_kernel<T><<<fill_grid(ctx, slices * kSlice, max_width), kBlock, 0, ctx.stream()>>>(
+    sell_c16_codes_kernel<T, O><<<fill_grid(ctx, slices * kSlice, max_width), kBlock, 0, ctx.stream()>>>(
         A.rows, slices * kSlice, A.row_ptr.data(), S.slice_ptr.data(), S.values.data(), d_bits.data(),
         d_index.data(), static_cast<int>(table.size()), table.size() > 1 ? D.codes.data() : nullptr, missing);
     SPX_CHECK_LAUNCH("sell_c16_codes_kernel", ctx.stream());
@@ -274,6 +262,29 @@ DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const DeviceCsr<T, int32_t>&
   return D;
 }
 
+}  // namespace
+
+template <class T>
+DeviceSellC16<T> to_sell_c16(Context& ctx, const DeviceCsr<T, int32_t>& A) {
+  return sell_c16_of(ctx, A);
+}
+
+template <class T>
+DeviceSellC16<T> to_sell_c16(Context& ctx, const WideDeviceCsr<T>& A) {
+  return sell_c16_of(ctx, A);
+}
+
+template <class T>
+DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const DeviceCsr<T, int32_t>& A,
+                                      std::span<const T> table) {
+  return sell_c16_dict_of(ctx, A, table);
+}
+
+template <class T>
+DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const WideDeviceCsr<T>& A, std::span<const T> table) {
+  return sell_c16_dict_of(ctx, A, table);
+}
+
 template DeviceSellC16<float> to_sell_c16(Context&, const DeviceCsr<float, int32_t>&);
 template DeviceSellC16<double> to_sell_c16(Context&, const DeviceCsr<double, int32_t>&);
 template DeviceSellC16<float> to_sell_c16(Context&, const WideDeviceCsr<float>&);
@@ -281,6 +292,10 @@ template DeviceSellC16<double> to_sell_c16(Context&, const WideDeviceCsr<double>
 template DeviceSellC16Dict<float> to_sell_c16_dict(Context&, const DeviceCsr<float, int32_t>&,
                                                    std::span<const float>);
 template DeviceSellC16Dict<double> to_sell_c16_dict(Context&, const DeviceCsr<double, int32_t>&,
+                                                    std::span<const double>);
+template DeviceSellC16Dict<float> to_sell_c16_dict(Context&, const WideDeviceCsr<float>&,
+                                                   std::span<const float>);
+template DeviceSellC16Dict<double> to_sell_c16_dict(Context&, const WideDeviceCsr<double>&,
                                                     std::span<const double>);
 
 }  // namespace spx::cuda

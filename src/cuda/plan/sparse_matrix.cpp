@@ -105,7 +105,13 @@ struct SparseMatrix<T>::Impl {
   std::vector<int64_t> wide_row_ptr;
 
   detail::MatrixParts<T> parts() const {
-    if (wide) return {nullptr, nullptr, &stats, &*wide, std::span<const int64_t>(wide_row_ptr), {}};
+    if (wide)
+      return {nullptr,
+              nullptr,
+              &stats,
+              &*wide,
+              std::span<const int64_t>(wide_row_ptr),
+              std::span<const uint64_t>(extras.value_table_bits)};
     return {&host, &device, &stats, nullptr, {}, std::span<const uint64_t>(extras.value_table_bits)};
   }
 
@@ -115,6 +121,8 @@ struct SparseMatrix<T>::Impl {
   void hold_wide(const Csr<T, I>& A) {
     stats = spx::stats(A);                       // validates A first
     extras.column_spans = column_span_stats(A);  // SELL-C16's eligibility at 64 bits
+    if (extras.column_spans->wide_rows == 0)     // SELL-C16-dict's: its table, made while A is here
+      plan::count_distinct_values(std::span<const T>(A.values), extras);
     wide = upload_wide(*ctx, A);
     wide_row_ptr.assign(A.row_ptr.begin(), A.row_ptr.end());
   }
@@ -559,11 +567,12 @@ struct SparseMatrix<T>::Impl {
     p.value_bytes = static_cast<int>(sizeof(T));
     p.stats = stats;
     if (wide) {
-      // The host extras need the host matrix: only the column spans, taken while it was there (none
-      // for a matrix assembled on the device), and of the features the SELL slots (from the row
-      // pointer), what SELL-C16's row reads. The model is not used at 64 bits.
+      // The host extras need the host matrix: only the column spans and the distinct values, taken
+      // while it was there (none for a matrix assembled on the device), and of the features the SELL
+      // slots (from the row pointer), what the SELL-C16 rows read. The model is not used at 64 bits.
       p.offset_bits = 64;
       p.column_spans = extras.column_spans;
+      p.distinct_values = extras.distinct_values;
       MatrixFeatures f;
       f.rows = stats.rows;
       f.cols = stats.cols;
