@@ -128,14 +128,18 @@ TYPED_TEST(SellC16DictGpu, DeviceConversionEqualsTheHostConversion) {
     const auto dA = cuda::upload(ctx, A);
     const std::vector<T> table = sell_c16_dict_table(std::span<const T>(A.values));
     ASSERT_TRUE(test::same_bits(table, want.table));
-    const auto got = cuda::to_sell_c16_dict(ctx, dA, std::span<const T>(table));
-    EXPECT_EQ(got.slots, want.sell.slots());
-    EXPECT_EQ(got.nnz, want.sell.nnz());
-    EXPECT_EQ(got.bytes(), cuda::upload_sell_c16_dict(ctx, want).bytes());
-    EXPECT_TRUE(cuda::to_host(ctx, std::span<const int64_t>(got.slice_ptr.span())) == want.sell.slice_ptr);
-    EXPECT_TRUE(cuda::to_host(ctx, std::span<const int32_t>(got.base.span())) == want.sell.base);
-    EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint16_t>(got.offsets.span())) == want.sell.offsets);
-    EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint8_t>(got.codes.span())) == want.codes);
+    // From 32- and from 64-bit row offsets: the same arrays.
+    for (const auto& got :
+         {cuda::to_sell_c16_dict(ctx, dA, std::span<const T>(table)),
+          cuda::to_sell_c16_dict(ctx, cuda::upload_wide(ctx, A), std::span<const T>(table))}) {
+      EXPECT_EQ(got.slots, want.sell.slots());
+      EXPECT_EQ(got.nnz, want.sell.nnz());
+      EXPECT_EQ(got.bytes(), cuda::upload_sell_c16_dict(ctx, want).bytes());
+      EXPECT_TRUE(cuda::to_host(ctx, std::span<const int64_t>(got.slice_ptr.span())) == want.sell.slice_ptr);
+      EXPECT_TRUE(cuda::to_host(ctx, std::span<const int32_t>(got.base.span())) == want.sell.base);
+      EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint16_t>(got.offsets.span())) == want.sell.offsets);
+      EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint8_t>(got.codes.span())) == want.codes);
+    }
     if (table.size() < 2) continue;
     // Reversed: every real slot's code now names the same value at its new place.
     const std::vector<T> reversed(table.rbegin(), table.rend());

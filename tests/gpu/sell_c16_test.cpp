@@ -151,14 +151,16 @@ TYPED_TEST(SellC16Gpu, SpmvMatchesRefOnSharedMatrices) {
   });
 }
 
-// The device conversion (cuda::to_sell_c16) gives the host conversion's arrays exactly, on the
-// SELL-C16 cases, the random shapes and the shared matrices the planner admits; a row spanning more
-// than 65535 columns is refused naming the row the host names. Its product equals the reference.
+// The device conversion (cuda::to_sell_c16, from 32- and from 64-bit row offsets) gives the host
+// conversion's arrays exactly, on the SELL-C16 cases, the random shapes and the shared matrices the
+// planner admits; a row spanning more than 65535 columns is refused naming the row the host names.
+// Its product equals the reference.
 template <class T>
 void expect_device_conversion_equals_host(const std::string& name, const Csr<T, int32_t>& A) {
   SCOPED_TRACE(name);
   auto& ctx = gpu();
   const auto dA = cuda::upload(ctx, A);
+  const auto wide = cuda::upload_wide(ctx, A);
   if (column_span_stats(A).wide_rows > 0) {
     std::string host_error;
     try {
@@ -170,19 +172,21 @@ void expect_device_conversion_equals_host(const std::string& name, const Csr<T, 
     const std::string row =
         host_error.substr(host_error.find("row "), host_error.find(" spans") - host_error.find("row "));
     expect_error([&] { (void)cuda::to_sell_c16(ctx, dA); }, row + " spans");
+    expect_error([&] { (void)cuda::to_sell_c16(ctx, wide); }, row + " spans");
     return;
   }
   const SellC16<T> want = to_sell_c16(A);
-  const auto got = cuda::to_sell_c16(ctx, dA);
-  EXPECT_EQ(got.rows, want.rows);
-  EXPECT_EQ(got.cols, want.cols);
-  EXPECT_EQ(got.nnz, want.nnz());
-  EXPECT_EQ(got.slots, want.slots());
-  EXPECT_EQ(got.bytes(), want.bytes());
-  EXPECT_TRUE(cuda::to_host(ctx, std::span<const int64_t>(got.slice_ptr.span())) == want.slice_ptr);
-  EXPECT_TRUE(cuda::to_host(ctx, std::span<const int32_t>(got.base.span())) == want.base);
-  EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint16_t>(got.offsets.span())) == want.offsets);
-  EXPECT_TRUE(same_bits(cuda::to_host(ctx, std::span<const T>(got.values.span())), want.values));
+  for (const auto& got : {cuda::to_sell_c16(ctx, dA), cuda::to_sell_c16(ctx, wide)}) {
+    EXPECT_EQ(got.rows, want.rows);
+    EXPECT_EQ(got.cols, want.cols);
+    EXPECT_EQ(got.nnz, want.nnz());
+    EXPECT_EQ(got.slots, want.slots());
+    EXPECT_EQ(got.bytes(), want.bytes());
+    EXPECT_TRUE(cuda::to_host(ctx, std::span<const int64_t>(got.slice_ptr.span())) == want.slice_ptr);
+    EXPECT_TRUE(cuda::to_host(ctx, std::span<const int32_t>(got.base.span())) == want.base);
+    EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint16_t>(got.offsets.span())) == want.offsets);
+    EXPECT_TRUE(same_bits(cuda::to_host(ctx, std::span<const T>(got.values.span())), want.values));
+  }
 }
 
 TYPED_TEST(SellC16Gpu, DeviceConversionEqualsTheHostConversion) {

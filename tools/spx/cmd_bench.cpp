@@ -44,6 +44,7 @@ struct BenchCliOptions {
   bool dist = false;               // this MPI job's ranks, on CPUs or GPUs (mpi_ranks.hpp)
   std::string partition = "rows";  // --dist: rows or metis
   std::string halo = "auto";       // --dist --backend cuda: auto, nccl or mpi
+  std::string index = "auto";      // auto, 32 or 64 (plan::IndexWidth): each matrix's index width
 };
 
 void print_list(const bench::Registry& registry, bool studies) {
@@ -110,6 +111,7 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
   for (const auto& f : split_commas(cli.formats)) o.formats.push_back(bench::parse_format(f));
   if (cli.repeat > 0) o.timing.fixed_runs = cli.repeat;
   o.timing.min_seconds = cli.min_time;
+  o.index = plan::parse_index_width(cli.index);
   if (!cli.max_nnz.empty()) o.max_nnz = parse_count(cli.max_nnz, "--max-nnz", 0, kMaxCount, "nonzeros");
   if (cli.threads > 0) bench::set_host_threads(cli.threads);
 
@@ -129,6 +131,10 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
     auto sources = bench::resolve_matrices(cli.inputs);
     o.matrices.insert(o.matrices.end(), sources.begin(), sources.end());
   }
+  // The distributed products cut their ranks into 32-bit slices.
+  if (o.index == plan::IndexWidth::Bits64 && (cli.dist || !cli.gpus.empty()))
+    throw Error(fmt::format("--index 64: {} runs with 32-bit indices; drop --index 64 (or {})",
+                            cli.dist ? "--dist" : "--gpus", cli.dist ? "--dist" : "--gpus"));
   if (cli.dist) {
     if (!cli.gpus.empty())
       throw Error("--dist runs CPU ranks under MPI; --gpus one process's GPUs: give one");
@@ -243,6 +249,12 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--max-nnz", o->max_nnz, "Skip matrices with more nonzeros (e.g. 2e6)")->type_name("N");
   cmd->add_option("--threads", o->threads, "OpenMP threads of the CPU kernels (default: all)")
       ->transform(thread_count());
+  cmd->add_option("--index", o->index,
+                  "Index width each matrix is read with: auto (64-bit past 2^31 - 1 nonzeros, from a file's "
+                  "header or a spec's size), 32, or 64 (only kernels with a 64-bit path run: the spx_auto "
+                  "entries, omp_csr, ref_csr; the others are skipped with the reason)")
+      ->check(CLI::IsMember({"auto", "32", "64"}))
+      ->capture_default_str();
   cmd->add_option("--json", o->json, "Write all results as JSON to FILE ('-': stdout, tables go to stderr)")
       ->type_name("FILE|-");
   cmd->add_option(
@@ -280,6 +292,7 @@ Examples:
   spx bench --suite shared --max-nnz 1e6 --precision f32,f64
   spx bench cage11.mtx.gz stencil27:n=64 --ops spmv,spmm:8 --kernels 'omp_*'
   spx bench --ops gemm:512 --precision f32,f64 --json gemm.json
+  spx bench stencil27:n=64 --index 64 --ops spmv,spmm:8
   spx bench --list)");
   cmd->callback([o, cmd] { run_bench_command(*o, *cmd); });
 }
