@@ -438,9 +438,10 @@ def _from_cupy_sparse(S: Any, dtype: Any, index: str) -> Tuple[Any, int]:
     nnz = int(C.nnz)
     bits = 64 if C.indices.dtype.itemsize == 8 or C.indptr.dtype.itemsize == 8 else 32
     _spx.require_host_copy(rows, cols, nnz, C.data.dtype.itemsize, bits, "the CuPy matrix's download")
-    with C.device:
+    device = C.data.device  # cupyx.scipy.sparse matrices have no .device (NotImplementedError)
+    with device:
         data, indices, indptr = C.data.get(), C.indices.get(), C.indptr.get()
-    return _from_arrays(data, indices, indptr, (rows, cols), dtype, index), int(C.device.id)
+    return _from_arrays(data, indices, indptr, (rows, cols), dtype, index), int(device.id)
 
 
 def _dimension(n: Any, shape: Any) -> int:

@@ -121,14 +121,17 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
     } else if (row->work == Work::RcmSellC16) {
       // SELL-C16 (or its dictionary) on the renumbered matrix, its x' gathers as estimated after RCM;
       // the gather of x touches one random sector a row, and so does the write of y through the
-      // permutation; the permutation is streamed twice, x' written and read once.
+      // permutation; the permutation is streamed twice, x' written and read once. Those two random
+      // sectors a row go to DRAM (they are the matrix's size in sectors, never L2-resident), so they
+      // count as streamed bytes: on ELL's gather coefficient the model had put a shuffled 2D mesh
+      // in f64 at 43 us, below its byte floor (84 us at copy bandwidth; measured 101, H200).
       const MatrixFeatures g = plan::rcm_reordered_features(f, key.value_bytes);
       w.matrix_bytes = (format_matrix_bytes > 0 ? format_matrix_bytes
                                                 : static_cast<double>(f.sell_slots) * (v + 2) +
                                                       rows * kIndexBytes + (rows_padded / 32 + 1) * 8) +
-                       2 * rows * kIndexBytes;
+                       2 * rows * kIndexBytes + 2 * rows * kSectorBytes;
       w.out_bytes = 2 * rows * v;
-      w.row_gather = (static_cast<double>(g.row_sectors[p]) + 2 * rows) * kSectorBytes;
+      w.row_gather = static_cast<double>(g.row_sectors[p]) * kSectorBytes;
       w.window_gather = static_cast<double>(g.window_sectors[p]) * kSectorBytes;
       const int lanes = cuda::sell_c16_lanes(f.rows, f.sell_slots, props);
       w.serial_slots = static_cast<double>(f.max_row) / lanes;
