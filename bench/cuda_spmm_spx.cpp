@@ -104,7 +104,7 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which, Layout layout)
   // Parameters configure the CSR kernel: spx_spmm_* given any runs it, as spx spmm --csr-config.
   if (which == Which::Rule)
     which = !p.params.empty() ||
-                    cuda::spmm_format_rule(*p.stats, p.cols_dense, ctx.props()) == cuda::SpmmFormat::Csr
+                    plan::spmm_format_rule(*p.stats, p.cols_dense, ctx.props()) == cuda::SpmmFormat::Csr
                 ? Which::Csr
                 : Which::Ellr;
   auto B = device_b<T>(p, layout);
@@ -127,12 +127,12 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which, Layout layout)
     matrix_bytes = A->bytes();
     parts.params.push_back({"format", "ellr"});
     if (which == Which::SetSpmvs) {
-      const cuda::EllrTConfig config = cuda::ellr_t_rule(*p.stats, ctx.props());
+      const cuda::EllrTConfig config = plan::ellr_t_rule(*p.stats, ctx.props());
       parts.launch = [A, B, C, b, c, config] { cuda::spmm_set_spmvs(bench_context(), *A, b, c, config); };
       parts.params.push_back({"threads_per_row", int64_t{config.threads_per_row}});
       parts.params.push_back({"block_size", int64_t{config.block_size}});
     } else {
-      const cuda::SpmmEllrConfig config = cuda::spmm_ellr_rule(*p.stats, p.cols_dense, ctx.props());
+      const cuda::SpmmEllrConfig config = plan::spmm_ellr_rule(*p.stats, p.cols_dense, ctx.props());
       parts.launch = [A, B, C, b, c, config] { cuda::spmm_ellr_t(bench_context(), *A, b, c, config); };
       parts.params.push_back({"config", cuda::to_string(config)});
       parts.params.push_back({"threads_per_row", int64_t{config.threads_per_row}});
@@ -178,15 +178,17 @@ void add(Registry& registry, const char* name, Which which, Layout layout, bool 
 void register_cuda_spmm_spx(Registry& registry) {
   constexpr Layout row = Layout::RowMajor, col = Layout::ColMajor;
   add(registry, "spx_spmm_row", Which::Rule, row, false,
-      "spx SpMM as a user gets it: spmm_format_rule picks ELLR-T or CSR, the rules the config; row-major B, "
+      "spx SpMM as a user gets it: plan::spmm_format_rule picks ELLR-T or CSR, the rules the config; "
+      "row-major B, "
       "C");
   add(registry, "spmm_ellr_t_row", Which::Ellr, row, false,
       "spx SSFastSpMM (ELLR-T SpMM, spmm_ellr_rule), GPU-converted ELLR; row-major B, C");
   add(registry, "spmm_csr_row", Which::Csr, row, false, "spx CSR SpMM (spmm_csr_rule); row-major B, C");
   add(registry, "spmm_csr_split_row", Which::CsrSplit, row, true,
-      "spx CSR SpMM, row-split mode forced (spmm_csr_rule otherwise); row-major B, C");
+      "spx CSR SpMM, row-split mode forced (plan::spmm_csr_rule otherwise); row-major B, C");
   add(registry, "spmm_csr_tiled_row", Which::CsrTiled, row, true,
-      "spx CSR SpMM, balanced tiles forced (spmm_csr_tile_items; spmm_csr_rule otherwise); row-major B, C");
+      "spx CSR SpMM, balanced tiles forced (spmm_csr_tile_items; plan::spmm_csr_rule otherwise); row-major "
+      "B, C");
   add(registry, "spmm_set_spmvs_col", Which::SetSpmvs, col, true,
       "SetSpMVs: L ELLR-T SpMVs (ellr_t_rule), the FastSpMM paper's baseline; column-major B, C");
   add(registry, "spx_spmm_col", Which::Rule, col, true,

@@ -19,10 +19,11 @@
 
 namespace spx::cuda {
 struct DeviceProps;
-struct PlannerRuleTable;
 }  // namespace spx::cuda
 
 namespace spx::plan {
+
+struct PlannerRuleTable;
 
 // Whether a kernel's result is bitwise reproducible run to run, as a function of the matrix.
 enum class Determinism {
@@ -159,7 +160,7 @@ void check_model_key(std::string_view key, const std::string& where);
 // The planner's rule table against the catalogue: every name of its rule orders is a candidate of
 // that order's product, and every cuSPARSE SpMM row has exactly one ratio to the modelled best.
 // rule_tables.cpp calls it when the default tables are made.
-void check_planner_table(const cuda::PlannerRuleTable& t);
+void check_planner_table(const PlannerRuleTable& t);
 
 bool deterministic(const KernelRow& row, const MatrixStats& s, int64_t long_row_threshold);
 

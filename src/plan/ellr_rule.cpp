@@ -4,12 +4,13 @@
 #include <cstdint>
 
 #include "plan/rules_detail.hpp"
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 
-namespace spx::cuda {
+namespace spx::plan {
 namespace detail {
 
-EllrTConfig ellr_t_choice(const MatrixStats& stats, const DeviceProps& device, const RuleTables& tables) {
+cuda::EllrTConfig ellr_t_choice(const MatrixStats& stats, const cuda::DeviceProps& device,
+                                const RuleTables& tables) {
   const int threads = threads_per_row(stats, device, tables, tables.ellr.threads_by_avg_row,
                                       tables.ellr.small_min_slots_per_thread);
   return {threads, spread_block(std::max<int64_t>(1, stats.rows) * threads, device, tables)};
@@ -17,8 +18,9 @@ EllrTConfig ellr_t_choice(const MatrixStats& stats, const DeviceProps& device, c
 
 }  // namespace detail
 
-EllrTConfig ellr_t_rule(const MatrixStats& stats, const DeviceProps& device, const RuleTables& tables) {
+cuda::EllrTConfig ellr_t_rule(const MatrixStats& stats, const cuda::DeviceProps& device,
+                              const RuleTables& tables) {
   return detail::ellr_t_choice(stats, device, tables);
 }
 
-}  // namespace spx::cuda
+}  // namespace spx::plan

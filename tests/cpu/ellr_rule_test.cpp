@@ -8,18 +8,18 @@
 
 #include "cpu/h100_props.hpp"
 #include "plan/rules_detail.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::test {
 namespace {
 
 using cuda::DeviceProps;
 using cuda::EllrTConfig;
-using cuda::detail::ellr_t_choice;
+using plan::detail::ellr_t_choice;
 
 int threads_for_average_row(double avg) {
-  return cuda::detail::step_for_average_row(cuda::default_rule_tables().ellr.threads_by_avg_row, avg);
+  return plan::detail::step_for_average_row(plan::default_rule_tables().ellr.threads_by_avg_row, avg);
 }
 
 DeviceProps h100() { return h100_props(); }
@@ -90,36 +90,36 @@ TEST(EllrTRule, LongRowsRaiseThreadsUpTo32) {
 
 TEST(EllrTRule, SerialBudgetFollowsTheStreamTime) {
   const DeviceProps d = h100();
-  EXPECT_EQ(cuda::detail::serial_slot_budget(stats_of(10, 40, 4), d),
-            cuda::default_rule_tables().launch.min_serial_slots);
+  EXPECT_EQ(plan::detail::serial_slot_budget(stats_of(10, 40, 4), d),
+            plan::default_rule_tables().launch.min_serial_slots);
   // 55.7M nonzeros × 12 bytes at 0.9 × 3352 GB/s ≈ 222 µs ≈ 2217 slots of 100 ns.
-  const int64_t budget = cuda::detail::serial_slot_budget(stats_of(2097152, 55742968, 27), d);
+  const int64_t budget = plan::detail::serial_slot_budget(stats_of(2097152, 55742968, 27), d);
   EXPECT_GT(budget, 2100);
   EXPECT_LT(budget, 2300);
   // Without bandwidth figures the measured H100 copy bandwidth stands in.
   DeviceProps bare = d;
   bare.mem_clock_khz = 0;
-  EXPECT_GT(cuda::detail::serial_slot_budget(stats_of(2097152, 55742968, 27), bare), 2100);
+  EXPECT_GT(plan::detail::serial_slot_budget(stats_of(2097152, 55742968, 27), bare), 2100);
 }
 
 TEST(EllrTRule, BlockSizeSpreadsSmallGridsAndKeepsOccupancy) {
   const DeviceProps d = h100();
-  EXPECT_EQ(cuda::detail::smallest_full_occupancy_block(d), 64);
-  EXPECT_EQ(cuda::detail::spread_block(1 << 24, d), 256);
-  EXPECT_EQ(cuda::detail::spread_block(2 * 132 * 256, d), 256);
-  EXPECT_EQ(cuda::detail::spread_block(2 * 132 * 256 - 1, d), 128);
-  EXPECT_EQ(cuda::detail::spread_block(2 * 132 * 128, d), 128);
-  EXPECT_EQ(cuda::detail::spread_block(1000, d), 64);
-  EXPECT_EQ(cuda::detail::spread_block(0, d), 64);
+  EXPECT_EQ(plan::detail::smallest_full_occupancy_block(d), 64);
+  EXPECT_EQ(plan::detail::spread_block(1 << 24, d), 256);
+  EXPECT_EQ(plan::detail::spread_block(2 * 132 * 256, d), 256);
+  EXPECT_EQ(plan::detail::spread_block(2 * 132 * 256 - 1, d), 128);
+  EXPECT_EQ(plan::detail::spread_block(2 * 132 * 128, d), 128);
+  EXPECT_EQ(plan::detail::spread_block(1000, d), 64);
+  EXPECT_EQ(plan::detail::spread_block(0, d), 64);
   // Fermi (the paper's GPUs): 1536 threads and 8 blocks per SM → blocks under 192 lose occupancy.
   DeviceProps fermi = d;
   fermi.sm_count = 14;
   fermi.max_threads_per_sm = 1536;
   fermi.max_blocks_per_sm = 8;
-  EXPECT_EQ(cuda::detail::smallest_full_occupancy_block(fermi), 192);
-  EXPECT_EQ(cuda::detail::spread_block(1000, fermi), 192);
-  EXPECT_EQ(cuda::detail::spread_block(2 * 14 * 128, fermi), 192);
-  EXPECT_EQ(cuda::detail::spread_block(1 << 20, fermi), 256);
+  EXPECT_EQ(plan::detail::smallest_full_occupancy_block(fermi), 192);
+  EXPECT_EQ(plan::detail::spread_block(1000, fermi), 192);
+  EXPECT_EQ(plan::detail::spread_block(2 * 14 * 128, fermi), 192);
+  EXPECT_EQ(plan::detail::spread_block(1 << 20, fermi), 256);
 }
 
 TEST(EllrTRule, EmptyMatricesAndBlankPropsGiveValidConfigurations) {
@@ -141,10 +141,10 @@ TEST(EllrTRule, EmptyMatricesAndBlankPropsGiveValidConfigurations) {
 
 TEST(EllrTRule, PublicRuleAndChecks) {
   const auto s = stats_of(39082, 559722, 31);
-  const cuda::EllrTConfig c = cuda::ellr_t_rule(s, h100());
+  const cuda::EllrTConfig c = plan::ellr_t_rule(s, h100());
   EXPECT_EQ(c.threads_per_row, ellr_t_choice(s, h100()).threads_per_row);
   EXPECT_EQ(c.block_size, ellr_t_choice(s, h100()).block_size);
-  EXPECT_EQ(cuda::spread_block_size(1000, h100()), 64);
+  EXPECT_EQ(plan::spread_block_size(1000, h100()), 64);
   EXPECT_NO_THROW(cuda::check_ellr_t_config(c));
   EXPECT_THROW(cuda::check_ellr_t_config({3, 256}), Error);
   EXPECT_THROW(cuda::check_ellr_t_config({64, 256}), Error);

@@ -73,12 +73,12 @@ void run(const Spec& spec, const DeviceA<T>& A, cuda::DenseView<const T> B, cuda
   switch (spec.kernel) {
     case Kernel::Ellr:
       return cuda::spmm_ellr_t(ctx, A.ellr, B, C,
-                               spec.ellr.value_or(cuda::spmm_ellr_rule(A.stats, B.cols, ctx.props())), alpha,
+                               spec.ellr.value_or(plan::spmm_ellr_rule(A.stats, B.cols, ctx.props())), alpha,
                                beta);
     case Kernel::Csr:
       return cuda::spmm_csr(
           ctx, A.csr, B, C,
-          spec.csr.value_or(cuda::spmm_csr_rule(A.stats, B.cols, ctx.props(), static_cast<int>(sizeof(T)))),
+          spec.csr.value_or(plan::spmm_csr_rule(A.stats, B.cols, ctx.props(), static_cast<int>(sizeof(T)))),
           alpha, beta);
     default:
       return cuda::spmm_set_spmvs(ctx, A.ellr, B, C, alpha, beta);
@@ -302,13 +302,13 @@ TEST(GpuSpmmSpxLongRow, CsrSplitsAMillionNonzeroRow) {
   const auto A =
       with_long_row(random_csr<double, int32_t>(4096, 1'000'000, 0, 6, seed, 0.2), 100, 1'000'000, seed + 1);
   const auto dA = upload_both(A, false);
-  ASSERT_EQ(cuda::spmm_format_rule(dA.stats), cuda::SpmmFormat::Csr);
+  ASSERT_EQ(plan::spmm_format_rule(dA.stats), cuda::SpmmFormat::Csr);
   // The rule's choice (row-split: the long-row list; this matrix is too small for tiles), then
   // balanced tiles of the rule's size (the long row cut into ~8000 pieces summed by the last one).
-  SpmmCsrConfig rule = cuda::spmm_csr_rule(dA.stats, 8, gpu().props(), 8);
+  SpmmCsrConfig rule = plan::spmm_csr_rule(dA.stats, 8, gpu().props(), 8);
   check<double>("1e6-long row", A, dA, Spec{Kernel::Csr, std::nullopt, rule}, 8, Layout::RowMajor,
                 Layout::RowMajor, 1.0, 0.0, seed, 0);
-  rule.tile_items = cuda::spmm_csr_tile_items(dA.stats, gpu().props());
+  rule.tile_items = plan::spmm_csr_tile_items(dA.stats, gpu().props());
   check<double>("1e6-long row", A, dA, Spec{Kernel::Csr, std::nullopt, rule}, 8, Layout::RowMajor,
                 Layout::RowMajor, 1.0, 0.0, seed, 0);
 }
@@ -376,7 +376,7 @@ TEST(GpuSpmmSpxErrors, BadShapesLayoutsAndConfigsAreErrors) {
       },
       "overlap");
   expect_error([&] { (void)cuda::column_slice(cuda::view(C), 4, 5); }, "outside a matrix of 8 columns");
-  expect_error([&] { (void)cuda::spmm_csr_rule(dA.stats, 8, ctx.props(), 2); }, "value_bytes must be 4");
+  expect_error([&] { (void)plan::spmm_csr_rule(dA.stats, 8, ctx.props(), 2); }, "value_bytes must be 4");
 }
 
 TEST(GpuSpmmSpxEmpty, EmptyShapesDoNothing) {
@@ -397,13 +397,13 @@ TEST(GpuSpmmSpxShared, RuleChosenKernelIsEquivalentToRefOnSharedMatrices) {
   SPX_REQUIRE_GPU();
   for_each_shared_matrix<double>([](const std::string& name, const Csr<double, int32_t>& A, uint64_t seed) {
     const MatrixStats s = stats(A);
-    const bool csr = cuda::spmm_format_rule(s, 8) == cuda::SpmmFormat::Csr;
+    const bool csr = plan::spmm_format_rule(s, 8) == cuda::SpmmFormat::Csr;
     const auto dA = upload_both(A, !csr);
     check<double>(name, A, dA, Spec{csr ? Kernel::Csr : Kernel::Ellr, std::nullopt, std::nullopt}, 8,
                   Layout::RowMajor, Layout::RowMajor, 1.0, 0.0, seed, 0);
     // And the balanced CSR mode the rule would pick if long rows asked for it (spmm_csr_tiled_row).
-    SpmmCsrConfig tiled = cuda::spmm_csr_rule(s, 8, gpu().props(), 8);
-    tiled.tile_items = cuda::spmm_csr_tile_items(s, gpu().props());
+    SpmmCsrConfig tiled = plan::spmm_csr_rule(s, 8, gpu().props(), 8);
+    tiled.tile_items = plan::spmm_csr_tile_items(s, gpu().props());
     check<double>(name, A, dA, Spec{Kernel::Csr, std::nullopt, tiled}, 8, Layout::RowMajor, Layout::RowMajor,
                   1.0, 0.0, seed + 1, 0);
   });

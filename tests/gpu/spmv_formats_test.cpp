@@ -58,7 +58,7 @@ FormatInputs<T> upload_formats(cuda::Context& ctx, const Csr<T, I>& A) {
   }
   f.coo = cuda::upload(ctx, to_coo(A));
   f.hyb = cuda::upload(ctx, to_hyb(A));
-  f.rule = cuda::ellr_t_rule(stats(A), ctx.props());
+  f.rule = plan::ellr_t_rule(stats(A), ctx.props());
   return f;
 }
 

@@ -1,7 +1,7 @@
 // spx's dense GEMM on device pointers: C = alpha*op(A)*op(B) + beta*C, BLAS column-major, the same
 // contract as spx::ref::gemm and cuBLAS (see docs/dgemm.md for the kernel design). In f64 the default
 // (Auto) runs spx's version 3 or hands the product to cuBLAS's DGEMM, whichever the plan's model
-// predicts faster for the shape (gemm_plan in rules.hpp; `spx gemm M N K --explain` says which and
+// predicts faster for the shape (gemm_plan in spx/plan/rules.hpp; `spx gemm M N K --explain` says which and
 // why), or the FP64 emulation on INT8 tensor cores where that is predicted faster still
 // (gemm_emulation.hpp); in f32 it runs cuBLAS's SGEMM. An explicit version runs spx's own kernels only.
 //
@@ -37,7 +37,7 @@ constexpr GemmVersion resolve_gemm_version(GemmVersion version) {
 }
 
 /// Version 3's block tile of C (docs/dgemm.md, "Shape classes"). Auto: the plan rule's choice
-/// (gemm_rule in rules.hpp, by the shape of the product and the device). Warp tiles in brackets.
+/// (gemm_rule in spx/plan/rules.hpp, by the shape of the product and the device). Warp tiles in brackets.
 enum class GemmTile {
   Auto,
   T128x128,  ///< 256 threads [64 x 32], one block per SM: large grids

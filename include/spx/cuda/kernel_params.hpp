@@ -1,4 +1,4 @@
-// The knobs of every spx CUDA kernel, as data: small structs that the fixed rules (rules.hpp), the
+// The knobs of every spx CUDA kernel, as data: small structs that the fixed rules (spx/plan/rules.hpp), the
 // tuner and callers produce and the kernels obey, with their checks and text forms. Host code with
 // no CUDA dependency, so the rules and their tests build everywhere; the kernels that take these
 // are declared in spmv_csr.hpp, spmv_formats.hpp, spmv_segsum.hpp and spmm.hpp.
@@ -47,7 +47,7 @@ void check_coo_config(const CooConfig& config);
 
 // --- Segmented-sum SpMV (Liu & Vinter; spmv_segsum.hpp) -----------------------------------------
 // A tile is 32 lanes × nnz_per_lane nonzeros; a warp takes tiles_per_warp consecutive tiles. 0 (and
-// -1 for complete_rows_up_to) means "chosen at plan time" by the segsum rule (rules.hpp).
+// -1 for complete_rows_up_to) means "chosen at plan time" by the segsum rule (spx/plan/rules.hpp).
 struct SegsumSpmvParams {
   // T: a multiple of 4 in 4..32, or 0 = from the matrix (the rule: the largest tile that still
   // gives every resident warp slot of the GPU one tile; smaller when many tiles are dirty).

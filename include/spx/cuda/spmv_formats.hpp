@@ -12,7 +12,7 @@
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
 #include "spx/cuda/kernel_params.hpp"  // EllrTConfig, CooConfig
-#include "spx/cuda/rules.hpp"          // ellr_t_rule
+#include "spx/plan/rules.hpp"          // ellr_t_rule
 #include "spx/stats.hpp"
 
 namespace spx::cuda {
@@ -29,7 +29,7 @@ void spmv_ell(Context& ctx, const DeviceEll<T, I>& A, std::span<const T> x, std:
 // T consecutive threads share a row: thread p of the group takes slots p, p+T, ... below
 // row_len[r] (ELLPACK-R never reads padding), and the T partial sums meet through a warp shuffle
 // reduction. block_size threads per block. EllrTConfig is in kernel_params.hpp, its rule
-// (ellr_t_rule) in rules.hpp.
+// (ellr_t_rule) in spx/plan/rules.hpp.
 template <class T, class I>
 void spmv_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, std::span<const T> x, std::span<T> y,
                  const EllrTConfig& config, T alpha = T{1}, T beta = T{0});

@@ -1,6 +1,6 @@
 // The planner's candidates as runnable objects (executor.hpp): one class per kernel family, each
 // holding its converted matrix and configuration. The kernels obey the configuration; the rules
-// (spx/cuda/rules.hpp) give it unless the tuner's knobs replace it.
+// (spx/plan/rules.hpp) give it unless the tuner's knobs replace it.
 #include "cuda/plan/executor.hpp"
 
 #include <fmt/format.h>
@@ -23,7 +23,6 @@
 #include "plan/format_bsr.hpp"
 #include "spx/convert.hpp"
 #include "spx/cuda/convert.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmm.hpp"
 #include "spx/cuda/spmv.hpp"
 #include "spx/cuda/spmv_bsr.hpp"
@@ -34,6 +33,7 @@
 #include "spx/cuda/spmv_sell_c16.hpp"
 #include "spx/cuda/vendor.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/sell_c16_dict.hpp"
 
 namespace spx::cuda::detail {
@@ -146,8 +146,8 @@ template <class T>
 class CsrC16Spmv final : public Executor<T> {
  public:
   CsrC16Spmv(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs)
-      : A_(upload_csr_c16(ctx, to_csr_c16(*m.host, csr_c16_escape_threshold(*m.stats, ctx.props())))),
-        params_(csr_fixed_rule(*m.stats, ctx.props())) {
+      : A_(upload_csr_c16(ctx, to_csr_c16(*m.host, plan::csr_c16_escape_threshold(*m.stats, ctx.props())))),
+        params_(plan::csr_fixed_rule(*m.stats, ctx.props())) {
     this->bytes = A_.bytes();
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("csr_c16 refuses {}", plan::to_string(knobs)));
@@ -278,7 +278,7 @@ template <class T>
 class EllrT final : public Executor<T> {
  public:
   EllrT(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs)
-      : A_(ellr_of(ctx, m)), config_(ellr_t_rule(*m.stats, ctx.props())) {
+      : A_(ellr_of(ctx, m)), config_(plan::ellr_t_rule(*m.stats, ctx.props())) {
     this->bytes = A_.bytes();
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("ellr_t refuses {}", plan::to_string(knobs)));
@@ -533,7 +533,7 @@ template <class T>
 class SpmmEllrT final : public Executor<T> {
  public:
   SpmmEllrT(Context& ctx, const MatrixParts<T>& m, int64_t L, const plan::Knobs& knobs)
-      : A_(ellr_of(ctx, m)), config_(spmm_ellr_rule(*m.stats, L, ctx.props())) {
+      : A_(ellr_of(ctx, m)), config_(plan::spmm_ellr_rule(*m.stats, L, ctx.props())) {
     this->bytes = A_.bytes();
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("spmm_ellr_t refuses {}", plan::to_string(knobs)));

@@ -40,7 +40,7 @@ void spmm_set_spmvs(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> 
   s.max_row = A.width;
   s.avg_row = A.width;
   s.nnz = int64_t{A.rows} * A.width;
-  spmm_set_spmvs(ctx, A, B, C, ellr_t_rule(s, ctx.props()), alpha, beta);
+  spmm_set_spmvs(ctx, A, B, C, plan::ellr_t_rule(s, ctx.props()), alpha, beta);
 }
 
 template void spmm_set_spmvs(Context&, const DeviceEllR<float, int32_t>&, DenseView<const float>,

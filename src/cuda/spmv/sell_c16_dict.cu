@@ -10,9 +10,9 @@
 #include "cuda/spmv/sell_c16_launch.hpp"
 #include "cuda/spmv/sell_c16_row.cuh"
 #include "cuda/spmv/spmv_checks.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmv_sell_c16.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::cuda {
 namespace {
@@ -87,7 +87,7 @@ void detail::spmv_sell_c16_dict_rows(Context& ctx, const DeviceSellC16Dict<T>& A
         "holds more than one");
   if (A.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
-  const int block = spread_block_size(A.rows, ctx.props());
+  const int block = plan::spread_block_size(A.rows, ctx.props());
   const auto grid = grid_for(A.rows, block);
   const int32_t* rows_map = y_rows.empty() ? nullptr : y_rows.data();
   if (n == 1)
