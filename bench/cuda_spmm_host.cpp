@@ -213,7 +213,7 @@ class HostResidentSpmm final : public Instance {
     cuda::Context& ctx = bench_context();
     const int64_t width = std::max<int64_t>(chunk_cols, 1);
     if (product_name_ == "ellr") {
-      const cuda::SpmmEllrConfig config = plan::spmm_ellr_rule(stats, width, ctx.props());
+      const cuda::SpmmEllrParams config = plan::spmm_ellr_rule(stats, width, ctx.props());
       config_ = cuda::to_string(config);
       product_ = [this, config](cuda::DenseView<const T> B, cuda::DenseView<T> C) {
         cuda::spmm_ellr_t(bench_context(), ellr_, B, C, config);
@@ -224,7 +224,7 @@ class HostResidentSpmm final : public Instance {
         cuda::spmm_set_spmvs(bench_context(), ellr_, B, C);
       };
     } else {
-      const cuda::SpmmCsrConfig config =
+      const cuda::SpmmCsrParams config =
           plan::spmm_csr_rule(stats, width, ctx.props(), static_cast<int>(sizeof(T)));
       config_ = cuda::to_string(config);
       product_ = [this, config](cuda::DenseView<const T> B, cuda::DenseView<T> C) {

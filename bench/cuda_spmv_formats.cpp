@@ -188,7 +188,7 @@ void add_ellr_t(Registry& registry) {
       auto csr = device_csr<T>(p);
       auto A = std::make_shared<const cuda::DeviceEllR<T, int32_t>>(cuda::to_ellr(ctx, *csr));
       const double convert = conversion_ms([&] { (void)cuda::to_ellr(ctx, *csr); });
-      const cuda::EllrTConfig config = plan::ellr_t_rule(*p.stats, ctx.props());
+      const cuda::EllrTParams config = plan::ellr_t_rule(*p.stats, ctx.props());
       const auto launch = [config](const cuda::DeviceEllR<T, int32_t>& M, std::span<const T> x,
                                    std::span<T> y) { cuda::spmv_ellr_t(bench_context(), M, x, y, config); };
       Params params = {{"threads_per_row", int64_t{config.threads_per_row}},
@@ -210,7 +210,7 @@ void add_coo(Registry& registry, bool deterministic) {
   e.prepare = [deterministic](const Problem& p) {
     return with_precision(p, [&](auto tag) {
       using T = decltype(tag);
-      cuda::CooConfig config;
+      cuda::CooParams config;
       config.deterministic = deterministic;
       Params params = {{"nnz_per_warp", int64_t{config.nnz_per_warp}},
                        {"block_size", int64_t{config.block_size}},

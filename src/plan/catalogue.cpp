@@ -271,9 +271,9 @@ bool deterministic(const KernelRow& row, const MatrixStats& s, int64_t long_row_
   return false;
 }
 
-cuda::SpmmCsrConfig spmm_csr_config(SpmmCsrMode mode, const MatrixStats& s, int64_t dense_cols,
+cuda::SpmmCsrParams spmm_csr_config(SpmmCsrMode mode, const MatrixStats& s, int64_t dense_cols,
                                     const cuda::DeviceProps& props, int value_bytes) {
-  cuda::SpmmCsrConfig c = spmm_csr_rule(s, dense_cols, props, value_bytes);
+  cuda::SpmmCsrParams c = spmm_csr_rule(s, dense_cols, props, value_bytes);
   if (mode == SpmmCsrMode::Split) c.tile_items = 0;
   if (mode == SpmmCsrMode::Tiled) c.tile_items = spmm_csr_tile_items(s, props);
   return c;

@@ -166,7 +166,7 @@ bool deterministic(const KernelRow& row, const MatrixStats& s, int64_t long_row_
 
 // The CSR SpMM's configuration in a row's mode: the rule's, then the mode forced (Split: no tiles;
 // Tiled: spmm_csr_tile_items). The executor, the model and the benchmark's forced entries call it.
-cuda::SpmmCsrConfig spmm_csr_config(SpmmCsrMode mode, const MatrixStats& s, int64_t dense_cols,
+cuda::SpmmCsrParams spmm_csr_config(SpmmCsrMode mode, const MatrixStats& s, int64_t dense_cols,
                                     const cuda::DeviceProps& props, int value_bytes);
 
 }  // namespace spx::plan

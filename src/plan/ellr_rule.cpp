@@ -9,7 +9,7 @@
 namespace spx::plan {
 namespace detail {
 
-cuda::EllrTConfig ellr_t_choice(const MatrixStats& stats, const cuda::DeviceProps& device,
+cuda::EllrTParams ellr_t_choice(const MatrixStats& stats, const cuda::DeviceProps& device,
                                 const RuleTables& tables) {
   const int threads = threads_per_row(stats, device, tables, tables.ellr.threads_by_avg_row,
                                       tables.ellr.small_min_slots_per_thread);
@@ -18,7 +18,7 @@ cuda::EllrTConfig ellr_t_choice(const MatrixStats& stats, const cuda::DeviceProp
 
 }  // namespace detail
 
-cuda::EllrTConfig ellr_t_rule(const MatrixStats& stats, const cuda::DeviceProps& device,
+cuda::EllrTParams ellr_t_rule(const MatrixStats& stats, const cuda::DeviceProps& device,
                               const RuleTables& tables) {
   return detail::ellr_t_choice(stats, device, tables);
 }

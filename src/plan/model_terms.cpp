@@ -21,8 +21,8 @@ constexpr double kIndexBytes = 4;
 constexpr double kSectorBytes = 32;
 // The serial walk's time per slot, as the launch-shape rules assume it (µs).
 const double kUsPerSerialSlot = plan::default_rule_tables().launch.ns_per_serial_slot / 1e3;
-// The COO chunk per warp of the COO SpMV and of HYB's COO tail: both run the default CooConfig.
-constexpr double kCooNnzPerWarp = cuda::CooConfig{}.nnz_per_warp;
+// The COO chunk per warp of the COO SpMV and of HYB's COO tail: both run the default CooParams.
+constexpr double kCooNnzPerWarp = cuda::CooParams{}.nnz_per_warp;
 
 }  // namespace
 
@@ -173,7 +173,7 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       w.serial_slots = static_cast<double>(f.max_row);
       w.units = rows;
     } else if (row->work == Work::EllrT) {
-      const cuda::EllrTConfig c = plan::ellr_t_rule(s, props);
+      const cuda::EllrTParams c = plan::ellr_t_rule(s, props);
       w.matrix_bytes = nnz * (v + kIndexBytes) + rows * kIndexBytes;
       w.serial_slots = static_cast<double>(f.max_row) / c.threads_per_row;
       w.units = rows * c.threads_per_row;
@@ -217,7 +217,7 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
   w.row_gather = nnz * L * v;  // every nonzero's row segment of B
   w.window_gather = static_cast<double>(f.window_sectors[MatrixFeatures::kColumn]) * L * v;
   if (row->work == Work::SpmmCsr) {
-    const cuda::SpmmCsrConfig c =
+    const cuda::SpmmCsrParams c =
         plan::spmm_csr_config(row->csr_mode, s, key.cols_dense, props, key.value_bytes);
     w.matrix_bytes = csr_bytes;
     w.passes = ceil_div(L, c.cols_per_pass);
@@ -233,7 +233,7 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
     // The long-row pass: a memset and a second kernel.
     w.extra_launches = c.tile_items == 0 && c.long_row_nnz != cuda::kSpmmNoLongRows ? 2 : 0;
   } else if (row->work == Work::SpmmEllrT) {
-    const cuda::SpmmEllrConfig c = plan::spmm_ellr_rule(s, key.cols_dense, props);
+    const cuda::SpmmEllrParams c = plan::spmm_ellr_rule(s, key.cols_dense, props);
     w.matrix_bytes = nnz * (v + kIndexBytes) + rows * kIndexBytes;
     w.passes = ceil_div(L, c.cols_per_pass);
     w.serial_slots = static_cast<double>(f.max_row) / c.threads_per_row;

@@ -29,7 +29,7 @@ int spread_block(int64_t threads, const cuda::DeviceProps& device,
                  const RuleTables& tables = default_rule_tables());
 
 // --- ELLR-T SpMV ---
-cuda::EllrTConfig ellr_t_choice(const MatrixStats& stats, const cuda::DeviceProps& device,
+cuda::EllrTParams ellr_t_choice(const MatrixStats& stats, const cuda::DeviceProps& device,
                                 const RuleTables& tables = default_rule_tables());
 
 // --- SpMM ---
@@ -39,11 +39,11 @@ bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols,
                       const RuleTables& tables = default_rule_tables());
 bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols, const cuda::DeviceProps& device,
                       const RuleTables& tables = default_rule_tables());
-cuda::SpmmEllrConfig spmm_ellr_choice(const MatrixStats& stats, int64_t dense_cols,
+cuda::SpmmEllrParams spmm_ellr_choice(const MatrixStats& stats, int64_t dense_cols,
                                       const cuda::DeviceProps& device,
                                       const RuleTables& tables = default_rule_tables());
 // value_bytes: 8 (double) or 4 (float).
-cuda::SpmmCsrConfig spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols,
+cuda::SpmmCsrParams spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols,
                                     const cuda::DeviceProps& device, int value_bytes = 8,
                                     const RuleTables& tables = default_rule_tables());
 int spmm_tile_items(const MatrixStats& stats, const cuda::DeviceProps& device,

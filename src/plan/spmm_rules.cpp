@@ -61,10 +61,10 @@ bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols, const cuda::Devi
   return dense_cols > t.ellr_max_dense_cols_on_device;
 }
 
-cuda::SpmmEllrConfig spmm_ellr_choice(const MatrixStats& stats, int64_t dense_cols,
+cuda::SpmmEllrParams spmm_ellr_choice(const MatrixStats& stats, int64_t dense_cols,
                                       const cuda::DeviceProps& device, const RuleTables& tables) {
   const SpmmRuleTable& t = tables.spmm;
-  cuda::SpmmEllrConfig c;
+  cuda::SpmmEllrParams c;
   // As many columns per pass as the registers allow: every pass re-reads A.
   c.cols_per_pass = std::min(cuda::kSpmmEllrMaxColsPerPass, next_pow2(std::max<int64_t>(1, dense_cols)));
   // Threads per row as the ELLR-T SpMV rule chooses them, from the SpMM table's steps.
@@ -83,13 +83,13 @@ int spmm_tile_items(const MatrixStats& stats, const cuda::DeviceProps& device, c
       std::clamp<int64_t>(next_pow2((items + warps - 1) / warps), t.min_tile_items, t.max_tile_items));
 }
 
-cuda::SpmmCsrConfig spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols,
+cuda::SpmmCsrParams spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols,
                                     const cuda::DeviceProps& device, int value_bytes,
                                     const RuleTables& tables) {
   const SpmmRuleTable& t = tables.spmm;
   const bool irregular = rows_irregular(stats, t);
   const int64_t resident = resident_threads(device);
-  cuda::SpmmCsrConfig c;
+  cuda::SpmmCsrParams c;
   c.cols_per_pass = std::min(cuda::kSpmmCsrMaxColsPerPass, next_pow2(std::max<int64_t>(1, dense_cols)));
 
   // Columns per lane, and lanes splitting a row long enough to give each of them its nonzeros.
@@ -169,12 +169,12 @@ cuda::SpmmCsrConfig spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols
 
 }  // namespace detail
 
-cuda::SpmmEllrConfig spmm_ellr_rule(const MatrixStats& stats, int64_t dense_cols,
+cuda::SpmmEllrParams spmm_ellr_rule(const MatrixStats& stats, int64_t dense_cols,
                                     const cuda::DeviceProps& device, const RuleTables& tables) {
   return detail::spmm_ellr_choice(stats, dense_cols, device, tables);
 }
 
-cuda::SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols,
+cuda::SpmmCsrParams spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols,
                                   const cuda::DeviceProps& device, int value_bytes,
                                   const RuleTables& tables) {
   if (value_bytes != 4 && value_bytes != 8)

@@ -15,7 +15,7 @@ namespace spx::test {
 namespace {
 
 using cuda::DeviceProps;
-using cuda::EllrTConfig;
+using cuda::EllrTParams;
 using plan::detail::ellr_t_choice;
 
 int threads_for_average_row(double avg) {
@@ -36,7 +36,7 @@ MatrixStats stats_of(int64_t rows, int64_t nnz, int64_t max_row) {
 
 void expect_choice(const MatrixStats& s, const DeviceProps& d, int threads, int block,
                    const std::string& what) {
-  const EllrTConfig c = ellr_t_choice(s, d);
+  const EllrTParams c = ellr_t_choice(s, d);
   EXPECT_EQ(c.threads_per_row, threads) << what;
   EXPECT_EQ(c.block_size, block) << what;
 }
@@ -123,10 +123,10 @@ TEST(EllrTRule, BlockSizeSpreadsSmallGridsAndKeepsOccupancy) {
 }
 
 TEST(EllrTRule, EmptyMatricesAndBlankPropsGiveValidConfigurations) {
-  const EllrTConfig empty = ellr_t_choice(stats_of(0, 0, 0), h100());
+  const EllrTParams empty = ellr_t_choice(stats_of(0, 0, 0), h100());
   EXPECT_EQ(empty.threads_per_row, 1);
   EXPECT_EQ(empty.block_size, 64);
-  const EllrTConfig blank = ellr_t_choice(stats_of(2097152, 55742968, 27), DeviceProps{});
+  const EllrTParams blank = ellr_t_choice(stats_of(2097152, 55742968, 27), DeviceProps{});
   EXPECT_EQ(blank.threads_per_row, 4);
   EXPECT_EQ(blank.block_size, 256);
   // Every choice is a valid kernel configuration.
@@ -141,19 +141,19 @@ TEST(EllrTRule, EmptyMatricesAndBlankPropsGiveValidConfigurations) {
 
 TEST(EllrTRule, PublicRuleAndChecks) {
   const auto s = stats_of(39082, 559722, 31);
-  const cuda::EllrTConfig c = plan::ellr_t_rule(s, h100());
+  const cuda::EllrTParams c = plan::ellr_t_rule(s, h100());
   EXPECT_EQ(c.threads_per_row, ellr_t_choice(s, h100()).threads_per_row);
   EXPECT_EQ(c.block_size, ellr_t_choice(s, h100()).block_size);
   EXPECT_EQ(plan::spread_block_size(1000, h100()), 64);
-  EXPECT_NO_THROW(cuda::check_ellr_t_config(c));
-  EXPECT_THROW(cuda::check_ellr_t_config({3, 256}), Error);
-  EXPECT_THROW(cuda::check_ellr_t_config({64, 256}), Error);
-  EXPECT_THROW(cuda::check_ellr_t_config({4, 100}), Error);
-  EXPECT_THROW(cuda::check_ellr_t_config({4, 2048}), Error);
-  EXPECT_NO_THROW(cuda::check_coo_config({}));
-  EXPECT_THROW(cuda::check_coo_config({true, 48, 256}), Error);
-  EXPECT_THROW(cuda::check_coo_config({true, 256, 1024}), Error);
-  EXPECT_THROW(cuda::check_coo_config({false, 0, 256}), Error);
+  EXPECT_NO_THROW(cuda::validate(c));
+  EXPECT_THROW(cuda::validate(cuda::EllrTParams{3, 256}), Error);
+  EXPECT_THROW(cuda::validate(cuda::EllrTParams{64, 256}), Error);
+  EXPECT_THROW(cuda::validate(cuda::EllrTParams{4, 100}), Error);
+  EXPECT_THROW(cuda::validate(cuda::EllrTParams{4, 2048}), Error);
+  EXPECT_NO_THROW(cuda::validate(cuda::CooParams{}));
+  EXPECT_THROW(cuda::validate(cuda::CooParams{true, 48, 256}), Error);
+  EXPECT_THROW(cuda::validate(cuda::CooParams{true, 256, 1024}), Error);
+  EXPECT_THROW(cuda::validate(cuda::CooParams{false, 0, 256}), Error);
 }
 
 }  // namespace

@@ -178,7 +178,7 @@ TYPED_TEST(WideCsr, SpmmCsrEqualsRef) {
     const auto dA = cuda::upload_wide(ctx, m.A);
     for (int64_t L : {1, 8, 33}) {
       for (Layout layout : {Layout::RowMajor, Layout::ColMajor}) {
-        cuda::SpmmCsrConfig config =
+        cuda::SpmmCsrParams config =
             plan::spmm_csr_rule(stats(m.A), L, ctx.props(), static_cast<int>(sizeof(T)));
         const auto B = random_dense<T>(m.A.cols, L, layout, seed + L, 1);
         const auto dB = cuda::upload(ctx, B);

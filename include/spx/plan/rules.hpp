@@ -361,7 +361,7 @@ int64_t csr_c16_escape_threshold(const MatrixStats& stats, const cuda::DevicePro
 // T grows with the average row length, is raised further when rows × T threads would not fill the
 // device or when the longest row would make one thread group the critical path; BS keeps full
 // occupancy and spreads small grids over every SM. Constant time.
-cuda::EllrTConfig ellr_t_rule(const MatrixStats& stats, const cuda::DeviceProps& device,
+cuda::EllrTParams ellr_t_rule(const MatrixStats& stats, const cuda::DeviceProps& device,
                               const RuleTables& tables = default_rule_tables());
 
 // Block size for a grid of `threads` threads of a memory-bound kernel with full occupancy at any
@@ -373,13 +373,13 @@ int spread_block_size(int64_t threads, const cuda::DeviceProps& device,
 // --- SpMM -----------------------------------------------------------------------------------------
 
 // ELLR-T's (T, BS, L_c) from the matrix statistics and L.
-cuda::SpmmEllrConfig spmm_ellr_rule(const MatrixStats& stats, int64_t dense_cols,
+cuda::SpmmEllrParams spmm_ellr_rule(const MatrixStats& stats, int64_t dense_cols,
                                     const cuda::DeviceProps& device,
                                     const RuleTables& tables = default_rule_tables());
 
 // The CSR kernel's configuration. value_bytes is the size of the value type (4: float, 8: double):
 // the width of B loads per lane depends on it.
-cuda::SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols,
+cuda::SpmmCsrParams spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols,
                                   const cuda::DeviceProps& device, int value_bytes,
                                   const RuleTables& tables = default_rule_tables());
 // The rule's tile size for balanced mode (what spmm_csr_rule puts in tile_items when it picks it).

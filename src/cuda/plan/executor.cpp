@@ -287,11 +287,11 @@ class EllrT final : public Executor<T> {
     spmv_ellr_t(ctx, A_, x, y, config_, alpha, beta);
   }
   bool set_knobs(Context&, const plan::Knobs& k) override {
-    EllrTConfig c = config_;
+    EllrTParams c = config_;
     c.threads_per_row = to_int(plan::knob(k, "threads_per_row", c.threads_per_row));
     c.block_size = to_int(plan::knob(k, "block_size", c.block_size));
     try {
-      check_ellr_t_config(c);
+      validate(c);
     } catch (const Error&) {
       return false;
     }
@@ -304,7 +304,7 @@ class EllrT final : public Executor<T> {
 
  private:
   DeviceEllR<T, int32_t> A_;
-  EllrTConfig config_;
+  EllrTParams config_;
 };
 
 template <class T>
@@ -366,11 +366,11 @@ class BsrSpmv final : public Executor<T> {
     spmv_bsr(ctx, A_, x, y, config_, alpha, beta);
   }
   bool set_knobs(Context&, const plan::Knobs& k) override {
-    BsrSpmvConfig c = config_;
+    BsrSpmvParams c = config_;
     c.lanes_per_row = to_int(plan::knob(k, "lanes_per_row", c.lanes_per_row));
     c.block_size = to_int(plan::knob(k, "block_size", c.block_size));
     try {
-      check_bsr_spmv_config(A_.block, c);
+      validate(c, A_.block);
     } catch (const Error&) {
       return false;
     }
@@ -387,7 +387,7 @@ class BsrSpmv final : public Executor<T> {
 
  private:
   DeviceBsr<T, int32_t> A_;
-  BsrSpmvConfig config_;
+  BsrSpmvParams config_;
 };
 
 template <class T>
@@ -519,14 +519,14 @@ class SpmmCsr final : public Executor<T> {
       spmm_csr(ctx, *m_.device, B, C, config_, alpha, beta);
   }
   bool set_knobs(Context&, const plan::Knobs& k) override {
-    return apply_spmm_knobs(config_, k, [](const SpmmCsrConfig& c) { check_spmm_csr_config(c); });
+    return apply_spmm_knobs(config_, k, [](const SpmmCsrParams& c) { validate(c); });
   }
   plan::Knobs knobs() const override { return spmm_knobs(config_); }
   std::string describe() const override { return to_string(config_); }
 
  private:
   MatrixParts<T> m_;
-  SpmmCsrConfig config_;
+  SpmmCsrParams config_;
 };
 
 template <class T>
@@ -542,14 +542,14 @@ class SpmmEllrT final : public Executor<T> {
     spmm_ellr_t(ctx, A_, B, C, config_, alpha, beta);
   }
   bool set_knobs(Context&, const plan::Knobs& k) override {
-    return apply_spmm_knobs(config_, k, [](const SpmmEllrConfig& c) { check_spmm_ellr_config(c); });
+    return apply_spmm_knobs(config_, k, [](const SpmmEllrParams& c) { validate(c); });
   }
   plan::Knobs knobs() const override { return spmm_knobs(config_); }
   std::string describe() const override { return to_string(config_); }
 
  private:
   DeviceEllR<T, int32_t> A_;
-  SpmmEllrConfig config_;
+  SpmmEllrParams config_;
 };
 
 template <class T>

@@ -64,7 +64,7 @@ class EllOperator final : public LinearOperator<T> {
  private:
   int64_t nnz_;
   DeviceEllR<T, int32_t> dA_;
-  EllrTConfig config_;
+  EllrTParams config_;
 };
 
 }  // namespace

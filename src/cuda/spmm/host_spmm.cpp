@@ -436,7 +436,7 @@ SpmmHostReport spmm_host(Context& ctx, const DeviceEllR<T, I>& A, const MatrixSt
   return spmm_host_with<T>(
       ctx, A, B, C, options, beta != T{0},
       [&](int64_t cols) { return plan::spmm_ellr_rule(stats, cols, ctx.props()); },
-      [&](const SpmmEllrConfig& config, DenseView<const T> Bc, DenseView<T> Cc) {
+      [&](const SpmmEllrParams& config, DenseView<const T> Bc, DenseView<T> Cc) {
         spmm_ellr_t(ctx, A, Bc, Cc, config, alpha, beta);
       });
 }
@@ -449,7 +449,7 @@ SpmmHostReport spmm_host(Context& ctx, const DeviceCsr<T, I>& A, const MatrixSta
       [&](int64_t cols) {
         return plan::spmm_csr_rule(stats, cols, ctx.props(), static_cast<int>(sizeof(T)));
       },
-      [&](const SpmmCsrConfig& config, DenseView<const T> Bc, DenseView<T> Cc) {
+      [&](const SpmmCsrParams& config, DenseView<const T> Bc, DenseView<T> Cc) {
         spmm_csr(ctx, A, Bc, Cc, config, alpha, beta);
       });
 }

@@ -24,8 +24,7 @@ bool aligned_16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16
 template <class T>
 SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
                                 const SegsumSpmvParams& params) {
-  if (const std::string why = invalid_reason(params); !why.empty())
-    throw Error(fmt::format("plan_segsum_spmv: {}", why));
+  validate(params, "plan_segsum_spmv");
   SegsumSpmvPlan plan;
   plan.params = params;
   if (plan.params.nnz_per_lane == 0)
@@ -127,8 +126,7 @@ void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>
         "spmv_segsum: the plan was made for another matrix ({} x {}, {} nonzeros); plan this one with "
         "plan_segsum_spmv",
         plan.rows, plan.cols, plan.nnz));
-  if (const std::string why = invalid_reason(plan.params); !why.empty())
-    throw Error(fmt::format("spmv_segsum: {}", why));
+  validate(plan.params, "spmv_segsum");
   if (dA.rows == 0) return;
   const auto rows = static_cast<std::size_t>(dA.rows);
   if (alpha == T{0} || dA.nnz == 0) return scale_in_place(ctx, y.data(), rows, beta);
