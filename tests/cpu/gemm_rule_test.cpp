@@ -107,7 +107,12 @@ TEST(GemmRule, EveryTableTileHasItsShape) {
     EXPECT_EQ(t.bm, e.bm) << cuda::gemm_tile_name(e.tile);
     EXPECT_EQ(t.bn, e.bn) << cuda::gemm_tile_name(e.tile);
     EXPECT_TRUE(t.bk == 16 || t.bk == 32) << cuda::gemm_tile_name(e.tile);
+    EXPECT_EQ(cuda::gemm_tile_row(e.tile)->blocks_per_sm, e.blocks_per_sm) << cuda::gemm_tile_name(e.tile);
   }
+  // Every tile of the one tile table (gemm.hpp) is a candidate of the rule, in the table's order.
+  const auto& entries = plan::default_rule_tables().gemm.tiles;
+  ASSERT_EQ(entries.size(), cuda::kGemmTiles.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].tile, cuda::kGemmTiles[i]);
   EXPECT_STREQ(cuda::gemm_tile_name(GemmTile::T32x64), "32x64");
   EXPECT_THROW(cuda::gemm_tile_shape(GemmTile::Auto), Error);
 }
