@@ -124,6 +124,14 @@ std::unique_ptr<Instance> with_precision(const Problem& p, Make&& make) {
   return make(double{});
 }
 
+// A CSR kernel on the Problem's matrix as held: 32- or 64-bit indices (Problem::offset_bits).
+// `kernel` is generic in the matrix pointer's type; `make` is host_spmv<T> or host_spmm<T>.
+template <class T, class Kernel, class Make>
+std::unique_ptr<Instance> on_csr(const Problem& p, Kernel kernel, Params params, Make make) {
+  if (p.offset_bits == 64) return make(p.input<T>().A_wide, p, kernel, std::move(params));
+  return make(p.input<T>().A, p, kernel, std::move(params));
+}
+
 Params single_thread() { return {{"threads", int64_t{1}}}; }
 Params all_threads() { return {{"threads", int64_t{host_threads()}}}; }
 
@@ -144,12 +152,12 @@ void register_spmv(Registry& registry) {
   omp_csr.prepare = [](const Problem& p) {
     return with_precision(p, [&](auto tag) {
       using T = decltype(tag);
-      auto kernel = [](const Csr<T, int32_t>* A, std::span<const T> x, std::span<T> y) {
-        omp::spmv(*A, x, y);
-      };
-      return host_spmv<T>(p.input<T>().A, p, kernel, all_threads());
+      auto kernel = [](const auto* A, std::span<const T> x, std::span<T> y) { omp::spmv(*A, x, y); };
+      return on_csr<T>(p, kernel, all_threads(),
+                       [](auto A, const Problem& q, auto k, Params ps) { return host_spmv<T>(A, q, k, ps); });
     });
   };
+  omp_csr.offsets64 = true;
   registry.add(std::move(omp_csr));
 
   auto ref_csr =
@@ -157,12 +165,12 @@ void register_spmv(Registry& registry) {
   ref_csr.prepare = [](const Problem& p) {
     return with_precision(p, [&](auto tag) {
       using T = decltype(tag);
-      auto kernel = [](const Csr<T, int32_t>* A, std::span<const T> x, std::span<T> y) {
-        ref::spmv(*A, x, y);
-      };
-      return host_spmv<T>(p.input<T>().A, p, kernel, single_thread());
+      auto kernel = [](const auto* A, std::span<const T> x, std::span<T> y) { ref::spmv(*A, x, y); };
+      return on_csr<T>(p, kernel, single_thread(),
+                       [](auto A, const Problem& q, auto k, Params ps) { return host_spmv<T>(A, q, k, ps); });
     });
   };
+  ref_csr.offsets64 = true;
   registry.add(std::move(ref_csr));
 
   auto ref_coo =
@@ -236,12 +244,14 @@ void register_spmm(Registry& registry) {
   omp_csr.prepare = [](const Problem& p) {
     return with_precision(p, [&](auto tag) {
       using T = decltype(tag);
-      auto kernel = [](const Csr<T, int32_t>* A, const Dense<T>& B, Dense<T>& C) { omp::spmm(*A, B, C); };
+      auto kernel = [](const auto* A, const Dense<T>& B, Dense<T>& C) { omp::spmm(*A, B, C); };
       Params params = all_threads();
       params.push_back({"layout", "col"});
-      return host_spmm<T>(p.input<T>().A, p, kernel, std::move(params));
+      return on_csr<T>(p, kernel, std::move(params),
+                       [](auto A, const Problem& q, auto k, Params ps) { return host_spmm<T>(A, q, k, ps); });
     });
   };
+  omp_csr.offsets64 = true;
   registry.add(std::move(omp_csr));
 
   auto ref_csr =
@@ -249,12 +259,14 @@ void register_spmm(Registry& registry) {
   ref_csr.prepare = [](const Problem& p) {
     return with_precision(p, [&](auto tag) {
       using T = decltype(tag);
-      auto kernel = [](const Csr<T, int32_t>* A, const Dense<T>& B, Dense<T>& C) { ref::spmm(*A, B, C); };
+      auto kernel = [](const auto* A, const Dense<T>& B, Dense<T>& C) { ref::spmm(*A, B, C); };
       Params params = single_thread();
       params.push_back({"layout", "col"});
-      return host_spmm<T>(p.input<T>().A, p, kernel, std::move(params));
+      return on_csr<T>(p, kernel, std::move(params),
+                       [](auto A, const Problem& q, auto k, Params ps) { return host_spmm<T>(A, q, k, ps); });
     });
   };
+  ref_csr.offsets64 = true;
   registry.add(std::move(ref_csr));
 
   auto ref_ellr = cpu_entry("ref_ellr", OpKind::Spmm, Format::EllR, true,

@@ -127,10 +127,20 @@ void report_params(const plan::Report& r, const Params& given, Params& out) {
   if (wants_explain(given)) out.push_back({"plan", r.explain()});
 }
 
+// The front door on the Problem's matrix as held: a matrix read with 64-bit indices (spx bench
+// --index 64) stays at 64 bits on the device whatever the entry's width.
+template <class T>
+std::shared_ptr<cuda::SparseMatrix<T>> front_door(const Problem& p, const EntryPlan& how) {
+  cuda::Context& ctx = bench_context();
+  if (p.offset_bits == 64)
+    return std::make_shared<cuda::SparseMatrix<T>>(ctx, *p.input<T>().A_wide, plan::IndexWidth::Bits64);
+  return std::make_shared<cuda::SparseMatrix<T>>(ctx, *p.input<T>().A, how.width);
+}
+
 template <class T>
 std::unique_ptr<Instance> auto_spmv(const Problem& p, const EntryPlan& how) {
   cuda::Context& ctx = bench_context();
-  auto A = std::make_shared<cuda::SparseMatrix<T>>(ctx, *p.input<T>().A, how.width);
+  auto A = front_door<T>(p, how);
   auto x = device_x<T>(p);
   auto y = std::make_shared<cuda::DeviceBuffer<T>>(static_cast<std::size_t>(p.rows), "y");
   const plan::Report& r = A->plan_spmv(options_of(p.params, how));
@@ -158,7 +168,7 @@ std::unique_ptr<Instance> auto_spmv(const Problem& p, const EntryPlan& how) {
 template <class T>
 std::unique_ptr<Instance> auto_spmm(const Problem& p, const EntryPlan& how) {
   cuda::Context& ctx = bench_context();
-  auto A = std::make_shared<cuda::SparseMatrix<T>>(ctx, *p.input<T>().A, how.width);
+  auto A = front_door<T>(p, how);
   auto B = device_b<T>(p, how.layout);
   auto C = std::make_shared<cuda::DeviceDense<T>>(make_c<T>(p, how.layout));
   const cuda::DenseView<const T> b = cuda::view(*B);
@@ -200,6 +210,8 @@ void add(Registry& registry, OpKind op, const std::string& name, const EntryPlan
                         "planned with only it allowed; its setup untimed, reported in params)",
                         how.only));
   e.study = study;
+  e.offsets64 = true;  // the front door plans at either width (a candidate-restricted entry skips with
+                       // the planner's reason)
   if (op == OpKind::Spmm) e.layout = how.layout;
   e.check_params = [how](const Problem&, const Params& params) -> std::string {
     try {

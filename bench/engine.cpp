@@ -90,18 +90,27 @@ std::string element_text(const Problem& p, int64_t first_bad) {
   return fmt::format("element ({}, {})", first_bad % p.rows, first_bad / p.rows);
 }
 
+// The CSR's bytes with 32-bit columns; at 64-bit offsets 4 bytes more a row pointer.
 Traffic traffic_of(const Problem& p) {
   const int64_t value = value_bytes(p.precision);
   constexpr int64_t index = sizeof(int32_t);
+  Traffic t;
   switch (p.op) {
     case OpKind::Spmv:
-      return spmv_traffic(p.rows, p.cols, p.nnz, value, index);
+      t = spmv_traffic(p.rows, p.cols, p.nnz, value, index);
+      break;
     case OpKind::Spmm:
-      return spmm_traffic(p.rows, p.cols, p.nnz, p.cols_dense, value, index);
+      t = spmm_traffic(p.rows, p.cols, p.nnz, p.cols_dense, value, index);
+      break;
     case OpKind::Gemm:
       return gemm_traffic(p.rows, p.cols_dense, p.cols, value);
   }
-  return {};
+  if (p.offset_bits == 64) {
+    const double wider = static_cast<double>(sizeof(int64_t) - index) * static_cast<double>(p.rows + 1);
+    t.effective_bytes += wider;
+    t.minimum_bytes += wider;
+  }
+  return t;
 }
 
 // The parameters BenchOptions gives `kernel` (empty when none), and its variants.
@@ -163,7 +172,9 @@ class ProblemRunner {
     const MemoryAvailable available = memory_available(registry_, options_.backend);
     std::vector<KernelRun> out;
     for (const KernelEntry* kernel : kernels) {
-      std::string why = kernel->skip_reason ? kernel->skip_reason(shape) : std::string();
+      std::string why = shape.offset_bits == 64 && !kernel->offsets64 ? plan::offsets32_only_reason(shape.nnz)
+                        : kernel->skip_reason                         ? kernel->skip_reason(shape)
+                                                                      : std::string();
       if (why.empty()) why = memory_refusal(problem_footprint(shape, {kernel}), available);
       std::vector<KernelRun> runs = runs_of(options_, *kernel);
       if (!why.empty()) {
@@ -252,6 +263,7 @@ class ProblemRunner {
     r.nnz = problem.nnz;
     r.op = problem.op;
     r.cols_dense = problem.cols_dense;
+    r.offset_bits = problem.offset_bits;
     r.precision = problem.precision;
     r.kernel = run.name;
     r.override = run.text;
@@ -329,9 +341,9 @@ class ProblemRunner {
   int total_;
 };
 
-template <class T>
+template <class T, class I>
 void run_sparse_ops(const BenchOptions& options, const Registry& registry, const MatrixInfo& info,
-                    const FormatInputs& formats, const Csr<T, int32_t>& A, Precision precision,
+                    const FormatInputs* formats, const Csr<T, I>& A, Precision precision,
                     ProblemRunner& runner) {
   std::vector<T> x(static_cast<std::size_t>(A.cols));
   fill_inputs(std::span<T>(x), options.seed);
@@ -345,13 +357,17 @@ void run_sparse_ops(const BenchOptions& options, const Registry& registry, const
     p.rows = A.rows;
     p.cols = A.cols;
     p.nnz = A.nnz();
+    p.offset_bits = info.offset_bits;
     p.stats = info.stats ? &*info.stats : nullptr;
-    p.format_inputs = &formats;
+    p.format_inputs = formats;
     p.b_layout = b_layout(options);
     auto kernels = runner.runnable(p, select_kernels(registry, options, op.op, precision));
     if (kernels.empty()) continue;
     TypedInput<T> input;
-    input.A = &A;
+    if constexpr (sizeof(I) == 8)
+      input.A_wide = &A;
+    else
+      input.A = &A;
     Dense<T> B;
     Checker check;
     if (op.op == OpKind::Spmv) {
@@ -418,12 +434,12 @@ std::string unique_name(const BenchReport& report, const std::string& name) {
 // is known. The first refusal is the message: `spx spmm stencil27:n=300 --cols 512` says so at once
 // instead of generating 730M nonzeros first.
 std::string refuse_before_loading(const BenchOptions& options, const Registry& registry,
-                                  const MatrixSource& source) {
+                                  const MatrixSource& source, bool wide) {
   const std::optional<ShapeEstimate> shape = estimate_shape(source);
   if (!shape) return {};
   const bool f32 = std::find(options.precisions.begin(), options.precisions.end(), Precision::F32) !=
                    options.precisions.end();
-  const Footprint load = load_footprint(source, *shape, f32);
+  const Footprint load = load_footprint(source, *shape, f32, wide);
   const MemoryAvailable available = memory_available(registry, options.backend);
   std::string first;
   for (Precision precision : options.precisions) {
@@ -439,8 +455,10 @@ std::string refuse_before_loading(const BenchOptions& options, const Registry& r
       p.rows = shape->rows;
       p.cols = shape->cols;
       p.nnz = shape->nnz;
+      p.offset_bits = wide ? 64 : 32;
       p.b_layout = b_layout(options);
       for (const KernelEntry* kernel : kernels) {
+        if (wide && !kernel->offsets64) continue;  // skipped after loading, with the reason
         Footprint need = load;
         need += problem_footprint(p, {kernel});
         const std::string why = memory_refusal(need, available);
@@ -466,6 +484,67 @@ int kernel_runs(const Registry& registry, const BenchOptions& options, bool gemm
   return n;
 }
 
+// Loads one matrix with I-bit indices and runs its problems: the report gets its MatrixInfo (not
+// when it cannot be loaded or is past --max-nnz: a note, an input error) and results. `done` counts
+// the load.
+template <class I>
+void bench_matrix(const BenchOptions& options, const Registry& registry, const MatrixSource& source,
+                  BenchReport& report, ProblemRunner& runner, int& done) {
+  MatrixInfo info;
+  info.name = unique_name(report, source.name);
+  info.source = source.location;
+  info.description = source.description;
+  info.offset_bits = 8 * static_cast<int>(sizeof(I));
+  Csr<double, I> A;
+  const auto load_start = Clock::now();
+  try {
+    A = load_matrix<double, I>(source);
+  } catch (const std::bad_alloc&) {
+    ++report.failed_inputs;
+    report.input_errors.push_back(source.name + ": out of memory while loading");
+    report.notes.push_back(fmt::format("{}: skipped: out of memory while loading", source.name));
+    return;
+  } catch (const std::exception& e) {
+    ++report.failed_inputs;
+    report.input_errors.push_back(e.what());
+    report.notes.push_back(fmt::format("{}: ERROR: {}", source.name, e.what()));
+    return;
+  }
+  info.load_seconds = seconds_since(load_start);
+  ++done;
+  if (options.max_nnz >= 0 && A.nnz() > options.max_nnz) {
+    report.notes.push_back(
+        fmt::format("{}: skipped: {} nonzeros > --max-nnz {}", source.name, A.nnz(), options.max_nnz));
+    return;
+  }
+  info.rows = A.rows;
+  info.cols = A.cols;
+  info.nnz = A.nnz();
+  info.stats = spx::stats(A);
+  if (options.features) info.features = spx::features(A);
+  // What the memory checks' format estimates read (the planner's format table), once per matrix. At
+  // 64 bits none: the formats it sizes do not run there, and the rows fall back on the statistics.
+  std::optional<FormatInputs> formats;
+  if constexpr (sizeof(I) == 4) formats = format_inputs(A, info.features);
+  const FormatInputs* format_view = formats ? &*formats : nullptr;
+  report.matrices.push_back(info);
+  for (Precision precision : options.precisions) {
+    try {
+      if (precision == Precision::F32) {
+        const Csr<float, I> A32 = spx::cast<float, I>(A);
+        run_sparse_ops<float>(options, registry, info, format_view, A32, precision, runner);
+      } else {
+        run_sparse_ops<double>(options, registry, info, format_view, A, precision, runner);
+      }
+    } catch (const std::bad_alloc&) {
+      report.notes.push_back(fmt::format("{} {}: skipped: out of memory", info.name, to_string(precision)));
+    } catch (const std::exception& e) {
+      // e.g. the inputs of this precision failing to build: nothing of it can run.
+      ++report.failed_checks;
+      report.notes.push_back(fmt::format("{} {}: FAILED: {}", info.name, to_string(precision), e.what()));
+    }
+  }
+}
 }  // namespace
 
 std::vector<const KernelEntry*> select_kernels(const Registry& registry, const BenchOptions& options,
@@ -569,24 +648,9 @@ BenchReport run_bench(const BenchOptions& options, const Registry& registry,
       skip(fmt::format("about {} nonzeros > --max-nnz {}", source.approx_nnz, options.max_nnz));
       continue;
     }
-    if (std::string why = refuse_before_loading(options, registry, source); !why.empty()) {
-      skip(why);
-      continue;
-    }
-    if (callbacks.progress) callbacks.progress(done, total, fmt::format("{}: loading", source.name));
-    MatrixInfo info;
-    info.name = unique_name(report, source.name);
-    info.source = source.location;
-    info.description = source.description;
-    Csr<double, int32_t> A;
-    const auto load_start = Clock::now();
+    bool wide = false;
     try {
-      A = load_matrix<double, int32_t>(source);
-    } catch (const std::bad_alloc&) {
-      ++report.failed_inputs;
-      report.input_errors.push_back(source.name + ": out of memory while loading");
-      skip("out of memory while loading");
-      continue;
+      wide = reads_wide_indices(source, options.index, "spx bench --index 64");
     } catch (const std::exception& e) {
       ++report.failed_inputs;
       report.input_errors.push_back(e.what());
@@ -594,38 +658,19 @@ BenchReport run_bench(const BenchOptions& options, const Registry& registry,
       done = done_after_matrix;
       continue;
     }
-    info.load_seconds = seconds_since(load_start);
-    ++done;
-    if (options.max_nnz >= 0 && A.nnz() > options.max_nnz) {
-      skip(fmt::format("{} nonzeros > --max-nnz {}", A.nnz(), options.max_nnz));
+    if (std::string why = refuse_before_loading(options, registry, source, wide); !why.empty()) {
+      skip(why);
       continue;
     }
-    info.rows = A.rows;
-    info.cols = A.cols;
-    info.nnz = A.nnz();
-    info.stats = spx::stats(A);
-    if (options.features) info.features = spx::features(A);
-    // What the memory checks' format estimates read (the planner's format table), once per matrix.
-    const FormatInputs formats = format_inputs(A, info.features);
-    report.matrices.push_back(info);
-    for (Precision precision : options.precisions) {
-      try {
-        if (precision == Precision::F32) {
-          const Csr<float, int32_t> A32 = spx::cast<float, int32_t>(A);
-          run_sparse_ops<float>(options, registry, info, formats, A32, precision, runner);
-        } else {
-          run_sparse_ops<double>(options, registry, info, formats, A, precision, runner);
-        }
-      } catch (const std::bad_alloc&) {
-        report.notes.push_back(fmt::format("{} {}: skipped: out of memory", info.name, to_string(precision)));
-      } catch (const std::exception& e) {
-        // e.g. the inputs of this precision failing to build: nothing of it can run.
-        ++report.failed_checks;
-        report.notes.push_back(fmt::format("{} {}: FAILED: {}", info.name, to_string(precision), e.what()));
-      }
-    }
+    if (callbacks.progress) callbacks.progress(done, total, fmt::format("{}: loading", source.name));
+    const std::size_t matrices_before = report.matrices.size();
+    if (wide)
+      bench_matrix<int64_t>(options, registry, source, report, runner, done);
+    else
+      bench_matrix<int32_t>(options, registry, source, report, runner, done);
     done = done_after_matrix;
-    if (callbacks.matrix_done) callbacks.matrix_done(report, report.matrices.back());
+    if (report.matrices.size() > matrices_before && callbacks.matrix_done)
+      callbacks.matrix_done(report, report.matrices.back());
   }
 
   for (const OpSpec& op : options.ops) {

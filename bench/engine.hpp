@@ -1,10 +1,10 @@
 // The benchmark engine: matrices × ops × precisions × registered kernels → checked, timed results.
 //
-// For every matrix (loaded once as Csr<double, int32_t>, unless bench/footprint.hpp says nothing
-// of it could fit) and precision, and every op, the engine builds one Problem with random inputs
-// (deterministic, never zero), then for each selected kernel (and each variant of it): memory and
-// parameter checks → prepare (untimed) → poison output with NaN → run → check against spx::ref's
-// arithmetic (bench/check.hpp, fused: no stored reference) → time repeated runs. GEMM ops are run
+// For every matrix (loaded once as Csr<double, int32_t>, or int64_t indices under BenchOptions::index,
+// unless bench/footprint.hpp says nothing of it could fit) and precision, and every op, the engine builds one
+// Problem with random inputs (deterministic, never zero), then for each selected kernel (and each variant of
+// it): memory and parameter checks → prepare (untimed) → poison output with NaN → run → check against
+// spx::ref's arithmetic (bench/check.hpp, fused: no stored reference) → time repeated runs. GEMM ops are run
 // once per benchmark on random N × N matrices ("dense_N"), not per sparse matrix.
 #pragma once
 
@@ -20,6 +20,7 @@
 #include "bench/timing.hpp"
 #include "bench/types.hpp"
 #include "spx/features.hpp"
+#include "spx/plan.hpp"
 #include "spx/stats.hpp"
 
 namespace spx::bench {
@@ -48,7 +49,9 @@ struct BenchOptions {
   std::vector<KernelParams> variants;
   TimingPolicy timing;
   int64_t max_nnz = -1;  // skip matrices with more nonzeros (-1: no limit)
-  uint64_t seed = 1;     // for the random dense inputs
+  // The width each matrix is read with (reads_wide_indices): at 64 bits, Problem::offset_bits.
+  plan::IndexWidth index = plan::IndexWidth::Auto;
+  uint64_t seed = 1;  // for the random dense inputs
   // Each matrix's MatrixFeatures (spx::features, one host pass) in the report and the JSON: the
   // performance model's training and validation data.
   bool features = true;
@@ -64,6 +67,7 @@ struct MatrixInfo {
   std::optional<MatrixStats> stats;        // absent for GEMM's dense inputs
   std::optional<MatrixFeatures> features;  // with BenchOptions::features (sparse matrices only)
   double load_seconds = 0;                 // read or generate
+  int offset_bits = 32;                    // read with 32- or 64-bit indices (BenchOptions::index)
 };
 
 struct Result {
@@ -73,6 +77,7 @@ struct Result {
   int64_t nnz = 0;
   OpKind op = OpKind::Spmv;
   int64_t cols_dense = 0;  // L (spmm), N (gemm), 0 (spmv)
+  int offset_bits = 32;    // the matrix's index width (Problem::offset_bits)
   Precision precision = Precision::F64;
   std::string kernel;    // the entry's name, "#N" added for the N-th variant
   std::string override;  // the parameters' text when the run was given any (KernelParams::text)

@@ -15,6 +15,7 @@
 #include "plan/catalogue.hpp"
 #include "plan/format_table.hpp"
 #include "spx/convert.hpp"
+#include "spx/error.hpp"
 #include "spx/io.hpp"
 #include "spx/sell_c16.hpp"
 
@@ -103,8 +104,8 @@ constexpr uint64_t kIndex = sizeof(int32_t);
 // deflate expands at most about 1032:1 (zlib's documentation); a little more for gzip headers.
 constexpr uint64_t kMaxDeflateRatio = 1100;
 
-uint64_t csr_bytes(uint64_t rows, uint64_t nnz, uint64_t value) {
-  return nnz * (value + kIndex) + (rows + 1) * kIndex;
+uint64_t csr_bytes(uint64_t rows, uint64_t nnz, uint64_t value, uint64_t index = kIndex) {
+  return nnz * (value + index) + (rows + 1) * index;
 }
 
 uint64_t round_up(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
@@ -182,18 +183,29 @@ std::optional<ShapeEstimate> estimate_shape(const MatrixSource& source) {
   }
 }
 
-Footprint load_footprint(const MatrixSource& source, const ShapeEstimate& shape, bool f32) {
+Footprint load_footprint(const MatrixSource& source, const ShapeEstimate& shape, bool f32, bool wide) {
   const uint64_t rows = static_cast<uint64_t>(shape.rows), nnz = static_cast<uint64_t>(shape.nnz);
+  const uint64_t index = wide ? sizeof(int64_t) : kIndex;
   Footprint f;
-  f.host.push_back({"the matrix", csr_bytes(rows, nnz, sizeof(double))});
+  f.host.push_back({"the matrix", csr_bytes(rows, nnz, sizeof(double), index)});
   // A file's text is read whole and parsed into entry lists before the CSR is assembled (about 30
   // characters and 16 bytes per entry); the generators build the CSR in place with O(rows) beside.
   if (source.kind == MatrixSource::Kind::File)
     f.host.push_back({"reading the file", nnz * 46});
   else
     f.host.push_back({"generating it", rows * sizeof(int64_t)});
-  if (f32) f.host.push_back({"its f32 copy", csr_bytes(rows, nnz, sizeof(float))});
+  if (f32) f.host.push_back({"its f32 copy", csr_bytes(rows, nnz, sizeof(float), index)});
   return f;
+}
+
+bool reads_wide_indices(const MatrixSource& source, plan::IndexWidth width, const std::string& use) {
+  if (width == plan::IndexWidth::Bits64) return true;
+  const std::optional<ShapeEstimate> shape = estimate_shape(source);
+  const bool past_32 = shape && shape->nnz > std::numeric_limits<int32_t>::max();
+  if (past_32 && width == plan::IndexWidth::Bits32)
+    throw Error(fmt::format("{}: {} nonzeros pass 2^31 - 1, the most 32-bit indices hold: use `{}` (or auto)",
+                            source.name, shape->nnz, use));
+  return past_32;
 }
 
 template <class T>

@@ -38,6 +38,12 @@ struct ShapeEstimate {
 // header cannot be read: the loader then reports the problem itself.
 std::optional<ShapeEstimate> estimate_shape(const MatrixSource& source);
 
+// --index (spx bench, spmv, spmm, cg): whether `source` is read with int64 indices. Bits64: always.
+// Auto: when its size known before loading (estimate_shape; unknown for a pipe) passes 2^31 - 1
+// nonzeros. Bits32: never, and a matrix known to pass is refused, the message naming `use` (the
+// option that reads it, e.g. "spx bench --index 64").
+bool reads_wide_indices(const MatrixSource& source, plan::IndexWidth width, const std::string& use);
+
 // Bytes by what they hold, on the host and on the device.
 struct Footprint {
   struct Item {
@@ -52,9 +58,9 @@ struct Footprint {
   Footprint& operator+=(const Footprint& other);
 };
 
-// Loading the matrix as Csr<double, int32_t> (plus the reader's text and entry lists for a file),
-// and its f32 copy when f32 runs.
-Footprint load_footprint(const MatrixSource& source, const ShapeEstimate& shape, bool f32);
+// Loading the matrix as Csr<double, int32_t> (Csr<double, int64_t> when `wide`; plus the reader's
+// text and entry lists for a file), and its f32 copy when f32 runs.
+Footprint load_footprint(const MatrixSource& source, const ShapeEstimate& shape, bool f32, bool wide = false);
 
 // What the format table's byte estimates (plan/format_table.hpp) read beyond MatrixStats, taken once
 // from the loaded matrix as the planner's front door takes them: the column spans and the sampled

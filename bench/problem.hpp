@@ -29,7 +29,8 @@ struct FormatInputs;  // bench/footprint.hpp
 // Every product is computed with alpha = 1, beta = 0, so outputs are never read by a kernel.
 template <class T>
 struct TypedInput {
-  const Csr<T, int32_t>* A = nullptr;
+  const Csr<T, int32_t>* A = nullptr;       // Problem::offset_bits 32
+  const Csr<T, int64_t>* A_wide = nullptr;  // Problem::offset_bits 64 (spx bench --index 64)
   std::span<const T> x;
   const Dense<T>* A_dense = nullptr;
   const Dense<T>* B = nullptr;
@@ -39,10 +40,13 @@ struct Problem {
   std::string matrix;  // display name ("stencil27_128", "cage11", "dense_1024")
   OpKind op = OpKind::Spmv;
   Precision precision = Precision::F64;
-  int64_t cols_dense = 0;              // L for spmm, N for gemm, 0 for spmv
-  int64_t rows = 0;                    // rows of the output
-  int64_t cols = 0;                    // columns of A
-  int64_t nnz = 0;                     // nonzeros of A (rows * cols for gemm)
+  int64_t cols_dense = 0;  // L for spmm, N for gemm, 0 for spmv
+  int64_t rows = 0;        // rows of the output
+  int64_t cols = 0;        // columns of A
+  int64_t nnz = 0;         // nonzeros of A (rows * cols for gemm)
+  // A held with 32- or 64-bit indices (BenchOptions::index): at 64 only the entries with
+  // KernelEntry::offsets64 run, reading TypedInput::A_wide.
+  int offset_bits = 32;
   const MatrixStats* stats = nullptr;  // of A (null for gemm)
   // What the format table's memory estimates read beyond the stats (bench/footprint.hpp); null
   // before the matrix is loaded and for gemm.

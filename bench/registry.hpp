@@ -47,6 +47,9 @@ struct KernelEntry {
   // B and C stay in host memory (the host-resident SpMM entries): the device holds A and chunks,
   // the host the output (bench/footprint.hpp counts memory by it).
   bool host_resident = false;
+  // Runs on a Problem of 64-bit offsets (TypedInput::A_wide); the others are skipped there with
+  // plan::offsets32_only_reason.
+  bool offsets64 = false;
 
   // Optional: non-empty when this kernel should not run on this problem, saying why (printed as a
   // note, e.g. "N = 4096 > 1024: the reference GEMM is O(N^3)"). It sees the Problem's sizes and

@@ -76,7 +76,8 @@ void print_device_line(std::ostream& out, const BenchReport& report) {
 }
 
 void print_matrix_table(std::ostream& out, const BenchReport& report, const MatrixInfo& m) {
-  fmt::print(out, "\n== {}  ({} x {}, {} nonzeros", m.name, m.rows, m.cols, m.nnz);
+  fmt::print(out, "\n== {}  ({} x {}, {} nonzeros{}", m.name, m.rows, m.cols, m.nnz,
+             m.offset_bits == 64 ? ", 64-bit indices" : "");
   if (m.stats) {
     const MatrixStats& s = *m.stats;
     fmt::print(out, "; row length {}/{:.1f}/{} min/avg/max, stddev {:.1f}, {} empty rows", s.min_row,
@@ -198,7 +199,8 @@ nlohmann::ordered_json to_json(const BenchReport& report) {
     // An opt-in candidate that rounds the values (mixed precision): not in a default plan's oracle.
     if (is_candidate(r) && plan::kernel_row(r.kernel.substr(0, r.kernel.find('#'))).rounds_values)
       e["rounds_values"] = true;
-    if (!r.override.empty()) e["override"] = r.override;  // the parameters this run was given
+    if (!r.override.empty()) e["override"] = r.override;         // the parameters this run was given
+    if (r.op != OpKind::Gemm) e["offset_bits"] = r.offset_bits;  // spx bench --index
     if (r.op == OpKind::Gemm) {
       e["m"] = r.rows;
       e["n"] = r.cols_dense;
@@ -226,7 +228,10 @@ nlohmann::ordered_json to_json(const BenchReport& report) {
   nlohmann::ordered_json matrices = nlohmann::ordered_json::array();
   for (const MatrixInfo& m : report.matrices) {
     if (!m.features) continue;
-    matrices.push_back({{"name", m.name}, {"source", m.source}, {"features", to_json(*m.features)}});
+    matrices.push_back({{"name", m.name},
+                        {"source", m.source},
+                        {"offset_bits", m.offset_bits},
+                        {"features", to_json(*m.features)}});
   }
   j["matrices"] = std::move(matrices);
   j["notes"] = report.notes;

@@ -124,13 +124,23 @@ ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()
 template <class T>
 std::vector<T> gather_rows(Group group, const Partition& p, std::span<const T> mine, int root = 0);
 
-// y = A·x for this rank's rows: x is this rank's owned block (A.owned entries), y its rows. Holds
-// the halo buffers, so repeated products allocate nothing. Collective over A.group.
+// y = A·x for this rank's rows, x its owned block (A.owned entries) and y its rows, both on the
+// host: what cg() multiplies with. Product runs it on the CPU; spx::cuda::dist::mpi::GpuProduct
+// (spx/cuda/dist_mpi.hpp) on the rank's GPU. Collective over A.group.
 template <class T>
-class Product {
+class RankOperator {
+ public:
+  virtual ~RankOperator() = default;
+  virtual void operator()(std::span<const T> x, std::span<T> y) = 0;
+};
+
+// The CPU product (spx::omp::spmv on [owned x | halo]). Holds the halo buffers, so repeated
+// products allocate nothing.
+template <class T>
+class Product : public RankOperator<T> {
  public:
   explicit Product(const RankMatrix<T>& A);
-  void operator()(std::span<const T> x, std::span<T> y);
+  void operator()(std::span<const T> x, std::span<T> y) override;
   const RankMatrix<T>& matrix() const { return A_; }
 
  private:
@@ -140,8 +150,13 @@ class Product {
 
 // CG (spx/cg.hpp's options and result) for a square matrix whose rows and x share one partition:
 // b and x are this rank's rows. Every rank returns the same result (history included). Collective.
+// The product is Product's, or `apply`'s (which must multiply by A): one driver, so GPU ranks take
+// the same decisions on the same sums as CPU ranks whenever their products agree bit for bit.
 template <class T>
 CgResult cg(const RankMatrix<T>& A, std::span<const T> b, std::span<T> x, const CgOptions& options);
+template <class T>
+CgResult cg(const RankMatrix<T>& A, RankOperator<T>& apply, std::span<const T> b, std::span<T> x,
+            const CgOptions& options);
 
 // Rows [begin, end) of A with global 64-bit columns (a rank's block of a matrix it read whole).
 template <class T, class I>

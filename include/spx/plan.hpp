@@ -56,6 +56,9 @@ IndexWidth parse_index_width(std::string_view s);  ///< the same words; spx::Err
 /// with the numbers when it cannot be held (Bits32 past 2^31 - 1 nonzeros, or rows or columns past
 /// 2^31 - 1, which need 64-bit column indices the GPU path does not have).
 int offset_bits(IndexWidth w, int64_t rows, int64_t cols, int64_t nnz);
+/// Why a kernel without a 64-bit path does not run on a matrix of nnz nonzeros held with 64-bit
+/// offsets (the planner's and the benchmark's one wording).
+std::string offsets32_only_reason(int64_t nnz);
 using DenseLayout = spx::Layout;  ///< SpMM's B and C: the dense matrices' one layout enum
 
 struct Options {
@@ -129,6 +132,11 @@ struct HostExtras {
 /// nothing), then copies it into p. Milliseconds on 10M nonzeros (the statistics are sampled).
 template <class T>
 void fill_host_extras(const Csr<T, int32_t>& A, HostExtras& extras, Problem& p);
+/// extras.distinct_values (counting stops at the 257th) and, where at most 256, value_table_bits,
+/// from the matrix's values (once: nothing when already counted). Part of fill_host_extras; the
+/// front door's 64-bit matrix calls it alone, before its host copy goes.
+template <class T>
+void count_distinct_values(std::span<const T> values, HostExtras& extras);
 
 /// One candidate, as explain() lists it.
 struct Candidate {

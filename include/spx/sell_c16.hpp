@@ -60,6 +60,8 @@ struct SellC16 {
 /// rows): MatrixFeatures::sell_slots, and what to_sell_c16 stores. O(rows).
 template <class T>
 int64_t sell_c16_slots(const Csr<T, int32_t>& A);
+/// The same from a row pointer of rows + 1 offsets (a matrix held with 64-bit offsets).
+int64_t sell_c16_slots(std::span<const int64_t> row_ptr);
 
 /// Bytes a SellC16 of `slots` slots over `rows` rows holds: slots (v + 2) + 4 rows + 8 (slices + 1).
 double sell_c16_stream_bytes(int64_t slots, int64_t rows, int value_bytes);

@@ -114,6 +114,9 @@ class Matrix:
       * a scipy.sparse matrix or array of any format (converted to CSR; duplicates summed,
         columns sorted; integer and bool values become float64, complex is a TypeError; int32 or
         int64 indices, handed to the compiled core as they are: no copy in Python);
+      * a cupyx.scipy.sparse matrix (int32 or int64 indices): the result is on its GPU. Its arrays
+        are downloaded once at their own dtypes to make the host copy every spx.Matrix keeps, which
+        is uploaded again (32- or 64-bit row offsets as the host copy's indices);
       * ``(data, indices, indptr)`` with ``shape=(m, n)``, or ``(data, indices, indptr, shape)``;
       * another Matrix (shared, or cast with ``dtype=`` and ``index=``).
     ``spx.read(path)`` reads a Matrix Market file, ``spx.generate(spec)`` runs a generator.
@@ -162,6 +165,9 @@ class Matrix:
             m = _from_arrays(data, indices, indptr, shape, dtype, width)
         elif _is_scipy_sparse(source):
             m = _from_scipy(source, dtype, width)
+        elif _is_cupy_sparse(source):  # lands on the CuPy matrix's GPU, through the host copy
+            m, dev = _from_cupy_sparse(source, dtype, width)
+            m = m.to_device(dev, "64" if m.index_bits == 64 else "auto")
         else:
             raise TypeError(f"cannot make an spx.Matrix from {type(source).__name__}: pass a scipy.sparse "
                             "matrix, (data, indices, indptr, shape), or use spx.read / spx.generate")
@@ -418,6 +424,25 @@ def _is_scipy_sparse(obj: Any) -> bool:
     return sp.issparse(obj)
 
 
+def _is_cupy_sparse(obj: Any) -> bool:
+    """A cupyx.scipy.sparse matrix (checked by module name: CuPy is never imported for this)."""
+    return type(obj).__module__.startswith("cupyx.scipy.sparse") and hasattr(obj, "tocsr")
+
+
+def _from_cupy_sparse(S: Any, dtype: Any, index: str) -> Tuple[Any, int]:
+    """(the host matrix, the CuPy device): the CSR's three arrays downloaded at their own dtypes
+    (int32 or int64 indices, never narrowed here), the download's bytes checked first, then spx's
+    one host copy as for SciPy (the width by index=)."""
+    C = S.tocsr()
+    rows, cols = _check_shape(C.shape)
+    nnz = int(C.nnz)
+    bits = 64 if C.indices.dtype.itemsize == 8 or C.indptr.dtype.itemsize == 8 else 32
+    _spx.require_host_copy(rows, cols, nnz, C.data.dtype.itemsize, bits, "the CuPy matrix's download")
+    with C.device:
+        data, indices, indptr = C.data.get(), C.indices.get(), C.indptr.get()
+    return _from_arrays(data, indices, indptr, (rows, cols), dtype, index), int(C.device.id)
+
+
 def _dimension(n: Any, shape: Any) -> int:
     """One entry of a shape: an integer (Python's or numpy's; not a bool, not a float such as 2.9)."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
@@ -480,22 +505,27 @@ def _from_scipy(S: Any, dtype: Any, index: str = "auto") -> Any:
     return _from_arrays(C.data, C.indices, C.indptr, C.shape, d, index)
 
 
-def read(path: "os.PathLike[str] | str", dtype: Any = np.float64) -> Matrix:
+def read(path: "os.PathLike[str] | str", dtype: Any = np.float64, index: Any = "auto") -> Matrix:
     """Reads a Matrix Market file (.mtx, or gzip-compressed: detected from the content).
 
     Coordinate (real, integer, pattern; general, symmetric, skew-symmetric: expanded) and array
     files. Errors name the file and line (ValueError); a missing file is FileNotFoundError.
+    index: the copy's index dtype: 'auto' (int64 where the header says more than 2**31 - 1
+    nonzeros, else int32), '32' or '64'.
     """
+    width = _index_width(index)
     p = os.fspath(path)
     if not os.path.exists(p):
         raise FileNotFoundError(f"{p}: no such file")
-    return Matrix._wrap(_spx.read(p, _DTYPES[_value_dtype(dtype, "dtype")]))
+    return Matrix._wrap(_spx.read(p, _DTYPES[_value_dtype(dtype, "dtype")], width))
 
 
-def generate(spec: str, dtype: Any = np.float64) -> Matrix:
+def generate(spec: str, dtype: Any = np.float64, index: Any = "auto") -> Matrix:
     """Runs a generator spec, e.g. 'stencil27:n=32', 'rmat:scale=16,ef=8' (spx.generators() lists
-    the kinds and their keys). A bad spec is a ValueError saying what is accepted."""
-    return Matrix._wrap(_spx.generate(str(spec), _DTYPES[_value_dtype(dtype, "dtype")]))
+    the kinds and their keys). A bad spec is a ValueError saying what is accepted. index: as
+    spx.read's ('auto': int64 where the generator's size needs it)."""
+    width = _index_width(index)
+    return Matrix._wrap(_spx.generate(str(spec), _DTYPES[_value_dtype(dtype, "dtype")], width))
 
 
 def generators() -> list:
@@ -565,6 +595,16 @@ def _check_device_operand(A: Matrix, d: "_arrays.DeviceArray", what: str) -> Non
         raise ValueError(f"{what} is in {where}, the matrix on cuda:{A._dev}")
 
 
+def _as_matrix(A: Any) -> Matrix:
+    """spx.spmv's and spx.spmm's A: an spx.Matrix (a subclass as it is), or a SciPy or CuPy sparse
+    matrix made into one; TypeError otherwise."""
+    if isinstance(A, Matrix):
+        return A
+    if _is_scipy_sparse(A) or _is_cupy_sparse(A):
+        return Matrix(A)
+    raise TypeError(f"A must be an spx.Matrix (or a scipy or cupyx sparse matrix), not {type(A).__name__}")
+
+
 class _CupyFast:
     """The CuPy fast path: cupy.ndarray once spx has seen CuPy (and handed it to the compiled core)."""
 
@@ -593,8 +633,11 @@ def spmv(A: Matrix, x: Any, out: Any = None, alpha: float = 1.0, beta: float = 0
     copies in and out for a matrix on a GPU. A device x (CuPy, __cuda_array_interface__, CUDA
     DLPack) needs the matrix on its GPU; the result is a new array of x's library (or out), nothing
     is copied, and the product is enqueued on the caller's current stream (CuPy's, PyTorch's; or
-    `stream`, a cudaStream_t as int) without waiting for it.
+    `stream`, a cudaStream_t as int) without waiting for it. A SciPy or CuPy sparse A is made into
+    an spx.Matrix (and planned) for this call alone: make one spx.Matrix for repeated products.
     """
+    if type(A) is not Matrix:
+        A = _as_matrix(A)
     if stream is None and type(x) is _CupyFast.ndarray:
         y = A._spmv_cupy(x, out, alpha, beta)
         if y is not None:
@@ -693,6 +736,8 @@ def spmm(A: Matrix, X: Any, out: Any = None, alpha: float = 1.0, beta: float = 0
     layout on the GPU) or Fortran order, or a view with a unit stride in one dimension; the result
     has X's order. On the GPU, out must have X's order.
     """
+    if type(A) is not Matrix:
+        A = _as_matrix(A)
     if A._dev >= 0 and _arrays.is_device_array(X):
         return _spmm_device(A, X, out, alpha, beta, stream)
     a, b = _check_scalars(alpha, beta, out)

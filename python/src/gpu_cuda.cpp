@@ -181,8 +181,8 @@ PlanInfo info_of(const plan::Report& r) {
 }
 
 // A's bytes at `index_bits`-bit indices (its own width by default) checked against the host memory
-// available, then A: the front door and the CG operator take their Csr by value, so each call makes
-// one host copy beside the Python matrix's (freed once uploaded).
+// available, then A: the front door's 32-bit constructor and the CG operator take their Csr by value,
+// so such a call makes one host copy beside the Python matrix's.
 template <class T, class I>
 const Csr<T, I>& call_copy(const Csr<T, I>& A, const char* what,
                            int index_bits = static_cast<int>(8 * sizeof(I))) {
@@ -348,13 +348,23 @@ class CudaMatrix final : public GpuMatrix {
     return row_major ? plan::DenseLayout::RowMajor : plan::DenseLayout::ColMajor;
   }
 
+  // An int64 host copy is read where it is (the front door's const& constructor): at 64-bit offsets
+  // nothing is copied on the host, at 32 the front door keeps its narrowed copy (checked here).
   template <class I>
   static cuda::SparseMatrix<T> make(cuda::Context& ctx, const Csr<T, I>& A, int device,
                                     plan::IndexWidth width) {
     DeviceGuard guard(device);
-    cuda::SparseMatrix<T> M(ctx, call_copy(A, "the upload's host copy"), width);
-    ctx.synchronize();
-    return M;
+    if constexpr (sizeof(I) == 8) {
+      if (plan::offset_bits(width, A.rows, A.cols, A.nnz()) == 32)
+        (void)call_copy(A, "the upload's 32-bit host copy", 32);
+      cuda::SparseMatrix<T> M(ctx, A, width);
+      ctx.synchronize();
+      return M;
+    } else {
+      cuda::SparseMatrix<T> M(ctx, call_copy(A, "the upload's host copy"), width);
+      ctx.synchronize();
+      return M;
+    }
   }
 
   void run_spmm(const T* B, int64_t ldb, T* C, int64_t ldc, bool row_major, int64_t L, double alpha,

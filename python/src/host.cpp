@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -58,15 +59,14 @@ double host_csr_bytes(int64_t rows, int64_t nnz, std::size_t value_bytes, int in
          static_cast<double>(nnz) * (index_bytes + static_cast<double>(value_bytes));
 }
 
-namespace {
-
-// Refuses (spx::Error with the bytes needed and available) a host copy the machine cannot hold.
 void require_copy_memory(int64_t rows, int64_t cols, int64_t nnz, std::size_t value_bytes, int index_bits,
                          std::string_view what) {
   detail::require_host_memory(
       host_csr_bytes(rows, nnz, value_bytes, index_bits),
       fmt::format("{} ({} x {}, {} nonzeros, {}-bit indices)", what, rows, cols, nnz, index_bits));
 }
+
+namespace {
 
 // The checked arrays copied into a Csr<T, I>, then made canonical. Every entry is bounded by the
 // nonzero count or the columns (checked), so narrowing int64 arrays to int32 loses nothing.
@@ -146,14 +146,51 @@ Matrix with_index_bits(const Matrix& A, int bits) {
       *A.csr);
 }
 
-Matrix read_matrix(const std::string& path, bool f32) {
-  if (f32) return Matrix{std::make_shared<const HostCsr>(read_matrix_market<float, int32_t>(path)), nullptr};
-  return Matrix{std::make_shared<const HostCsr>(read_matrix_market<double, int32_t>(path)), nullptr};
+namespace {
+
+template <class I>
+Matrix read_at(const std::string& path, bool f32) {
+  if (f32) return Matrix{std::make_shared<const HostCsr>(read_matrix_market<float, I>(path)), nullptr};
+  return Matrix{std::make_shared<const HostCsr>(read_matrix_market<double, I>(path)), nullptr};
 }
 
-Matrix generate_matrix(const std::string& spec, bool f32) {
-  if (f32) return Matrix{std::make_shared<const HostCsr>(gen::generate<float, int32_t>(spec)), nullptr};
-  return Matrix{std::make_shared<const HostCsr>(gen::generate<double, int32_t>(spec)), nullptr};
+template <class I>
+Matrix generate_at(const std::string& spec, bool f32) {
+  if (f32) return Matrix{std::make_shared<const HostCsr>(gen::generate<float, I>(spec)), nullptr};
+  return Matrix{std::make_shared<const HostCsr>(gen::generate<double, I>(spec)), nullptr};
+}
+
+// The generators' refusal of a size past int32 (src/generate), before they allocate anything.
+bool is_int32_size_error(const Error& e) {
+  return std::string_view(e.what()).find("does not fit int32 indices") != std::string_view::npos;
+}
+
+}  // namespace
+
+Matrix read_matrix(const std::string& path, bool f32, plan::IndexWidth width) {
+  if (width == plan::IndexWidth::Bits64) return read_at<int64_t>(path, f32);
+  if (width == plan::IndexWidth::Auto) {
+    // The header's entry count (twice for a symmetric file's mirrored entries): the reader at 32 bits
+    // would refuse past 2^31 - 1. A header that cannot be read is the reader's to report.
+    int64_t entries = 0;
+    try {
+      const MatrixMarketHeader h = read_matrix_market_header(path);
+      entries = h.symmetry == MatrixMarketHeader::Symmetry::General ? h.entries : 2 * h.entries;
+    } catch (const Error&) {
+    }
+    if (entries > std::numeric_limits<int32_t>::max()) return read_at<int64_t>(path, f32);
+  }
+  return read_at<int32_t>(path, f32);
+}
+
+Matrix generate_matrix(const std::string& spec, bool f32, plan::IndexWidth width) {
+  if (width == plan::IndexWidth::Bits64) return generate_at<int64_t>(spec, f32);
+  try {
+    return generate_at<int32_t>(spec, f32);
+  } catch (const Error& e) {
+    if (width == plan::IndexWidth::Auto && is_int32_size_error(e)) return generate_at<int64_t>(spec, f32);
+    throw;
+  }
 }
 
 Matrix astype(const Matrix& A, bool f32) {

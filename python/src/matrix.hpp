@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "gpu.hpp"
@@ -46,6 +47,10 @@ int host_index_bits(plan::IndexWidth width, int64_t rows, int64_t cols, int64_t 
 
 // Host bytes of a CSR copy: (rows + 1) offsets, nnz columns and nnz values.
 double host_csr_bytes(int64_t rows, int64_t nnz, std::size_t value_bytes, int index_bits);
+// Refuses (spx::Error with the bytes needed and available) a host CSR copy the machine cannot hold;
+// `what` names it.
+void require_copy_memory(int64_t rows, int64_t cols, int64_t nnz, std::size_t value_bytes, int index_bits,
+                         std::string_view what);
 
 // From the three CSR arrays (copied). Sizes first: the shape, the arrays' lengths, the index width
 // (host_index_bits) and the copy's bytes against the host memory available, before anything is
@@ -59,8 +64,10 @@ Matrix matrix_from_csr(int64_t rows, int64_t cols, std::span<const J> row_ptr, s
 // A copy of the host matrix with `bits`-bit indices (the same when it has them); host only.
 Matrix with_index_bits(const Matrix& A, int bits);
 
-Matrix read_matrix(const std::string& path, bool f32);
-Matrix generate_matrix(const std::string& spec, bool f32);
+// `width`: the host copy's indices. Bits64: int64; Auto: int64 where the matrix needs them (a file's
+// header past 2^31 - 1 entries, a generator's refusal of int32 before it allocates), else int32.
+Matrix read_matrix(const std::string& path, bool f32, plan::IndexWidth width = plan::IndexWidth::Auto);
+Matrix generate_matrix(const std::string& spec, bool f32, plan::IndexWidth width = plan::IndexWidth::Auto);
 Matrix astype(const Matrix& A, bool f32);  // a host copy with the other value type (or the same)
 // Shares the host copy; device < 0: the host alone. `width`: the device's row offsets (index=).
 Matrix to_device(const Matrix& A, int device, plan::IndexWidth width = plan::IndexWidth::Auto);

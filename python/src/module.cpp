@@ -414,6 +414,13 @@ NB_MODULE(_spx, m) {
         return user_input([&] { return replan ? gpu_of(A).plan(r) : gpu_of(A).current_plan(r); });
       });
 
+  m.def(
+      "require_host_copy",
+      [](int64_t rows, int64_t cols, int64_t nnz, std::size_t value_bytes, int index_bits,
+         const std::string& what) {
+        user_input([&] { require_copy_memory(rows, cols, nnz, value_bytes, index_bits, what); });
+      },
+      "rows"_a, "cols"_a, "nnz"_a, "value_bytes"_a, "index_bits"_a, "what"_a);
   m.def("from_csr", &from_csr<float, int32_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
         "index"_a = "auto");
   m.def("from_csr", &from_csr<double, int32_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
@@ -422,11 +429,18 @@ NB_MODULE(_spx, m) {
         "index"_a = "auto");
   m.def("from_csr", &from_csr<double, int64_t>, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
         "index"_a = "auto");
-  m.def("read",
-        [](const std::string& path, bool f32) { return user_input([&] { return read_matrix(path, f32); }); });
-  m.def("generate", [](const std::string& spec, bool f32) {
-    return user_input([&] { return generate_matrix(spec, f32); });
-  });
+  m.def(
+      "read",
+      [](const std::string& path, bool f32, const std::string& index) {
+        return user_input([&] { return read_matrix(path, f32, spx::plan::parse_index_width(index)); });
+      },
+      "path"_a, "f32"_a, "index"_a = "auto");
+  m.def(
+      "generate",
+      [](const std::string& spec, bool f32, const std::string& index) {
+        return user_input([&] { return generate_matrix(spec, f32, spx::plan::parse_index_width(index)); });
+      },
+      "spec"_a, "f32"_a, "index"_a = "auto");
   m.def("generators", [] {
     std::vector<std::tuple<std::string, std::string, std::string>> out;
     for (const auto& g : spx::gen::generators()) out.emplace_back(g.kind, g.keys, g.summary);

@@ -48,11 +48,17 @@ template <class T>
 CgResult cg(const RankMatrix<T>&, std::span<const T>, std::span<T>, const CgOptions&) {
   unavailable();
 }
+template <class T>
+CgResult cg(const RankMatrix<T>&, RankOperator<T>&, std::span<const T>, std::span<T>, const CgOptions&) {
+  unavailable();
+}
 
 #define SPX_INSTANTIATE(T)                                                                               \
   template RankMatrix<T> distribute(Group, const Csr<T, int64_t>&, const Partition&, const Partition&);  \
   template class Product<T>;                                                                             \
   template CgResult cg(const RankMatrix<T>&, std::span<const T>, std::span<T>, const CgOptions&);        \
+  template CgResult cg(const RankMatrix<T>&, RankOperator<T>&, std::span<const T>, std::span<T>,         \
+                       const CgOptions&);                                                                \
   template ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, RowSplit, \
                                          int);                                                           \
   template std::vector<T> gather_rows(Group, const Partition&, std::span<const T>, int);

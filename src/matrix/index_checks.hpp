@@ -20,14 +20,16 @@ inline constexpr std::string_view kWideIndexHint =
     "a matrix this large needs 64-bit indices, which the C++ API offers (Csr<T, int64_t>)";
 
 // End the readers' and the generators' "does not fit" messages: each surface that reads or builds a
-// matrix with 64-bit indices, by the name it has there (Python's host copies are 32-bit).
+// matrix with 64-bit indices, by the name it has there.
 inline constexpr std::string_view kWideIndexReadHint =
-    "read it with 64-bit indices: `spx cg --index 64`, `spx spmv --index 64` or `spx spmm --index 64` (or "
-    "auto); in C++, read_matrix_market<T, int64_t>, and spx::cuda::SparseMatrix multiplies it on the GPU "
+    "read it with 64-bit indices: `spx cg --index 64`, `spx spmv --index 64`, `spx spmm --index 64` or "
+    "`spx bench --index 64` (or auto); in Python, spx.read(path, index='64'); in C++, "
+    "read_matrix_market<T, int64_t>, and spx::cuda::SparseMatrix multiplies it on the GPU "
     "(docs/index-width.md)";
 inline constexpr std::string_view kWideIndexBuildHint =
-    "build it with 64-bit indices: `spx gen --index int64`, `spx cg --index 64`, `spx spmv --index 64` or "
-    "`spx spmm --index 64` (or auto); in C++, gen::generate<T, int64_t> (docs/index-width.md)";
+    "build it with 64-bit indices: `spx gen --index int64`, `spx cg --index 64`, `spx spmv --index 64`, "
+    "`spx spmm --index 64` or `spx bench --index 64` (or auto); in Python, spx.generate(spec, index='64'); "
+    "in C++, gen::generate<T, int64_t> (docs/index-width.md)";
 
 template <class I>
 constexpr std::string_view index_type_name() {

@@ -20,18 +20,28 @@ int64_t slices_of(int64_t rows) { return (rows + kSellC16SliceRows - 1) / kSellC
 // Whether slot j (of a row with base b) holds a nonzero: the format's padding rule.
 bool real_slot(int32_t b, int64_t j, uint16_t offset) { return b >= 0 && (j == 0 || offset != 0); }
 
+// 32 x the longest row of each slice of 32 rows, from the row pointer (offsets of either width).
+template <class O>
+int64_t slots_of(const O* row_ptr, int64_t rows) {
+  int64_t slots = 0;
+  for (int64_t first = 0; first < rows; first += kSellC16SliceRows) {
+    const int64_t last = std::min<int64_t>(first + kSellC16SliceRows, rows);
+    int64_t width = 0;
+    for (int64_t r = first; r < last; ++r) width = std::max<int64_t>(width, row_ptr[r + 1] - row_ptr[r]);
+    slots += kSellC16SliceRows * width;
+  }
+  return slots;
+}
+
 }  // namespace
 
 template <class T>
 int64_t sell_c16_slots(const Csr<T, int32_t>& A) {
-  int64_t slots = 0;
-  for (int64_t first = 0; first < A.rows; first += kSellC16SliceRows) {
-    const int64_t last = std::min<int64_t>(first + kSellC16SliceRows, A.rows);
-    int64_t width = 0;
-    for (int64_t r = first; r < last; ++r) width = std::max<int64_t>(width, A.row_ptr[r + 1] - A.row_ptr[r]);
-    slots += kSellC16SliceRows * width;
-  }
-  return slots;
+  return slots_of(A.row_ptr.data(), A.rows);
+}
+
+int64_t sell_c16_slots(std::span<const int64_t> row_ptr) {
+  return row_ptr.empty() ? 0 : slots_of(row_ptr.data(), static_cast<int64_t>(row_ptr.size()) - 1);
 }
 
 double sell_c16_stream_bytes(int64_t slots, int64_t rows, int value_bytes) {

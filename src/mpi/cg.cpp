@@ -1,7 +1,8 @@
 // CG over MPI ranks (spx/dist_mpi.hpp): spx::cg's Chronopoulos–Gear recurrences (src/cpu/cg.cpp,
 // the same loops and stopping rules) on this rank's rows, with every inner product an exact sum
 // over all ranks (common/exact_sum.hpp): the scalars, and so every decision, are the same bits on
-// every rank and for every rank count. The one product per iteration is Product's.
+// every rank and for every rank count. The one product per iteration is the RankOperator's
+// (Product's on CPUs, GpuProduct's on GPUs).
 #include <fmt/format.h>
 #include <mpi.h>
 
@@ -90,6 +91,13 @@ std::vector<T> inverse_diagonal(const RankMatrix<T>& A, std::string& error) {
 
 template <class T>
 CgResult cg(const RankMatrix<T>& A, std::span<const T> b, std::span<T> x, const CgOptions& options) {
+  Product<T> apply(A);
+  return cg(A, apply, b, x, options);
+}
+
+template <class T>
+CgResult cg(const RankMatrix<T>& A, RankOperator<T>& apply, std::span<const T> b, std::span<T> x,
+            const CgOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const Group g = A.group;
   if (A.rows != A.cols || A.row_partition.begin != A.col_partition.begin)
@@ -107,15 +115,10 @@ CgResult cg(const RankMatrix<T>& A, std::span<const T> b, std::span<T> x, const 
   std::vector<T> inv_diag;
   std::string error;
   if (jacobi) inv_diag = inverse_diagonal(A, error);
-  {  // every rank stops if one cannot precondition
-    int failed = error.empty() ? 0 : 1, any = 0;
-    detail::check(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, detail::comm(g)), "MPI_Allreduce");
-    if (failed) throw JobError(error, true);
-    if (any) throw JobError("dist cg: another rank's Jacobi diagonal is not positive", false);
-  }
+  // every rank stops if one cannot precondition
+  detail::agree(g, error, "dist cg: another rank's Jacobi diagonal is not positive");
   const auto N = static_cast<std::size_t>(n);
   std::vector<T> r(N), u(N), w(N), p(N, T{0}), s(N, T{0});
-  Product<T> apply(A);
   CgResult res;
   auto finish = [&](CgStatus status, std::string message) {
     res.status = status;
@@ -206,9 +209,12 @@ CgResult cg(const RankMatrix<T>& A, std::span<const T> b, std::span<T> x, const 
   }
 }
 
-template CgResult cg<float>(const RankMatrix<float>&, std::span<const float>, std::span<float>,
-                            const CgOptions&);
-template CgResult cg<double>(const RankMatrix<double>&, std::span<const double>, std::span<double>,
-                             const CgOptions&);
+#define SPX_INSTANTIATE(T)                                                                        \
+  template CgResult cg(const RankMatrix<T>&, std::span<const T>, std::span<T>, const CgOptions&); \
+  template CgResult cg(const RankMatrix<T>&, RankOperator<T>&, std::span<const T>, std::span<T>,  \
+                       const CgOptions&);
+SPX_INSTANTIATE(float)
+SPX_INSTANTIATE(double)
+#undef SPX_INSTANTIATE
 
 }  // namespace spx::dist::mpi

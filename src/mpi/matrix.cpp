@@ -20,15 +20,6 @@ namespace {
 
 constexpr int kHaloTag = 40;
 
-// Every rank learns whether every rank succeeded: a rank whose setup threw must not leave the
-// others waiting in the next collective. Throws on every rank when one failed.
-void agree(Group group, const std::string& error) {
-  int failed = error.empty() ? 0 : 1, any = 0;
-  detail::check(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, detail::comm(group)), "MPI_Allreduce");
-  if (failed) throw JobError(error, true);
-  if (any) throw JobError("another rank failed to set up its part", false);
-}
-
 // Row r of the part's local slices and remote part, merged by global column into `out`.
 template <class T>
 Csr<T, int32_t> merge_rows(const RankPart<T>& part) {
@@ -102,7 +93,7 @@ RankMatrix<T> distribute(Group group, const Csr<T, int64_t>& my_rows, const Part
   } catch (const Error& e) {
     error = e.what();
   }
-  agree(group, error);
+  detail::agree(group, error);
 
   // What each rank needs from every other: counts, then the indices (into the sender's x).
   const auto P = static_cast<std::size_t>(ranks);

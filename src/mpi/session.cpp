@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 
 #include "mpi/comm.hpp"
 #include "spx/dist_mpi.hpp"
@@ -18,6 +19,16 @@ void check(int rc, const char* what) {
   int length = 0;
   MPI_Error_string(rc, text, &length);
   throw Error(fmt::format("{}: MPI error {}", what, std::string(text, static_cast<std::size_t>(length))));
+}
+
+void agree(Group group, const std::string& error, const char* others, bool first_only) {
+  int me = 0;
+  check(MPI_Comm_rank(comm(group), &me), "MPI_Comm_rank");
+  const int mine = error.empty() ? std::numeric_limits<int>::max() : me;
+  int first = 0;
+  check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm(group)), "MPI_Allreduce");
+  if (!error.empty()) throw JobError(error, !first_only || first == me);
+  if (first != std::numeric_limits<int>::max()) throw JobError(others, false);
 }
 }  // namespace detail
 

@@ -113,8 +113,9 @@ std::vector<KernelRow> make_catalogue() {
       // csr_param on the RCM-renumbered matrix, between a gather of x and a scatter of y.
       spx_row("rcm_csr", kSpmv, kRow, "rcm", kAlways, "rcm_csr", SpxExecutor::RcmCsr, Ladder::CsrParam),
       spx_row("bsr", kSpmv, kRow, "bsr", kAlways, "bsr", SpxExecutor::Bsr),
-      spx_row("sell_c16", kSpmv, kRow, "sellc16", kAlways, "sell_c16", SpxExecutor::SellC16),
-      spx_row("sell_c16_dict", kSpmv, kRow, "sellc16d", kAlways, "sell_c16_dict", SpxExecutor::SellC16Dict),
+      offsets64(spx_row("sell_c16", kSpmv, kRow, "sellc16", kAlways, "sell_c16", SpxExecutor::SellC16)),
+      offsets64(spx_row("sell_c16_dict", kSpmv, kRow, "sellc16d", kAlways, "sell_c16_dict",
+                        SpxExecutor::SellC16Dict)),
       // SELL-C16 (with the value dictionary where <= 256 values) on the RCM-renumbered matrix, after
       // a gather of x, writing y through the permutation; sums in slot order.
       spx_row("rcm_sell_c16", kSpmv, kRow, "rcmsell", kAlways, "rcm_sell_c16", SpxExecutor::RcmSellC16),

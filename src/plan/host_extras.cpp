@@ -47,17 +47,23 @@ void fill_host_extras(const Csr<T, int32_t>& A, HostExtras& extras, Problem& p) 
   // renumbering may (rcm_sell_c16: x gathered poorly); it stops at the 257th distinct value (a
   // matrix of random values within its first hundreds).
   if (extras.column_spans->wide_rows == 0 || (p.locality && p.locality->gathers_poorly())) {
-    if (!extras.distinct_values) {
-      const std::vector<T> first = distinct_values_first(std::span<const T>(A.values), kSellC16DictMaxValues);
-      extras.distinct_values = static_cast<int64_t>(first.size());
-      if (first.size() <= static_cast<std::size_t>(kSellC16DictMaxValues))
-        extras.value_table_bits = value_bits(std::span<const T>(first));
-    }
+    count_distinct_values(std::span<const T>(A.values), extras);
     p.distinct_values = extras.distinct_values;
   }
 }
 
+template <class T>
+void count_distinct_values(std::span<const T> values, HostExtras& extras) {
+  if (extras.distinct_values) return;
+  const std::vector<T> first = distinct_values_first(values, kSellC16DictMaxValues);
+  extras.distinct_values = static_cast<int64_t>(first.size());
+  if (first.size() <= static_cast<std::size_t>(kSellC16DictMaxValues))
+    extras.value_table_bits = value_bits(std::span<const T>(first));
+}
+
 template void fill_host_extras(const Csr<float, int32_t>&, HostExtras&, Problem&);
 template void fill_host_extras(const Csr<double, int32_t>&, HostExtras&, Problem&);
+template void count_distinct_values(std::span<const float>, HostExtras&);
+template void count_distinct_values(std::span<const double>, HostExtras&);
 
 }  // namespace spx::plan

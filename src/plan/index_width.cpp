@@ -57,4 +57,9 @@ int offset_bits(IndexWidth w, int64_t rows, int64_t cols, int64_t nnz) {
   return fits ? 32 : 64;
 }
 
+std::string offsets32_only_reason(int64_t nnz) {
+  return fmt::format("runs with 32-bit row offsets only; this matrix has 64-bit ones ({} nonzeros{})", nnz,
+                     nnz > std::numeric_limits<int32_t>::max() ? ", past 2^31 - 1" : ": asked for");
+}
+
 }  // namespace spx::plan

@@ -130,8 +130,9 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       w.out_bytes = 2 * rows * v;
       w.row_gather = (static_cast<double>(g.row_sectors[p]) + 2 * rows) * kSectorBytes;
       w.window_gather = static_cast<double>(g.window_sectors[p]) * kSectorBytes;
-      w.serial_slots = static_cast<double>(f.max_row);
-      w.units = rows;
+      const int lanes = plan::sell_c16_lanes(f.rows, f.sell_slots, props);
+      w.serial_slots = static_cast<double>(f.max_row) / lanes;
+      w.units = rows * lanes;
       w.extra_launches = 1;
     } else if (row->work == Work::CsrParam) {
       const cuda::CsrSpmvParams c = plan::csr_fixed_rule(s, props);
@@ -203,8 +204,9 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
           format_matrix_bytes > 0
               ? format_matrix_bytes  // sell_c16_dict: codes (or none) instead of values, and its table
               : static_cast<double>(f.sell_slots) * (v + 2) + rows * kIndexBytes + (rows_padded / 32 + 1) * 8;
-      w.serial_slots = static_cast<double>(f.max_row);
-      w.units = rows;
+      const int lanes = plan::sell_c16_lanes(f.rows, f.sell_slots, props);  // the launch's threads per row
+      w.serial_slots = static_cast<double>(f.max_row) / lanes;
+      w.units = rows * lanes;
     } else {
       throw Error(fmt::format("model: no SpMV work terms for kernel '{}'", key.kernel));
     }

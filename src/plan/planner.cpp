@@ -100,7 +100,6 @@ namespace {
 // The options' own refusals (why_none leaves them out of an error message).
 constexpr std::string_view kNotAllowedKernel = "not among the allowed kernels";
 constexpr std::string_view kVendorOff = "vendor candidates are off";
-constexpr int64_t kMaxOffset32 = 2147483647;  // the largest nonzero count 32-bit row offsets hold
 }  // namespace
 
 std::vector<Candidate> candidates(const Problem& p, const Options& o, const model::DeviceBasics& device,
@@ -142,8 +141,7 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
       refuse("rounds the values to float: allowed only with Options::mixed_precision");
     if (p.offset_bits == 64) {
       if (!row->offsets64)
-        refuse(fmt::format("runs with 32-bit row offsets only; this matrix has 64-bit ones ({} nonzeros{})",
-                           p.stats.nnz, p.stats.nnz > kMaxOffset32 ? ", past 2^31 - 1" : ": asked for"));
+        refuse(offsets32_only_reason(p.stats.nnz));
       else if (c.owner == "cuSPARSE")
         c.extra_bytes += 8 * static_cast<std::size_t>(p.stats.nnz);  // its copy of the columns, widened
     }
@@ -198,7 +196,8 @@ void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, con
     if (c.format != "csr" && o.expected_calls < t.rule_min_calls_to_convert) c.rule_rank += 1000;
     c.predicted_us = std::numeric_limits<double>::quiet_NaN();
     c.model_error = std::numeric_limits<double>::quiet_NaN();
-    if (o.mode != Mode::Rule && profile != nullptr && p.features) {
+    // At 64-bit offsets no fit applies, and the features hold only the format rows' fields.
+    if (o.mode != Mode::Rule && profile != nullptr && p.features && p.offset_bits == 32) {
       const model::KernelKey key = model_key(kernel_row(c.kernel), p);
       const FormatRow& format = format_of(c.format);
       const double format_bytes = format.model_matrix_bytes != nullptr ? format.model_matrix_bytes(p) : 0.0;

@@ -53,6 +53,11 @@ RuleTables make_default_rule_tables() {
   t.ellr.threads_by_avg_row = {{8.0, 1}, {16.0, 2}, {32.0, 4}, {64.0, 8}, {128.0, 16}, {kInf, 32}};
   t.ellr.small_min_slots_per_thread = 2.0;
 
+  // --- SELL-C16 lanes per row ---
+  // Two steps of 8 slots a lane at least; 8 lanes = a warp over 4 rows.
+  t.sell.small_min_slots_per_lane = 16.0;
+  t.sell.max_lanes = 8;
+
   // --- SpMM format ---
   // ELLPACK-R never reads its padding: the limit is the slab's size, not its padding.
   t.spmm.ellr_max_padding_ratio = 64.0;

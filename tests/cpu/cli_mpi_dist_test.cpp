@@ -27,7 +27,9 @@ TEST_F(CliMpiDist, WithoutMpirunRunsAsOneRank) {
 
 TEST_F(CliMpiDist, RefusedRequests) {
   expect_error("cg stencil2d:n=16 --dist --gpus 2", "--dist runs CPU ranks under MPI; --gpus");
-  expect_error("cg stencil2d:n=16 --dist --backend cuda", "--dist runs on CPUs");
+  // GPU ranks take --backend cuda (MpiGpuRefusal checks their refusal without a GPU).
+  expect_error("cg stencil2d:n=16 --dist --operator csr", "drop --operator");
+  expect_error("cg stencil2d:n=16 --dist --halo nccl", "--halo: GPU ranks only");
   expect_error("cg stencil2d:n=16 --dist --reorder rcm", "drop --reorder");
   expect_error("bench stencil2d:n=16 --dist --gpus 2", "--dist runs CPU ranks under MPI; --gpus");
   expect_error("bench stencil2d:n=16 --dist --ops spmm:4", "only --ops spmv");

@@ -156,5 +156,17 @@ TEST(EllrTRule, PublicRuleAndChecks) {
   EXPECT_THROW(cuda::validate(cuda::CooParams{false, 0, 256}), Error);
 }
 
+// SELL-C16's lanes per row: one where rows fill the GPU (132 SMs x 2048 threads = 270336 resident);
+// doubled while rows x lanes stay below that and each lane keeps 16 slots of the padded row; at most 8.
+TEST(SellRule, LanesSplitFewLongRowsOnly) {
+  const DeviceProps d = h100();
+  EXPECT_EQ(plan::sell_c16_lanes(1'000'000, 27'000'000, d), 1);  // a large stencil: unchanged
+  EXPECT_EQ(plan::sell_c16_lanes(82'944, 82'944 * 150, d), 4);   // 6-unknown FEM, 24^3 nodes
+  EXPECT_EQ(plan::sell_c16_lanes(82'944, 82'944 * 20, d), 2);    // rows too short for 4 lanes
+  EXPECT_EQ(plan::sell_c16_lanes(1000, 1000 * 10, d), 1);        // too short to split
+  EXPECT_EQ(plan::sell_c16_lanes(1000, 1000 * 4000, d), 8);      // capped
+  EXPECT_EQ(plan::sell_c16_lanes(0, 0, d), 1);
+}
+
 }  // namespace
 }  // namespace spx::test

@@ -6,15 +6,18 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "cpu/cpu_kernel_bounds.hpp"
 #include "cuda/formats/row_blocks.hpp"
 #include "plan/catalogue.hpp"
+#include "spx/column_spans.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
 #include "spx/plan.hpp"
+#include "spx/sell_c16.hpp"
 #include "spx/stats.hpp"
 
 namespace spx::test {
@@ -100,6 +103,43 @@ TEST(IndexWidth, OnlyKernelsWithA64BitPathAreCandidates) {
   for (const plan::Candidate& c : plan::candidates(big, o, {}, kPlenty)) {
     if (!plan::kernel_row(c.kernel).offsets64) {
       EXPECT_NE(c.why_not.find("past 2^31 - 1"), std::string::npos) << c.kernel << ": " << c.why_not;
+    }
+  }
+}
+
+// SELL-C16 and SELL-C16-dict have a 64-bit path (converted on the device from the 64-bit CSR):
+// eligible at 64 bits given what the front door's 64-bit matrix hands the planner (the column spans
+// and the distinct values counted before its host copy goes, the SELL slots from the row pointer);
+// without the count the dictionary variant says what it needs.
+TEST(IndexWidth, SellC16RunsAtSixtyFourBits) {
+  const auto A = gen::generate<double, int32_t>("stencil27:n=10");
+  const std::vector<int64_t> row_ptr(A.row_ptr.begin(), A.row_ptr.end());
+  EXPECT_EQ(sell_c16_slots(std::span<const int64_t>(row_ptr)), sell_c16_slots(A));
+  plan::Problem p;
+  p.op = plan::Operation::Spmv;
+  p.stats = stats(A);
+  p.column_spans = column_span_stats(A);
+  p.features = MatrixFeatures{};
+  p.features->sell_slots = sell_c16_slots(A);
+  p.offset_bits = 64;
+  int seen = 0;
+  for (const plan::Candidate& c : plan::candidates(p, {}, {}, kPlenty)) {
+    if (c.kernel == "sell_c16_dict") {
+      EXPECT_EQ(c.why_not, "needs the count of distinct values");
+    }
+    if (c.kernel == "sell_c16") {
+      EXPECT_TRUE(c.eligible) << c.why_not;
+    }
+    seen += c.kernel == "sell_c16" || c.kernel == "sell_c16_dict" ? 1 : 0;
+  }
+  EXPECT_EQ(seen, 2);
+  plan::HostExtras extras;
+  plan::count_distinct_values(std::span<const double>(A.values), extras);
+  ASSERT_TRUE(extras.distinct_values.has_value());
+  p.distinct_values = extras.distinct_values;
+  for (const plan::Candidate& c : plan::candidates(p, {}, {}, kPlenty)) {
+    if (c.kernel == "sell_c16_dict" || c.kernel == "sell_c16") {
+      EXPECT_TRUE(c.eligible) << c.kernel << ": " << c.why_not;
     }
   }
 }

@@ -75,9 +75,9 @@ dist::DistMatrix<T> split(const Csr<T, int32_t>& A, int n, int64_t slice_nnz) {
 
 template <class T>
 void check_spmv(cd::Team& tm, const std::string& name, const Csr<T, int32_t>& A, uint64_t seed,
-                int64_t slice_nnz = dist::kMaxSliceNnz) {
+                int64_t slice_nnz = dist::kMaxSliceNnz, const cd::DistOptions& options = {}) {
   const auto D = split(A, tm.size(), slice_nnz);
-  cd::DistSparseMatrix<T> dA(tm, D);
+  cd::DistSparseMatrix<T> dA(tm, D, options);
   const auto x = test::random_vector<T>(static_cast<std::size_t>(A.cols), seed);
   cd::DistVector<T> dx(tm, dA.col_partition()), dy(tm, dA.row_partition());
   dx.upload(x);
@@ -90,9 +90,9 @@ void check_spmv(cd::Team& tm, const std::string& name, const Csr<T, int32_t>& A,
 
 template <class T>
 void check_spmm(cd::Team& tm, const std::string& name, const Csr<T, int32_t>& A, int64_t L, uint64_t seed,
-                int64_t slice_nnz = dist::kMaxSliceNnz) {
+                int64_t slice_nnz = dist::kMaxSliceNnz, const cd::DistOptions& options = {}) {
   const auto D = split(A, tm.size(), slice_nnz);
-  cd::DistSparseMatrix<T> dA(tm, D);
+  cd::DistSparseMatrix<T> dA(tm, D, options);
   const auto B = test::random_dense<T>(A.cols, L, Layout::RowMajor, seed, 0);
   cd::DistVector<T> dB(tm, dA.col_partition(), L), dC(tm, dA.row_partition(), L);
   dB.upload(B.data);
@@ -304,6 +304,30 @@ TEST(DistGpu, LocalSlicesGiveTheSameResults) {
   cd::DistSparseMatrix<double> dA(team(1), D);
   EXPECT_GE(dA.local_slices(0), 4);
   EXPECT_NE(dA.describe().find("slice 1 of"), std::string::npos) << dA.describe();
+}
+
+// A sliced local part of more nonzeros than wide_local_above (here 0; in use 2^31 - 1) runs as one
+// matrix of 64-bit row offsets: products as with one int32 part, on every team size.
+TEST(DistGpu, SlicedLocalPartsRunAsOneMatrixOf64BitOffsets) {
+  SPX_REQUIRE_GPU();
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  cd::DistOptions wide;
+  wide.wide_local_above = 0;
+  for (int n : team_sizes())
+    for (const auto& m : dist_matrices<double>(seed)) {
+      if (!splittable(m.A, n) || m.A.rows > 20000) continue;
+      const int64_t limit = std::max<int64_t>(1, m.A.nnz() / (3 * n) + 1);  // about 3 slices a rank
+      check_spmv<double>(team(n), m.name + " joined", m.A, seed, limit, wide);
+      check_spmm<double>(team(n), m.name + " joined", m.A, 3, seed, limit, wide);
+      if (::testing::Test::HasFailure()) return;
+    }
+  const auto A = gen::stencil_3d_27pt<double, int32_t>(21, 19, 17);
+  const auto D = split(A, 1, A.nnz() / 4);
+  ASSERT_GE(D.parts[0].local.size(), 4u);
+  cd::DistSparseMatrix<double> dA(team(1), D, wide);
+  EXPECT_EQ(dA.local_slices(0), 1);
+  EXPECT_NE(dA.describe().find("64-bit row offsets"), std::string::npos) << dA.describe();
 }
 
 TEST(DistGpu, BadInputIsAClearError) {

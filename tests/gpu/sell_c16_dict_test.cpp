@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/spmv/sell_c16_launch.hpp"
 #include "gpu_test_support.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/convert.hpp"
@@ -79,6 +80,37 @@ TYPED_TEST(SellC16DictGpu, MatchesTheReferenceAndSellC16Bitwise) {
   }
 }
 
+// Every lane count: the dictionary's kernel (coded and uniform) equals SELL-C16's bit for bit at the
+// same lanes, and matches the reference.
+TYPED_TEST(SellC16DictGpu, EveryLaneCountEqualsSellC16Bitwise) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const auto& [name, A] : dict_cases<T>(seed)) {
+    const SellC16Dict<T> D = to_sell_c16_dict(A);
+    const auto dD = cuda::upload_sell_c16_dict(ctx, D);
+    const auto dS = cuda::upload_sell_c16(ctx, D.sell);
+    const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed + 1);
+    const auto dx = cuda::to_device(ctx, x, "x");
+    for (int lanes : {1, 2, 4, 8}) {
+      for (const SpmvCase<T>& c : spmv_cases(A, x, seed + 2)) {
+        const std::string what = name + ", " + std::to_string(lanes) + " lanes" + c.label();
+        auto dy = cuda::to_device(ctx, c.y0, "y");
+        auto ds = cuda::to_device(ctx, c.y0, "y sell");
+        cuda::detail::spmv_sell_c16_dict_rows(ctx, dD, std::span<const T>(dx.span()), dy.span(), {}, c.alpha,
+                                              c.beta, lanes);
+        cuda::detail::spmv_sell_c16_rows(ctx, dS, std::span<const T>(dx.span()), ds.span(), {}, c.alpha,
+                                         c.beta, lanes);
+        const auto got = cuda::to_host(ctx, dy), sell = cuda::to_host(ctx, ds);
+        c.expect_close(got, what);
+        for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], sell[i]) << what << ": row " << i;
+      }
+    }
+  }
+}
+
 // The device conversion (cuda::to_sell_c16_dict, the table from sell_c16_dict_table) gives the
 // host conversion's table and codes; the table given in another order still codes every slot to
 // its value; a table missing a value, repeating one or past 256 values is an error.
@@ -96,14 +128,18 @@ TYPED_TEST(SellC16DictGpu, DeviceConversionEqualsTheHostConversion) {
     const auto dA = cuda::upload(ctx, A);
     const std::vector<T> table = sell_c16_dict_table(std::span<const T>(A.values));
     ASSERT_TRUE(test::same_bits(table, want.table));
-    const auto got = cuda::to_sell_c16_dict(ctx, dA, std::span<const T>(table));
-    EXPECT_EQ(got.slots, want.sell.slots());
-    EXPECT_EQ(got.nnz, want.sell.nnz());
-    EXPECT_EQ(got.bytes(), cuda::upload_sell_c16_dict(ctx, want).bytes());
-    EXPECT_TRUE(cuda::to_host(ctx, std::span<const int64_t>(got.slice_ptr.span())) == want.sell.slice_ptr);
-    EXPECT_TRUE(cuda::to_host(ctx, std::span<const int32_t>(got.base.span())) == want.sell.base);
-    EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint16_t>(got.offsets.span())) == want.sell.offsets);
-    EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint8_t>(got.codes.span())) == want.codes);
+    // From 32- and from 64-bit row offsets: the same arrays.
+    for (const auto& got :
+         {cuda::to_sell_c16_dict(ctx, dA, std::span<const T>(table)),
+          cuda::to_sell_c16_dict(ctx, cuda::upload_wide(ctx, A), std::span<const T>(table))}) {
+      EXPECT_EQ(got.slots, want.sell.slots());
+      EXPECT_EQ(got.nnz, want.sell.nnz());
+      EXPECT_EQ(got.bytes(), cuda::upload_sell_c16_dict(ctx, want).bytes());
+      EXPECT_TRUE(cuda::to_host(ctx, std::span<const int64_t>(got.slice_ptr.span())) == want.sell.slice_ptr);
+      EXPECT_TRUE(cuda::to_host(ctx, std::span<const int32_t>(got.base.span())) == want.sell.base);
+      EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint16_t>(got.offsets.span())) == want.sell.offsets);
+      EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint8_t>(got.codes.span())) == want.codes);
+    }
     if (table.size() < 2) continue;
     // Reversed: every real slot's code now names the same value at its new place.
     const std::vector<T> reversed(table.rbegin(), table.rend());

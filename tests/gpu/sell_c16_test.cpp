@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/spmv/sell_c16_launch.hpp"
 #include "gpu_test_support.hpp"
 #include "sell_c16_cases.hpp"
 #include "spx/column_spans.hpp"
@@ -81,6 +82,62 @@ TYPED_TEST(SellC16Gpu, SpmvMatchesRefOnRandomShapes) {
   }
 }
 
+// Every lane count (1, 2, 4, 8 threads a row; the rule picks one per matrix) on the SELL-C16 cases
+// and random shapes, against the reference, the same bits on a second run; and through a row map
+// (rcm_sell_c16's store): y[map[i]] gets row i.
+TYPED_TEST(SellC16Gpu, EveryLaneCountMatchesRef) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed << " " << precision_name<T>());
+  std::vector<std::pair<std::string, Csr<T, int32_t>>> matrices;
+  for (auto& c : sell_c16_cases<T>(seed)) matrices.emplace_back(c.name, c.A);
+  matrices.emplace_back("long rows, few", gen::generate<T, int32_t>("blockfem:n=5,b=6,seed=4"));
+  matrices.emplace_back("odd rows, empty rows", test::random_csr<T, int32_t>(1001, 777, 0, 90, seed, 0.3));
+  for (const auto& [name, A] : matrices) {
+    const SellC16<T> host = to_sell_c16(A);
+    const auto dA = cuda::upload_sell_c16(ctx, host);
+    const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed + 1);
+    const auto dx = cuda::to_device(ctx, x, "x");
+    // A row map: reversed rows.
+    std::vector<int32_t> map(static_cast<std::size_t>(A.rows));
+    for (int32_t i = 0; i < A.rows; ++i) map[static_cast<std::size_t>(i)] = A.rows - 1 - i;
+    const auto dmap = cuda::to_device(ctx, map, "row map");
+    for (int lanes : {1, 2, 4, 8}) {
+      for (const SpmvCase<T>& c : spmv_cases(A, x, seed + 2)) {
+        const std::string what = name + ", " + std::to_string(lanes) + " lanes" + c.label();
+        auto dy = cuda::to_device(ctx, c.y0, "y");
+        cuda::detail::spmv_sell_c16_rows(ctx, dA, std::span<const T>(dx.span()), dy.span(), {}, c.alpha,
+                                         c.beta, lanes);
+        const auto got = cuda::to_host(ctx, std::span<const T>(dy.span()));
+        c.expect_close(got, what);
+        auto dy2 = cuda::to_device(ctx, c.y0, "y");
+        cuda::detail::spmv_sell_c16_rows(ctx, dA, std::span<const T>(dx.span()), dy2.span(), {}, c.alpha,
+                                         c.beta, lanes);
+        EXPECT_TRUE(same_bits(cuda::to_host(ctx, std::span<const T>(dy2.span())), got)) << what << ": run 2";
+        // Through the row map: y0 and the result permuted alike.
+        std::vector<T> y0m(c.y0.size());
+        for (std::size_t i = 0; i < map.size(); ++i) y0m[static_cast<std::size_t>(map[i])] = c.y0[i];
+        auto dym = cuda::to_device(ctx, y0m, "y mapped");
+        cuda::detail::spmv_sell_c16_rows(ctx, dA, std::span<const T>(dx.span()), dym.span(),
+                                         std::span<const int32_t>(dmap.span()), c.alpha, c.beta, lanes);
+        const auto gotm = cuda::to_host(ctx, std::span<const T>(dym.span()));
+        for (std::size_t i = 0; i < map.size(); ++i)
+          ASSERT_TRUE(
+              same_bits(std::vector<T>{gotm[static_cast<std::size_t>(map[i])]}, std::vector<T>{got[i]}))
+              << what << ": mapped row " << i;
+      }
+    }
+    if (A.rows > 0) {  // a lane count without a kernel is refused
+      auto dy = cuda::to_device(ctx, std::vector<T>(static_cast<std::size_t>(A.rows)), "y");
+      EXPECT_THROW(cuda::detail::spmv_sell_c16_rows(ctx, dA, std::span<const T>(dx.span()), dy.span(), {},
+                                                    T{1}, T{0}, 3),
+                   Error);
+    }
+  }
+}
+
 // The shared matrices the planner admits (no row spans more than 65535 columns, SELL padding
 // within sell_max_slots_per_nnz): past those limits the format is never built.
 TYPED_TEST(SellC16Gpu, SpmvMatchesRefOnSharedMatrices) {
@@ -94,14 +151,16 @@ TYPED_TEST(SellC16Gpu, SpmvMatchesRefOnSharedMatrices) {
   });
 }
 
-// The device conversion (cuda::to_sell_c16) gives the host conversion's arrays exactly, on the
-// SELL-C16 cases, the random shapes and the shared matrices the planner admits; a row spanning more
-// than 65535 columns is refused naming the row the host names. Its product equals the reference.
+// The device conversion (cuda::to_sell_c16, from 32- and from 64-bit row offsets) gives the host
+// conversion's arrays exactly, on the SELL-C16 cases, the random shapes and the shared matrices the
+// planner admits; a row spanning more than 65535 columns is refused naming the row the host names.
+// Its product equals the reference.
 template <class T>
 void expect_device_conversion_equals_host(const std::string& name, const Csr<T, int32_t>& A) {
   SCOPED_TRACE(name);
   auto& ctx = gpu();
   const auto dA = cuda::upload(ctx, A);
+  const auto wide = cuda::upload_wide(ctx, A);
   if (column_span_stats(A).wide_rows > 0) {
     std::string host_error;
     try {
@@ -113,19 +172,21 @@ void expect_device_conversion_equals_host(const std::string& name, const Csr<T, 
     const std::string row =
         host_error.substr(host_error.find("row "), host_error.find(" spans") - host_error.find("row "));
     expect_error([&] { (void)cuda::to_sell_c16(ctx, dA); }, row + " spans");
+    expect_error([&] { (void)cuda::to_sell_c16(ctx, wide); }, row + " spans");
     return;
   }
   const SellC16<T> want = to_sell_c16(A);
-  const auto got = cuda::to_sell_c16(ctx, dA);
-  EXPECT_EQ(got.rows, want.rows);
-  EXPECT_EQ(got.cols, want.cols);
-  EXPECT_EQ(got.nnz, want.nnz());
-  EXPECT_EQ(got.slots, want.slots());
-  EXPECT_EQ(got.bytes(), want.bytes());
-  EXPECT_TRUE(cuda::to_host(ctx, std::span<const int64_t>(got.slice_ptr.span())) == want.slice_ptr);
-  EXPECT_TRUE(cuda::to_host(ctx, std::span<const int32_t>(got.base.span())) == want.base);
-  EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint16_t>(got.offsets.span())) == want.offsets);
-  EXPECT_TRUE(same_bits(cuda::to_host(ctx, std::span<const T>(got.values.span())), want.values));
+  for (const auto& got : {cuda::to_sell_c16(ctx, dA), cuda::to_sell_c16(ctx, wide)}) {
+    EXPECT_EQ(got.rows, want.rows);
+    EXPECT_EQ(got.cols, want.cols);
+    EXPECT_EQ(got.nnz, want.nnz());
+    EXPECT_EQ(got.slots, want.slots());
+    EXPECT_EQ(got.bytes(), want.bytes());
+    EXPECT_TRUE(cuda::to_host(ctx, std::span<const int64_t>(got.slice_ptr.span())) == want.slice_ptr);
+    EXPECT_TRUE(cuda::to_host(ctx, std::span<const int32_t>(got.base.span())) == want.base);
+    EXPECT_TRUE(cuda::to_host(ctx, std::span<const uint16_t>(got.offsets.span())) == want.offsets);
+    EXPECT_TRUE(same_bits(cuda::to_host(ctx, std::span<const T>(got.values.span())), want.values));
+  }
 }
 
 TYPED_TEST(SellC16Gpu, DeviceConversionEqualsTheHostConversion) {

@@ -129,6 +129,42 @@ TEST(MpiRanks, CgIteratesAreIdenticalForEveryRankCount) {
   expect_cg_is_rank_independent(spx::gen::stencil_2d_5pt<float>(20, 20), spx::Preconditioner::Jacobi);
 }
 
+// The GPU ranks' way in: cg with an operator of the caller's. Wrapping Product gives the same bits,
+// and the driver applies it once per iteration plus once for the initial residual.
+template <class T>
+struct CountingProduct : mpi::RankOperator<T> {
+  explicit CountingProduct(const mpi::RankMatrix<T>& A) : product(A) {}
+  void operator()(std::span<const T> x, std::span<T> y) override {
+    ++calls;
+    product(x, y);
+  }
+  mpi::Product<T> product;
+  int64_t calls = 0;
+};
+
+TEST(MpiRanks, CgTakesAnyRankOperator) {
+  const int P = mpi::size(), r = mpi::rank();
+  const auto whole = spx::gen::stencil_2d_5pt<double>(25, 21);
+  const auto rows = spx::dist::partition_rows(whole, P);
+  const auto A = mpi::distribute(mpi::Group::World,
+                                 mpi::rows_of(whole, rows.begin[static_cast<std::size_t>(r)],
+                                              rows.begin[static_cast<std::size_t>(r) + 1]),
+                                 rows, rows);
+  spx::CgOptions o;
+  o.rtol = 1e-8;
+  o.preconditioner = spx::Preconditioner::Jacobi;
+  o.history = true;
+  const std::vector<double> b = test_vector<double>(whole.rows);
+  std::vector<double> x(static_cast<std::size_t>(rows.block_size(r))), xw(x.size());
+  const auto want = mpi::cg(A, block(b, rows, r), std::span<double>(x), o);
+  CountingProduct<double> apply(A);
+  const auto got = mpi::cg(A, apply, block(b, rows, r), std::span<double>(xw), o);
+  EXPECT_EQ(got.iterations, want.iterations);
+  EXPECT_EQ(apply.calls, want.iterations + 1);
+  EXPECT_TRUE(same_bits(std::span<const double>(got.history), std::span<const double>(want.history)));
+  EXPECT_TRUE(same_bits(std::span<const double>(xw), std::span<const double>(x)));
+}
+
 TEST(MpiRanks, RowsScatteredFromRankZeroMultiplyAsTheWholeMatrix) {
   const int r = mpi::rank();
   const auto whole = spx::gen::power_law<double, int32_t>(700, 6.0, 2.1, 9);

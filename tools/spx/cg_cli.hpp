@@ -36,8 +36,9 @@ struct CgCliOptions {
   std::string reductions = "one";  // --gpus: one, two or one,two
   std::string reorder = "none";    // none, rcm or auto (spx/reorder.hpp): solve in RCM's numbering
   std::string index = "auto";      // auto, 32 or 64 (plan::IndexWidth): the matrix's index width
-  bool dist = false;               // --dist: this MPI job's ranks, on CPUs (mpi_ranks.hpp)
+  bool dist = false;               // --dist: this MPI job's ranks, CPUs or GPUs (mpi_ranks.hpp)
   std::string partition = "rows";  // --dist: rows or metis
+  std::string halo = "auto";       // --dist --backend cuda: auto, nccl or mpi
 };
 
 // The solver options both drivers take from the command line: tolerances, the iteration cap, the

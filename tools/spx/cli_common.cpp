@@ -63,14 +63,7 @@ void warn_not_applied(const CLI::App& cmd, const std::vector<std::string>& optio
 
 bool reads_wide_indices(const bench::MatrixSource& source, plan::IndexWidth width,
                         const std::string& command) {
-  if (width == plan::IndexWidth::Bits64) return true;
-  const std::optional<bench::ShapeEstimate> shape = bench::estimate_shape(source);
-  const bool past_32 = shape && shape->nnz > std::numeric_limits<int32_t>::max();
-  if (past_32 && width == plan::IndexWidth::Bits32)
-    throw Error(fmt::format(
-        "{}: {} nonzeros pass 2^31 - 1, the most 32-bit indices hold: use `spx {} --index 64` (or auto)",
-        source.name, shape->nnz, command));
-  return past_32;
+  return bench::reads_wide_indices(source, width, fmt::format("spx {} --index 64", command));
 }
 
 void ProgressLine::show(int done, int total, const std::string& what) {

@@ -62,10 +62,8 @@ constexpr int kExitNotConverged = 3;
 // "a,b,,c" → {"a", "b", "c"}: the comma lists options take (--precision f32,f64, --gpus 1,2,4).
 std::vector<std::string> split_list(const std::string& text);
 
-// --index auto|32|64 (spx cg, spmv, spmm): whether to read or build `source` with 64-bit indices.
-// 64: always. auto: when its size known before loading (bench::estimate_shape: a spec's formulas, a
-// file's header with symmetric files counted twice; unknown for a pipe) passes 2^31 - 1 nonzeros.
-// 32: never, and a matrix known to pass is refused there, naming `spx COMMAND --index 64`.
+// --index auto|32|64 (spx cg, spmv, spmm): bench::reads_wide_indices, a refusal naming
+// `spx COMMAND --index 64`.
 bool reads_wide_indices(const bench::MatrixSource& source, plan::IndexWidth width,
                         const std::string& command);
 

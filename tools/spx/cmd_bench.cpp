@@ -41,8 +41,10 @@ struct BenchCliOptions {
   bool studies = false;
   bool quiet = false;
   std::string gpus;                // team sizes: the multi-GPU benchmark
-  bool dist = false;               // this MPI job's ranks, on CPUs (mpi_ranks.hpp)
+  bool dist = false;               // this MPI job's ranks, on CPUs or GPUs (mpi_ranks.hpp)
   std::string partition = "rows";  // --dist: rows or metis
+  std::string halo = "auto";       // --dist --backend cuda: auto, nccl or mpi
+  std::string index = "auto";      // auto, 32 or 64 (plan::IndexWidth): each matrix's index width
 };
 
 void print_list(const bench::Registry& registry, bool studies) {
@@ -109,6 +111,7 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
   for (const auto& f : split_commas(cli.formats)) o.formats.push_back(bench::parse_format(f));
   if (cli.repeat > 0) o.timing.fixed_runs = cli.repeat;
   o.timing.min_seconds = cli.min_time;
+  o.index = plan::parse_index_width(cli.index);
   if (!cli.max_nnz.empty()) o.max_nnz = parse_count(cli.max_nnz, "--max-nnz", 0, kMaxCount, "nonzeros");
   if (cli.threads > 0) bench::set_host_threads(cli.threads);
 
@@ -128,13 +131,25 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
     auto sources = bench::resolve_matrices(cli.inputs);
     o.matrices.insert(o.matrices.end(), sources.begin(), sources.end());
   }
+  // The distributed products cut their ranks into 32-bit slices.
+  if (o.index == plan::IndexWidth::Bits64 && (cli.dist || !cli.gpus.empty()))
+    throw Error(fmt::format("--index 64: {} runs with 32-bit indices; drop --index 64 (or {})",
+                            cli.dist ? "--dist" : "--gpus", cli.dist ? "--dist" : "--gpus"));
   if (cli.dist) {
     if (!cli.gpus.empty())
       throw Error("--dist runs CPU ranks under MPI; --gpus one process's GPUs: give one");
-    if (cli.backend == "cuda") throw Error("--dist runs on CPUs; drop --backend cuda");
-    warn_not_applied(cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies", "--threads"},
-                     "with --dist (omp::spmv on each rank; OMP_NUM_THREADS sets its threads)");
     MpiBenchOptions m;
+    m.gpu = cli.backend == "cuda";
+    if (m.gpu) {
+      warn_not_applied(cmd, {"--formats", "--repeat", "--max-nnz", "--studies", "--threads"},
+                       "with --dist --backend cuda (each rank's planned SpMV; --kernels restricts the plan)");
+      m.kernels = cli.kernels;
+      m.halo = cli.halo;
+    } else {
+      warn_not_applied(
+          cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies", "--threads", "--halo"},
+          "with --dist on CPUs (omp::spmv on each rank; OMP_NUM_THREADS sets its threads)");
+    }
     m.matrices = o.matrices;
     for (const auto& op : o.ops)
       if (op.op != bench::OpKind::Spmv) throw Error("--dist: only --ops spmv runs on MPI ranks");
@@ -145,7 +160,7 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
     run_mpi_bench(m);
     return;
   }
-  warn_not_applied(cmd, {"--partition"}, "without --dist");
+  warn_not_applied(cmd, {"--partition", "--halo"}, "without --dist");
   if (!cli.gpus.empty()) {
     warn_not_applied(cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies"},
                      "with --gpus (the distributed products)");
@@ -234,6 +249,12 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--max-nnz", o->max_nnz, "Skip matrices with more nonzeros (e.g. 2e6)")->type_name("N");
   cmd->add_option("--threads", o->threads, "OpenMP threads of the CPU kernels (default: all)")
       ->transform(thread_count());
+  cmd->add_option("--index", o->index,
+                  "Index width each matrix is read with: auto (64-bit past 2^31 - 1 nonzeros, from a file's "
+                  "header or a spec's size), 32, or 64 (only kernels with a 64-bit path run: the spx_auto "
+                  "entries, omp_csr, ref_csr; the others are skipped with the reason)")
+      ->check(CLI::IsMember({"auto", "32", "64"}))
+      ->capture_default_str();
   cmd->add_option("--json", o->json, "Write all results as JSON to FILE ('-': stdout, tables go to stderr)")
       ->type_name("FILE|-");
   cmd->add_option(
@@ -241,12 +262,20 @@ void add_bench_command(CLI::App& app) {
          "Team sizes for the distributed products over NCCL, e.g. 1,2,4: each matrix split over that "
          "many GPUs, timed whole and by piece (local, halo, remote), checked (spmv, spmm:L)")
       ->type_name("N[,N...]");
-  cmd->add_flag("--dist", o->dist,
-                "SpMV on this MPI job's ranks, one process per rank on CPUs (mpirun -np N spx bench FILE "
-                "--dist): rows split by nonzeros, halo over MPI, checked bitwise against one process");
+  cmd->add_flag(
+      "--dist", o->dist,
+      "SpMV on this MPI job's ranks, one process per rank (mpirun -np N spx bench FILE --dist): rows "
+      "split by nonzeros; on CPUs (checked bitwise against one process) or, with --backend cuda, "
+      "one GPU per rank (checked against the CPU)");
   cmd->add_option("--partition", o->partition,
                   "--dist: rows (contiguous, balanced by nonzeros) or metis (METIS parts, rank 0 renumbers)")
       ->check(CLI::IsMember({"rows", "metis"}))
+      ->capture_default_str();
+  cmd->add_option(
+         "--halo", o->halo,
+         "--dist --backend cuda: how the x halo moves between GPU ranks: nccl (a GPU per rank), mpi "
+         "(staged through the host; ranks may share a GPU) or auto (nccl when no two ranks share one)")
+      ->check(CLI::IsMember({"auto", "nccl", "mpi"}))
       ->capture_default_str();
   cmd->add_flag("--list", o->list, "List backends, kernels and suites, then exit");
   cmd->add_flag("--studies", o->studies,
@@ -263,6 +292,7 @@ Examples:
   spx bench --suite shared --max-nnz 1e6 --precision f32,f64
   spx bench cage11.mtx.gz stencil27:n=64 --ops spmv,spmm:8 --kernels 'omp_*'
   spx bench --ops gemm:512 --precision f32,f64 --json gemm.json
+  spx bench stencil27:n=64 --index 64 --ops spmv,spmm:8
   spx bench --list)");
   cmd->callback([o, cmd] { run_bench_command(*o, *cmd); });
 }

@@ -436,8 +436,9 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
 void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
   if (o.dist) {
     if (!o.gpus.empty()) throw Error("--dist runs CPU ranks under MPI; --gpus one process's GPUs: give one");
-    if (o.backend == "cuda") throw Error("--dist runs on CPUs; drop --backend cuda");
-    if (o.operators != "auto") throw Error("--dist multiplies with omp::spmv on each rank; drop --operator");
+    if (o.operators != "auto" && o.backend != "cuda")
+      throw Error("--dist on CPUs multiplies with omp::spmv on each rank; drop --operator");
+    if (o.halo != "auto" && o.backend != "cuda") throw Error("--halo: GPU ranks only (--backend cuda)");
     if (o.baseline || o.spmv_timing)
       throw Error("--dist: --baseline and --spmv-timing are single-GPU studies");
     if (o.reorder != "none") throw Error("--dist partitions the matrix as numbered; drop --reorder");
@@ -446,7 +447,7 @@ void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
     run_mpi_cg(o);
     return;
   }
-  warn_not_applied(cmd, {"--partition"}, "without --dist");
+  warn_not_applied(cmd, {"--partition", "--halo"}, "without --dist");
   if (!o.gpus.empty()) {
     warn_not_applied(cmd, {"--stagnation", "--no-graph"}, "with --gpus (the distributed solver)");
     if (o.backend == "cpu") throw Error("--gpus runs on GPUs; drop --backend cpu");
@@ -604,8 +605,14 @@ void add_cg_command(CLI::App& app) {
       ->type_name("N[,N...]");
   cmd->add_flag(
       "--dist", o->dist,
-      "Solve on this MPI job's ranks, one process per rank on CPUs (mpirun -np N spx cg FILE --dist): "
-      "iterates bitwise the same for every rank count");
+      "Solve on this MPI job's ranks, one process per rank (mpirun -np N spx cg FILE --dist): on CPUs, "
+      "or one GPU per rank with --backend cuda (--operator: the ranks' kernel); iterates bitwise the "
+      "same for every rank count");
+  cmd->add_option("--halo", o->halo,
+                  "--dist --backend cuda: nccl (a GPU per rank), mpi (staged through the host; ranks may "
+                  "share a GPU) or auto (nccl when no two ranks share one)")
+      ->check(CLI::IsMember({"auto", "nccl", "mpi"}))
+      ->capture_default_str();
   cmd->add_option("--partition", o->partition,
                   "--dist: rows (contiguous, balanced by nonzeros) or metis (METIS parts, rank 0 renumbers)")
       ->check(CLI::IsMember({"rows", "metis"}))

@@ -50,11 +50,16 @@ DeviceHyb<T, I> to_hyb(Context& ctx, const DeviceCsr<T, I>& A, I ell_width = I{-
 // of a host pass and an upload). A row spanning more than 65535 columns is an spx::Error naming it.
 template <class T>
 DeviceSellC16<T> to_sell_c16(Context& ctx, const DeviceCsr<T, int32_t>& A);
+// The same from 64-bit row offsets (the slots are addressed in 64 bits either way).
+template <class T>
+DeviceSellC16<T> to_sell_c16(Context& ctx, const WideDeviceCsr<T>& A);
 
 // SELL-C16 with a value dictionary, its table given (spx::sell_c16_dict_table of the matrix's values:
 // 1..256 bitwise-distinct values, any order; the codes index it). A slot whose value is not in the
 // table is an spx::Error.
 template <class T>
 DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const DeviceCsr<T, int32_t>& A, std::span<const T> table);
+template <class T>
+DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const WideDeviceCsr<T>& A, std::span<const T> table);
 
 }  // namespace spx::cuda

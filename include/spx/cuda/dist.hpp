@@ -105,6 +105,10 @@ struct DistOptions {
   /// fraction of the rank's rows (its product then goes to a short buffer that a kernel adds into
   /// y); above it, the remote part spans every row and adds into y directly (beta = 1).
   double compress_remote_below = 0.5;
+  /// A rank whose local part comes in several int32 slices (spx::dist::RankPart) and holds more
+  /// nonzeros than this is uploaded as one matrix with 64-bit row offsets, run by the 64-bit
+  /// kernels, instead of slice by slice. Lower it only to test that path on small matrices.
+  int64_t wide_local_above = spx::dist::kMaxSliceNnz;
 };
 
 /// What one product does; the benchmark times the pieces apart to report the overlap.
@@ -129,7 +133,7 @@ class DistSparseMatrix {
   const spx::dist::Partition& col_partition() const;
   const spx::dist::DistStats& stats() const;
   /// Rank r's parts: its local part in local_slices(r) slices of consecutive rows (one unless the
-  /// rank holds more local nonzeros than int32_t indexes; spx::dist::RankPart), and the remote part
+  /// split cut it and wide_local_above kept the slices), and the remote part
   /// (null when the rank needs no halo).
   int local_slices(int rank) const;
   SparseMatrix<T>& local(int rank, int slice = 0);

@@ -39,8 +39,9 @@ class SparseMatrix {
   /// Auto), otherwise uploaded with 64-bit offsets over 32-bit columns (WideDeviceCsr). A 64-bit
   /// matrix keeps no host copy (host() and csr() are then an spx::Error): the planner's candidates
   /// there are the kernels with a 64-bit path (KernelRow::offsets64), the others ineligible with
-  /// the reason.
-  SparseMatrix(Context& ctx, Csr<T, int64_t> A, plan::IndexWidth width = plan::IndexWidth::Auto);
+  /// the reason. Read where it is (no copy of the caller's matrix); an rvalue is freed once read.
+  SparseMatrix(Context& ctx, const Csr<T, int64_t>& A, plan::IndexWidth width = plan::IndexWidth::Auto);
+  SparseMatrix(Context& ctx, Csr<T, int64_t>&& A, plan::IndexWidth width = plan::IndexWidth::Auto);
   /// A matrix already on the device with 64-bit offsets (assembled there, e.g. by
   /// upload_row_blocks): taken over without a host copy; its row pointer is read back once.
   SparseMatrix(Context& ctx, WideDeviceCsr<T> A);

@@ -102,6 +102,17 @@ struct EllrRuleTable {
   double small_min_slots_per_thread = 2.0;
 };
 
+// SELL-C16 (and its dictionary and RCM variants): lanes per row. One thread a row leaves a matrix of
+// few long rows (fewer rows than resident threads) latency-bound: each thread walks its row one step
+// of loads after another. L lanes split a row's slots round-robin (a warp then covers 32 / L rows of
+// one slice, its loads still whole sectors) and add their partial sums by shuffles.
+struct SellRuleTable {
+  // Lanes double while rows × lanes < resident threads and every lane keeps this many slots of the
+  // average (padded) row, up to max_lanes.
+  double small_min_slots_per_lane = 16.0;
+  int max_lanes = 8;
+};
+
 // SpMM: the format, ELLR-T SpMM (SSFastSpMM) and CSR SpMM.
 struct SpmmRuleTable {
   // Format, statistics only: CSR when the ELLPACK-R slab is too large, the rows spread, or short
@@ -330,6 +341,7 @@ struct RuleTables {
   CsrRuleTable csr;
   LaunchShapeTable launch;
   EllrRuleTable ellr;
+  SellRuleTable sell;
   SpmmRuleTable spmm;
   SegsumRuleTable segsum;
   GemmRuleTable gemm;
@@ -363,6 +375,10 @@ int64_t csr_c16_escape_threshold(const MatrixStats& stats, const cuda::DevicePro
 // occupancy and spreads small grids over every SM. Constant time.
 cuda::EllrTParams ellr_t_rule(const MatrixStats& stats, const cuda::DeviceProps& device,
                               const RuleTables& tables = default_rule_tables());
+
+// SELL-C16's lanes per row (SellRuleTable): 1, 2, 4 or 8, from the rows and the stored slots.
+int sell_c16_lanes(int64_t rows, int64_t slots, const cuda::DeviceProps& device,
+                   const RuleTables& tables = default_rule_tables());
 
 // Block size for a grid of `threads` threads of a memory-bound kernel with full occupancy at any
 // block size of 64 or more: 256, lowered to 128 and then to the smallest block that still allows

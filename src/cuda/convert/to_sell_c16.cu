@@ -10,6 +10,8 @@
 // 4. Dictionary: the codes from the slots' values by binary search in the table's bit patterns
 //    (sorted on the host with their table indices), so a code is the value's index in the table
 //    whatever the order of the table.
+// The row offsets' type O is a template parameter (32 or 64 bits: WideDeviceCsr); lengths, columns
+// and slots are computed as before.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -41,17 +43,18 @@ static_assert(kSlice == 32, "a slice is one warp");
 static_assert(kBlock % kSlice == 0, "blocks hold whole slices");
 
 // Pass 1. padded_rows is a multiple of 32, so a warp is either wholly inside or wholly past it (the
-// shuffles need all 32 lanes).
+// shuffles need all 32 lanes). A row's length fits int32 (at most the columns).
+template <class O>
 __global__ void __launch_bounds__(kBlock)
-    sell_c16_rows_kernel(int32_t rows, int64_t padded_rows, const int32_t* __restrict__ row_ptr,
+    sell_c16_rows_kernel(int32_t rows, int64_t padded_rows, const O* __restrict__ row_ptr,
                          const int32_t* __restrict__ col_idx, int32_t* __restrict__ base,
                          int64_t* __restrict__ slice_slots, unsigned long long* __restrict__ first_wide) {
   const int64_t r = int64_t{blockIdx.x} * kBlock + threadIdx.x;
   if (r >= padded_rows) return;
   int32_t len = 0;
   if (r < rows) {
-    const int32_t begin = row_ptr[r], end = row_ptr[r + 1];
-    len = end - begin;
+    const O begin = row_ptr[r], end = row_ptr[r + 1];
+    len = static_cast<int32_t>(end - begin);
     base[r] = len > 0 ? col_idx[begin] : kSellC16EmptyRow;
     if (len > 0 && int64_t{col_idx[end - 1]} - col_idx[begin] > kC16MaxSpan)
       atomicMin(first_wide, static_cast<unsigned long long>(r));
@@ -65,9 +68,9 @@ __global__ void __launch_bounds__(kBlock)
 
 // Pass 3. Thread r (of the padded rows) writes slots j = blockIdx.y, blockIdx.y + gridDim.y, ... of
 // its slice's width.
-template <class T>
+template <class T, class O>
 __global__ void __launch_bounds__(kBlock)
-    sell_c16_fill_kernel(int32_t rows, int64_t padded_rows, const int32_t* __restrict__ row_ptr,
+    sell_c16_fill_kernel(int32_t rows, int64_t padded_rows, const O* __restrict__ row_ptr,
                          const int32_t* __restrict__ col_idx, const T* __restrict__ values,
                          const int64_t* __restrict__ slice_ptr, uint16_t* __restrict__ offsets,
                          T* __restrict__ slot_values) {
@@ -75,10 +78,11 @@ __global__ void __launch_bounds__(kBlock)
   if (r >= padded_rows) return;
   const int64_t slice = r / kSlice, first = slice_ptr[slice];
   const int64_t width = (slice_ptr[slice + 1] - first) / kSlice;
-  int32_t begin = 0, len = 0;
+  O begin = 0;
+  int32_t len = 0;
   if (r < rows) {
     begin = row_ptr[r];
-    len = row_ptr[r + 1] - begin;
+    len = static_cast<int32_t>(row_ptr[r + 1] - begin);
   }
   const int32_t b = len > 0 ? col_idx[begin] : 0;
   for (int64_t j = blockIdx.y; j < width; j += gridDim.y) {
@@ -107,9 +111,9 @@ __device__ __forceinline__ Bits<T> device_bits(T v) {
 // Pass 4. Padding slots (value 0, which need not be in the table) get code 0, as on the host; a real
 // slot's value must be in the table (`missing` counts those that are not). codes == nullptr: a
 // one-value table, checked but not coded.
-template <class T>
+template <class T, class O>
 __global__ void __launch_bounds__(kBlock)
-    sell_c16_codes_kernel(int32_t rows, int64_t padded_rows, const int32_t* __restrict__ row_ptr,
+    sell_c16_codes_kernel(int32_t rows, int64_t padded_rows, const O* __restrict__ row_ptr,
                           const int64_t* __restrict__ slice_ptr, const T* __restrict__ slot_values,
                           const Bits<T>* __restrict__ sorted_bits, const uint8_t* __restrict__ sorted_index,
                           int table_size, uint8_t* __restrict__ codes, unsigned* __restrict__ missing) {
@@ -148,10 +152,8 @@ dim3 fill_grid(Context& ctx, int64_t padded_rows, int64_t max_width) {
 
 std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-}  // namespace
-
-template <class T>
-DeviceSellC16<T> to_sell_c16(Context& ctx, const DeviceCsr<T, int32_t>& A) {
+template <class T, class O>
+DeviceSellC16<T> sell_c16_of(Context& ctx, const DeviceCsr<T, int32_t, O>& A) {
   DeviceSellC16<T> S;
   S.rows = A.rows;
   S.cols = A.cols;
@@ -176,7 +178,7 @@ DeviceSellC16<T> to_sell_c16(Context& ctx, const DeviceCsr<T, int32_t>& A) {
   void* scan_temp = work + counts_bytes + 256;
   SPX_CUDA_CHECK(cudaMemsetAsync(slice_slots + slices, 0, sizeof(int64_t), ctx.stream()));
   SPX_CUDA_CHECK(cudaMemsetAsync(first_wide, 0xff, sizeof(unsigned long long), ctx.stream()));
-  sell_c16_rows_kernel<<<grid_for(padded, kBlock), kBlock, 0, ctx.stream()>>>(
+  sell_c16_rows_kernel<O><<<grid_for(padded, kBlock), kBlock, 0, ctx.stream()>>>(
       A.rows, padded, A.row_ptr.data(), A.col_idx.data(), S.base.data(), slice_slots, first_wide);
   SPX_CHECK_LAUNCH("sell_c16_rows_kernel", ctx.stream());
   SPX_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, slice_slots, S.slice_ptr.data(),
@@ -185,7 +187,8 @@ DeviceSellC16<T> to_sell_c16(Context& ctx, const DeviceCsr<T, int32_t>& A) {
   copy_to_host_sync(ctx, &wide_row, first_wide, sizeof wide_row);
   if (wide_row != kNoRow) {
     const auto r = static_cast<int64_t>(wide_row);
-    int32_t ends[2] = {0, 0}, cols[2] = {0, 0};
+    O ends[2] = {0, 0};
+    int32_t cols[2] = {0, 0};
     copy_to_host_sync(ctx, ends, A.row_ptr.data() + r, sizeof ends);
     copy_to_host_sync(ctx, &cols[0], A.col_idx.data() + ends[0], sizeof(int32_t));
     copy_to_host_sync(ctx, &cols[1], A.col_idx.data() + ends[1] - 1, sizeof(int32_t));
@@ -197,7 +200,7 @@ DeviceSellC16<T> to_sell_c16(Context& ctx, const DeviceCsr<T, int32_t>& A) {
   S.offsets = DeviceBuffer<uint16_t>(static_cast<std::size_t>(S.slots), "SELL-C16 column offsets");
   S.values = DeviceBuffer<T>(static_cast<std::size_t>(S.slots), "SELL-C16 values");
   const int64_t max_width = detail::longest_row(ctx, A).length;
-  sell_c16_fill_kernel<T><<<fill_grid(ctx, padded, max_width), kBlock, 0, ctx.stream()>>>(
+  sell_c16_fill_kernel<T, O><<<fill_grid(ctx, padded, max_width), kBlock, 0, ctx.stream()>>>(
       A.rows, padded, A.row_ptr.data(), A.col_idx.data(), A.values.data(), S.slice_ptr.data(),
       S.offsets.data(), S.values.data());
   SPX_CHECK_LAUNCH("sell_c16_fill_kernel", ctx.stream());
@@ -205,11 +208,11 @@ DeviceSellC16<T> to_sell_c16(Context& ctx, const DeviceCsr<T, int32_t>& A) {
   return S;
 }
 
-template <class T>
-DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const DeviceCsr<T, int32_t>& A,
+template <class T, class O>
+DeviceSellC16Dict<T> sell_c16_dict_of(Context& ctx, const DeviceCsr<T, int32_t, O>& A,
                                       std::span<const T> table) {
   detail::check_dict_table("cuda::to_sell_c16_dict", table.size(), kSellC16DictMaxValues);
-  DeviceSellC16<T> S = to_sell_c16(ctx, A);
+  DeviceSellC16<T> S = sell_c16_of(ctx, A);
   DeviceSellC16Dict<T> D;
   D.rows = S.rows;
   D.cols = S.cols;
@@ -244,7 +247,7 @@ DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const DeviceCsr<T, int32_t>&
     const int64_t max_width = detail::longest_row(ctx, A).length;
     auto* missing = static_cast<unsigned*>(ctx.workspace(sizeof(unsigned)));
     SPX_CUDA_CHECK(cudaMemsetAsync(missing, 0, sizeof(unsigned), ctx.stream()));
-    sell_c16_codes_kernel<T><<<fill_grid(ctx, slices * kSlice, max_width), kBlock, 0, ctx.stream()>>>(
+    sell_c16_codes_kernel<T, O><<<fill_grid(ctx, slices * kSlice, max_width), kBlock, 0, ctx.stream()>>>(
         A.rows, slices * kSlice, A.row_ptr.data(), S.slice_ptr.data(), S.values.data(), d_bits.data(),
         d_index.data(), static_cast<int>(table.size()), table.size() > 1 ? D.codes.data() : nullptr, missing);
     SPX_CHECK_LAUNCH("sell_c16_codes_kernel", ctx.stream());
@@ -259,11 +262,40 @@ DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const DeviceCsr<T, int32_t>&
   return D;
 }
 
+}  // namespace
+
+template <class T>
+DeviceSellC16<T> to_sell_c16(Context& ctx, const DeviceCsr<T, int32_t>& A) {
+  return sell_c16_of(ctx, A);
+}
+
+template <class T>
+DeviceSellC16<T> to_sell_c16(Context& ctx, const WideDeviceCsr<T>& A) {
+  return sell_c16_of(ctx, A);
+}
+
+template <class T>
+DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const DeviceCsr<T, int32_t>& A,
+                                      std::span<const T> table) {
+  return sell_c16_dict_of(ctx, A, table);
+}
+
+template <class T>
+DeviceSellC16Dict<T> to_sell_c16_dict(Context& ctx, const WideDeviceCsr<T>& A, std::span<const T> table) {
+  return sell_c16_dict_of(ctx, A, table);
+}
+
 template DeviceSellC16<float> to_sell_c16(Context&, const DeviceCsr<float, int32_t>&);
 template DeviceSellC16<double> to_sell_c16(Context&, const DeviceCsr<double, int32_t>&);
+template DeviceSellC16<float> to_sell_c16(Context&, const WideDeviceCsr<float>&);
+template DeviceSellC16<double> to_sell_c16(Context&, const WideDeviceCsr<double>&);
 template DeviceSellC16Dict<float> to_sell_c16_dict(Context&, const DeviceCsr<float, int32_t>&,
                                                    std::span<const float>);
 template DeviceSellC16Dict<double> to_sell_c16_dict(Context&, const DeviceCsr<double, int32_t>&,
+                                                    std::span<const double>);
+template DeviceSellC16Dict<float> to_sell_c16_dict(Context&, const WideDeviceCsr<float>&,
+                                                   std::span<const float>);
+template DeviceSellC16Dict<double> to_sell_c16_dict(Context&, const WideDeviceCsr<double>&,
                                                     std::span<const double>);
 
 }  // namespace spx::cuda

@@ -43,6 +43,7 @@ struct Rank {
   int device = 0;
   int64_t rows = 0, halo = 0;
   std::vector<Slice<T>> local;  // in row order, covering every row
+  bool wide_local = false;      // the split's slices joined into one matrix of 64-bit offsets
   std::unique_ptr<SparseMatrix<T>> remote;
   bool compressed = false;
   int64_t remote_rows = 0;
@@ -57,6 +58,32 @@ struct Rank {
 
   bool exchanges() const { return send_total > 0 || !recvs.empty(); }
 };
+
+// Nonzeros per block when a sliced local part is assembled on the device with 64-bit offsets: the
+// host holds one block of 64-bit indices at a time.
+constexpr int64_t kWideBlockNnz = int64_t{1} << 24;
+
+// Rows [begin, end) of a rank's local part, across its slices, with 64-bit indices
+// (upload_row_blocks' blocks).
+template <class T>
+Csr<T, int64_t> rows_of_slices(const std::vector<spx::dist::LocalSlice<T>>& slices, int64_t cols,
+                               int64_t begin, int64_t end) {
+  Csr<T, int64_t> B(end - begin, cols);
+  for (const auto& slice : slices) {
+    const Csr<T, int32_t>& S = slice.A;
+    const int64_t first = std::max(begin, slice.row_begin), last = std::min(end, slice.row_begin + S.rows);
+    for (int64_t r = first; r < last; ++r) {
+      const auto i = static_cast<std::size_t>(r - slice.row_begin);
+      for (auto k = static_cast<std::size_t>(S.row_ptr[i]); k < static_cast<std::size_t>(S.row_ptr[i + 1]);
+           ++k) {
+        B.col_idx.push_back(S.col_idx[k]);
+        B.values.push_back(S.values[k]);
+      }
+      B.row_ptr[static_cast<std::size_t>(r - begin) + 1] = static_cast<int64_t>(B.col_idx.size());
+    }
+  }
+  return B;
+}
 
 // The rows of R that hold entries.
 template <class T>
@@ -120,6 +147,20 @@ struct DistSparseMatrix<T>::Impl {
     k.halo = static_cast<int64_t>(part.halo_global.size());
     // Every part is on the GPU before any is planned: the planner tries formats within the memory
     // then left free, which must leave room for the parts still to come.
+    const int64_t local_nnz = part.local_nnz();
+    if (part.local.size() > 1 && local_nnz > options.wide_local_above) {
+      // One matrix with 64-bit row offsets (the 64-bit kernels) rather than int32 slices run one
+      // after another: assembled on the device block by block from the host's slices.
+      const int64_t cols = part.col_end - part.col_begin;
+      const int64_t per_block =
+          std::max<int64_t>(1, k.rows * kWideBlockNnz / std::max<int64_t>(1, local_nnz));
+      WideDeviceCsr<T> wide = upload_row_blocks<T>(
+          ctx, k.rows, cols, local_nnz, per_block,
+          [&part, cols](int64_t begin, int64_t end) { return rows_of_slices(part.local, cols, begin, end); });
+      part.local.clear();
+      k.local.push_back({0, std::make_unique<SparseMatrix<T>>(ctx, std::move(wide))});
+      k.wide_local = true;
+    }
     for (auto& slice : part.local)
       k.local.push_back({slice.row_begin, std::make_unique<SparseMatrix<T>>(ctx, std::move(slice.A))});
     if (part.remote.nnz() > 0) {
@@ -300,6 +341,7 @@ std::string DistSparseMatrix<T>::describe() const {
         kernel(*k.local.front().A));
     if (k.local.size() > 1)
       s += fmt::format(" (slice 1 of {}: its rows hold more than int32_t indexes)", k.local.size());
+    if (k.wide_local) s += " (64-bit row offsets: its rows hold more than int32_t indexes)";
     if (k.remote)
       s += fmt::format(", remote {} on {} rows{}", kernel(*k.remote), k.remote_rows,
                        k.compressed ? " (compressed)" : "");

@@ -72,6 +72,8 @@ plan::Knobs csr_knobs(const CsrSpmvParams& p) {
 
 template <class T>
 std::vector<T> value_table_of(const MatrixParts<T>& m) {
+  if (m.value_table_bits.empty() && m.host == nullptr)  // a 64-bit matrix whose values were not counted
+    throw Error("SELL-C16-dict: the values' table was not kept for this 64-bit matrix");
   if (m.value_table_bits.empty()) return sell_c16_dict_table(std::span<const T>(m.host->values));
   using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
   std::vector<T> table(m.value_table_bits.size());
@@ -233,14 +235,19 @@ class Ell final : public Executor<T> {
   DeviceEll<T, int32_t> A_;
 };
 
-// SELL-C16: converted on the device from the CSR there (the planner admits it only where every row
-// spans at most 65535 columns; the conversion throws naming the first row otherwise).
+// SELL-C16: converted on the device from the CSR there, at either offset width (the planner admits
+// it only where every row spans at most 65535 columns; the conversion throws naming the first row
+// otherwise).
+template <class T>
+DeviceSellC16<T> sell_c16_of(Context& ctx, const MatrixParts<T>& m) {
+  if (m.wide != nullptr) return to_sell_c16(ctx, *m.wide);
+  return to_sell_c16(ctx, *m.device);
+}
+
 template <class T>
 class SellC16Spmv final : public Executor<T> {
  public:
-  SellC16Spmv(Context& ctx, const MatrixParts<T>& m) : A_(to_sell_c16(ctx, *m.device)) {
-    this->bytes = A_.bytes();
-  }
+  SellC16Spmv(Context& ctx, const MatrixParts<T>& m) : A_(sell_c16_of(ctx, m)) { this->bytes = A_.bytes(); }
   void spmv(Context& ctx, std::span<const T> x, std::span<T> y, T alpha, T beta) override {
     spmv_sell_c16(ctx, A_, x, y, alpha, beta);
   }
@@ -255,6 +262,7 @@ class SellC16Spmv final : public Executor<T> {
 template <class T>
 DeviceSellC16Dict<T> dict_of(Context& ctx, const MatrixParts<T>& m) {
   const std::vector<T> table = value_table_of(m);
+  if (m.wide != nullptr) return to_sell_c16_dict(ctx, *m.wide, std::span<const T>(table));
   return to_sell_c16_dict(ctx, *m.device, std::span<const T>(table));
 }
 

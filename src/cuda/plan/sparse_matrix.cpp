@@ -30,6 +30,7 @@
 #include "spx/cuda/timing.hpp"
 #include "spx/error.hpp"
 #include "spx/model.hpp"
+#include "spx/sell_c16.hpp"
 
 namespace spx::cuda {
 
@@ -104,18 +105,34 @@ struct SparseMatrix<T>::Impl {
   std::vector<int64_t> wide_row_ptr;
 
   detail::MatrixParts<T> parts() const {
-    if (wide) return {nullptr, nullptr, &stats, &*wide, std::span<const int64_t>(wide_row_ptr), {}};
+    if (wide)
+      return {nullptr,
+              nullptr,
+              &stats,
+              &*wide,
+              std::span<const int64_t>(wide_row_ptr),
+              std::span<const uint64_t>(extras.value_table_bits)};
     return {&host, &device, &stats, nullptr, {}, std::span<const uint64_t>(extras.value_table_bits)};
   }
 
-  // The wide matrix of a validated host matrix of 64-bit or 32-bit indices: its statistics, the
-  // device copy, the host row pointer.
+  // The wide matrix of a host matrix of 64-bit or 32-bit indices (validated here): its statistics,
+  // the device copy, the host row pointer. No host copy is kept.
   template <class I>
-  void hold_wide(Csr<T, I>& A) {
-    stats = spx::stats(A);  // validates A first
+  void hold_wide(const Csr<T, I>& A) {
+    stats = spx::stats(A);                       // validates A first
+    extras.column_spans = column_span_stats(A);  // SELL-C16's eligibility at 64 bits
+    if (extras.column_spans->wide_rows == 0)     // SELL-C16-dict's: its table, made while A is here
+      plan::count_distinct_values(std::span<const T>(A.values), extras);
     wide = upload_wide(*ctx, A);
     wide_row_ptr.assign(A.row_ptr.begin(), A.row_ptr.end());
-    A = Csr<T, I>();  // no host copy is kept (nor held twice while the caller's is alive)
+  }
+
+  // A matrix at 32-bit offsets: its statistics (validating it), the device copy, the host copy kept.
+  void hold_narrow(Csr<T, int32_t> A) {
+    stats = spx::stats(A);
+    extras.column_spans = column_span_stats(A);
+    device = detail::upload_valid(*ctx, A);  // validated by stats above
+    host = std::move(A);
   }
 
   const MatrixFeatures& ensure_features() {
@@ -549,8 +566,19 @@ struct SparseMatrix<T>::Impl {
     p.layout = layout;
     p.value_bytes = static_cast<int>(sizeof(T));
     p.stats = stats;
-    if (wide) {  // the host extras need the host matrix; only CSR kernels run on 64-bit offsets anyway
+    if (wide) {
+      // The host extras need the host matrix: only the column spans and the distinct values, taken
+      // while it was there (none for a matrix assembled on the device), and of the features the SELL
+      // slots (from the row pointer), what the SELL-C16 rows read. The model is not used at 64 bits.
       p.offset_bits = 64;
+      p.column_spans = extras.column_spans;
+      p.distinct_values = extras.distinct_values;
+      MatrixFeatures f;
+      f.rows = stats.rows;
+      f.cols = stats.cols;
+      f.nnz = stats.nnz;
+      f.sell_slots = sell_c16_slots(std::span<const int64_t>(wide_row_ptr));
+      p.features = f;
       return p;
     }
     plan::fill_host_extras(host, extras, p);
@@ -566,26 +594,33 @@ SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int32_t> A, plan::IndexWidth 
     impl_->hold_wide(A);
     return;
   }
-  impl_->stats = spx::stats(A);  // validates A first
-  impl_->extras.column_spans = column_span_stats(A);
-  impl_->device = detail::upload_valid(ctx, A);  // validated just above
-  impl_->host = std::move(A);
+  impl_->hold_narrow(std::move(A));
 }
 
 template <class T>
-SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int64_t> A, plan::IndexWidth width)
+SparseMatrix<T>::SparseMatrix(Context& ctx, const Csr<T, int64_t>& A, plan::IndexWidth width)
     : impl_(std::make_unique<Impl>()) {
   impl_->ctx = &ctx;
   if (plan::offset_bits(width, A.rows, A.cols, A.nnz()) == 64) {
     impl_->hold_wide(A);
     return;
   }
-  Csr<T, int32_t> narrow = cast<T, int32_t>(A);  // validates; it fits (offset_bits said so)
+  impl_->hold_narrow(cast<T, int32_t>(A));  // cast validates; it fits (offset_bits said so)
+}
+
+template <class T>
+SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int64_t>&& A, plan::IndexWidth width)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->ctx = &ctx;
+  // The caller's matrix is freed as soon as it is read, so it is never held twice.
+  if (plan::offset_bits(width, A.rows, A.cols, A.nnz()) == 64) {
+    impl_->hold_wide(A);
+    A = Csr<T, int64_t>();
+    return;
+  }
+  Csr<T, int32_t> narrow = cast<T, int32_t>(A);
   A = Csr<T, int64_t>();
-  impl_->stats = spx::stats(narrow);
-  impl_->extras.column_spans = column_span_stats(narrow);
-  impl_->device = detail::upload_valid(ctx, narrow);  // validated by stats above
-  impl_->host = std::move(narrow);
+  impl_->hold_narrow(std::move(narrow));
 }
 
 template <class T>

@@ -5,7 +5,8 @@
 // values is fetched once (the b loads of a lane hit sectors its neighbours fetched, from L1).
 // Why this shape rather than "lane k takes value k" of a warp per block row: a lane keeps one row
 // for the whole walk, so its partial sum needs no per-step reduction, and the only cross-lane step
-// is the final Q-wide shuffle. Several groups share a warp when b x Q <= 16 (short block rows).
+// is the final Q-wide shuffle. Several groups share a warp when b x Q <= 16 (short block rows, or
+// Q kept small so that each lane walks several blocks: bsr_spmv_rule).
 //
 // Bytes per product: blocks x (b*b values + 4) + (block_rows + 1) x 4 of A, x once, y once.
 // The last block column may overhang cols: its lanes skip x past cols (those values are zero).
@@ -38,16 +39,27 @@ __global__ void __launch_bounds__(1024)
   T sum = 0;
   // No early return: every lane of the warp reaches the shuffle reduction below.
   if (active) {
-    const I end = row_ptr[br + 1];
-    for (I k = row_ptr[br] + q; k < end; k += Q) {
-      const int64_t c0 = int64_t{col_idx[k]} * B;
-      const T* v = values + int64_t{k} * (B * B) + r * B;
-      if (c0 + B <= cols) {
+    const int64_t end = row_ptr[br + 1];
+    // kBsrBlocksPerStep blocks a step: their columns loaded before the first gather of x, so their
+    // chains overlap; summed in block order either way (the same bits as one block a step).
+    for (int64_t k0 = int64_t{row_ptr[br]} + q; k0 < end; k0 += kBsrBlocksPerStep * Q) {
+      int64_t c0[kBsrBlocksPerStep];
 #pragma unroll
-        for (int c = 0; c < B; ++c) sum += v[c] * x[c0 + c];
-      } else {
-        for (int c = 0; c < B; ++c)
-          if (c0 + c < cols) sum += v[c] * x[c0 + c];
+      for (int s = 0; s < kBsrBlocksPerStep; ++s) {
+        const int64_t k = k0 + s * Q;
+        c0[s] = k < end ? int64_t{col_idx[k]} * B : -1;
+      }
+#pragma unroll
+      for (int s = 0; s < kBsrBlocksPerStep; ++s) {
+        if (c0[s] < 0) continue;
+        const T* v = values + (k0 + s * Q) * (B * B) + r * B;
+        if (c0[s] + B <= cols) {
+#pragma unroll
+          for (int c = 0; c < B; ++c) sum += v[c] * x[c0[s] + c];
+        } else {
+          for (int c = 0; c < B; ++c)
+            if (c0[s] + c < cols) sum += v[c] * x[c0[s] + c];
+        }
       }
     }
   }

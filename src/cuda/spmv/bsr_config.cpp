@@ -10,7 +10,8 @@ BsrSpmvParams bsr_spmv_rule(int block, int64_t blocks, int64_t block_rows) {
   BsrSpmvParams c;
   const double per_block_row =
       block_rows > 0 ? static_cast<double>(blocks) / static_cast<double>(block_rows) : 0;
-  while (c.lanes_per_row * 2 <= per_block_row && block * c.lanes_per_row * 2 <= 32) c.lanes_per_row *= 2;
+  while (c.lanes_per_row * 2 * kBsrMinBlocksPerLane <= per_block_row && block * c.lanes_per_row * 2 <= 32)
+    c.lanes_per_row *= 2;
   return c;
 }
 

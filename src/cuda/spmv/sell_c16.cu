@@ -1,7 +1,8 @@
 // SELL-C16 SpMV (spx/cuda/spmv_sell_c16.hpp): ELL's kernel (ell.cu) per slice of 32 rows over
-// 16-bit column offsets. One thread per row; the block is a multiple of 32 (spread_block_size), so
-// each warp is one slice and its 32 loads of slot j are contiguous (64 bytes of offsets, 128 / 256
-// of values). Slot 0 of a nonempty row is real; a later slot with offset 0 is padding and is
+// 16-bit column offsets. One thread per row, or 2-8 lanes per row where rows are few
+// (sell_c16_lanes); the block is a multiple of 32 (spread_block_size), so each warp is one slice (or
+// part of one) and its loads of a step are contiguous runs (64 bytes of offsets, 128 / 256 of values
+// per slot of 32 rows). Slot 0 of a nonempty row is real; a later slot with offset 0 is padding and is
 // predicated off (never gathers x). Padding is still loaded, as in ELL: the warp streams its slice
 // up to the slice's width either way, so an early exit per thread would save no sectors.
 #include <cstdint>
@@ -20,24 +21,14 @@ namespace {
 
 using sell_c16::kSlice;
 
-template <class T>
+template <class T, int Lanes>
 __global__ void __launch_bounds__(1024)
     spmv_sell_c16_kernel(int32_t rows, const int64_t* __restrict__ slice_ptr,
                          const int32_t* __restrict__ base, const uint16_t* __restrict__ offsets,
                          const T* __restrict__ values, const T* __restrict__ x, T* __restrict__ y,
                          const int32_t* __restrict__ y_rows, T alpha, T beta) {
-  const int64_t row = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
-  const int64_t slice = row / kSlice;
-  const int64_t first = slice_ptr[slice];
-  const int64_t width = (slice_ptr[slice + 1] - first) / kSlice;
-  const int32_t b = base[row];
-  const int64_t out = sell_c16::out_row(y_rows, row);
-  // A nonempty row: width >= 1 and slot 0 real.
-  const T sum =
-      b >= 0 ? sell_c16::row_sum<T>(sell_c16::DirectValues<T>{values}, offsets, first, width, row, x + b)
-             : T{0};
-  sell_c16::store_row(y, out, sum, alpha, beta);
+  sell_c16::product_row<T, Lanes>(sell_c16::DirectValues<T>{values}, rows, slice_ptr, base, offsets, x, y,
+                                  y_rows, alpha, beta);
 }
 
 }  // namespace
@@ -65,15 +56,19 @@ void spmv_sell_c16(Context& ctx, const DeviceSellC16<T>& A, std::span<const T> x
 
 template <class T>
 void detail::spmv_sell_c16_rows(Context& ctx, const DeviceSellC16<T>& A, std::span<const T> x, std::span<T> y,
-                                std::span<const int32_t> y_rows, T alpha, T beta) {
+                                std::span<const int32_t> y_rows, T alpha, T beta, int lanes) {
   check_spmv_operands("spmv_sell_c16", A.rows, A.cols, x, y);
   sell_c16::check_row_map("spmv_sell_c16", A.rows, y_rows);
   if (A.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
-  const int block = plan::spread_block_size(A.rows, ctx.props());
-  spmv_sell_c16_kernel<T><<<grid_for(A.rows, block), block, 0, ctx.stream()>>>(
-      A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), A.values.data(), x.data(), y.data(),
-      y_rows.empty() ? nullptr : y_rows.data(), alpha, beta);
+  const int L = lanes > 0 ? lanes : plan::sell_c16_lanes(A.rows, A.slots, ctx.props());
+  const int64_t threads = sell_c16::lane_threads(A.rows, L);
+  const int block = plan::spread_block_size(threads, ctx.props());
+  sell_c16::with_lanes(L, [&](auto lanes_c) {
+    spmv_sell_c16_kernel<T, decltype(lanes_c)::value><<<grid_for(threads, block), block, 0, ctx.stream()>>>(
+        A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), A.values.data(), x.data(), y.data(),
+        y_rows.empty() ? nullptr : y_rows.data(), alpha, beta);
+  });
   SPX_CHECK_LAUNCH("spmv_sell_c16_kernel", ctx.stream());
 }
 
@@ -81,7 +76,7 @@ void detail::spmv_sell_c16_rows(Context& ctx, const DeviceSellC16<T>& A, std::sp
   template DeviceSellC16<T> upload_sell_c16(Context&, const SellC16<T>&);                                 \
   template void spmv_sell_c16(Context&, const DeviceSellC16<T>&, std::span<const T>, std::span<T>, T, T); \
   template void detail::spmv_sell_c16_rows(Context&, const DeviceSellC16<T>&, std::span<const T>,         \
-                                           std::span<T>, std::span<const int32_t>, T, T);
+                                           std::span<T>, std::span<const int32_t>, T, T, int);
 SPX_INSTANTIATE_SELL_C16(float)
 SPX_INSTANTIATE_SELL_C16(double)
 #undef SPX_INSTANTIATE_SELL_C16

@@ -19,7 +19,7 @@ namespace {
 
 using sell_c16::kSlice;
 
-template <class T, bool Uniform>
+template <class T, bool Uniform, int Lanes>
 __global__ void __launch_bounds__(1024)
     spmv_sell_c16_dict_kernel(int32_t rows, const int64_t* __restrict__ slice_ptr,
                               const int32_t* __restrict__ base, const uint16_t* __restrict__ offsets,
@@ -27,27 +27,16 @@ __global__ void __launch_bounds__(1024)
                               T uniform_value, const T* __restrict__ x, T* __restrict__ y,
                               const int32_t* __restrict__ y_rows, T alpha, T beta) {
   __shared__ T shared_table[kSellC16DictMaxValues];
-  if constexpr (!Uniform) {
+  if constexpr (Uniform) {
+    sell_c16::product_row<T, Lanes>(sell_c16::UniformValue<T>{uniform_value}, rows, slice_ptr, base, offsets,
+                                    x, y, y_rows, alpha, beta);
+  } else {
     for (int i = static_cast<int>(threadIdx.x); i < table_size; i += static_cast<int>(blockDim.x))
       shared_table[i] = table[i];
     __syncthreads();
+    sell_c16::product_row<T, Lanes>(sell_c16::CodedValues<T>{codes, shared_table}, rows, slice_ptr, base,
+                                    offsets, x, y, y_rows, alpha, beta);
   }
-  const int64_t row = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
-  const int64_t slice = row / kSlice;
-  const int64_t first = slice_ptr[slice];
-  const int64_t width = (slice_ptr[slice + 1] - first) / kSlice;
-  const int32_t b = base[row];
-  const int64_t out = sell_c16::out_row(y_rows, row);
-  T sum = T{0};
-  if (b >= 0) {
-    if constexpr (Uniform)
-      sum = sell_c16::row_sum<T>(sell_c16::UniformValue<T>{uniform_value}, offsets, first, width, row, x + b);
-    else
-      sum = sell_c16::row_sum<T>(sell_c16::CodedValues<T>{codes, shared_table}, offsets, first, width, row,
-                                 x + b);
-  }
-  sell_c16::store_row(y, out, sum, alpha, beta);
 }
 
 }  // namespace
@@ -77,7 +66,8 @@ void spmv_sell_c16_dict(Context& ctx, const DeviceSellC16Dict<T>& A, std::span<c
 
 template <class T>
 void detail::spmv_sell_c16_dict_rows(Context& ctx, const DeviceSellC16Dict<T>& A, std::span<const T> x,
-                                     std::span<T> y, std::span<const int32_t> y_rows, T alpha, T beta) {
+                                     std::span<T> y, std::span<const int32_t> y_rows, T alpha, T beta,
+                                     int lanes) {
   check_spmv_operands("spmv_sell_c16_dict", A.rows, A.cols, x, y);
   sell_c16::check_row_map("spmv_sell_c16_dict", A.rows, y_rows);
   const auto n = static_cast<int64_t>(A.table.size());
@@ -87,17 +77,22 @@ void detail::spmv_sell_c16_dict_rows(Context& ctx, const DeviceSellC16Dict<T>& A
         "holds more than one");
   if (A.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
-  const int block = plan::spread_block_size(A.rows, ctx.props());
-  const auto grid = grid_for(A.rows, block);
+  const int L = lanes > 0 ? lanes : plan::sell_c16_lanes(A.rows, A.slots, ctx.props());
+  const int64_t threads = sell_c16::lane_threads(A.rows, L);
+  const int block = plan::spread_block_size(threads, ctx.props());
+  const auto grid = grid_for(threads, block);
   const int32_t* rows_map = y_rows.empty() ? nullptr : y_rows.data();
-  if (n == 1)
-    spmv_sell_c16_dict_kernel<T, true><<<grid, block, 0, ctx.stream()>>>(
-        A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), nullptr, nullptr, 1, A.uniform_value,
-        x.data(), y.data(), rows_map, alpha, beta);
-  else
-    spmv_sell_c16_dict_kernel<T, false><<<grid, block, 0, ctx.stream()>>>(
-        A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), A.codes.data(), A.table.data(),
-        static_cast<int>(n), T{0}, x.data(), y.data(), rows_map, alpha, beta);
+  sell_c16::with_lanes(L, [&](auto lanes_c) {
+    constexpr int kLanes = decltype(lanes_c)::value;
+    if (n == 1)
+      spmv_sell_c16_dict_kernel<T, true, kLanes><<<grid, block, 0, ctx.stream()>>>(
+          A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), nullptr, nullptr, 1, A.uniform_value,
+          x.data(), y.data(), rows_map, alpha, beta);
+    else
+      spmv_sell_c16_dict_kernel<T, false, kLanes><<<grid, block, 0, ctx.stream()>>>(
+          A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), A.codes.data(), A.table.data(),
+          static_cast<int>(n), T{0}, x.data(), y.data(), rows_map, alpha, beta);
+  });
   SPX_CHECK_LAUNCH("spmv_sell_c16_dict_kernel", ctx.stream());
 }
 
@@ -106,7 +101,7 @@ void detail::spmv_sell_c16_dict_rows(Context& ctx, const DeviceSellC16Dict<T>& A
   template void spmv_sell_c16_dict(Context&, const DeviceSellC16Dict<T>&, std::span<const T>, std::span<T>, \
                                    T, T);                                                                   \
   template void detail::spmv_sell_c16_dict_rows(Context&, const DeviceSellC16Dict<T>&, std::span<const T>,  \
-                                                std::span<T>, std::span<const int32_t>, T, T);
+                                                std::span<T>, std::span<const int32_t>, T, T, int);
 SPX_INSTANTIATE_SELL_C16_DICT(float)
 SPX_INSTANTIATE_SELL_C16_DICT(double)
 #undef SPX_INSTANTIATE_SELL_C16_DICT

@@ -3,7 +3,8 @@
 // (rcm_sell_c16) computes in RCM's numbering and writes the caller's y this way, with no second
 // pass over y. An empty y_rows is the identity (the public spmv_sell_c16 / spmv_sell_c16_dict).
 // y_rows must be a permutation of 0..rows-1 in device memory (its owner checked it when it was
-// built); only its length is checked here.
+// built); only its length is checked here. `lanes` (1, 2, 4, 8) overrides sell_c16_lanes' choice of
+// threads per row (tests: every lane count on the same matrix); 0 = the rule's.
 #pragma once
 
 #include <cstdint>
@@ -16,10 +17,10 @@ namespace spx::cuda::detail {
 
 template <class T>
 void spmv_sell_c16_rows(Context& ctx, const DeviceSellC16<T>& A, std::span<const T> x, std::span<T> y,
-                        std::span<const int32_t> y_rows, T alpha, T beta);
+                        std::span<const int32_t> y_rows, T alpha, T beta, int lanes = 0);
 
 template <class T>
 void spmv_sell_c16_dict_rows(Context& ctx, const DeviceSellC16Dict<T>& A, std::span<const T> x,
-                             std::span<T> y, std::span<const int32_t> y_rows, T alpha, T beta);
+                             std::span<T> y, std::span<const int32_t> y_rows, T alpha, T beta, int lanes = 0);
 
 }  // namespace spx::cuda::detail
