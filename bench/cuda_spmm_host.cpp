@@ -124,7 +124,7 @@ class HostResidentSpmm final : public Instance {
             : (o_.size_as_streams >= 2 ? std::min(L, std::max<int64_t>(8, ((L + 15) / 16 + 7) / 8 * 8)) : L);
     product_name_ = o_.product;
     if (product_name_ == "auto")
-      product_name_ = cuda::spmm_format_rule(*p.stats, width_guess, ctx.props()) == cuda::SpmmFormat::EllR
+      product_name_ = plan::spmm_format_rule(*p.stats, width_guess, ctx.props()) == cuda::SpmmFormat::EllR
                           ? "ellr"
                           : "csr";
     // Only the format the chunk kernel needs goes to the device (CSR through the shared cache, ELLR
@@ -213,7 +213,7 @@ class HostResidentSpmm final : public Instance {
     cuda::Context& ctx = bench_context();
     const int64_t width = std::max<int64_t>(chunk_cols, 1);
     if (product_name_ == "ellr") {
-      const cuda::SpmmEllrConfig config = cuda::spmm_ellr_rule(stats, width, ctx.props());
+      const cuda::SpmmEllrParams config = plan::spmm_ellr_rule(stats, width, ctx.props());
       config_ = cuda::to_string(config);
       product_ = [this, config](cuda::DenseView<const T> B, cuda::DenseView<T> C) {
         cuda::spmm_ellr_t(bench_context(), ellr_, B, C, config);
@@ -224,8 +224,8 @@ class HostResidentSpmm final : public Instance {
         cuda::spmm_set_spmvs(bench_context(), ellr_, B, C);
       };
     } else {
-      const cuda::SpmmCsrConfig config =
-          cuda::spmm_csr_rule(stats, width, ctx.props(), static_cast<int>(sizeof(T)));
+      const cuda::SpmmCsrParams config =
+          plan::spmm_csr_rule(stats, width, ctx.props(), static_cast<int>(sizeof(T)));
       config_ = cuda::to_string(config);
       product_ = [this, config](cuda::DenseView<const T> B, cuda::DenseView<T> C) {
         cuda::spmm_csr(bench_context(), *csr_, B, C, config);

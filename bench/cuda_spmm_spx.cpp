@@ -58,24 +58,24 @@ bool is_csr(Which which) {
 // The CSR configuration's fields by the names its `params` carry in the JSON.
 struct CsrField {
   const char* key;
-  int cuda::SpmmCsrConfig::*field;
+  int cuda::SpmmCsrParams::*field;
 };
-constexpr CsrField kCsrFields[] = {{"threads_per_row", &cuda::SpmmCsrConfig::threads_per_row},
-                                   {"cols_per_lane", &cuda::SpmmCsrConfig::cols_per_lane},
-                                   {"block_size", &cuda::SpmmCsrConfig::block_size},
-                                   {"cols_per_pass", &cuda::SpmmCsrConfig::cols_per_pass},
-                                   {"tile_items", &cuda::SpmmCsrConfig::tile_items},
-                                   {"long_row_nnz", &cuda::SpmmCsrConfig::long_row_nnz}};
+constexpr CsrField kCsrFields[] = {{"threads_per_row", &cuda::SpmmCsrParams::threads_per_row},
+                                   {"cols_per_lane", &cuda::SpmmCsrParams::cols_per_lane},
+                                   {"block_size", &cuda::SpmmCsrParams::block_size},
+                                   {"cols_per_pass", &cuda::SpmmCsrParams::cols_per_pass},
+                                   {"tile_items", &cuda::SpmmCsrParams::tile_items},
+                                   {"long_row_nnz", &cuda::SpmmCsrParams::long_row_nnz}};
 
 // The entry's CSR configuration for the problem: spmm_csr_rule's, the entry's forced mode, then
 // the given parameters in order. Throws spx::Error naming what is wrong.
-cuda::SpmmCsrConfig csr_config(const Problem& p, Which which, const Params& params) {
+cuda::SpmmCsrParams csr_config(const Problem& p, Which which, const Params& params) {
   const cuda::DeviceProps& device = bench_context().props();
   // The forced modes as the planner's candidates run them (the catalogue's spmm_csr_config).
   const plan::SpmmCsrMode mode = which == Which::CsrSplit   ? plan::SpmmCsrMode::Split
                                  : which == Which::CsrTiled ? plan::SpmmCsrMode::Tiled
                                                             : plan::SpmmCsrMode::Rule;
-  cuda::SpmmCsrConfig c =
+  cuda::SpmmCsrParams c =
       plan::spmm_csr_config(mode, *p.stats, p.cols_dense, device, static_cast<int>(value_bytes(p.precision)));
   for (const Param& given : params) {
     const auto* known = std::find_if(std::begin(kCsrFields), std::end(kCsrFields),
@@ -91,7 +91,7 @@ cuda::SpmmCsrConfig csr_config(const Problem& p, Which which, const Params& para
     c.*(known->field) = static_cast<int>(*value);
   }
   try {
-    cuda::check_spmm_csr_config(c);
+    cuda::validate(c);
   } catch (const Error& e) {
     throw Error(fmt::format("gives {}: {}", cuda::to_string(c), e.what()));
   }
@@ -104,7 +104,7 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which, Layout layout)
   // Parameters configure the CSR kernel: spx_spmm_* given any runs it, as spx spmm --csr-config.
   if (which == Which::Rule)
     which = !p.params.empty() ||
-                    cuda::spmm_format_rule(*p.stats, p.cols_dense, ctx.props()) == cuda::SpmmFormat::Csr
+                    plan::spmm_format_rule(*p.stats, p.cols_dense, ctx.props()) == cuda::SpmmFormat::Csr
                 ? Which::Csr
                 : Which::Ellr;
   auto B = device_b<T>(p, layout);
@@ -116,7 +116,7 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which, Layout layout)
   parts.params = {{"layout", layout == Layout::ColMajor ? "col" : "row"}, {"ld_b", B->ld}, {"ld_c", C->ld}};
   if (is_csr(which)) {
     auto A = device_csr<T>(p);
-    const cuda::SpmmCsrConfig config = csr_config(p, which, p.params);
+    const cuda::SpmmCsrParams config = csr_config(p, which, p.params);
     parts.launch = [A, B, C, b, c, config] { cuda::spmm_csr(bench_context(), *A, b, c, config); };
     matrix_bytes = A->bytes();
     parts.params.push_back({"format", "csr"});
@@ -127,12 +127,12 @@ std::unique_ptr<Instance> spx_spmm(const Problem& p, Which which, Layout layout)
     matrix_bytes = A->bytes();
     parts.params.push_back({"format", "ellr"});
     if (which == Which::SetSpmvs) {
-      const cuda::EllrTConfig config = cuda::ellr_t_rule(*p.stats, ctx.props());
+      const cuda::EllrTParams config = plan::ellr_t_rule(*p.stats, ctx.props());
       parts.launch = [A, B, C, b, c, config] { cuda::spmm_set_spmvs(bench_context(), *A, b, c, config); };
       parts.params.push_back({"threads_per_row", int64_t{config.threads_per_row}});
       parts.params.push_back({"block_size", int64_t{config.block_size}});
     } else {
-      const cuda::SpmmEllrConfig config = cuda::spmm_ellr_rule(*p.stats, p.cols_dense, ctx.props());
+      const cuda::SpmmEllrParams config = plan::spmm_ellr_rule(*p.stats, p.cols_dense, ctx.props());
       parts.launch = [A, B, C, b, c, config] { cuda::spmm_ellr_t(bench_context(), *A, b, c, config); };
       parts.params.push_back({"config", cuda::to_string(config)});
       parts.params.push_back({"threads_per_row", int64_t{config.threads_per_row}});
@@ -178,15 +178,17 @@ void add(Registry& registry, const char* name, Which which, Layout layout, bool 
 void register_cuda_spmm_spx(Registry& registry) {
   constexpr Layout row = Layout::RowMajor, col = Layout::ColMajor;
   add(registry, "spx_spmm_row", Which::Rule, row, false,
-      "spx SpMM as a user gets it: spmm_format_rule picks ELLR-T or CSR, the rules the config; row-major B, "
+      "spx SpMM as a user gets it: plan::spmm_format_rule picks ELLR-T or CSR, the rules the config; "
+      "row-major B, "
       "C");
   add(registry, "spmm_ellr_t_row", Which::Ellr, row, false,
       "spx SSFastSpMM (ELLR-T SpMM, spmm_ellr_rule), GPU-converted ELLR; row-major B, C");
   add(registry, "spmm_csr_row", Which::Csr, row, false, "spx CSR SpMM (spmm_csr_rule); row-major B, C");
   add(registry, "spmm_csr_split_row", Which::CsrSplit, row, true,
-      "spx CSR SpMM, row-split mode forced (spmm_csr_rule otherwise); row-major B, C");
+      "spx CSR SpMM, row-split mode forced (plan::spmm_csr_rule otherwise); row-major B, C");
   add(registry, "spmm_csr_tiled_row", Which::CsrTiled, row, true,
-      "spx CSR SpMM, balanced tiles forced (spmm_csr_tile_items; spmm_csr_rule otherwise); row-major B, C");
+      "spx CSR SpMM, balanced tiles forced (spmm_csr_tile_items; plan::spmm_csr_rule otherwise); row-major "
+      "B, C");
   add(registry, "spmm_set_spmvs_col", Which::SetSpmvs, col, true,
       "SetSpMVs: L ELLR-T SpMVs (ellr_t_rule), the FastSpMM paper's baseline; column-major B, C");
   add(registry, "spx_spmm_col", Which::Rule, col, true,

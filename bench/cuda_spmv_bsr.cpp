@@ -14,9 +14,9 @@
 #include "bench/registry.hpp"
 #include "plan/format_bsr.hpp"
 #include "spx/bsr.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmv_bsr.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::bench {
 namespace {
@@ -26,7 +26,7 @@ template <class T>
 std::shared_ptr<const cuda::DeviceBsr<T, int32_t>> device_bsr(const Problem& p, Params& params) {
   const Csr<T, int32_t>& host = *p.input<T>().A;
   const auto best = plan::best_bsr_block(bsr_block_counts(host, 0), static_cast<int>(sizeof(T)));
-  const double min_saving = cuda::default_rule_tables().planner.bsr_min_saving;
+  const double min_saving = plan::default_rule_tables().planner.bsr_min_saving;
   if (!best || best->saving() < min_saving)
     throw Error(fmt::format(
         "BSR's best blocks ({}x{}) save {:.0f}% of CSR's bytes < {:.0f}%: no block structure",
@@ -53,7 +53,7 @@ std::unique_ptr<Instance> bsr_instance(const Problem& p, bool vendor) {
     params.push_back({"workspace_bytes", static_cast<int64_t>(op->workspace_bytes())});
     parts.launch = [op, A, x, y] { op->run(); };
   } else {
-    const cuda::BsrSpmvConfig config = cuda::bsr_spmv_rule(A->block, A->blocks, A->block_rows);
+    const cuda::BsrSpmvParams config = cuda::bsr_spmv_rule(A->block, A->blocks, A->block_rows);
     params.push_back({"lanes_per_row", int64_t{config.lanes_per_row}});
     params.push_back({"block_size", int64_t{config.block_size}});
     parts.launch = [A, x, y, config] {

@@ -25,7 +25,6 @@
 #include "cuda/spmv/csr_param_launch.hpp"
 #include "spx/cuda/convert.hpp"
 #include "spx/cuda/reorder.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmv_csr.hpp"
 #include "spx/cuda/spmv_csr_c16.hpp"
 #include "spx/cuda/spmv_formats.hpp"
@@ -33,6 +32,7 @@
 #include "spx/cuda/timing.hpp"
 #include "spx/cuda/vendor.hpp"
 #include "spx/mixed_precision.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/reorder.hpp"
 #include "spx/sell_c16_dict.hpp"
 #include "spx/stats.hpp"
@@ -167,7 +167,7 @@ void add_ell(Registry& registry) {
       };
       Params params = {{"width", int64_t{A->width}},
                        {"ld", int64_t{A->ld}},
-                       {"block_size", int64_t{cuda::spread_block_size(A->rows, ctx.props())}}};
+                       {"block_size", int64_t{plan::spread_block_size(A->rows, ctx.props())}}};
       add_break_even<T>(p, convert, bound_launch<T>(p, A, launch), params);
       return format_instance<T>(p, A, std::move(params), launch);
     });
@@ -188,7 +188,7 @@ void add_ellr_t(Registry& registry) {
       auto csr = device_csr<T>(p);
       auto A = std::make_shared<const cuda::DeviceEllR<T, int32_t>>(cuda::to_ellr(ctx, *csr));
       const double convert = conversion_ms([&] { (void)cuda::to_ellr(ctx, *csr); });
-      const cuda::EllrTConfig config = cuda::ellr_t_rule(*p.stats, ctx.props());
+      const cuda::EllrTParams config = plan::ellr_t_rule(*p.stats, ctx.props());
       const auto launch = [config](const cuda::DeviceEllR<T, int32_t>& M, std::span<const T> x,
                                    std::span<T> y) { cuda::spmv_ellr_t(bench_context(), M, x, y, config); };
       Params params = {{"threads_per_row", int64_t{config.threads_per_row}},
@@ -210,7 +210,7 @@ void add_coo(Registry& registry, bool deterministic) {
   e.prepare = [deterministic](const Problem& p) {
     return with_precision(p, [&](auto tag) {
       using T = decltype(tag);
-      cuda::CooConfig config;
+      cuda::CooParams config;
       config.deterministic = deterministic;
       Params params = {{"nnz_per_warp", int64_t{config.nnz_per_warp}},
                        {"block_size", int64_t{config.block_size}},
@@ -258,12 +258,12 @@ void add_csr_c16(Registry& registry) {
       using T = decltype(tag);
       cuda::Context& ctx = bench_context();
       const Csr<T, int32_t>& host = *p.input<T>().A;
-      const int64_t threshold = cuda::csr_c16_escape_threshold(*p.stats, ctx.props());
+      const int64_t threshold = plan::csr_c16_escape_threshold(*p.stats, ctx.props());
       auto A = std::make_shared<const cuda::DeviceCsrC16<T>>(
           cuda::upload_csr_c16(ctx, to_csr_c16(host, threshold)));
       const double convert =
           conversion_ms([&] { (void)cuda::upload_csr_c16(ctx, to_csr_c16(host, threshold)); });
-      const cuda::CsrSpmvParams params = cuda::csr_fixed_rule(*p.stats, ctx.props());
+      const cuda::CsrSpmvParams params = plan::csr_fixed_rule(*p.stats, ctx.props());
       const auto launch = [params](const cuda::DeviceCsrC16<T>& M, std::span<const T> x, std::span<T> y) {
         cuda::spmv_csr_c16(bench_context(), M, x, y, params);
       };
@@ -283,7 +283,7 @@ void add_csr_c16(Registry& registry) {
 // row spans more than 65535 columns (the conversion's error) or SELL-32 would store more slots per
 // nonzero than the planner admits (sell_max_slots_per_nnz, cuSPARSE SELL's limit too).
 void add_sell_c16(Registry& registry) {
-  const double max_slots = cuda::default_rule_tables().planner.sell_max_slots_per_nnz;
+  const double max_slots = plan::default_rule_tables().planner.sell_max_slots_per_nnz;
   auto e =
       cuda_entry("sell_c16", OpKind::Spmv, Format::Sell, false,
                  fmt::format("spx SELL-C16 SpMV: SELL-32, one thread per row, 16-bit column offsets from a "
@@ -308,7 +308,7 @@ void add_sell_c16(Registry& registry) {
         cuda::spmv_sell_c16(bench_context(), M, x, y);
       };
       Params out = {{"stored_slots", slots},
-                    {"block_size", int64_t{cuda::spread_block_size(A->rows, ctx.props())}},
+                    {"block_size", int64_t{plan::spread_block_size(A->rows, ctx.props())}},
                     {"matrix_bytes", static_cast<int64_t>(A->bytes())}};
       add_break_even<T>(p, convert, bound_launch<T>(p, A, launch), out);
       return format_instance<T>(p, A, std::move(out), launch);
@@ -320,7 +320,7 @@ void add_sell_c16(Registry& registry) {
 // SELL-C16 with a value dictionary: host-converted (to_sell_c16_dict) and uploaded, both timed as
 // its conversion; skipped where SELL-C16 is, and past 256 distinct values.
 void add_sell_c16_dict(Registry& registry) {
-  const double max_slots = cuda::default_rule_tables().planner.sell_max_slots_per_nnz;
+  const double max_slots = plan::default_rule_tables().planner.sell_max_slots_per_nnz;
   auto e =
       cuda_entry("sell_c16_dict", OpKind::Spmv, Format::Sell, false,
                  "spx SELL-C16 SpMV with a value dictionary: 16-bit column offsets and a uint8 code into a "

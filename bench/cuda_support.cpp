@@ -225,17 +225,11 @@ void register_cuda_backend(Registry& registry) {
   backend.unavailable_reason = [] { return cuda::gpu_unavailable_reason(); };
   backend.describe = [] {
     cuda::Context& ctx = bench_context();
-    DeviceInfo d;
-    d.name = ctx.props().name;
-    d.sm_count = ctx.props().sm_count;
-    d.l2_bytes = static_cast<int64_t>(ctx.props().l2_bytes);
+    model::DeviceBasics d = model::device_basics(ctx.props());
     d.copy_gbs = cuda::measure_copy_bandwidth(ctx).gbs;
     // Source and destination together a half of the L2: warm runs never leave it.
     d.l2_gbs =
         cuda::measure_copy_bandwidth(ctx, std::max<std::size_t>(ctx.props().l2_bytes / 4, 1 << 20)).gbs;
-    d.threads_per_sm = ctx.props().max_threads_per_sm;
-    d.blocks_per_sm = ctx.props().max_blocks_per_sm;
-    d.kind = "cuda";
     return d;
   };
   backend.free_memory = [] {

@@ -101,9 +101,12 @@ struct Result {
   std::optional<MatrixStats> stats;
 };
 
+// A backend without describe(): no figures (a copy_gbs of 0 leaves the bandwidth columns out).
+inline const model::DeviceBasics kNoDevice{"", 0, 0, 0, 0, 0, 0, 0};
+
 struct BenchReport {
-  DeviceInfo device;
-  std::string backend;
+  model::DeviceBasics device = kNoDevice;  // the backend's describe()
+  std::string backend;                     // "cpu" or "cuda": the device's kind
   std::string commit;
   std::string date;  // ISO 8601 UTC
   std::vector<MatrixInfo> matrices;

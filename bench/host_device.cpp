@@ -83,13 +83,12 @@ double measure_host_copy_gbs() {
   return 2.0 * static_cast<double>(bytes) / best_seconds / 1e9;
 }
 
-DeviceInfo describe_host() {
-  DeviceInfo info;
+model::DeviceBasics describe_host() {
+  model::DeviceBasics info;
   info.name = host_cpu_name();
   info.sm_count = host_threads();
   info.l2_bytes = host_last_level_cache_bytes();
   info.copy_gbs = measure_host_copy_gbs();
-  info.kind = "cpu";
   return info;
 }
 

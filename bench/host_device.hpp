@@ -22,6 +22,6 @@ void set_host_threads(int n);
 double measure_host_copy_gbs();
 
 // All of the above as the JSON's `device` object.
-DeviceInfo describe_host();
+model::DeviceBasics describe_host();
 
 }  // namespace spx::bench

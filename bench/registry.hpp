@@ -23,6 +23,7 @@
 
 #include "bench/problem.hpp"
 #include "bench/types.hpp"
+#include "spx/model.hpp"
 
 namespace spx::bench {
 
@@ -66,27 +67,15 @@ struct KernelEntry {
   bool supports(Precision p) const { return p == Precision::F32 ? f32 : f64; }
 };
 
-// What the JSON's `device` object says. For the CPU: the model name, threads as sm_count, the
-// last-level cache size as l2_bytes, and a measured parallel copy bandwidth.
-struct DeviceInfo {
-  std::string name;
-  int64_t sm_count = 0;
-  int64_t l2_bytes = 0;
-  double copy_gbs = 0;  // measured: bytes read + bytes written per second, 1e9 bytes per GB
-  std::string kind;     // "cpu" or "cuda"
-  // GPUs only (0 elsewhere): the same copy with both buffers resident in the L2 (the performance
-  // model's L2 rate) and the occupancy limits of one SM.
-  double l2_gbs = 0;
-  int64_t threads_per_sm = 0;
-  int64_t blocks_per_sm = 0;
-};
-
 struct BackendEntry {
   std::string name;  // "cpu" or "cuda"
   // Empty when the backend can run here; otherwise one line saying why not.
   std::function<std::string()> unavailable_reason;
-  // Describe the device, measuring its copy bandwidth (called once per benchmark run).
-  std::function<DeviceInfo()> describe;
+  // Describe the device, measuring its copy bandwidth (called once per benchmark run): what the
+  // JSON's `device` object says. The CPU: its model name, threads as sm_count, the last-level cache
+  // as l2_bytes, a parallel copy_gbs (the other fields are not measured and not written); GPUs also
+  // the L2-resident copy (l2_gbs) and one SM's occupancy limits.
+  std::function<model::DeviceBasics()> describe;
   // Optional: device memory free for the next problem, in bytes (the memory check before each
   // matrix and problem, bench/footprint.hpp); copies cached for the last problem are dropped first.
   std::function<uint64_t()> free_memory;

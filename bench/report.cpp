@@ -67,9 +67,9 @@ nlohmann::ordered_json number(double v) {
 }  // namespace
 
 void print_device_line(std::ostream& out, const BenchReport& report) {
-  const DeviceInfo& d = report.device;
-  const std::string units = d.kind == "cpu" ? "threads" : "SMs";
-  const std::string cache = d.kind == "cpu" ? "last-level cache" : "L2";
+  const model::DeviceBasics& d = report.device;
+  const std::string units = report.backend == "cpu" ? "threads" : "SMs";
+  const std::string cache = report.backend == "cpu" ? "last-level cache" : "L2";
   fmt::print(out, "spx bench: {} backend, {} ({} {}, {} {}), measured copy bandwidth {:.1f} GB/s\n",
              report.backend, d.name, d.sm_count, units, cache, bytes_text(d.l2_bytes), d.copy_gbs);
   fmt::print(out, "commit {}, {}\n", report.commit, report.date);
@@ -107,7 +107,7 @@ void print_matrix_table(std::ostream& out, const BenchReport& report, const Matr
   for (const Result& r : report.results) {
     if (r.matrix != m.name) continue;
     const std::string speedup = r.speedup > 0 ? fmt::format("{:.2f}x", r.speedup) : "-";
-    const std::string copy = report.device.copy_gbs > 0 ? fmt::format("{:.0f}%", pct_copy(r, report)) : "-";
+    const std::string copy = pct_copy(r, report) > 0 ? fmt::format("{:.0f}%", pct_copy(r, report)) : "-";
     const std::string cold =
         any_cold ? fmt::format(" {:>10}", r.cold ? ms_text(r.cold->median_ms) : "-") : "";
     fmt::print(out,
@@ -154,15 +154,16 @@ nlohmann::ordered_json to_json(const MatrixStats& s) {
 
 nlohmann::ordered_json to_json(const BenchReport& report) {
   nlohmann::ordered_json j;
-  j["device"] = {{"name", report.device.name},
-                 {"sm_count", report.device.sm_count},
-                 {"l2_bytes", report.device.l2_bytes},
-                 {"copy_gbs", report.device.copy_gbs},
-                 {"kind", report.device.kind}};
-  if (report.device.l2_gbs > 0) {
-    j["device"]["l2_gbs"] = report.device.l2_gbs;
-    j["device"]["threads_per_sm"] = report.device.threads_per_sm;
-    j["device"]["blocks_per_sm"] = report.device.blocks_per_sm;
+  const model::DeviceBasics& d = report.device;
+  j["device"] = {{"name", d.name},
+                 {"sm_count", d.sm_count},
+                 {"l2_bytes", d.l2_bytes},
+                 {"copy_gbs", d.copy_gbs},
+                 {"kind", report.backend}};
+  if (report.backend == "cuda" && d.copy_gbs > 0) {  // measured on GPUs only
+    j["device"]["l2_gbs"] = d.l2_gbs;
+    j["device"]["threads_per_sm"] = d.threads_per_sm;
+    j["device"]["blocks_per_sm"] = d.blocks_per_sm;
   }
   j["commit"] = report.commit;
   j["date"] = report.date;

@@ -41,14 +41,15 @@
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/gemm.hpp"
 #include "spx/cuda/gemm_emulation.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/cuda/timing.hpp"
 #include "spx/cuda/vendor.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace {
 
 using spx::Op;
 namespace cuda = spx::cuda;
+namespace plan = spx::plan;
 
 constexpr double kTensorTflops = 66.3;  // spx_micro, DMMA m16n8k4 (bench/results/h100/gemm/micro.json.gz)
 
@@ -126,7 +127,7 @@ struct ShapeRun {
 // One variant of --variants: a table entry (tile) at one split, and whether that split is the
 // rule's for the tile.
 struct Variant {
-  const cuda::GemmTileEntry* entry;
+  const plan::GemmTileEntry* entry;
   int split_k;
   bool rule_split;
 };
@@ -137,10 +138,10 @@ struct Variant {
 constexpr double kVariantSlack = 4.0;
 std::vector<Variant> variants_of(const Shape& s, const cuda::DeviceProps& props) {
   std::vector<Variant> out;
-  const double best = cuda::gemm_rule(s.m, s.n, s.k, false, props).predicted_us;
-  for (const cuda::GemmTileEntry& e : cuda::default_rule_tables().gemm.tiles) {
-    const cuda::GemmChoice tc =
-        cuda::gemm_rule(s.m, s.n, s.k, false, props, cuda::default_rule_tables(), e.tile);
+  const double best = plan::gemm_rule(s.m, s.n, s.k, false, props).predicted_us;
+  for (const plan::GemmTileEntry& e : plan::default_rule_tables().gemm.tiles) {
+    const plan::GemmChoice tc =
+        plan::gemm_rule(s.m, s.n, s.k, false, props, plan::default_rule_tables(), e.tile);
     if (tc.predicted_us > kVariantSlack * best) continue;
     std::vector<int> splits = {tc.split_k, 1};
     if (tc.split_k > 1) splits.push_back(std::max(2, tc.split_k / 2));
@@ -172,7 +173,7 @@ int profile_shapes(cuda::Context& ctx, const std::vector<Shape>& shapes, bool va
     ShapeRun run(ctx, s, false, 0);
     run.cublas.run();
     run.run_spx(cuda::GemmParams{cuda::GemmVersion::TensorCoreV3});  // spx's kernel, whatever Auto picks
-    const cuda::GemmChoice choice = cuda::gemm_rule(s.m, s.n, s.k, false, ctx.props());
+    const plan::GemmChoice choice = plan::gemm_rule(s.m, s.n, s.k, false, ctx.props());
     std::printf("%lldx%lldx%lld %c%c: cuBLAS, then spx %s split %d%s\n", static_cast<long long>(s.m),
                 static_cast<long long>(s.n), static_cast<long long>(s.k), s.op_a == Op::N ? 'N' : 'T',
                 s.op_b == Op::N ? 'N' : 'T', cuda::gemm_tile_name(choice.tile), choice.split_k,
@@ -290,9 +291,9 @@ int main(int argc, char** argv) {
     const double bytes = 8.0 * static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n);
     const double flop_us = flops / (kTensorTflops * 1e6), byte_us = bytes / (copy_gbs * 1e3);
     const double floor_us = std::max(flop_us, byte_us);
-    const cuda::GemmChoice choice = cuda::gemm_plan(
-        s.m, s.n, s.k, false, ctx.props(), cuda::GemmParams{}, cuda::default_rule_tables(),
-        cuda::gemm_operands_aligned(run.A.data(), run.a_rows, run.B.data(), run.b_rows, run.C.data(), s.m));
+    const plan::GemmChoice choice = plan::gemm_plan(
+        s.m, s.n, s.k, false, ctx.props(), cuda::GemmParams{}, plan::default_rule_tables(),
+        plan::gemm_operands_aligned(run.A.data(), run.a_rows, run.B.data(), run.b_rows, run.C.data(), s.m));
     handed += choice.cublas ? 1 : 0;
     char name[64];
     std::snprintf(name, sizeof name, "%lldx%lldx%lld%s", static_cast<long long>(s.m),
@@ -379,7 +380,7 @@ int main(int argc, char** argv) {
           best = std::min(best, cuda::time_kernel(
                                     ctx, [&] { run.run_spx(p); }, topt)
                                     .median_ms);
-        const double pred = cuda::gemm_predicted_us(*v.entry, v.split_k, s.m, s.n, s.k, false, ctx.props());
+        const double pred = plan::gemm_predicted_us(*v.entry, v.split_k, s.m, s.n, s.k, false, ctx.props());
         std::printf("    %-8s split %4d: %10.1f us (model %9.1f)%s\n", cuda::gemm_tile_name(p.tile),
                     v.split_k, best * 1e3, pred, v.rule_split ? "  <- rule for this tile" : "");
         if (json)

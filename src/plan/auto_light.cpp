@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "spx/cuda/rules.hpp"
 #include "spx/plan.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::plan {
 
@@ -17,7 +17,7 @@ std::optional<LightPlan> light_plan(const Problem& p, const Options& o, const mo
   if (o.mode != Mode::Auto || p.op != Operation::Spmv || !o.kernels.empty() || !o.formats.empty() ||
       o.reuse != nullptr)
     return std::nullopt;
-  const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
+  const PlannerRuleTable& t = default_rule_tables().planner;
   const auto nnz = static_cast<double>(p.stats.nnz);
   const auto rows = static_cast<double>(p.stats.rows);
   const auto cols = static_cast<double>(p.stats.cols);

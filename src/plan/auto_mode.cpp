@@ -12,21 +12,21 @@
 #include <string>
 #include <vector>
 
-#include "spx/cuda/rules.hpp"
 #include "spx/plan.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::plan {
 
 namespace {
 
-double error_of(const Candidate& c, const cuda::PlannerRuleTable& t) {
+double error_of(const Candidate& c, const PlannerRuleTable& t) {
   return std::isnan(c.model_error) ? t.auto_unknown_error : c.model_error;
 }
 
 }  // namespace
 
 AutoDecision decide_auto(const std::vector<Candidate>& ranked, const Options& o) {
-  const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
+  const PlannerRuleTable& t = default_rule_tables().planner;
   AutoDecision d;
   if (ranked.empty() || !ranked[0].eligible || std::isnan(ranked[0].predicted_us) ||
       !std::isfinite(ranked[0].score)) {

@@ -7,8 +7,8 @@
 #include <array>
 
 #include "plan/format_table.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::plan {
 
@@ -233,7 +233,7 @@ void check_model_key(std::string_view key, const std::string& where) {
     throw Error(fmt::format("{}: unknown model kernel '{}' (not in the kernel catalogue)", where, key));
 }
 
-void check_planner_table(const cuda::PlannerRuleTable& t) {
+void check_planner_table(const PlannerRuleTable& t) {
   check_kernel_names(t.spmv_uniform, kSpmv, kRow, "planner rule order spmv_uniform");
   check_kernel_names(t.spmv_spread, kSpmv, kRow, "planner rule order spmv_spread");
   check_kernel_names(t.spmv_irregular, kSpmv, kRow, "planner rule order spmv_irregular");
@@ -272,11 +272,11 @@ bool deterministic(const KernelRow& row, const MatrixStats& s, int64_t long_row_
   return false;
 }
 
-cuda::SpmmCsrConfig spmm_csr_config(SpmmCsrMode mode, const MatrixStats& s, int64_t dense_cols,
+cuda::SpmmCsrParams spmm_csr_config(SpmmCsrMode mode, const MatrixStats& s, int64_t dense_cols,
                                     const cuda::DeviceProps& props, int value_bytes) {
-  cuda::SpmmCsrConfig c = cuda::spmm_csr_rule(s, dense_cols, props, value_bytes);
+  cuda::SpmmCsrParams c = spmm_csr_rule(s, dense_cols, props, value_bytes);
   if (mode == SpmmCsrMode::Split) c.tile_items = 0;
-  if (mode == SpmmCsrMode::Tiled) c.tile_items = cuda::spmm_csr_tile_items(s, props);
+  if (mode == SpmmCsrMode::Tiled) c.tile_items = spmm_csr_tile_items(s, props);
   return c;
 }
 

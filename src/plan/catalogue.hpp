@@ -19,10 +19,11 @@
 
 namespace spx::cuda {
 struct DeviceProps;
-struct PlannerRuleTable;
 }  // namespace spx::cuda
 
 namespace spx::plan {
+
+struct PlannerRuleTable;
 
 // Whether a kernel's result is bitwise reproducible run to run, as a function of the matrix.
 enum class Determinism {
@@ -159,13 +160,13 @@ void check_model_key(std::string_view key, const std::string& where);
 // The planner's rule table against the catalogue: every name of its rule orders is a candidate of
 // that order's product, and every cuSPARSE SpMM row has exactly one ratio to the modelled best.
 // rule_tables.cpp calls it when the default tables are made.
-void check_planner_table(const cuda::PlannerRuleTable& t);
+void check_planner_table(const PlannerRuleTable& t);
 
 bool deterministic(const KernelRow& row, const MatrixStats& s, int64_t long_row_threshold);
 
 // The CSR SpMM's configuration in a row's mode: the rule's, then the mode forced (Split: no tiles;
 // Tiled: spmm_csr_tile_items). The executor, the model and the benchmark's forced entries call it.
-cuda::SpmmCsrConfig spmm_csr_config(SpmmCsrMode mode, const MatrixStats& s, int64_t dense_cols,
+cuda::SpmmCsrParams spmm_csr_config(SpmmCsrMode mode, const MatrixStats& s, int64_t dense_cols,
                                     const cuda::DeviceProps& props, int value_bytes);
 
 }  // namespace spx::plan

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <limits>
 
-#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 
-namespace spx::cuda {
+namespace spx::plan {
 namespace {
 
 constexpr int kMinBlock = 64;
@@ -17,10 +17,11 @@ constexpr int kMaxRepeat = 1024;
 
 }  // namespace
 
-CsrSpmvParams csr_fixed_rule(const MatrixStats& stats, const DeviceProps& props, const CsrRuleTable& table) {
+cuda::CsrSpmvParams csr_fixed_rule(const MatrixStats& stats, const cuda::DeviceProps& props,
+                                   const CsrRuleTable& table) {
   if (table.coop_steps.empty() || table.repeat_steps.empty())
     throw Error("csr_fixed_rule: the rule table needs at least one coop step and one repeat step");
-  CsrSpmvParams p;
+  cuda::CsrSpmvParams p;
 
   // coop from the average row length (NaN or negative averages count as empty rows).
   const double avg = std::isfinite(stats.avg_row) ? std::max(0.0, stats.avg_row) : 0.0;
@@ -53,11 +54,11 @@ CsrSpmvParams csr_fixed_rule(const MatrixStats& stats, const DeviceProps& props,
     if (groups_rows >= step.rows_per_resident_group_from) p.repeat = step.repeat;
   }
   p.repeat = std::clamp(p.repeat, 1, kMaxRepeat);
-  validate(p, "csr_fixed_rule (check the rule table)");
+  cuda::validate(p, "csr_fixed_rule (check the rule table)");
   return p;
 }
 
-int64_t csr_long_row_threshold(int64_t nnz, const CsrSpmvParams& params, const DeviceProps& props,
+int64_t csr_long_row_threshold(int64_t nnz, const cuda::CsrSpmvParams& params, const cuda::DeviceProps& props,
                                const CsrRuleTable& table) {
   const double resident = static_cast<double>(resident_threads(props, params.block_size));
   const double share = table.long_row_share * static_cast<double>(std::max<int64_t>(0, nnz)) / resident;
@@ -67,4 +68,4 @@ int64_t csr_long_row_threshold(int64_t nnz, const CsrSpmvParams& params, const D
   return std::max<int64_t>(0, static_cast<int64_t>(threshold));
 }
 
-}  // namespace spx::cuda
+}  // namespace spx::plan

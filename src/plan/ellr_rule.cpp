@@ -6,12 +6,13 @@
 #include <limits>
 
 #include "plan/rules_detail.hpp"
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 
-namespace spx::cuda {
+namespace spx::plan {
 namespace detail {
 
-EllrTConfig ellr_t_choice(const MatrixStats& stats, const DeviceProps& device, const RuleTables& tables) {
+cuda::EllrTParams ellr_t_choice(const MatrixStats& stats, const cuda::DeviceProps& device,
+                                const RuleTables& tables) {
   const int threads = threads_per_row(stats, device, tables, tables.ellr.threads_by_avg_row,
                                       tables.ellr.small_min_slots_per_thread);
   return {threads, spread_block(std::max<int64_t>(1, stats.rows) * threads, device, tables)};
@@ -19,11 +20,12 @@ EllrTConfig ellr_t_choice(const MatrixStats& stats, const DeviceProps& device, c
 
 }  // namespace detail
 
-EllrTConfig ellr_t_rule(const MatrixStats& stats, const DeviceProps& device, const RuleTables& tables) {
+cuda::EllrTParams ellr_t_rule(const MatrixStats& stats, const cuda::DeviceProps& device,
+                              const RuleTables& tables) {
   return detail::ellr_t_choice(stats, device, tables);
 }
 
-int sell_c16_lanes(int64_t rows, int64_t slots, const DeviceProps& device, const RuleTables& tables) {
+int sell_c16_lanes(int64_t rows, int64_t slots, const cuda::DeviceProps& device, const RuleTables& tables) {
   MatrixStats stats;  // the padded row: what a lane walks
   stats.rows = rows;
   stats.nnz = slots;
@@ -35,4 +37,4 @@ int sell_c16_lanes(int64_t rows, int64_t slots, const DeviceProps& device, const
   return std::clamp(lanes, 1, tables.sell.max_lanes);
 }
 
-}  // namespace spx::cuda
+}  // namespace spx::plan

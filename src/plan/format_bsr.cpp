@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::plan {
 
@@ -49,11 +49,9 @@ double bsr_device_bytes(const Problem& p) {
   return best ? best->matrix_bytes : 0.0;
 }
 
-double bsr_setup_us(double bytes, const cuda::PlannerRuleTable& t) {
-  return bytes / (t.host_convert_gbs * 1e3);
-}
+double bsr_setup_us(double bytes, const PlannerRuleTable& t) { return bytes / (t.host_convert_gbs * 1e3); }
 
-std::optional<std::string> bsr_refusal(const Problem& p, const cuda::PlannerRuleTable& t) {
+std::optional<std::string> bsr_refusal(const Problem& p, const PlannerRuleTable& t) {
   if (p.op != Operation::Spmv) return "BSR runs SpMV only";
   if (!p.bsr_blocks) return "BSR needs the matrix's block counts";
   const std::optional<BsrChoice> best = best_bsr_block(*p.bsr_blocks, p.value_bytes);
@@ -69,7 +67,7 @@ std::optional<std::string> bsr_refusal(const Problem& p, const cuda::PlannerRule
 }
 
 double bsr_model_matrix_bytes(const Problem& p) {
-  const auto c = bsr_choice(p, cuda::default_rule_tables().planner.bsr_min_saving);
+  const auto c = bsr_choice(p, default_rule_tables().planner.bsr_min_saving);
   return c ? c->matrix_bytes : 0.0;
 }
 

@@ -11,11 +11,9 @@
 #include "spx/bsr.hpp"
 #include "spx/plan.hpp"
 
-namespace spx::cuda {
-struct PlannerRuleTable;
-}
-
 namespace spx::plan {
+
+struct PlannerRuleTable;
 
 inline constexpr const char* kBsrFormat = "bsr";
 
@@ -41,9 +39,9 @@ std::optional<BsrChoice> bsr_choice(const Problem& p, double min_saving);
 // Device bytes of the BSR copy at the block size of fewest bytes, candidate or not (0 without counts).
 double bsr_device_bytes(const Problem& p);
 // Conversion on the host, then the upload: the BSR's bytes at the host conversion rate.
-double bsr_setup_us(double bytes, const cuda::PlannerRuleTable& t);
+double bsr_setup_us(double bytes, const PlannerRuleTable& t);
 // Why a BSR candidate cannot run this problem; nullopt when it can.
-std::optional<std::string> bsr_refusal(const Problem& p, const cuda::PlannerRuleTable& t);
+std::optional<std::string> bsr_refusal(const Problem& p, const PlannerRuleTable& t);
 // The matrix bytes one product reads, for the model's terms (0 where the planner has no choice).
 double bsr_model_matrix_bytes(const Problem& p);
 

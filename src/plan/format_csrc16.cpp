@@ -9,13 +9,11 @@
 
 namespace spx {
 
-namespace cuda {
-int64_t csr_c16_escape_threshold(const MatrixStats& stats, const DeviceProps& props) {
+namespace plan {
+
+int64_t csr_c16_escape_threshold(const MatrixStats& stats, const cuda::DeviceProps& props) {
   return csr_long_row_threshold(stats.nnz, csr_fixed_rule(stats, props), props);
 }
-}  // namespace cuda
-
-namespace plan {
 
 namespace {
 
@@ -32,11 +30,9 @@ ColumnSpanStats spans_of(const Problem& p) {
 
 double csrc16_device_bytes(const Problem& p) { return csr_c16_stream_bytes(spans_of(p), p.value_bytes); }
 
-double csrc16_setup_us(double bytes, const cuda::PlannerRuleTable& t) {
-  return bytes / (t.host_convert_gbs * 1e3);
-}
+double csrc16_setup_us(double bytes, const PlannerRuleTable& t) { return bytes / (t.host_convert_gbs * 1e3); }
 
-std::optional<std::string> csrc16_refusal(const Problem& p, const cuda::PlannerRuleTable& t) {
+std::optional<std::string> csrc16_refusal(const Problem& p, const PlannerRuleTable& t) {
   if (!p.column_spans) return std::string("CSR-C16 needs the rows' column spans");
   const ColumnSpanStats& s = *p.column_spans;
   const double escape_share = 1.0 - s.narrow_share();

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "spx/cuda/rules.hpp"
 #include "spx/model.hpp"
 #include "spx/plan.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::plan {
 
@@ -18,11 +18,11 @@ inline constexpr const char* kCsrC16Format = "csrc16";
 double csrc16_device_bytes(const Problem& p);
 
 // Host conversion (O(nnz)) and upload of those bytes.
-double csrc16_setup_us(double bytes, const cuda::PlannerRuleTable& t);
+double csrc16_setup_us(double bytes, const PlannerRuleTable& t);
 
 // Why CSR-C16 is not a candidate for p, or nullopt when it is: it needs the column spans; the
 // escape part may hold at most t.c16_max_escape_share of the nonzeros, and the bytes an SpMV
 // streams must fall by at least t.c16_min_bytes_saved against the CSR's.
-std::optional<std::string> csrc16_refusal(const Problem& p, const cuda::PlannerRuleTable& t);
+std::optional<std::string> csrc16_refusal(const Problem& p, const PlannerRuleTable& t);
 
 }  // namespace spx::plan

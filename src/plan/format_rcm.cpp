@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "plan/format_sellc16.hpp"
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/reorder.hpp"
 #include "spx/sell_c16_dict.hpp"
 
@@ -36,7 +36,7 @@ std::string rcm_band_refusal(const Problem& p) {
   if (p.stats.rows != p.stats.cols)
     return fmt::format("reordering needs a square matrix, not {} x {}", p.stats.rows, p.stats.cols);
   if (!p.locality) return "needs the locality statistic (square SpMV through the front door)";
-  const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
+  const PlannerRuleTable& t = default_rule_tables().planner;
   if (p.stats.ell_padding_ratio > t.rcm_max_padding)
     return fmt::format("row lengths too skewed for a band (ELL padding {:.1f} > {:.1f})",
                        p.stats.ell_padding_ratio, t.rcm_max_padding);
@@ -72,7 +72,7 @@ std::string rcm_sell_refusal(const Problem& p) { return rcm_band_refusal(p); }
 std::string rcm_refusal(const Problem& p) {
   // csr_param's gain on the renumbered matrix must outweigh the gather and scatter, a few random
   // sectors a row: it pays only on rows long enough (docs/reorder.md, the formats suite).
-  const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
+  const PlannerRuleTable& t = default_rule_tables().planner;
   if (p.op == Operation::Spmv && p.stats.rows == p.stats.cols && p.locality &&
       p.stats.avg_row < t.rcm_min_avg_row)
     return fmt::format("rows of {:.1f} on average < {:.0f}: the gather and scatter outweigh the locality",

@@ -26,7 +26,7 @@ double sellc16_device_bytes(const Problem& p) {
   return slots * (p.value_bytes + 2) + 4.0 * rows + 8.0 * (std::ceil(rows / kSellC16SliceRows) + 1.0);
 }
 
-std::optional<std::string> sellc16_refusal(const Problem& p, const cuda::PlannerRuleTable& t) {
+std::optional<std::string> sellc16_refusal(const Problem& p, const PlannerRuleTable& t) {
   if (!p.column_spans) return std::string("SELL-C16 needs the rows' column spans");
   if (p.column_spans->wide_rows > 0)
     return fmt::format("{} rows span more than {} columns (widest {}): SELL-C16 has no escape path",
@@ -48,7 +48,7 @@ double sellc16_dict_device_bytes(const Problem& p) {
          8.0 * (std::ceil(rows / kSellC16SliceRows) + 1.0) + distinct * p.value_bytes;
 }
 
-std::optional<std::string> sellc16_dict_refusal(const Problem& p, const cuda::PlannerRuleTable& t) {
+std::optional<std::string> sellc16_dict_refusal(const Problem& p, const PlannerRuleTable& t) {
   if (auto why = sellc16_refusal(p, t)) return why;
   if (!p.distinct_values) return std::string("needs the count of distinct values");
   if (*p.distinct_values > kSellC16DictMaxValues)

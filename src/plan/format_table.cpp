@@ -11,13 +11,13 @@
 #include "plan/format_csrc16.hpp"
 #include "plan/format_rcm.hpp"
 #include "plan/format_sellc16.hpp"
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::plan {
 
 namespace {
 
-using Rules = cuda::PlannerRuleTable;
+using Rules = PlannerRuleTable;
 using Refusal = std::optional<std::string>;
 
 double rows32(const Problem& p) { return std::ceil(static_cast<double>(p.stats.rows) / 32.0) * 32.0; }

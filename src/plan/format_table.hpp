@@ -14,11 +14,9 @@
 #include "spx/model.hpp"
 #include "spx/plan.hpp"
 
-namespace spx::cuda {
-struct PlannerRuleTable;
-}
-
 namespace spx::plan {
+
+struct PlannerRuleTable;
 
 struct FormatRow {
   const char* name;  // csr, ell, ellr, coo, hyb, sell, csrc16, sellc16, rcm, bsr
@@ -26,9 +24,9 @@ struct FormatRow {
   double (*extra_bytes)(const Problem& p);
   // Setup beyond PlannerRuleTable::setup_fixed_us: the conversion of `extra_bytes` and the like.
   double (*setup_us)(const Problem& p, double extra_bytes, const model::DeviceBasics& device,
-                     const cuda::PlannerRuleTable& t);
+                     const PlannerRuleTable& t);
   // Why this format cannot hold the matrix (padding, spans, no blocks...); nullopt when it can.
-  std::optional<std::string> (*refusal)(const Problem& p, const cuda::PlannerRuleTable& t);
+  std::optional<std::string> (*refusal)(const Problem& p, const PlannerRuleTable& t);
   // The matrix bytes the model reads for kernels of this format; null: CSR's (from the features).
   double (*model_matrix_bytes)(const Problem& p) = nullptr;
 };

@@ -9,8 +9,8 @@
 #include "cpu/gemm_ozaki_host.hpp"
 #include "plan/gemm_emulation_detail.hpp"
 #include "spx/cuda/gemm_emulation.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/model.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::cuda {
 namespace {
@@ -59,7 +59,7 @@ GemmEmulationChoice gemm_emulation_plan(int64_t m, int64_t n, int64_t k, bool re
   // Figures: the H100's without a device (spx gemm --explain on a machine without a GPU).
   const bool figures = device.sm_count == 0 || device.cc_major >= t.min_cc_major;
   const model::DeviceBasics d = model::device_basics(device);
-  const double sms = d.sm_count, hbm = streaming_gbs(device) * 1e3;  // bytes per µs
+  const double sms = d.sm_count, hbm = plan::streaming_gbs(device) * 1e3;  // bytes per µs
   const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
   const double kpad = std::ceil(kd / ozaki::kPadK) * ozaki::kPadK;
   // One INT8 GEMM: waves of the tile on every SM at the measured rate, or its bytes (operands once,

@@ -1,4 +1,4 @@
-// The DGEMM plan rule (rules.hpp, GemmRuleTable): version 3's tile shape and split-k factor from the
+// The DGEMM plan rule (spx/plan/rules.hpp, GemmRuleTable): version 3's tile shape and split-k factor from the
 // shape of the product and the device, by Tan et al.'s blocking model re-derived per shape class
 // (docs/dgemm.md, "Shape classes"; the table's numbers and their measurements: docs/rules.md), and
 // for Auto whether cuBLAS's DGEMM, timed by the same model with its own tiles, runs instead.
@@ -8,9 +8,9 @@
 #include <limits>
 #include <vector>
 
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 
-namespace spx::cuda {
+namespace spx::plan {
 namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -24,17 +24,18 @@ int64_t effective_splits(int64_t k, int64_t slab_k, int64_t split) {
 }
 
 // The entry's slab depth: its own (vendor tiles) or its spx tile's.
-int64_t slab_depth(const GemmTileEntry& e) { return e.bk > 0 ? e.bk : gemm_tile_shape(e.tile).bk; }
+int64_t slab_depth(const GemmTileEntry& e) { return e.bk > 0 ? e.bk : cuda::gemm_tile_shape(e.tile).bk; }
 
 // The least predicted time over `entries` (only `only`'s, unless Auto) and the split steps.
 GemmChoice best_candidate(const std::vector<GemmTileEntry>& entries, int64_t m, int64_t n, int64_t k,
-                          bool reads_c, const DeviceProps& device, const RuleTables& tables, GemmTile only) {
+                          bool reads_c, const cuda::DeviceProps& device, const RuleTables& tables,
+                          cuda::GemmTile only) {
   const GemmRuleTable& t = tables.gemm;
   GemmChoice best;
   best.predicted_us = std::numeric_limits<double>::infinity();
   const double mn_bytes = 8.0 * static_cast<double>(m) * static_cast<double>(n);
   for (const GemmTileEntry& e : entries) {
-    if (only != GemmTile::Auto && e.tile != only) continue;
+    if (only != cuda::GemmTile::Auto && e.tile != only) continue;
     const int64_t slab_k = slab_depth(e), slabs = ceil_div(k, slab_k);
     for (int split : t.split_steps) {
       if (split > 1) {
@@ -53,7 +54,7 @@ GemmChoice best_candidate(const std::vector<GemmTileEntry>& entries, int64_t m, 
 }  // namespace
 
 double gemm_predicted_us(const GemmTileEntry& e, int split_k, int64_t m, int64_t n, int64_t k, bool reads_c,
-                         const DeviceProps& device, const RuleTables& tables) {
+                         const cuda::DeviceProps& device, const RuleTables& tables) {
   const GemmRuleTable& t = tables.gemm;
   const model::DeviceBasics d = model::device_basics(device);
   const double sms = d.sm_count, hbm = streaming_gbs(device) * 1e3;  // bytes per µs
@@ -91,8 +92,8 @@ double gemm_predicted_us(const GemmTileEntry& e, int split_k, int64_t m, int64_t
   return main + t.launch_us + sum_bytes / hbm;
 }
 
-GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
-                     const RuleTables& tables, GemmTile only) {
+GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const cuda::DeviceProps& device,
+                     const RuleTables& tables, cuda::GemmTile only) {
   const GemmRuleTable& t = tables.gemm;
   if (t.tiles.empty() || m <= 0 || n <= 0 || k <= 0) {
     GemmChoice none;
@@ -100,22 +101,23 @@ GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const Device
     return none;
   }
   GemmChoice best = best_candidate(t.tiles, m, n, k, reads_c, device, tables, only);
-  if (!std::isfinite(best.predicted_us)) best.tile = only == GemmTile::Auto ? t.tiles.front().tile : only;
+  if (!std::isfinite(best.predicted_us))
+    best.tile = only == cuda::GemmTile::Auto ? t.tiles.front().tile : only;
   return best;
 }
 
-double gemm_vendor_us(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
+double gemm_vendor_us(int64_t m, int64_t n, int64_t k, bool reads_c, const cuda::DeviceProps& device,
                       const RuleTables& tables, bool operands_aligned) {
   if (m <= 0 || n <= 0 || k <= 0) return std::numeric_limits<double>::infinity();
   if (operands_aligned)
-    return best_candidate(tables.gemm.vendor_tiles, m, n, k, reads_c, device, tables, GemmTile::Auto)
+    return best_candidate(tables.gemm.vendor_tiles, m, n, k, reads_c, device, tables, cuda::GemmTile::Auto)
         .predicted_us;
   std::vector<GemmTileEntry> unaligned = tables.gemm.vendor_tiles;
   for (GemmTileEntry& e : unaligned) {
     e.tensor_fraction *= tables.gemm.vendor_unaligned_tensor;
     e.store_efficiency *= tables.gemm.vendor_unaligned_store;
   }
-  return best_candidate(unaligned, m, n, k, reads_c, device, tables, GemmTile::Auto).predicted_us;
+  return best_candidate(unaligned, m, n, k, reads_c, device, tables, cuda::GemmTile::Auto).predicted_us;
 }
 
 bool gemm_operands_aligned(const void* A, int64_t lda, const void* B, int64_t ldb, const void* C,
@@ -124,18 +126,18 @@ bool gemm_operands_aligned(const void* A, int64_t lda, const void* B, int64_t ld
   return lda % 2 == 0 && ldb % 2 == 0 && ldc % 2 == 0 && on16(A) && on16(B) && on16(C);
 }
 
-GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
-                     const GemmParams& params, const RuleTables& tables, bool operands_aligned) {
+GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const cuda::DeviceProps& device,
+                     const cuda::GemmParams& params, const RuleTables& tables, bool operands_aligned) {
   GemmChoice c;
-  if (params.tile == GemmTile::Auto || params.split_k == 0)
+  if (params.tile == cuda::GemmTile::Auto || params.split_k == 0)
     c = gemm_rule(m, n, k, reads_c, device, tables, params.tile);
-  if (params.tile != GemmTile::Auto) c.tile = params.tile;
+  if (params.tile != cuda::GemmTile::Auto) c.tile = params.tile;
   if (params.split_k != 0) {
-    const int64_t slab_k = gemm_tile_shape(c.tile).bk;
+    const int64_t slab_k = cuda::gemm_tile_shape(c.tile).bk;
     c.split_k = static_cast<int>(effective_splits(std::max<int64_t>(k, 1), slab_k, params.split_k));
   }
   // The rule's own pick comes timed; a caller's knob is timed here.
-  const bool knobs = params.tile != GemmTile::Auto || params.split_k != 0;
+  const bool knobs = params.tile != cuda::GemmTile::Auto || params.split_k != 0;
   if (knobs || !std::isfinite(c.predicted_us)) {
     c.predicted_us = 0;
     for (const GemmTileEntry& e : tables.gemm.tiles)
@@ -143,7 +145,7 @@ GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const Device
         c.predicted_us = gemm_predicted_us(e, c.split_k, m, n, k, reads_c, device, tables);
   }
   c.spx_predicted_us = c.predicted_us;
-  if (params.version == GemmVersion::Auto && !knobs) {
+  if (params.version == cuda::GemmVersion::Auto && !knobs) {
     const double vendor = gemm_vendor_us(m, n, k, reads_c, device, tables, operands_aligned);
     if (std::isfinite(vendor)) {
       c.cublas_predicted_us = vendor;
@@ -159,4 +161,4 @@ GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const Device
   return c;
 }
 
-}  // namespace spx::cuda
+}  // namespace spx::plan

@@ -1,6 +1,5 @@
-// Version 3's tile shapes as data (names and extents): the kernels (src/cuda/gemm/gemm_v3_<tile>.cu)
-// instantiate them, the plan rule (gemm_rule.cpp) counts tiles and whole slabs with them, so both
-// read one table, and builds without CUDA can still plan.
+// Version 3's tiles by name and extents, looked up in kGemmTileTable (gemm.hpp): host code, so
+// builds without CUDA can still plan.
 #include <fmt/format.h>
 
 #include <string>
@@ -11,42 +10,13 @@
 namespace spx::cuda {
 
 const char* gemm_tile_name(GemmTile tile) {
-  switch (tile) {
-    case GemmTile::Auto:
-      return "auto";
-    case GemmTile::T128x128:
-      return "128x128";
-    case GemmTile::T128x64:
-      return "128x64";
-    case GemmTile::T64x64:
-      return "64x64";
-    case GemmTile::T64x32:
-      return "64x32";
-    case GemmTile::T32x64:
-      return "32x64";
-    case GemmTile::T32x32:
-      return "32x32";
-  }
+  if (tile == GemmTile::Auto) return "auto";
+  if (const GemmTileRow* row = gemm_tile_row(tile)) return row->name;
   throw Error("spx::cuda::gemm: unknown GemmTile");
 }
 
 GemmTileShape gemm_tile_shape(GemmTile tile) {
-  switch (tile) {
-    case GemmTile::T128x128:
-      return {128, 128, 16};
-    case GemmTile::T128x64:
-      return {128, 64, 16};
-    case GemmTile::T64x64:
-      return {64, 64, 16};
-    case GemmTile::T64x32:
-      return {64, 32, 32};
-    case GemmTile::T32x64:
-      return {32, 64, 32};
-    case GemmTile::T32x32:
-      return {32, 32, 32};
-    case GemmTile::Auto:
-      break;
-  }
+  if (const GemmTileRow* row = gemm_tile_row(tile)) return row->shape;
   throw Error(
       fmt::format("spx::cuda::gemm: tile {} has no extents (resolve it first)", gemm_tile_name(tile)));
 }

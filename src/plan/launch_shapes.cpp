@@ -4,16 +4,16 @@
 #include <cstdint>
 
 #include "plan/rules_detail.hpp"
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 
-namespace spx::cuda {
+namespace spx::plan {
 
-double streaming_gbs(const DeviceProps& props) {
+double streaming_gbs(const cuda::DeviceProps& props) {
   const double datasheet = props.theoretical_bandwidth_gbs();
   return datasheet > 0 ? kStreamShareOfDatasheet * datasheet : model::DeviceBasics{}.copy_gbs;
 }
 
-int64_t resident_threads(const DeviceProps& props, int block_size, int warps_per_sm) {
+int64_t resident_threads(const cuda::DeviceProps& props, int block_size, int warps_per_sm) {
   const model::DeviceBasics d = model::device_basics(props);
   int64_t per_sm = d.threads_per_sm;
   if (block_size > 0) {
@@ -24,7 +24,7 @@ int64_t resident_threads(const DeviceProps& props, int block_size, int warps_per
   return int64_t{d.sm_count} * per_sm;
 }
 
-int spread_block_size(int64_t threads, const DeviceProps& device, const RuleTables& tables) {
+int spread_block_size(int64_t threads, const cuda::DeviceProps& device, const RuleTables& tables) {
   return detail::spread_block(threads, device, tables);
 }
 
@@ -36,14 +36,15 @@ int step_for_average_row(const std::vector<AverageRowStep>& steps, double avg_ro
   return steps.empty() ? 1 : steps.back().value;
 }
 
-int64_t serial_slot_budget(const MatrixStats& stats, const DeviceProps& device, const RuleTables& tables) {
+int64_t serial_slot_budget(const MatrixStats& stats, const cuda::DeviceProps& device,
+                           const RuleTables& tables) {
   const LaunchShapeTable& t = tables.launch;
   const double stream_ns =
       static_cast<double>(stats.nnz) * t.bytes_per_nonzero / streaming_gbs(device);  // B / (GB/s) = ns
   return std::max(t.min_serial_slots, static_cast<int64_t>(stream_ns / t.ns_per_serial_slot));
 }
 
-int threads_per_row(const MatrixStats& stats, const DeviceProps& device, const RuleTables& tables,
+int threads_per_row(const MatrixStats& stats, const cuda::DeviceProps& device, const RuleTables& tables,
                     const std::vector<AverageRowStep>& by_avg_row, double small_min_slots_per_thread) {
   // Step 1: T from the average row length.
   int threads = step_for_average_row(by_avg_row, stats.avg_row);
@@ -61,12 +62,12 @@ int threads_per_row(const MatrixStats& stats, const DeviceProps& device, const R
   return threads;
 }
 
-int smallest_full_occupancy_block(const DeviceProps& device) {
+int smallest_full_occupancy_block(const cuda::DeviceProps& device) {
   const model::DeviceBasics d = model::device_basics(device);
   return std::clamp((d.threads_per_sm / d.blocks_per_sm + 31) / 32 * 32, 32, 1024);
 }
 
-int spread_block(int64_t threads, const DeviceProps& device, const RuleTables& tables) {
+int spread_block(int64_t threads, const cuda::DeviceProps& device, const RuleTables& tables) {
   const int64_t sms = model::device_basics(device).sm_count;
   const int floor_block = smallest_full_occupancy_block(device);
   for (int block : tables.launch.spread_blocks)
@@ -75,4 +76,4 @@ int spread_block(int64_t threads, const DeviceProps& device, const RuleTables& t
 }
 
 }  // namespace detail
-}  // namespace spx::cuda
+}  // namespace spx::plan

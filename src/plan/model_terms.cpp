@@ -1,5 +1,5 @@
 // The model's terms per kernel (spx/model.hpp): what each kernel streams, gathers and walks, from
-// the matrix features and the parameters the kernel's fixed rule gives it (rules.hpp), so the
+// the matrix features and the parameters the kernel's fixed rule gives it (spx/plan/rules.hpp), so the
 // model sees the configuration that actually runs.
 #include <fmt/format.h>
 
@@ -10,9 +10,9 @@
 
 #include "plan/catalogue.hpp"
 #include "plan/format_rcm.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/model.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::model {
 namespace {
@@ -20,9 +20,9 @@ namespace {
 constexpr double kIndexBytes = 4;
 constexpr double kSectorBytes = 32;
 // The serial walk's time per slot, as the launch-shape rules assume it (µs).
-const double kUsPerSerialSlot = cuda::default_rule_tables().launch.ns_per_serial_slot / 1e3;
-// The COO chunk per warp of the COO SpMV and of HYB's COO tail: both run the default CooConfig.
-constexpr double kCooNnzPerWarp = cuda::CooConfig{}.nnz_per_warp;
+const double kUsPerSerialSlot = plan::default_rule_tables().launch.ns_per_serial_slot / 1e3;
+// The COO chunk per warp of the COO SpMV and of HYB's COO tail: both run the default CooParams.
+constexpr double kCooNnzPerWarp = cuda::CooParams{}.nnz_per_warp;
 
 }  // namespace
 
@@ -109,8 +109,8 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       // and the scatter of y each touch one random sector per row (y read and written), and stream
       // the permutation twice, x' and y' once each way.
       const MatrixFeatures g = plan::rcm_reordered_features(f, key.value_bytes);
-      const cuda::CsrSpmvParams c = cuda::csr_fixed_rule(s, props);
-      const int64_t threshold = cuda::csr_long_row_threshold(f.nnz, c, props);
+      const cuda::CsrSpmvParams c = plan::csr_fixed_rule(s, props);
+      const int64_t threshold = plan::csr_long_row_threshold(f.nnz, c, props);
       w.matrix_bytes = csr_bytes + 2 * rows * kIndexBytes;
       w.out_bytes = 4 * rows * v;
       w.row_gather = (static_cast<double>(g.row_sectors[p]) + 3 * rows) * kSectorBytes;
@@ -133,13 +133,13 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       w.out_bytes = 2 * rows * v;
       w.row_gather = static_cast<double>(g.row_sectors[p]) * kSectorBytes;
       w.window_gather = static_cast<double>(g.window_sectors[p]) * kSectorBytes;
-      const int lanes = cuda::sell_c16_lanes(f.rows, f.sell_slots, props);
+      const int lanes = plan::sell_c16_lanes(f.rows, f.sell_slots, props);
       w.serial_slots = static_cast<double>(f.max_row) / lanes;
       w.units = rows * lanes;
       w.extra_launches = 1;
     } else if (row->work == Work::CsrParam) {
-      const cuda::CsrSpmvParams c = cuda::csr_fixed_rule(s, props);
-      const int64_t threshold = cuda::csr_long_row_threshold(f.nnz, c, props);
+      const cuda::CsrSpmvParams c = plan::csr_fixed_rule(s, props);
+      const int64_t threshold = plan::csr_long_row_threshold(f.nnz, c, props);
       // csr_param_mixed's float values: its format's bytes (4 + 4 a nonzero).
       w.matrix_bytes = format_matrix_bytes > 0 ? format_matrix_bytes : csr_bytes;
       w.serial_slots = static_cast<double>(std::min(f.max_row, threshold)) / c.coop;
@@ -149,8 +149,8 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       // CSR-C16 only when at most c16_max_escape_share of the nonzeros are not): 2 index bytes a
       // nonzero, a row pointer and a base column a row. Long rows leave for the escape warps, as
       // csr_param's for its long-row path.
-      const cuda::CsrSpmvParams c = cuda::csr_fixed_rule(s, props);
-      const int64_t threshold = cuda::csr_long_row_threshold(f.nnz, c, props);
+      const cuda::CsrSpmvParams c = plan::csr_fixed_rule(s, props);
+      const int64_t threshold = plan::csr_long_row_threshold(f.nnz, c, props);
       w.matrix_bytes = nnz * (v + 2) + rows * 2 * kIndexBytes + kIndexBytes;
       w.serial_slots = static_cast<double>(std::min(f.max_row, threshold)) / c.coop;
       w.units = rows * c.coop;
@@ -163,11 +163,11 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       w.units = nnz / 16;  // nonzero-balanced: a lane per ~16 nonzeros
     } else if (row->work == Work::Segsum) {
       w.matrix_bytes = csr_bytes;
-      const int npl = cuda::segsum_nnz_per_lane(f.nnz, props);
+      const int npl = plan::segsum_nnz_per_lane(f.nnz, props);
       const double warps = ceil_div(nnz, 32.0 * npl);
       w.units = warps * 32;
       // The synchronizer's second launch where the grid is too large to complete rows.
-      w.extra_launches = cuda::segsum_completes_rows(static_cast<int64_t>(warps), props) ? 0 : 1;
+      w.extra_launches = plan::segsum_completes_rows(static_cast<int64_t>(warps), props) ? 0 : 1;
     } else if (row->work == Work::Coo) {
       w.matrix_bytes = nnz * (v + 2 * kIndexBytes);
       w.units = ceil_div(nnz, kCooNnzPerWarp) * 32;
@@ -177,7 +177,7 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       w.serial_slots = static_cast<double>(f.max_row);
       w.units = rows;
     } else if (row->work == Work::EllrT) {
-      const cuda::EllrTConfig c = cuda::ellr_t_rule(s, props);
+      const cuda::EllrTParams c = plan::ellr_t_rule(s, props);
       w.matrix_bytes = nnz * (v + kIndexBytes) + rows * kIndexBytes;
       w.serial_slots = static_cast<double>(f.max_row) / c.threads_per_row;
       w.units = rows * c.threads_per_row;
@@ -207,7 +207,7 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
           format_matrix_bytes > 0
               ? format_matrix_bytes  // sell_c16_dict: codes (or none) instead of values, and its table
               : static_cast<double>(f.sell_slots) * (v + 2) + rows * kIndexBytes + (rows_padded / 32 + 1) * 8;
-      const int lanes = cuda::sell_c16_lanes(f.rows, f.sell_slots, props);  // the launch's threads per row
+      const int lanes = plan::sell_c16_lanes(f.rows, f.sell_slots, props);  // the launch's threads per row
       w.serial_slots = static_cast<double>(f.max_row) / lanes;
       w.units = rows * lanes;
     } else {
@@ -222,7 +222,7 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
   w.row_gather = nnz * L * v;  // every nonzero's row segment of B
   w.window_gather = static_cast<double>(f.window_sectors[MatrixFeatures::kColumn]) * L * v;
   if (row->work == Work::SpmmCsr) {
-    const cuda::SpmmCsrConfig c =
+    const cuda::SpmmCsrParams c =
         plan::spmm_csr_config(row->csr_mode, s, key.cols_dense, props, key.value_bytes);
     w.matrix_bytes = csr_bytes;
     w.passes = ceil_div(L, c.cols_per_pass);
@@ -238,7 +238,7 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
     // The long-row pass: a memset and a second kernel.
     w.extra_launches = c.tile_items == 0 && c.long_row_nnz != cuda::kSpmmNoLongRows ? 2 : 0;
   } else if (row->work == Work::SpmmEllrT) {
-    const cuda::SpmmEllrConfig c = cuda::spmm_ellr_rule(s, key.cols_dense, props);
+    const cuda::SpmmEllrParams c = plan::spmm_ellr_rule(s, key.cols_dense, props);
     w.matrix_bytes = nnz * (v + kIndexBytes) + rows * kIndexBytes;
     w.passes = ceil_div(L, c.cols_per_pass);
     w.serial_slots = static_cast<double>(f.max_row) / c.threads_per_row;
@@ -275,7 +275,7 @@ Terms terms(const KernelKey& key, const MatrixFeatures& f, const DeviceBasics& d
   t.x[3] = w.row_gather * us_per_byte_l2;
   t.x[4] = w.window_gather * us_per_byte_l2;
   t.x[5] = w.serial_slots * kUsPerSerialSlot;
-  t.x[6] = ceil_div(w.units, static_cast<double>(cuda::resident_threads(props)));
+  t.x[6] = ceil_div(w.units, static_cast<double>(plan::resident_threads(props)));
   t.x[7] = w.extra_launches;
   return t;
 }

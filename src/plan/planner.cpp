@@ -10,9 +10,9 @@
 
 #include "plan/catalogue.hpp"
 #include "plan/format_table.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/plan.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::plan {
 
@@ -74,13 +74,13 @@ std::size_t format_bytes(const FormatRow& f, const Problem& p) {
 }
 
 double setup_estimate_us(const Candidate& c, const FormatRow& f, const Problem& p,
-                         const model::DeviceBasics& device, const cuda::PlannerRuleTable& t) {
+                         const model::DeviceBasics& device, const PlannerRuleTable& t) {
   double us = t.setup_fixed_us + f.setup_us(p, static_cast<double>(c.extra_bytes), device, t);
   if (c.owner == "cuSPARSE") us += static_cast<double>(p.stats.nnz) * t.vendor_preprocess_ns_per_nnz * 1e-3;
   return us;
 }
 
-const std::vector<std::string>& rule_order(const Problem& p, const cuda::PlannerRuleTable& t) {
+const std::vector<std::string>& rule_order(const Problem& p, const PlannerRuleTable& t) {
   if (p.op == Operation::Spmm) return p.layout == DenseLayout::RowMajor ? t.spmm_row_major : t.spmm_col_major;
   if (p.stats.avg_row > t.long_row_average) return t.spmv_long_rows;
   if (padding(p.stats) <= t.uniform_padding) return t.spmv_uniform;
@@ -113,10 +113,9 @@ std::vector<Candidate> candidates(const Problem& p, const Options& o, const mode
   if (o.tune_calls < 1) throw Error(fmt::format("tune_calls must be >= 1, got {}", o.tune_calls));
   for (const std::string& f : o.formats)
     if (find_format(f) == nullptr) throw Error(fmt::format("unknown format '{}' ({})", f, format_names()));
-  const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
+  const PlannerRuleTable& t = default_rule_tables().planner;
   const cuda::DeviceProps props = model::device_props(device);
-  const int64_t long_rows =
-      cuda::csr_long_row_threshold(p.stats.nnz, cuda::csr_fixed_rule(p.stats, props), props);
+  const int64_t long_rows = csr_long_row_threshold(p.stats.nnz, csr_fixed_rule(p.stats, props), props);
   const std::size_t budget =
       o.memory_budget_bytes > 0 ? std::min(o.memory_budget_bytes, free_bytes) : free_bytes;
   std::vector<Candidate> out;
@@ -188,7 +187,7 @@ std::string why_none(const std::vector<Candidate>& cands) {
 }
 
 void rank(std::vector<Candidate>& cands, const Problem& p, const Options& o, const model::Profile* profile) {
-  const cuda::PlannerRuleTable& t = cuda::default_rule_tables().planner;
+  const PlannerRuleTable& t = default_rule_tables().planner;
   const std::vector<std::string>& order = rule_order(p, t);
   const double calls = static_cast<double>(std::max<int64_t>(o.expected_calls, 1));
   for (Candidate& c : cands) {

@@ -4,12 +4,21 @@
 #include <limits>
 
 #include "plan/catalogue.hpp"
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 
-namespace spx::cuda {
+namespace spx::plan {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// An spx tile's entry: its extents and resident blocks from the one tile table (kGemmTileTable in
+// spx/cuda/gemm.hpp), the fitted fractions here.
+GemmTileEntry spx_tile(cuda::GemmTile tile, double tensor_fraction, double alone_fraction,
+                       double store_overlap, double store_efficiency) {
+  const cuda::GemmTileRow& row = *cuda::gemm_tile_row(tile);
+  return {tile,           row.shape.bm,  row.shape.bn,    row.blocks_per_sm, tensor_fraction,
+          alone_fraction, store_overlap, store_efficiency};
+}
 
 RuleTables make_default_rule_tables() {
   RuleTables t;
@@ -236,21 +245,21 @@ RuleTables make_default_rule_tables() {
   t.segsum.completion_limit = 512;
 
   // --- DGEMM version 3 (gemm_rule; docs/dgemm.md "Shape classes", docs/rules.md) ---
-  // Per tile {bm, bn, blocks per SM, tensor fraction, alone fraction, store overlap, store
-  // efficiency}: fitted by bench/gemm_fit.py (coordinate search, rounded) so that the rule's pick among
-  // the (tile, split) variants measured per shape of the 45-shape grid is the fastest measured one
+  // Per tile {tensor fraction, alone fraction, store overlap, store efficiency} (extents and blocks
+  // per SM: the tile table): fitted by bench/gemm_fit.py (coordinate search, rounded) so that the rule's pick
+  // among the (tile, split) variants measured per shape of the 45-shape grid is the fastest measured one
   // (H100, bench/results/h100/gemm/grid-variants-<commit>.json.gz; validated on shapes outside the
   // grid: docs/dgemm.md). 128 x 128 sustains the most per SM but writes C with its tensor cores
   // idle; 128 x 64 hides about half its stores behind the second block; 64 x 64 pays the paper's RB
   // (1/64 + 1/64: 7.3 TB/s of L2 at the tensor rate); the 32-deep-slab tiles 64 x 32, 32 x 64 and
   // 32 x 32 fill the SMs on small and long-k grids without a split (or with fewer) and lose to the
   // L2 on anything larger.
-  t.gemm.tiles = {{GemmTile::T128x128, 128, 128, 1, 0.75, 1.0, 0.05, 0.78},
-                  {GemmTile::T128x64, 128, 64, 2, 0.685, 0.86, 0.45, 0.64},
-                  {GemmTile::T64x64, 64, 64, 3, 0.61, 0.73, 0.38, 0.68},
-                  {GemmTile::T64x32, 64, 32, 2, 0.65, 0.75, 0.1, 0.83},
-                  {GemmTile::T32x64, 32, 64, 2, 0.65, 0.75, 0.05, 0.69},
-                  {GemmTile::T32x32, 32, 32, 3, 0.55, 0.8, 0.3, 0.65}};
+  t.gemm.tiles = {spx_tile(cuda::GemmTile::T128x128, 0.75, 1.0, 0.05, 0.78),
+                  spx_tile(cuda::GemmTile::T128x64, 0.685, 0.86, 0.45, 0.64),
+                  spx_tile(cuda::GemmTile::T64x64, 0.61, 0.73, 0.38, 0.68),
+                  spx_tile(cuda::GemmTile::T64x32, 0.65, 0.75, 0.1, 0.83),
+                  spx_tile(cuda::GemmTile::T32x64, 0.65, 0.75, 0.05, 0.69),
+                  spx_tile(cuda::GemmTile::T32x32, 0.55, 0.8, 0.3, 0.65)};
   t.gemm.tensor_tflops = 66.3;  // spx_micro, DMMA m16n8k4
   t.gemm.l2_gbs = 5960.0;       // fitted with the fractions (no L2 micro-benchmark yet)
   // Splits up to two waves of 64 x 64 blocks for a single output tile (64 x 64 x 1e5).
@@ -266,9 +275,9 @@ RuleTables make_default_rule_tables() {
   // (docs/dgemm.md "Auto and cuBLAS"). The fractions are fitted numbers of a model, not measurements of
   // cuBLAS's kernels (64 x 64's stores, say); a fourth tile (32 x 64) fitted the grid better and the
   // validation shapes worse, and was left out.
-  t.gemm.vendor_tiles = {{GemmTile::Auto, 128, 64, 2, 0.81, 0.5, 0.44, 0.87, 16},
-                         {GemmTile::Auto, 64, 64, 3, 0.9, 0.86, 0.95, 0.29, 16},
-                         {GemmTile::Auto, 32, 32, 4, 0.6, 0.2, 0.49, 0.76, 32}};
+  t.gemm.vendor_tiles = {{cuda::GemmTile::Auto, 128, 64, 2, 0.81, 0.5, 0.44, 0.87, 16},
+                         {cuda::GemmTile::Auto, 64, 64, 3, 0.9, 0.86, 0.95, 0.29, 16},
+                         {cuda::GemmTile::Auto, 32, 32, 4, 0.6, 0.2, 0.49, 0.76, 32}};
   t.gemm.vendor_margin = 0.0;
   // Fitted by bench/gemm_vendor_fit.py --unaligned on the 23 odd-extent shapes of
   // bench/gemm-shapes/odd-grid.txt (H100, bench/results/h100/gemm/odd-grid-b022a48.json.gz): cuBLAS ran
@@ -299,4 +308,4 @@ const RuleTables& default_rule_tables() {
 
 const CsrRuleTable& default_csr_rule_table() { return default_rule_tables().csr; }
 
-}  // namespace spx::cuda
+}  // namespace spx::plan

@@ -2,19 +2,19 @@
 // (rule_tables.cpp). plan_segsum_spmv (src/cuda/spmv/segsum_plan.cpp) calls these.
 #include <cstdint>
 
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 
-namespace spx::cuda {
+namespace spx::plan {
 namespace {
 
 // Warps of the tile kernel the whole device keeps resident.
-int64_t resident_warp_slots(const DeviceProps& device, const SegsumRuleTable& t) {
+int64_t resident_warp_slots(const cuda::DeviceProps& device, const SegsumRuleTable& t) {
   return resident_threads(device, 0, t.resident_warps_per_sm) / 32;
 }
 
 }  // namespace
 
-int segsum_nnz_per_lane(int64_t nnz, const DeviceProps& device, const RuleTables& tables) {
+int segsum_nnz_per_lane(int64_t nnz, const cuda::DeviceProps& device, const RuleTables& tables) {
   const SegsumRuleTable& t = tables.segsum;
   const int64_t slots = resident_warp_slots(device, t);
   for (int npl : t.nnz_per_lane_steps)
@@ -31,9 +31,9 @@ int segsum_nnz_per_lane_for_dirty(int nnz_per_lane, int64_t dirty_tiles, int64_t
   return nnz_per_lane;
 }
 
-bool segsum_completes_rows(int64_t warps, const DeviceProps& device, const RuleTables& tables) {
+bool segsum_completes_rows(int64_t warps, const cuda::DeviceProps& device, const RuleTables& tables) {
   const SegsumRuleTable& t = tables.segsum;
   return warps <= t.completion_waves * resident_warp_slots(device, t);
 }
 
-}  // namespace spx::cuda
+}  // namespace spx::plan

@@ -8,10 +8,10 @@
 
 #include "common/pow2.hpp"
 #include "plan/rules_detail.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 
-namespace spx::cuda {
+namespace spx::plan {
 namespace detail {
 namespace {
 
@@ -25,7 +25,8 @@ bool rows_irregular(const MatrixStats& s, const SpmmRuleTable& t) {
 }
 
 // Whether an L_c-wide f64 slab of B fits in the L2 (its rows are then L2 hits).
-bool b_fits_l2(const MatrixStats& s, int cols_per_pass, const DeviceProps& device, const SpmmRuleTable& t) {
+bool b_fits_l2(const MatrixStats& s, int cols_per_pass, const cuda::DeviceProps& device,
+               const SpmmRuleTable& t) {
   return static_cast<double>(s.cols) * cols_per_pass * 8.0 <=
          t.b_l2_fraction * static_cast<double>(model::device_basics(device).l2_bytes);
 }
@@ -51,7 +52,7 @@ bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols, const RuleTables
   return dense_cols > tables.spmm.ellr_max_dense_cols || spmm_prefers_csr(s, tables);
 }
 
-bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols, const DeviceProps& device,
+bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols, const cuda::DeviceProps& device,
                       const RuleTables& tables) {
   const SpmmRuleTable& t = tables.spmm;
   if (spmm_prefers_csr(s, dense_cols, tables)) return true;
@@ -60,12 +61,12 @@ bool spmm_prefers_csr(const MatrixStats& s, int64_t dense_cols, const DeviceProp
   return dense_cols > t.ellr_max_dense_cols_on_device;
 }
 
-SpmmEllrConfig spmm_ellr_choice(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
-                                const RuleTables& tables) {
+cuda::SpmmEllrParams spmm_ellr_choice(const MatrixStats& stats, int64_t dense_cols,
+                                      const cuda::DeviceProps& device, const RuleTables& tables) {
   const SpmmRuleTable& t = tables.spmm;
-  SpmmEllrConfig c;
+  cuda::SpmmEllrParams c;
   // As many columns per pass as the registers allow: every pass re-reads A.
-  c.cols_per_pass = std::min(kSpmmEllrMaxColsPerPass, next_pow2(std::max<int64_t>(1, dense_cols)));
+  c.cols_per_pass = std::min(cuda::kSpmmEllrMaxColsPerPass, next_pow2(std::max<int64_t>(1, dense_cols)));
   // Threads per row as the ELLR-T SpMV rule chooses them, from the SpMM table's steps.
   c.threads_per_row =
       threads_per_row(stats, device, tables, t.ellr_threads_by_avg_row, t.ellr_small_min_slots_per_thread);
@@ -74,7 +75,7 @@ SpmmEllrConfig spmm_ellr_choice(const MatrixStats& stats, int64_t dense_cols, co
   return c;
 }
 
-int spmm_tile_items(const MatrixStats& stats, const DeviceProps& device, const RuleTables& tables) {
+int spmm_tile_items(const MatrixStats& stats, const cuda::DeviceProps& device, const RuleTables& tables) {
   const SpmmRuleTable& t = tables.spmm;
   const int64_t items = std::max<int64_t>(1, stats.rows + stats.nnz);
   const int64_t warps = std::max<int64_t>(1, resident_threads(device) / 32);
@@ -82,13 +83,14 @@ int spmm_tile_items(const MatrixStats& stats, const DeviceProps& device, const R
       std::clamp<int64_t>(next_pow2((items + warps - 1) / warps), t.min_tile_items, t.max_tile_items));
 }
 
-SpmmCsrConfig spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
-                              int value_bytes, const RuleTables& tables) {
+cuda::SpmmCsrParams spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols,
+                                    const cuda::DeviceProps& device, int value_bytes,
+                                    const RuleTables& tables) {
   const SpmmRuleTable& t = tables.spmm;
   const bool irregular = rows_irregular(stats, t);
   const int64_t resident = resident_threads(device);
-  SpmmCsrConfig c;
-  c.cols_per_pass = std::min(kSpmmCsrMaxColsPerPass, next_pow2(std::max<int64_t>(1, dense_cols)));
+  cuda::SpmmCsrParams c;
+  c.cols_per_pass = std::min(cuda::kSpmmCsrMaxColsPerPass, next_pow2(std::max<int64_t>(1, dense_cols)));
 
   // Columns per lane, and lanes splitting a row long enough to give each of them its nonzeros.
   const int per_lane = irregular && !b_fits_l2(stats, c.cols_per_pass, device, t) ? t.cols_per_lane_irregular
@@ -106,8 +108,8 @@ SpmmCsrConfig spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols, cons
     c.cols_per_lane = t.cols_per_lane;
     c.threads_per_row = ways * column_lanes;  // column_lanes = L_c / cols_per_lane here (regular rows)
   }
-  // The kernel's register limit: at most kSpmmCsrMaxColsPerThread columns per lane.
-  while (c.cols_per_pass / c.threads_per_row > kSpmmCsrMaxColsPerThread) c.threads_per_row *= 2;
+  // The kernel's register limit: at most cuda::kSpmmCsrMaxColsPerThread columns per lane.
+  while (c.cols_per_pass / c.threads_per_row > cuda::kSpmmCsrMaxColsPerThread) c.threads_per_row *= 2;
 
   // Small matrices at L_c <= widen_max_cols_per_pass are latency-bound: widen the group (fewer
   // columns per lane, then more lanes splitting the row) while the grid has room and an average row
@@ -132,11 +134,11 @@ SpmmCsrConfig spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols, cons
   c.long_row_nnz = static_cast<int>(std::clamp<int64_t>(budget, t.min_long_row_nnz, t.max_long_row_nnz));
   if (stats.max_row <= c.long_row_nnz ||
       (!large && stats.max_row <= t.small_long_row_chunks * c.long_row_nnz))
-    c.long_row_nnz = kSpmmNoLongRows;
+    c.long_row_nnz = cuda::kSpmmNoLongRows;
 
   // Balanced tiles rather than row-split: in a large matrix with long rows (one launch instead of the
   // long-row list); in a small one above a few columns when the rows are moderately spread.
-  if (large ? c.long_row_nnz != kSpmmNoLongRows
+  if (large ? c.long_row_nnz != cuda::kSpmmNoLongRows
             : moderately_spread(stats, t) && c.cols_per_pass > t.tiled_small_above_cols_per_pass)
     c.tile_items = spmm_tile_items(stats, device, tables);
 
@@ -160,41 +162,43 @@ SpmmCsrConfig spmm_csr_choice(const MatrixStats& stats, int64_t dense_cols, cons
       c.threads_per_row = std::max(c.threads_per_row, 16);
     }
   }
-  c.block_size = std::min(kSpmmMaxBlock,
+  c.block_size = std::min(cuda::kSpmmMaxBlock,
                           spread_block(std::max<int64_t>(1, stats.rows) * c.threads_per_row, device, tables));
   return c;
 }
 
 }  // namespace detail
 
-SpmmEllrConfig spmm_ellr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
-                              const RuleTables& tables) {
+cuda::SpmmEllrParams spmm_ellr_rule(const MatrixStats& stats, int64_t dense_cols,
+                                    const cuda::DeviceProps& device, const RuleTables& tables) {
   return detail::spmm_ellr_choice(stats, dense_cols, device, tables);
 }
 
-SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
-                            int value_bytes, const RuleTables& tables) {
+cuda::SpmmCsrParams spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols,
+                                  const cuda::DeviceProps& device, int value_bytes,
+                                  const RuleTables& tables) {
   if (value_bytes != 4 && value_bytes != 8)
     throw Error(
         fmt::format("spmm_csr_rule: value_bytes must be 4 (float) or 8 (double), got {}", value_bytes));
   return detail::spmm_csr_choice(stats, dense_cols, device, value_bytes, tables);
 }
 
-int spmm_csr_tile_items(const MatrixStats& stats, const DeviceProps& device, const RuleTables& tables) {
+int spmm_csr_tile_items(const MatrixStats& stats, const cuda::DeviceProps& device, const RuleTables& tables) {
   return detail::spmm_tile_items(stats, device, tables);
 }
 
-SpmmFormat spmm_format_rule(const MatrixStats& stats, const RuleTables& tables) {
-  return detail::spmm_prefers_csr(stats, tables) ? SpmmFormat::Csr : SpmmFormat::EllR;
+cuda::SpmmFormat spmm_format_rule(const MatrixStats& stats, const RuleTables& tables) {
+  return detail::spmm_prefers_csr(stats, tables) ? cuda::SpmmFormat::Csr : cuda::SpmmFormat::EllR;
 }
 
-SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols, const RuleTables& tables) {
-  return detail::spmm_prefers_csr(stats, dense_cols, tables) ? SpmmFormat::Csr : SpmmFormat::EllR;
+cuda::SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols, const RuleTables& tables) {
+  return detail::spmm_prefers_csr(stats, dense_cols, tables) ? cuda::SpmmFormat::Csr : cuda::SpmmFormat::EllR;
 }
 
-SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
-                            const RuleTables& tables) {
-  return detail::spmm_prefers_csr(stats, dense_cols, device, tables) ? SpmmFormat::Csr : SpmmFormat::EllR;
+cuda::SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols,
+                                  const cuda::DeviceProps& device, const RuleTables& tables) {
+  return detail::spmm_prefers_csr(stats, dense_cols, device, tables) ? cuda::SpmmFormat::Csr
+                                                                     : cuda::SpmmFormat::EllR;
 }
 
-}  // namespace spx::cuda
+}  // namespace spx::plan

@@ -12,6 +12,7 @@
 #include "bench/engine.hpp"
 #include "bench/inputs.hpp"
 #include "bench/registry.hpp"
+#include "bench/report.hpp"
 #include "spx/cpu.hpp"
 #include "spx/error.hpp"
 
@@ -66,7 +67,14 @@ Registry test_registry() {
   Registry r;
   BackendEntry cpu;
   cpu.name = "cpu";
-  cpu.describe = [] { return DeviceInfo{"test CPU", 1, 0, 1.0, "cpu"}; };
+  cpu.describe = [] {
+    model::DeviceBasics d;
+    d.name = "test CPU";
+    d.sm_count = 1;
+    d.l2_bytes = 0;
+    d.copy_gbs = 1.0;
+    return d;
+  };
   r.add_backend(cpu);
   r.add(scaled_entry("scaled_row", Layout::RowMajor, true));
   r.add(scaled_entry("scaled_col", Layout::ColMajor, false));
@@ -79,6 +87,19 @@ BenchOptions spmm_options() {
   o.ops = parse_ops("spmm:3");
   o.timing.fixed_runs = 1;
   return o;
+}
+
+// The device object is the backend's model::DeviceBasics: the CPU writes only what it measures.
+TEST(BenchEngine, CpuDeviceObjectHoldsTheMeasuredFieldsOnly) {
+  BenchOptions o = spmm_options();
+  o.backend = "cpu";
+  const BenchReport report = run_bench(o, test_registry());
+  const auto device = to_json(report)["device"];
+  EXPECT_EQ(device["name"], "test CPU");
+  EXPECT_EQ(device["sm_count"], 1);
+  EXPECT_EQ(device["kind"], "cpu");
+  EXPECT_FALSE(device.contains("l2_gbs"));
+  EXPECT_FALSE(device.contains("threads_per_sm"));
 }
 
 TEST(BenchEngine, LayoutsSelectSpmmEntries) {

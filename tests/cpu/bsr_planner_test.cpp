@@ -8,7 +8,7 @@
 
 #include "plan/format_bsr.hpp"
 #include "spx/bsr.hpp"
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 #if SPX_HAVE_CUDA
 #include "spx/cuda/spmv_bsr.hpp"
 #endif
@@ -16,6 +16,7 @@
 #include "spx/generate.hpp"
 #include "spx/model.hpp"
 #include "spx/plan.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/stats.hpp"
 
 namespace {
@@ -82,7 +83,7 @@ TEST(BsrPlanner, EligibleOnBlocksRefusedWithoutThem) {
 }
 
 TEST(BsrPlanner, ThresholdIsTheRuleTables) {
-  const double t = cuda::default_rule_tables().planner.bsr_min_saving;
+  const double t = plan::default_rule_tables().planner.bsr_min_saving;
   EXPECT_GT(t, 0.0);
   plan::Problem p = problem_of("blockfem:n=8,b=2");
   const auto best = plan::best_bsr_block(*p.bsr_blocks, 8);

@@ -15,12 +15,12 @@
 #include "bench/registry.hpp"
 #include "plan/format_table.hpp"
 #include "plan/tuner.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/features.hpp"
 #include "spx/generate.hpp"
 #include "spx/model.hpp"
 #include "spx/plan.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/stats.hpp"
 #if SPX_HAVE_CUDA
 #include "cuda/plan/executor_check.hpp"
@@ -155,11 +155,11 @@ TEST(Catalogue, UnknownNamesAreRefusedAtLoad) {
             }).find("column-major"),
             std::string::npos);
   // The default tables pass; a vendor SpMM row without its ratio to the modelled best does not.
-  EXPECT_NO_THROW(plan::check_planner_table(cuda::default_rule_tables().planner));
-  cuda::PlannerRuleTable t = cuda::default_rule_tables().planner;
+  EXPECT_NO_THROW(plan::check_planner_table(plan::default_rule_tables().planner));
+  plan::PlannerRuleTable t = plan::default_rule_tables().planner;
   t.vendor_spmm_over_best.pop_back();
   EXPECT_NE(error_of([&] { plan::check_planner_table(t); }).find("cusparse_spmm_"), std::string::npos);
-  t = cuda::default_rule_tables().planner;
+  t = plan::default_rule_tables().planner;
   t.spmm_col_major.push_back("spmm_csr_row");
   EXPECT_NE(error_of([&] { plan::check_planner_table(t); }).find("spmm_col_major"), std::string::npos);
   // A profile fitting a kernel the catalogue does not know.

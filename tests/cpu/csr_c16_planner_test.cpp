@@ -11,10 +11,10 @@
 #include "plan/catalogue.hpp"
 #include "spx/column_spans.hpp"
 #include "spx/csr_c16.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/features.hpp"
 #include "spx/model.hpp"
 #include "spx/plan.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/stats.hpp"
 
 namespace spx {
@@ -55,7 +55,7 @@ TEST(CsrC16Planner, EligibleOnNarrowRowsThatSaveBytes) {
 }
 
 TEST(CsrC16Planner, RefusedWithTheReason) {
-  const auto& t = cuda::default_rule_tables().planner;
+  const auto& t = plan::default_rule_tables().planner;
   // Every other row wide (5 nonzeros against the narrow rows' 3): most nonzeros escape.
   const auto wide = test::c16_banded<double>(4001, 300007, 30000, 3, 6, 0.0, 2);
   const plan::Candidate w = c16(problem(wide, 8));

@@ -55,7 +55,7 @@ TEST(CsrRule, ParamsAreAlwaysValid) {
     for (int64_t rows :
          {int64_t{0}, int64_t{1}, int64_t{31}, int64_t{1000}, int64_t{2'097'152}, int64_t{0x7fffffff}}) {
       for (double avg : {0.0, 0.5, 1.0, 3.99, 4.0, 27.0, 255.9, 256.0, 1e6, -1.0, nan}) {
-        const CsrSpmvParams p = spx::cuda::csr_fixed_rule(stats_of(rows, avg), props);
+        const CsrSpmvParams p = spx::plan::csr_fixed_rule(stats_of(rows, avg), props);
         EXPECT_EQ(spx::cuda::invalid_reason(p), "") << rows << " rows, avg " << avg;
         EXPECT_LE(p.block_size, props.max_threads_per_block > 0 ? props.max_threads_per_block : 1024);
       }
@@ -73,11 +73,11 @@ TEST(CsrRule, CoopFollowsTheFittedTableAndIsMonotoneInAverageRowLength) {
   for (const Case c : {Case{0.0, 1}, Case{0.9, 1}, Case{1.0, 2}, Case{3.0, 2}, Case{4.83, 4}, Case{7.9, 4},
                        Case{8.0, 8}, Case{14.32, 8}, Case{27.0, 8}, Case{45.2, 8}, Case{80.0, 16},
                        Case{127.0, 16}, Case{128.0, 32}, Case{5941.0, 32}}) {
-    EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(100000, c.avg), h100()).coop, c.coop) << "avg " << c.avg;
+    EXPECT_EQ(spx::plan::csr_fixed_rule(stats_of(100000, c.avg), h100()).coop, c.coop) << "avg " << c.avg;
   }
   int previous = 1;
   for (double avg = 0; avg < 2000; avg = avg * 1.05 + 0.01) {
-    const int coop = spx::cuda::csr_fixed_rule(stats_of(50000, avg), h100()).coop;
+    const int coop = spx::plan::csr_fixed_rule(stats_of(50000, avg), h100()).coop;
     EXPECT_GE(coop, previous) << "avg " << avg;
     previous = coop;
   }
@@ -88,9 +88,9 @@ TEST(CsrRule, RepeatGrowsWithRowsButKeepsEightWaves) {
   int previous = 1;
   for (int64_t rows = 1; rows < (int64_t{1} << 31); rows = rows * 3 / 2 + 1) {
     for (double avg : {2.0, 27.0, 300.0}) {
-      const CsrSpmvParams p = spx::cuda::csr_fixed_rule(stats_of(rows, avg), props);
+      const CsrSpmvParams p = spx::plan::csr_fixed_rule(stats_of(rows, avg), props);
       const int64_t blocks = spx::cuda::csr_param_main_blocks(rows, p);
-      const int64_t resident_blocks = spx::cuda::resident_threads(props, p.block_size) / p.block_size;
+      const int64_t resident_blocks = spx::plan::resident_threads(props, p.block_size) / p.block_size;
       if (p.repeat > 1) {
         EXPECT_GE(blocks, 8 * resident_blocks - 1) << rows << " rows, avg " << avg << ": " << to_string(p);
       }
@@ -105,27 +105,27 @@ TEST(CsrRule, RepeatGrowsWithRowsButKeepsEightWaves) {
 
 TEST(CsrRule, TinyAndHugeMatrices) {
   // Every shared matrix but G3_circuit is far below one wave of row batches: repeat 1.
-  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(14, 3.3), h100()), (CsrSpmvParams{256, 2, 1}));
-  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(39082, 14.3), h100()), (CsrSpmvParams{256, 8, 1}));
+  EXPECT_EQ(spx::plan::csr_fixed_rule(stats_of(14, 3.3), h100()), (CsrSpmvParams{256, 2, 1}));
+  EXPECT_EQ(spx::plan::csr_fixed_rule(stats_of(39082, 14.3), h100()), (CsrSpmvParams{256, 8, 1}));
   // stencil27 128^3: 2.1M rows of ~26.6, coop 8: 62 rows per resident group, below the fitted
   // threshold of 128 -> repeat 1. stencil7 256^3: 16.8M rows of 7, coop 4 leaves 248 rows per
   // group: large and short-row, so coop is halved to 2 (124 rows per group) -> repeat 1.
-  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(2'097'152, 26.6), h100()), (CsrSpmvParams{256, 8, 1}));
-  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(16'777'216, 7.0), h100()), (CsrSpmvParams{256, 2, 1}));
-  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(0x7fffffff, 1.0), h100()).repeat, 16);
-  EXPECT_EQ(spx::cuda::csr_fixed_rule(MatrixStats{}, DeviceProps{}), (CsrSpmvParams{256, 1, 1}));
+  EXPECT_EQ(spx::plan::csr_fixed_rule(stats_of(2'097'152, 26.6), h100()), (CsrSpmvParams{256, 8, 1}));
+  EXPECT_EQ(spx::plan::csr_fixed_rule(stats_of(16'777'216, 7.0), h100()), (CsrSpmvParams{256, 2, 1}));
+  EXPECT_EQ(spx::plan::csr_fixed_rule(stats_of(0x7fffffff, 1.0), h100()).repeat, 16);
+  EXPECT_EQ(spx::plan::csr_fixed_rule(MatrixStats{}, DeviceProps{}), (CsrSpmvParams{256, 1, 1}));
 }
 
 TEST(CsrRule, TableIsDataAndBadTablesAreErrors) {
-  spx::cuda::CsrRuleTable t = spx::cuda::default_csr_rule_table();
+  spx::plan::CsrRuleTable t = spx::plan::default_csr_rule_table();
   t.block_size = 128;
   t.coop_steps = {{10.0, 1}, {std::numeric_limits<double>::infinity(), 16}};
-  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(1000, 9.0), h100(), t), (CsrSpmvParams{128, 1, 1}));
-  EXPECT_EQ(spx::cuda::csr_fixed_rule(stats_of(1000, 11.0), h100(), t), (CsrSpmvParams{128, 16, 1}));
+  EXPECT_EQ(spx::plan::csr_fixed_rule(stats_of(1000, 9.0), h100(), t), (CsrSpmvParams{128, 1, 1}));
+  EXPECT_EQ(spx::plan::csr_fixed_rule(stats_of(1000, 11.0), h100(), t), (CsrSpmvParams{128, 16, 1}));
   t.coop_steps = {{std::numeric_limits<double>::infinity(), 3}};
-  spx::test::expect_error([&] { spx::cuda::csr_fixed_rule(stats_of(10, 1.0), h100(), t); }, "coop 3");
+  spx::test::expect_error([&] { spx::plan::csr_fixed_rule(stats_of(10, 1.0), h100(), t); }, "coop 3");
   t.coop_steps.clear();
-  spx::test::expect_error([&] { spx::cuda::csr_fixed_rule(stats_of(10, 1.0), h100(), t); }, "coop step");
+  spx::test::expect_error([&] { spx::plan::csr_fixed_rule(stats_of(10, 1.0), h100(), t); }, "coop step");
 }
 
 TEST(CsrRule, InvalidParamsSayWhy) {
@@ -139,7 +139,7 @@ TEST(CsrRule, InvalidParamsSayWhy) {
   EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{100, 4, 1}).find("block_size 100"), std::string::npos);
   EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{2048, 4, 1}).find("block_size 2048"), std::string::npos);
   EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{256, 4, 0}).find("repeat 0"), std::string::npos);
-  spx::test::expect_error([] { spx::cuda::validate({256, 5, 1}, "spmv_csr"); }, "spmv_csr: coop 5");
+  spx::test::expect_error([] { spx::cuda::validate(CsrSpmvParams{256, 5, 1}, "spmv_csr"); }, "spmv_csr: coop 5");
   EXPECT_EQ(spx::cuda::to_string(CsrSpmvParams{512, 8, 2}), "block_size=512 coop=8 repeat=2");
 }
 
@@ -149,19 +149,19 @@ TEST(CsrLongRows, ThresholdFollowsCoopAndTheFairShare) {
   for (int coop : {1, 2, 4, 8, 16, 32}) {
     const CsrSpmvParams p{256, coop, 1};
     // Small matrices: the 64-iteration floor.
-    EXPECT_EQ(spx::cuda::csr_long_row_threshold(537'694, p, props), 64 * coop);
-    EXPECT_EQ(spx::cuda::csr_long_row_threshold(0, p, props), 64 * coop);
+    EXPECT_EQ(spx::plan::csr_long_row_threshold(537'694, p, props), 64 * coop);
+    EXPECT_EQ(spx::plan::csr_long_row_threshold(0, p, props), 64 * coop);
     // Large ones: a group's fair share of all nonzeros.
-    EXPECT_EQ(spx::cuda::csr_long_row_threshold(resident * 200, p, props), 200 * coop);
+    EXPECT_EQ(spx::plan::csr_long_row_threshold(resident * 200, p, props), 200 * coop);
   }
   int64_t previous = 0;
   for (int64_t nnz = 1; nnz < (int64_t{1} << 40); nnz *= 3) {
-    const int64_t t = spx::cuda::csr_long_row_threshold(nnz, {256, 4, 1}, props);
+    const int64_t t = spx::plan::csr_long_row_threshold(nnz, {256, 4, 1}, props);
     EXPECT_GE(t, previous);
     previous = t;
   }
   // No props: H100 figures.
-  EXPECT_EQ(spx::cuda::csr_long_row_threshold(resident * 100, {256, 1, 1}, DeviceProps{}), 100);
+  EXPECT_EQ(spx::plan::csr_long_row_threshold(resident * 100, {256, 1, 1}, DeviceProps{}), 100);
 }
 
 TEST(CsrLongRows, SplitCutsRowsLongerThanTheThresholdIntoChunks) {

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "h100_props.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/model.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace {
 
@@ -19,8 +19,8 @@ TEST(DeviceBasics, UnsetFieldsTakeTheH100Figures) {
   EXPECT_EQ(d.blocks_per_sm, 32);
   EXPECT_EQ(d.threads_per_block, 1024);
   EXPECT_EQ(d.l2_bytes, int64_t{50} << 20);
-  EXPECT_DOUBLE_EQ(spx::cuda::streaming_gbs(DeviceProps{}), 3000.0);
-  EXPECT_EQ(spx::cuda::resident_threads(DeviceProps{}), 132 * 2048);
+  EXPECT_DOUBLE_EQ(spx::plan::streaming_gbs(DeviceProps{}), 3000.0);
+  EXPECT_EQ(spx::plan::resident_threads(DeviceProps{}), 132 * 2048);
 }
 
 TEST(DeviceBasics, SetFieldsAreKeptAndRoundTripThroughDeviceProps) {
@@ -46,7 +46,7 @@ TEST(DeviceBasics, SetFieldsAreKeptAndRoundTripThroughDeviceProps) {
 TEST(DeviceBasics, StreamingBandwidthIsNinetyPercentOfTheDatasheet) {
   const DeviceProps h100 = spx::test::h100_props();
   EXPECT_NEAR(h100.theoretical_bandwidth_gbs(), 3352.3, 0.1);
-  EXPECT_DOUBLE_EQ(spx::cuda::streaming_gbs(h100), 0.9 * h100.theoretical_bandwidth_gbs());
+  EXPECT_DOUBLE_EQ(spx::plan::streaming_gbs(h100), 0.9 * h100.theoretical_bandwidth_gbs());
 }
 
 }  // namespace

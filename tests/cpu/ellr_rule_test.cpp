@@ -8,18 +8,18 @@
 
 #include "cpu/h100_props.hpp"
 #include "plan/rules_detail.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::test {
 namespace {
 
 using cuda::DeviceProps;
-using cuda::EllrTConfig;
-using cuda::detail::ellr_t_choice;
+using cuda::EllrTParams;
+using plan::detail::ellr_t_choice;
 
 int threads_for_average_row(double avg) {
-  return cuda::detail::step_for_average_row(cuda::default_rule_tables().ellr.threads_by_avg_row, avg);
+  return plan::detail::step_for_average_row(plan::default_rule_tables().ellr.threads_by_avg_row, avg);
 }
 
 DeviceProps h100() { return h100_props(); }
@@ -36,7 +36,7 @@ MatrixStats stats_of(int64_t rows, int64_t nnz, int64_t max_row) {
 
 void expect_choice(const MatrixStats& s, const DeviceProps& d, int threads, int block,
                    const std::string& what) {
-  const EllrTConfig c = ellr_t_choice(s, d);
+  const EllrTParams c = ellr_t_choice(s, d);
   EXPECT_EQ(c.threads_per_row, threads) << what;
   EXPECT_EQ(c.block_size, block) << what;
 }
@@ -90,43 +90,43 @@ TEST(EllrTRule, LongRowsRaiseThreadsUpTo32) {
 
 TEST(EllrTRule, SerialBudgetFollowsTheStreamTime) {
   const DeviceProps d = h100();
-  EXPECT_EQ(cuda::detail::serial_slot_budget(stats_of(10, 40, 4), d),
-            cuda::default_rule_tables().launch.min_serial_slots);
+  EXPECT_EQ(plan::detail::serial_slot_budget(stats_of(10, 40, 4), d),
+            plan::default_rule_tables().launch.min_serial_slots);
   // 55.7M nonzeros × 12 bytes at 0.9 × 3352 GB/s ≈ 222 µs ≈ 2217 slots of 100 ns.
-  const int64_t budget = cuda::detail::serial_slot_budget(stats_of(2097152, 55742968, 27), d);
+  const int64_t budget = plan::detail::serial_slot_budget(stats_of(2097152, 55742968, 27), d);
   EXPECT_GT(budget, 2100);
   EXPECT_LT(budget, 2300);
   // Without bandwidth figures the measured H100 copy bandwidth stands in.
   DeviceProps bare = d;
   bare.mem_clock_khz = 0;
-  EXPECT_GT(cuda::detail::serial_slot_budget(stats_of(2097152, 55742968, 27), bare), 2100);
+  EXPECT_GT(plan::detail::serial_slot_budget(stats_of(2097152, 55742968, 27), bare), 2100);
 }
 
 TEST(EllrTRule, BlockSizeSpreadsSmallGridsAndKeepsOccupancy) {
   const DeviceProps d = h100();
-  EXPECT_EQ(cuda::detail::smallest_full_occupancy_block(d), 64);
-  EXPECT_EQ(cuda::detail::spread_block(1 << 24, d), 256);
-  EXPECT_EQ(cuda::detail::spread_block(2 * 132 * 256, d), 256);
-  EXPECT_EQ(cuda::detail::spread_block(2 * 132 * 256 - 1, d), 128);
-  EXPECT_EQ(cuda::detail::spread_block(2 * 132 * 128, d), 128);
-  EXPECT_EQ(cuda::detail::spread_block(1000, d), 64);
-  EXPECT_EQ(cuda::detail::spread_block(0, d), 64);
+  EXPECT_EQ(plan::detail::smallest_full_occupancy_block(d), 64);
+  EXPECT_EQ(plan::detail::spread_block(1 << 24, d), 256);
+  EXPECT_EQ(plan::detail::spread_block(2 * 132 * 256, d), 256);
+  EXPECT_EQ(plan::detail::spread_block(2 * 132 * 256 - 1, d), 128);
+  EXPECT_EQ(plan::detail::spread_block(2 * 132 * 128, d), 128);
+  EXPECT_EQ(plan::detail::spread_block(1000, d), 64);
+  EXPECT_EQ(plan::detail::spread_block(0, d), 64);
   // Fermi (the paper's GPUs): 1536 threads and 8 blocks per SM → blocks under 192 lose occupancy.
   DeviceProps fermi = d;
   fermi.sm_count = 14;
   fermi.max_threads_per_sm = 1536;
   fermi.max_blocks_per_sm = 8;
-  EXPECT_EQ(cuda::detail::smallest_full_occupancy_block(fermi), 192);
-  EXPECT_EQ(cuda::detail::spread_block(1000, fermi), 192);
-  EXPECT_EQ(cuda::detail::spread_block(2 * 14 * 128, fermi), 192);
-  EXPECT_EQ(cuda::detail::spread_block(1 << 20, fermi), 256);
+  EXPECT_EQ(plan::detail::smallest_full_occupancy_block(fermi), 192);
+  EXPECT_EQ(plan::detail::spread_block(1000, fermi), 192);
+  EXPECT_EQ(plan::detail::spread_block(2 * 14 * 128, fermi), 192);
+  EXPECT_EQ(plan::detail::spread_block(1 << 20, fermi), 256);
 }
 
 TEST(EllrTRule, EmptyMatricesAndBlankPropsGiveValidConfigurations) {
-  const EllrTConfig empty = ellr_t_choice(stats_of(0, 0, 0), h100());
+  const EllrTParams empty = ellr_t_choice(stats_of(0, 0, 0), h100());
   EXPECT_EQ(empty.threads_per_row, 1);
   EXPECT_EQ(empty.block_size, 64);
-  const EllrTConfig blank = ellr_t_choice(stats_of(2097152, 55742968, 27), DeviceProps{});
+  const EllrTParams blank = ellr_t_choice(stats_of(2097152, 55742968, 27), DeviceProps{});
   EXPECT_EQ(blank.threads_per_row, 4);
   EXPECT_EQ(blank.block_size, 256);
   // Every choice is a valid kernel configuration.
@@ -141,31 +141,31 @@ TEST(EllrTRule, EmptyMatricesAndBlankPropsGiveValidConfigurations) {
 
 TEST(EllrTRule, PublicRuleAndChecks) {
   const auto s = stats_of(39082, 559722, 31);
-  const cuda::EllrTConfig c = cuda::ellr_t_rule(s, h100());
+  const cuda::EllrTParams c = plan::ellr_t_rule(s, h100());
   EXPECT_EQ(c.threads_per_row, ellr_t_choice(s, h100()).threads_per_row);
   EXPECT_EQ(c.block_size, ellr_t_choice(s, h100()).block_size);
-  EXPECT_EQ(cuda::spread_block_size(1000, h100()), 64);
-  EXPECT_NO_THROW(cuda::check_ellr_t_config(c));
-  EXPECT_THROW(cuda::check_ellr_t_config({3, 256}), Error);
-  EXPECT_THROW(cuda::check_ellr_t_config({64, 256}), Error);
-  EXPECT_THROW(cuda::check_ellr_t_config({4, 100}), Error);
-  EXPECT_THROW(cuda::check_ellr_t_config({4, 2048}), Error);
-  EXPECT_NO_THROW(cuda::check_coo_config({}));
-  EXPECT_THROW(cuda::check_coo_config({true, 48, 256}), Error);
-  EXPECT_THROW(cuda::check_coo_config({true, 256, 1024}), Error);
-  EXPECT_THROW(cuda::check_coo_config({false, 0, 256}), Error);
+  EXPECT_EQ(plan::spread_block_size(1000, h100()), 64);
+  EXPECT_NO_THROW(cuda::validate(c));
+  EXPECT_THROW(cuda::validate(cuda::EllrTParams{3, 256}), Error);
+  EXPECT_THROW(cuda::validate(cuda::EllrTParams{64, 256}), Error);
+  EXPECT_THROW(cuda::validate(cuda::EllrTParams{4, 100}), Error);
+  EXPECT_THROW(cuda::validate(cuda::EllrTParams{4, 2048}), Error);
+  EXPECT_NO_THROW(cuda::validate(cuda::CooParams{}));
+  EXPECT_THROW(cuda::validate(cuda::CooParams{true, 48, 256}), Error);
+  EXPECT_THROW(cuda::validate(cuda::CooParams{true, 256, 1024}), Error);
+  EXPECT_THROW(cuda::validate(cuda::CooParams{false, 0, 256}), Error);
 }
 
 // SELL-C16's lanes per row: one where rows fill the GPU (132 SMs x 2048 threads = 270336 resident);
 // doubled while rows x lanes stay below that and each lane keeps 16 slots of the padded row; at most 8.
 TEST(SellRule, LanesSplitFewLongRowsOnly) {
   const DeviceProps d = h100();
-  EXPECT_EQ(cuda::sell_c16_lanes(1'000'000, 27'000'000, d), 1);  // a large stencil: unchanged
-  EXPECT_EQ(cuda::sell_c16_lanes(82'944, 82'944 * 150, d), 4);   // 6-unknown FEM, 24^3 nodes
-  EXPECT_EQ(cuda::sell_c16_lanes(82'944, 82'944 * 20, d), 2);    // rows too short for 4 lanes
-  EXPECT_EQ(cuda::sell_c16_lanes(1000, 1000 * 10, d), 1);        // too short to split
-  EXPECT_EQ(cuda::sell_c16_lanes(1000, 1000 * 4000, d), 8);      // capped
-  EXPECT_EQ(cuda::sell_c16_lanes(0, 0, d), 1);
+  EXPECT_EQ(plan::sell_c16_lanes(1'000'000, 27'000'000, d), 1);  // a large stencil: unchanged
+  EXPECT_EQ(plan::sell_c16_lanes(82'944, 82'944 * 150, d), 4);   // 6-unknown FEM, 24^3 nodes
+  EXPECT_EQ(plan::sell_c16_lanes(82'944, 82'944 * 20, d), 2);    // rows too short for 4 lanes
+  EXPECT_EQ(plan::sell_c16_lanes(1000, 1000 * 10, d), 1);        // too short to split
+  EXPECT_EQ(plan::sell_c16_lanes(1000, 1000 * 4000, d), 8);      // capped
+  EXPECT_EQ(plan::sell_c16_lanes(0, 0, d), 1);
 }
 
 }  // namespace

@@ -14,12 +14,12 @@
 
 #include "plan/catalogue.hpp"
 #include "plan/tuner.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/features.hpp"
 #include "spx/generate.hpp"
 #include "spx/model.hpp"
 #include "spx/plan.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/stats.hpp"
 
 namespace spx {
@@ -350,7 +350,7 @@ TEST(AutoMode, LightPlanWherePlanningCannotPay) {
   plan::Options o;
   const auto light = plan::light_plan(small, o, h200);
   ASSERT_TRUE(light.has_value());
-  EXPECT_EQ(light->kernel, cuda::default_rule_tables().planner.auto_light_kernel);
+  EXPECT_EQ(light->kernel, plan::default_rule_tables().planner.auto_light_kernel);
   EXPECT_NE(light->why.find("100 calls"), std::string::npos) << light->why;
   o.expected_calls = 1000000;  // a million calls repay any planning
   EXPECT_FALSE(plan::light_plan(small, o, h200).has_value());
@@ -381,7 +381,7 @@ TEST(AutoMode, LightPlanWherePlanningCannotPay) {
   mid.stats.ell_padding_ratio = 3.0;
   EXPECT_TRUE(plan::light_plan(mid, plan::Options{}, h200).has_value());
   // The light kernel runs on the CSR as it is: the catalogue's check refuses one that converts.
-  cuda::PlannerRuleTable t = cuda::default_rule_tables().planner;
+  plan::PlannerRuleTable t = plan::default_rule_tables().planner;
   t.auto_light_kernel = "ell";
   EXPECT_THROW(plan::check_planner_table(t), Error);
   t.auto_light_kernel = "no_such_kernel";

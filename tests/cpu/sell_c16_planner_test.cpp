@@ -10,11 +10,11 @@
 #include "plan/catalogue.hpp"
 #include "sell_c16_cases.hpp"
 #include "spx/column_spans.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/features.hpp"
 #include "spx/generate.hpp"
 #include "spx/model.hpp"
 #include "spx/plan.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/sell_c16.hpp"
 #include "spx/stats.hpp"
 

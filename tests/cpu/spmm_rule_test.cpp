@@ -7,17 +7,17 @@
 
 #include "cpu/h100_props.hpp"
 #include "plan/rules_detail.hpp"
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::test {
 namespace {
 
 using cuda::DeviceProps;
-using namespace cuda::detail;
+using namespace plan::detail;
 using cuda::kSpmmMaxBlock;
 using cuda::kSpmmNoLongRows;
 
-const cuda::SpmmRuleTable& spmm_table() { return cuda::default_rule_tables().spmm; }
+const plan::SpmmRuleTable& spmm_table() { return plan::default_rule_tables().spmm; }
 
 DeviceProps h100() { return h100_props(); }
 

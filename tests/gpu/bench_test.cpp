@@ -40,7 +40,7 @@ TEST(GpuBench, EveryCudaKernelMatchesRefThroughTheEngine) {
   const bench::BenchReport report = bench::run_bench(o, registry);
 
   EXPECT_EQ(report.failed_checks, 0) << notes_of(report);
-  EXPECT_EQ(report.device.kind, "cuda");
+  EXPECT_EQ(report.backend, "cuda");
   EXPECT_GT(report.device.sm_count, 0);
   EXPECT_GT(report.device.l2_bytes, 0);
   EXPECT_GT(report.device.copy_gbs, 100);

@@ -44,13 +44,13 @@ template <class T>
 void check(const std::string& name, const Csr<T, int32_t>& A, uint64_t seed) {
   auto& ctx = gpu();
   const MatrixStats s = stats(A);
-  const cuda::CsrSpmvParams rule = cuda::csr_fixed_rule(s, ctx.props());
+  const cuda::CsrSpmvParams rule = plan::csr_fixed_rule(s, ctx.props());
   const std::vector<cuda::CsrSpmvParams> sweep = {rule, {128, 1, 1}, {256, 4, 2}, {64, 8, 1}, {1024, 32, 1}};
   const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
   // The rule's threshold, a small one (many rows on the escape warps), none (only wide rows escape:
   // a group of coop lanes walks even the 65536-nonzero narrow row).
   for (int64_t threshold :
-       {cuda::csr_c16_escape_threshold(s, ctx.props()), int64_t{64}, std::numeric_limits<int64_t>::max()}) {
+       {plan::csr_c16_escape_threshold(s, ctx.props()), int64_t{64}, std::numeric_limits<int64_t>::max()}) {
     const CsrC16<T> host = to_csr_c16(A, threshold);
     const auto dA = cuda::upload_csr_c16(ctx, host);
     for (const SpmvCase<T>& c : spmv_cases(A, x, seed)) {
@@ -95,7 +95,7 @@ TYPED_TEST(CsrC16Gpu, AlphaZeroScalesAndBetaZeroIgnoresY) {
   auto& ctx = gpu();
   const auto A = c16_banded<T>(301, 90001, 200, 6, fresh_seed(), 0.1, 5);
   const auto dA = cuda::upload_csr_c16(ctx, to_csr_c16(A));
-  const cuda::CsrSpmvParams p = cuda::csr_fixed_rule(stats(A), ctx.props());
+  const cuda::CsrSpmvParams p = plan::csr_fixed_rule(stats(A), ctx.props());
   std::vector<T> x(static_cast<std::size_t>(A.cols), std::numeric_limits<T>::quiet_NaN());
   std::vector<T> y0(static_cast<std::size_t>(A.rows), T(2));
   for (T v : run(dA, x, y0, p, T(0), T(3))) EXPECT_EQ(v, T(6));

@@ -24,7 +24,7 @@
 #include "spx/cpu.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/gemm.hpp"
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::test {
 namespace {
@@ -151,10 +151,10 @@ TEST(SpxGemmAuto, BothSidesOfThePlanKeepTheContract) {
   // odd-ld paths run through GemmVersion::TensorCoreV3 in the tests above.
   const Case to_cublas{Op::N, Op::N, 1000, 128, 1000, 2, 0}, to_spx{Op::N, Op::N, 32, 32, 60000, 2, 0};
   ASSERT_TRUE(
-      cuda::gemm_plan(1000, 128, 1000, false, props, cuda::GemmParams{}, cuda::default_rule_tables(), true)
+      plan::gemm_plan(1000, 128, 1000, false, props, cuda::GemmParams{}, plan::default_rule_tables(), true)
           .cublas);
   ASSERT_FALSE(
-      cuda::gemm_plan(32, 32, 60000, false, props, cuda::GemmParams{}, cuda::default_rule_tables(), true)
+      plan::gemm_plan(32, 32, 60000, false, props, cuda::GemmParams{}, plan::default_rule_tables(), true)
           .cublas);
   for (Case c : {to_cublas, to_spx})
     for (Op op_a : {Op::N, Op::T})

@@ -22,9 +22,9 @@
 #include "spx/column_spans.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/convert.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmv_sell_c16.hpp"
 #include "spx/generate.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::test {
 namespace {
@@ -142,7 +142,7 @@ TYPED_TEST(SellC16Gpu, EveryLaneCountMatchesRef) {
 // within sell_max_slots_per_nnz): past those limits the format is never built.
 TYPED_TEST(SellC16Gpu, SpmvMatchesRefOnSharedMatrices) {
   SPX_REQUIRE_GPU();
-  const double max_slots = cuda::default_rule_tables().planner.sell_max_slots_per_nnz;
+  const double max_slots = plan::default_rule_tables().planner.sell_max_slots_per_nnz;
   for_each_shared_matrix<TypeParam>([&](const std::string& name, const Csr<TypeParam, int32_t>& A,
                                         uint64_t seed) {
     const double slots = static_cast<double>(sell_c16_slots(A)) / static_cast<double>(std::max(1, A.nnz()));
@@ -196,7 +196,7 @@ TYPED_TEST(SellC16Gpu, DeviceConversionEqualsTheHostConversion) {
   SCOPED_TRACE(::testing::Message() << "seed " << seed << " " << precision_name<T>());
   for (const auto& c : sell_c16_cases<T>(seed)) expect_device_conversion_equals_host(c.name, c.A);
   for (const auto& m : random_matrices<T, int32_t>(seed)) expect_device_conversion_equals_host(m.name, m.A);
-  const double max_slots = cuda::default_rule_tables().planner.sell_max_slots_per_nnz;
+  const double max_slots = plan::default_rule_tables().planner.sell_max_slots_per_nnz;
   for_each_shared_matrix<T>([&](const std::string& name, const Csr<T, int32_t>& A, uint64_t) {
     const double slots = static_cast<double>(sell_c16_slots(A)) / static_cast<double>(std::max(1, A.nnz()));
     if (slots <= max_slots) expect_device_conversion_equals_host(name, A);

@@ -24,10 +24,10 @@
 #include "spx/cpu.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/formats.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/features.hpp"
 #include "spx/generate.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/stats.hpp"
 
 namespace spx::test {
@@ -486,7 +486,7 @@ TYPED_TEST(FrontDoor, AutoTakesTheLightPlanWherePlanningCannotPay) {
     cuda::SparseMatrix<T> M(ctx, A);
     const plan::Report& r = M.plan_spmv(o);
     EXPECT_EQ(r.decided_by, "light") << r.explain();
-    EXPECT_EQ(r.winner().kernel, cuda::default_rule_tables().planner.auto_light_kernel);
+    EXPECT_EQ(r.winner().kernel, plan::default_rule_tables().planner.auto_light_kernel);
     EXPECT_EQ(r.features_us, 0);
     EXPECT_NE(r.explain().find("cost more than it can save"), std::string::npos) << r.explain();
     cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());

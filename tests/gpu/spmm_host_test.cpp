@@ -73,7 +73,7 @@ void run_mode(const Mode& mode, const cuda::DeviceEllR<T, int32_t>& dA, const Ma
   if (mode.device_resident) {
     const auto dB = cuda::upload(ctx, B);
     auto dC = cuda::upload(ctx, C);
-    const auto config = cuda::spmm_ellr_rule(stats, B.cols, ctx.props());
+    const auto config = plan::spmm_ellr_rule(stats, B.cols, ctx.props());
     cuda::spmm_ellr_t(ctx, dA, cuda::view(dB), cuda::view(dC), config, alpha, beta);
     C = cuda::download(ctx, dC);
     return;
@@ -202,7 +202,7 @@ TEST(GpuSpmmHostShared, EverySharedMatrixStreamed) {
     SpmmHostOptions o;
     o.streams = 2;
     o.chunk_cols = 3;  // 3 chunks, the last one of 2 columns
-    if (cuda::spmm_format_rule(stats, o.chunk_cols) == cuda::SpmmFormat::EllR) {
+    if (plan::spmm_format_rule(stats, o.chunk_cols) == cuda::SpmmFormat::EllR) {
       cuda::spmm_host(ctx, cuda::upload(ctx, to_ellr(A)), stats, B, C, o);
     } else {
       cuda::spmm_host(ctx, cuda::upload(ctx, A), stats, B, C, o);

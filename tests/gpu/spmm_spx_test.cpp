@@ -24,8 +24,8 @@
 namespace spx::test {
 namespace {
 
-using cuda::SpmmCsrConfig;
-using cuda::SpmmEllrConfig;
+using cuda::SpmmCsrParams;
+using cuda::SpmmEllrParams;
 
 enum class Kernel { Ellr, Csr, SetSpmvs };
 
@@ -44,8 +44,8 @@ const char* name_of(Layout l) { return l == Layout::RowMajor ? "row" : "col"; }
 // Which kernel, and its configuration (the rule's when not given).
 struct Spec {
   Kernel kernel = Kernel::Ellr;
-  std::optional<SpmmEllrConfig> ellr;
-  std::optional<SpmmCsrConfig> csr;
+  std::optional<SpmmEllrParams> ellr;
+  std::optional<SpmmCsrParams> csr;
 };
 
 // The device matrix in both formats a Spec may need, converted once per matrix.
@@ -73,12 +73,12 @@ void run(const Spec& spec, const DeviceA<T>& A, cuda::DenseView<const T> B, cuda
   switch (spec.kernel) {
     case Kernel::Ellr:
       return cuda::spmm_ellr_t(ctx, A.ellr, B, C,
-                               spec.ellr.value_or(cuda::spmm_ellr_rule(A.stats, B.cols, ctx.props())), alpha,
+                               spec.ellr.value_or(plan::spmm_ellr_rule(A.stats, B.cols, ctx.props())), alpha,
                                beta);
     case Kernel::Csr:
       return cuda::spmm_csr(
           ctx, A.csr, B, C,
-          spec.csr.value_or(cuda::spmm_csr_rule(A.stats, B.cols, ctx.props(), static_cast<int>(sizeof(T)))),
+          spec.csr.value_or(plan::spmm_csr_rule(A.stats, B.cols, ctx.props(), static_cast<int>(sizeof(T)))),
           alpha, beta);
     default:
       return cuda::spmm_set_spmvs(ctx, A.ellr, B, C, alpha, beta);
@@ -111,7 +111,7 @@ void check(const std::string& name, const Csr<T, int32_t>& A, const DeviceA<T>& 
 constexpr int64_t kAllL[] = {1, 2, 3, 4, 8, 16, 32, 64, 100};
 
 template <class T>
-void check_random(Kernel kernel, uint64_t seed, const std::optional<SpmmCsrConfig>& csr = std::nullopt) {
+void check_random(Kernel kernel, uint64_t seed, const std::optional<SpmmCsrParams>& csr = std::nullopt) {
   Spec spec{kernel, std::nullopt, csr};
   for (const auto& m : random_matrices<T, int32_t>(seed)) {
     if (m.A.rows > 20000) continue;  // the large one adds host reference time, not coverage
@@ -155,7 +155,7 @@ TYPED_TEST(GpuSpmmSpx, SpmmCsrIsEquivalentToRefOnRandomMatrices) {
   check_random<TypeParam>(Kernel::Csr, seed);
   // The long-row kernel: rows over 64 nonzeros (the 5000-long row, the 4099-long 1-row matrix)
   // are spread over the grid.
-  SpmmCsrConfig config;
+  SpmmCsrParams config;
   config.threads_per_row = 4;
   config.cols_per_pass = 8;
   config.long_row_nnz = 64;
@@ -165,7 +165,7 @@ TYPED_TEST(GpuSpmmSpx, SpmmCsrIsEquivalentToRefOnRandomMatrices) {
   // would leave rows of the next unwritten (NaN-poisoned C).
   config.tile_items = 32;
   check_random<TypeParam>(Kernel::Csr, seed + 200, config);
-  config = SpmmCsrConfig{8, 64, 32, 1 << 14, 256};
+  config = SpmmCsrParams{8, 64, 32, 1 << 14, 256};
   check_random<TypeParam>(Kernel::Csr, seed + 300, config);
 }
 
@@ -181,7 +181,7 @@ TYPED_TEST(GpuSpmmSpx, SpmmCsrTilesCoverRunsOfEmptyRows) {
   for (const auto* A : {&empty, &ends}) {
     const auto dA = upload_both(*A, false);
     for (int tile : {32, 2048}) {
-      const Spec spec{Kernel::Csr, std::nullopt, SpmmCsrConfig{8, 128, 8, 1 << 14, tile}};
+      const Spec spec{Kernel::Csr, std::nullopt, SpmmCsrParams{8, 128, 8, 1 << 14, tile}};
       check<T>("empty-row runs", *A, dA, spec, 8, Layout::RowMajor, Layout::RowMajor, T{1}, T{0}, seed, 0);
       check<T>("empty-row runs", *A, dA, spec, 3, Layout::RowMajor, Layout::RowMajor, T(0.5), T(-2), seed);
     }
@@ -207,7 +207,7 @@ TYPED_TEST(GpuSpmmSpx, EveryConfigIsEquivalentToRef) {
   const auto dA = upload_both(A);
   for (int t : {1, 2, 4, 8, 16, 32})
     for (int lc : {1, 2, 4, 8, 16, 32}) {
-      const Spec spec{Kernel::Ellr, SpmmEllrConfig{t, t == 32 ? 64 : 128, lc}, std::nullopt};
+      const Spec spec{Kernel::Ellr, SpmmEllrParams{t, t == 32 ? 64 : 128, lc}, std::nullopt};
       for (int64_t L : {19, 100})
         check<T>("613x587", A, dA, spec, L, Layout::RowMajor, Layout::RowMajor, T{1}, T{0}, seed + L, 1);
     }
@@ -218,7 +218,7 @@ TYPED_TEST(GpuSpmmSpx, EveryConfigIsEquivalentToRef) {
       for (int v : {0, 1, 2, 4, 8}) {
         if (v != 0 && (v > lc || lc / v > g || v == std::max(1, lc / g))) continue;
         for (int tile : {0, 64}) {
-          const Spec spec{Kernel::Csr, std::nullopt, SpmmCsrConfig{g, 128, lc, 100, tile, v}};
+          const Spec spec{Kernel::Csr, std::nullopt, SpmmCsrParams{g, 128, lc, 100, tile, v}};
           for (int64_t L : {19, 100})
             check<T>("613x587", A, dA, spec, L, Layout::RowMajor, Layout::RowMajor, T{1}, T{0}, seed + L, 1);
         }
@@ -302,13 +302,13 @@ TEST(GpuSpmmSpxLongRow, CsrSplitsAMillionNonzeroRow) {
   const auto A =
       with_long_row(random_csr<double, int32_t>(4096, 1'000'000, 0, 6, seed, 0.2), 100, 1'000'000, seed + 1);
   const auto dA = upload_both(A, false);
-  ASSERT_EQ(cuda::spmm_format_rule(dA.stats), cuda::SpmmFormat::Csr);
+  ASSERT_EQ(plan::spmm_format_rule(dA.stats), cuda::SpmmFormat::Csr);
   // The rule's choice (row-split: the long-row list; this matrix is too small for tiles), then
   // balanced tiles of the rule's size (the long row cut into ~8000 pieces summed by the last one).
-  SpmmCsrConfig rule = cuda::spmm_csr_rule(dA.stats, 8, gpu().props(), 8);
+  SpmmCsrParams rule = plan::spmm_csr_rule(dA.stats, 8, gpu().props(), 8);
   check<double>("1e6-long row", A, dA, Spec{Kernel::Csr, std::nullopt, rule}, 8, Layout::RowMajor,
                 Layout::RowMajor, 1.0, 0.0, seed, 0);
-  rule.tile_items = cuda::spmm_csr_tile_items(dA.stats, gpu().props());
+  rule.tile_items = plan::spmm_csr_tile_items(dA.stats, gpu().props());
   check<double>("1e6-long row", A, dA, Spec{Kernel::Csr, std::nullopt, rule}, 8, Layout::RowMajor,
                 Layout::RowMajor, 1.0, 0.0, seed, 0);
 }
@@ -322,8 +322,8 @@ TEST(GpuSpmmSpxErrors, BadShapesLayoutsAndConfigsAreErrors) {
   const auto B_short = cuda::make_device_dense<double>(39, 8, Layout::RowMajor);
   auto C = cuda::make_device_dense<double>(50, 8, Layout::RowMajor);
   auto C_narrow = cuda::make_device_dense<double>(50, 7, Layout::RowMajor);
-  const SpmmEllrConfig ellr;
-  const SpmmCsrConfig csr;
+  const SpmmEllrParams ellr;
+  const SpmmCsrParams csr;
   expect_error([&] { cuda::spmm_ellr_t(ctx, dA.ellr, cuda::view(B_short), cuda::view(C), ellr); },
                "B has 39 rows, A has 40 columns");
   expect_error([&] { cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C_narrow), csr); },
@@ -332,35 +332,35 @@ TEST(GpuSpmmSpxErrors, BadShapesLayoutsAndConfigsAreErrors) {
                "must be column-major");
   expect_error(
       [&] {
-        cuda::spmm_ellr_t(ctx, dA.ellr, cuda::view(B), cuda::view(C), SpmmEllrConfig{3, 256, 8});
+        cuda::spmm_ellr_t(ctx, dA.ellr, cuda::view(B), cuda::view(C), SpmmEllrParams{3, 256, 8});
       },
       "threads per row");
   expect_error(
       [&] {
-        cuda::spmm_ellr_t(ctx, dA.ellr, cuda::view(B), cuda::view(C), SpmmEllrConfig{4, 512, 8});
+        cuda::spmm_ellr_t(ctx, dA.ellr, cuda::view(B), cuda::view(C), SpmmEllrParams{4, 512, 8});
       },
-      "block size");
+      "spmm_ellr_t: block_size 512 is not a multiple of 32 in 32..256");
   expect_error(
       [&] {
-        cuda::spmm_ellr_t(ctx, dA.ellr, cuda::view(B), cuda::view(C), SpmmEllrConfig{4, 256, 64});
+        cuda::spmm_ellr_t(ctx, dA.ellr, cuda::view(B), cuda::view(C), SpmmEllrParams{4, 256, 64});
       },
-      "columns per pass");
+      "spmm_ellr_t: cols_per_pass 64 is not 1, 2, 4, 8, 16 or 32");
   expect_error(
       [&] {
-        cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C), SpmmCsrConfig{1, 256, 16, 4096});
+        cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C), SpmmCsrParams{1, 256, 16, 4096});
       },
       "more than 8 columns per thread");
   expect_error(
       [&] {
-        cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C), SpmmCsrConfig{8, 256, 8, 4096, 16});
+        cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C), SpmmCsrParams{8, 256, 8, 4096, 16});
       },
-      "tile_items must be 0 (row-split) or at least 32, got 16");
+      "spmm_csr: tile_items 16 is not 0 (row-split) or at least 32");
   for (int v : {3, 16, 1}) {  // not a power of two; over 8; 8 columns need 8 lanes, G = 4 has 4
     expect_error(
         [&] {
-          cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C), SpmmCsrConfig{4, 256, 8, 4096, 0, v});
+          cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C), SpmmCsrParams{4, 256, 8, 4096, 0, v});
         },
-        "cols_per_lane must be 0 or a power of two in 1..8");
+        "is not 0 or a power of two in 1..8");
   }
   auto bad_ld = cuda::view(C);
   bad_ld.ld = 7;
@@ -376,7 +376,7 @@ TEST(GpuSpmmSpxErrors, BadShapesLayoutsAndConfigsAreErrors) {
       },
       "overlap");
   expect_error([&] { (void)cuda::column_slice(cuda::view(C), 4, 5); }, "outside a matrix of 8 columns");
-  expect_error([&] { (void)cuda::spmm_csr_rule(dA.stats, 8, ctx.props(), 2); }, "value_bytes must be 4");
+  expect_error([&] { (void)plan::spmm_csr_rule(dA.stats, 8, ctx.props(), 2); }, "value_bytes must be 4");
 }
 
 TEST(GpuSpmmSpxEmpty, EmptyShapesDoNothing) {
@@ -386,8 +386,8 @@ TEST(GpuSpmmSpxEmpty, EmptyShapesDoNothing) {
   const auto dA = upload_both(A);
   const auto B = cuda::make_device_dense<float>(10, 4, Layout::RowMajor);
   auto C = cuda::make_device_dense<float>(0, 4, Layout::RowMajor);
-  cuda::spmm_ellr_t(ctx, dA.ellr, cuda::view(B), cuda::view(C), SpmmEllrConfig{});
-  cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C), SpmmCsrConfig{});
+  cuda::spmm_ellr_t(ctx, dA.ellr, cuda::view(B), cuda::view(C), SpmmEllrParams{});
+  cuda::spmm_csr(ctx, dA.csr, cuda::view(B), cuda::view(C), SpmmCsrParams{});
   ctx.synchronize();
 }
 
@@ -397,13 +397,13 @@ TEST(GpuSpmmSpxShared, RuleChosenKernelIsEquivalentToRefOnSharedMatrices) {
   SPX_REQUIRE_GPU();
   for_each_shared_matrix<double>([](const std::string& name, const Csr<double, int32_t>& A, uint64_t seed) {
     const MatrixStats s = stats(A);
-    const bool csr = cuda::spmm_format_rule(s, 8) == cuda::SpmmFormat::Csr;
+    const bool csr = plan::spmm_format_rule(s, 8) == cuda::SpmmFormat::Csr;
     const auto dA = upload_both(A, !csr);
     check<double>(name, A, dA, Spec{csr ? Kernel::Csr : Kernel::Ellr, std::nullopt, std::nullopt}, 8,
                   Layout::RowMajor, Layout::RowMajor, 1.0, 0.0, seed, 0);
     // And the balanced CSR mode the rule would pick if long rows asked for it (spmm_csr_tiled_row).
-    SpmmCsrConfig tiled = cuda::spmm_csr_rule(s, 8, gpu().props(), 8);
-    tiled.tile_items = cuda::spmm_csr_tile_items(s, gpu().props());
+    SpmmCsrParams tiled = plan::spmm_csr_rule(s, 8, gpu().props(), 8);
+    tiled.tile_items = plan::spmm_csr_tile_items(s, gpu().props());
     check<double>(name, A, dA, Spec{Kernel::Csr, std::nullopt, tiled}, 8, Layout::RowMajor, Layout::RowMajor,
                   1.0, 0.0, seed + 1, 0);
   });

@@ -114,14 +114,14 @@ TYPED_TEST(BsrSpmvTest, MatchesReference) {
         expect_close(c.A, c.block, x, y0, alpha, beta, got, want, what);
         return got;
       };
-      const cuda::BsrSpmvConfig rule = cuda::bsr_spmv_rule(A.block, A.blocks, A.block_rows);
+      const cuda::BsrSpmvParams rule = cuda::bsr_spmv_rule(A.block, A.blocks, A.block_rows);
       const auto first =
           run("spx rule", [&](auto xs, auto ys) { cuda::spmv_bsr(ctx, A, xs, ys, rule, alpha, beta); });
       const auto again =
           run("spx rule", [&](auto xs, auto ys) { cuda::spmv_bsr(ctx, A, xs, ys, rule, alpha, beta); });
       EXPECT_TRUE(same_bits(first, again)) << "spx BSR is not deterministic";
       for (int q : lanes) {
-        const cuda::BsrSpmvConfig cfg{q, q == 2 ? 64 : 256};
+        const cuda::BsrSpmvParams cfg{q, q == 2 ? 64 : 256};
         run("spx Q=" + std::to_string(q),
             [&](auto xs, auto ys) { cuda::spmv_bsr(ctx, A, xs, ys, cfg, alpha, beta); });
       }

@@ -166,7 +166,7 @@ TYPED_TEST(GpuSpmvCsr, FixedRulePlanFindsTheLongRows) {
   EXPECT_EQ(from_device.long_rows.size(), 2u);
   EXPECT_EQ(from_device.long_row_nnz, 2'000'000);
   EXPECT_EQ(from_device.long_row_chunks, 2 * ((1'000'000 + 511) / 512));
-  EXPECT_EQ(from_device.params, cuda::csr_fixed_rule(stats(A), ctx.props()));
+  EXPECT_EQ(from_device.params, plan::csr_fixed_rule(stats(A), ctx.props()));
 }
 
 // The long-row path's two-stage sum is in a fixed order: repeated products are bitwise equal.

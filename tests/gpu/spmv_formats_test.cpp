@@ -46,7 +46,7 @@ struct FormatInputs {
   std::optional<cuda::DeviceEllR<T, I>> ellr;
   cuda::DeviceCoo<T, I> coo;
   cuda::DeviceHyb<T, I> hyb;
-  cuda::EllrTConfig rule;
+  cuda::EllrTParams rule;
 };
 
 template <class T>
@@ -58,7 +58,7 @@ FormatInputs<T> upload_formats(cuda::Context& ctx, const Csr<T, I>& A) {
   }
   f.coo = cuda::upload(ctx, to_coo(A));
   f.hyb = cuda::upload(ctx, to_hyb(A));
-  f.rule = cuda::ellr_t_rule(stats(A), ctx.props());
+  f.rule = plan::ellr_t_rule(stats(A), ctx.props());
   return f;
 }
 
@@ -91,7 +91,7 @@ std::vector<T> run_kernel(const std::string& kernel, const FormatInputs<T>& f, c
   auto dy = cuda::to_device(ctx, y0);
   std::span<const T> xs = dx.span();
   std::span<T> ys = dy.span();
-  cuda::CooConfig det, det32, fast;
+  cuda::CooParams det, det32, fast;
   det32.nnz_per_warp = 32;
   fast.deterministic = false;
   if (kernel == "ell") {
@@ -100,7 +100,7 @@ std::vector<T> run_kernel(const std::string& kernel, const FormatInputs<T>& f, c
     cuda::spmv_ellr_t(ctx, *f.ellr, xs, ys, f.rule, alpha, beta);
   } else if (kernel.starts_with("ellr_t:")) {
     const auto x_at = kernel.find('x');
-    const cuda::EllrTConfig config{std::stoi(kernel.substr(7, x_at - 7)), std::stoi(kernel.substr(x_at + 1))};
+    const cuda::EllrTParams config{std::stoi(kernel.substr(7, x_at - 7)), std::stoi(kernel.substr(x_at + 1))};
     cuda::spmv_ellr_t(ctx, *f.ellr, xs, ys, config, alpha, beta);
   } else if (kernel == "coo") {
     cuda::spmv_coo(ctx, f.coo, xs, ys, alpha, beta, det);
@@ -209,7 +209,7 @@ TEST(GpuSpmvFormatsChecks, SizeMismatchAndBadConfigurationsAreErrors) {
   expect_error([&] { cuda::spmv_coo(ctx, f.coo, bad_x, y10.span()); }, "spmv_coo: x has 11 entries");
   expect_error([&] { cuda::spmv_hyb(ctx, f.hyb, good_x, y9.span()); }, "spmv_hyb: y has 9");
   expect_error([&] { cuda::spmv_ellr_t(ctx, *f.ellr, good_x, y10.span(), {3, 256}); }, "threads per row");
-  cuda::CooConfig odd;
+  cuda::CooParams odd;
   odd.nnz_per_warp = 100;
   expect_error([&] { cuda::spmv_coo(ctx, f.coo, good_x, y10.span(), 1.0f, 0.0f, odd); }, "nonzeros per warp");
 }

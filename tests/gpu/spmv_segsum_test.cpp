@@ -20,9 +20,9 @@
 #include "gpu_test_support.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/formats.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::test {
 namespace {
@@ -198,7 +198,7 @@ TYPED_TEST(GpuSpmvSegsum, ProductIsDeterministic) {
 TEST(GpuSpmvSegsumPlan, RowCompletionFollowsTheGridAndTheTails) {
   SPX_REQUIRE_GPU();
   auto& ctx = gpu();
-  const cuda::SegsumRuleTable& rule = cuda::default_rule_tables().segsum;
+  const plan::SegsumRuleTable& rule = plan::default_rule_tables().segsum;
   const int64_t auto_warps = rule.completion_waves * std::max(1, ctx.props().sm_count) * 32;
   const auto short_rows = cuda::upload(ctx, random_csr<double, int32_t>(5000, 5000, 1, 40, 3));
   const cuda::SegsumSpmvPlan by_default = cuda::plan_segsum_spmv(ctx, short_rows);

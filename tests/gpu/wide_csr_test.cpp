@@ -17,13 +17,13 @@
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/convert.hpp"
 #include "spx/cuda/formats.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmm.hpp"
 #include "spx/cuda/spmv_csr.hpp"
 #include "spx/cuda/spmv_formats.hpp"
 #include "spx/cuda/vendor.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/stats.hpp"
 
 namespace spx::test {
@@ -178,8 +178,8 @@ TYPED_TEST(WideCsr, SpmmCsrEqualsRef) {
     const auto dA = cuda::upload_wide(ctx, m.A);
     for (int64_t L : {1, 8, 33}) {
       for (Layout layout : {Layout::RowMajor, Layout::ColMajor}) {
-        cuda::SpmmCsrConfig config =
-            cuda::spmm_csr_rule(stats(m.A), L, ctx.props(), static_cast<int>(sizeof(T)));
+        cuda::SpmmCsrParams config =
+            plan::spmm_csr_rule(stats(m.A), L, ctx.props(), static_cast<int>(sizeof(T)));
         const auto B = random_dense<T>(m.A.cols, L, layout, seed + L, 1);
         const auto dB = cuda::upload(ctx, B);
         for (int64_t tile_items : {0, 64, 1024}) {
@@ -288,7 +288,7 @@ TYPED_TEST(WideCsr, EllSlabsFromWideOffsetsEqualHostAndRef) {
     check_spmv_cases<T>(m.A, seed, m.name + " ell ", [&](std::span<const T> x, std::span<T> y, T a, T b) {
       cuda::spmv_ell(ctx, ell, x, y, a, b);
     });
-    const auto config = cuda::ellr_t_rule(stats(m.A), ctx.props());
+    const auto config = plan::ellr_t_rule(stats(m.A), ctx.props());
     check_spmv_cases<T>(m.A, seed, m.name + " ellr_t ", [&](std::span<const T> x, std::span<T> y, T a, T b) {
       cuda::spmv_ellr_t(ctx, ellr, x, y, config, a, b);
     });

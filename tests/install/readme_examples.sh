@@ -18,7 +18,7 @@ cmake --install "$build" --prefix "$work/prefix" > "$work/install.log" 2>&1 ||
 open=$(cd "$work/prefix/include" && grep -rhoE '#include "spx/[^"]+"' spx | sed 's/^#include "//; s/"$//' | sort -u |
   while read -r h; do [ -f "$h" ] || echo "$h"; done)
 [ -z "$open" ] || { echo "installed headers include spx headers that are not installed: $open"; exit 1; }
-for h in spx/cuda/spmv_csr.hpp spx/cuda/rules.hpp spx/cuda/vendor.hpp spx/cuda/spmm.hpp; do
+for h in spx/cuda/spmv_csr.hpp spx/plan/rules.hpp spx/cuda/vendor.hpp spx/cuda/spmm.hpp; do
   [ ! -e "$work/prefix/include/$h" ] || { echo "$h is kernel level and must not be installed"; exit 1; }
 done
 

@@ -24,9 +24,9 @@
 #include "spx/cuda/device.hpp"
 #include "spx/cuda/gemm.hpp"
 #include "spx/cuda/gemm_emulation.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/error.hpp"
 #include "spx/matrix.hpp"
+#include "spx/plan/rules.hpp"
 #ifdef SPX_HAVE_CUDA
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
@@ -268,10 +268,10 @@ void run_gemm_command(const GemmOptions& o) {
   // Version 3's tile and split for this shape (f64): what spx_gemm_v3 runs, and spx_gemm unless
   // the plan hands the product to cuBLAS; and why.
   const cuda::GemmParams knobs = knobs_of(o);
-  std::optional<cuda::GemmChoice> plan;
+  std::optional<plan::GemmChoice> plan;
   if constexpr (sizeof(T) == sizeof(double)) {
-    plan = cuda::gemm_plan(m, n, k, reads_c, ctx.props(), knobs, cuda::default_rule_tables(),
-                           cuda::gemm_operands_aligned(dA.data(), A.ld, dB.data(), B.ld, dC.data(), C0.ld));
+    plan = plan::gemm_plan(m, n, k, reads_c, ctx.props(), knobs, plan::default_rule_tables(),
+                           plan::gemm_operands_aligned(dA.data(), A.ld, dB.data(), B.ld, dC.data(), C0.ld));
     fmt::print(out, "plan       v3: tile {}, {} split{} ({}; the model predicts {:.1f} us)\n",
                cuda::gemm_tile_name(plan->tile), plan->split_k, plan->split_k == 1 ? "" : "s",
                knobs.tile == cuda::GemmTile::Auto && knobs.split_k == 0 ? "the plan rule's choice"

@@ -51,18 +51,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-model::DeviceBasics basics_of(const bench::DeviceInfo& d) {
-  model::DeviceBasics b;
-  b.name = d.name;
-  b.sm_count = static_cast<int>(d.sm_count);
-  b.l2_bytes = d.l2_bytes;
-  b.copy_gbs = d.copy_gbs;
-  if (d.l2_gbs > 0) b.l2_gbs = d.l2_gbs;
-  if (d.threads_per_sm > 0) b.threads_per_sm = static_cast<int>(d.threads_per_sm);
-  if (d.blocks_per_sm > 0) b.blocks_per_sm = static_cast<int>(d.blocks_per_sm);
-  return b;
-}
-
 std::string gpu_needed(const bench::Registry& registry, const char* what) {
   if (bench::backend_unavailable_reason(registry, "cuda").empty()) return {};
   return fmt::format("spx model {} times kernels on a GPU: {}", what, cuda::gpu_unavailable_reason());
@@ -168,7 +156,7 @@ void run_calibrate(const CalibrateOptions& c) {
   const json doc = bench::to_json(report);
   if (!c.bench_json.empty()) bench::write_json(c.bench_json, doc);
   const bench::ModelData data = bench::model_data(doc, "the calibration run");
-  model::Profile profile = model::fit(basics_of(report.device), data.samples());
+  model::Profile profile = model::fit(report.device, data.samples());
   profile.commit = report.commit;
   profile.date = report.date;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -91,7 +91,7 @@ json params_json(const cuda::CsrSpmvParams& p) {
   return json{{"block_size", p.block_size}, {"coop", p.coop}, {"repeat", p.repeat}};
 }
 
-json rule_table_json(const cuda::CsrRuleTable& t) {
+json rule_table_json(const plan::CsrRuleTable& t) {
   json coop = json::array(), repeat = json::array();
   for (const auto& s : t.coop_steps)
     coop.push_back(
@@ -372,7 +372,7 @@ void run_tune(const TuneOptions& o) {
         {"grid", json{{"coop", grid.coops}, {"block_size", grid.blocks}, {"repeat", grid.repeats}}},
         {"timing",
          json{{"warmup", timing.warmup}, {"min_runs", timing.min_runs}, {"min_seconds", timing.min_seconds}}},
-        {"rule_table", rule_table_json(cuda::default_csr_rule_table())},
+        {"rule_table", rule_table_json(plan::default_csr_rule_table())},
         {"matrices", matrices},
         {"errors", errors}};
     bench::write_json(o.json_path, report);

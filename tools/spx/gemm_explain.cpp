@@ -9,16 +9,16 @@
 #include <string>
 
 #include "spx/cuda/gemm_emulation.hpp"
-#include "spx/cuda/rules.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::cli {
 
 nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceProps& device,
                                          const std::string& device_label, const cuda::GemmParams& knobs,
                                          std::ostream& out) {
-  const cuda::RuleTables& tables = cuda::default_rule_tables();
+  const plan::RuleTables& tables = plan::default_rule_tables();
   const model::DeviceBasics basics = model::device_basics(device);
-  const double stream_gbs = cuda::streaming_gbs(device);
+  const double stream_gbs = plan::streaming_gbs(device);
   const double md = static_cast<double>(s.m), nd = static_cast<double>(s.n), kd = static_cast<double>(s.k);
   // The floor: the flops at the FP64 tensor peak the model assumes, A and B read and C written once
   // (read too when beta != 0) at the streaming bandwidth it assumes.
@@ -26,9 +26,9 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
   const double bytes = 8.0 * (md * kd + kd * nd + md * nd * (s.reads_c ? 2.0 : 1.0));
   const double byte_us = bytes / (stream_gbs * 1e3);
   const double floor_us = std::max(flop_us, byte_us);
-  const cuda::GemmChoice rule = cuda::gemm_rule(s.m, s.n, s.k, s.reads_c, device);
-  const cuda::GemmChoice planned =
-      cuda::gemm_plan(s.m, s.n, s.k, s.reads_c, device, knobs, tables, s.aligned);
+  const plan::GemmChoice rule = plan::gemm_rule(s.m, s.n, s.k, s.reads_c, device);
+  const plan::GemmChoice planned =
+      plan::gemm_plan(s.m, s.n, s.k, s.reads_c, device, knobs, tables, s.aligned);
 
   const cuda::GemmEmulationChoice emulation =
       cuda::gemm_emulation_plan(s.m, s.n, s.k, s.reads_c, device, knobs, planned.predicted_us);
@@ -46,8 +46,8 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
   fmt::print(out, "{:<10} {:>6} {:>6} {:>10} {:>7} {:>11} {:>12}\n", "tile", "slab k", "split", "blocks",
              "waves", "model us", "floor/model");
   nlohmann::ordered_json candidates = nlohmann::ordered_json::array();
-  for (const cuda::GemmTileEntry& e : tables.gemm.tiles) {
-    const cuda::GemmChoice c = cuda::gemm_rule(s.m, s.n, s.k, s.reads_c, device, tables, e.tile);
+  for (const plan::GemmTileEntry& e : tables.gemm.tiles) {
+    const plan::GemmChoice c = plan::gemm_rule(s.m, s.n, s.k, s.reads_c, device, tables, e.tile);
     const int64_t blocks = ((s.m + e.bm - 1) / e.bm) * ((s.n + e.bn - 1) / e.bn) * c.split_k;
     const double waves = static_cast<double>(blocks) /
                          (static_cast<double>(basics.sm_count) * static_cast<double>(e.blocks_per_sm));
@@ -110,7 +110,7 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
                     {"native_us", emulation.native_us},
                     {"why", emulation.why}};
   if (knobs.tile != cuda::GemmTile::Auto || knobs.split_k != 0) {
-    const cuda::GemmChoice& given = planned;  // knobs run spx's kernel: the plan is the given choice
+    const plan::GemmChoice& given = planned;  // knobs run spx's kernel: the plan is the given choice
     fmt::print(out,
                "given      tile {}, {} split{}: the model predicts {:.1f} us ({:.2f}x the rule's choice)\n",
                cuda::gemm_tile_name(given.tile), given.split_k, given.split_k == 1 ? "" : "s",

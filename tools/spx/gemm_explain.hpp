@@ -16,7 +16,7 @@ namespace spx::cli {
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
   bool reads_c = false;  // beta != 0
-  bool aligned = true;   // every leading dimension even (cuda::gemm_operands_aligned)
+  bool aligned = true;   // every leading dimension even (plan::gemm_operands_aligned)
 };
 
 // Prints the plan table to `out` and returns it as JSON (schema spx-gemm-plan-1). `knobs`: the

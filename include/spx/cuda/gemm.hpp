@@ -1,7 +1,7 @@
 // spx's dense GEMM on device pointers: C = alpha*op(A)*op(B) + beta*C, BLAS column-major, the same
 // contract as spx::ref::gemm and cuBLAS (see docs/dgemm.md for the kernel design). In f64 the default
 // (Auto) runs spx's version 3 or hands the product to cuBLAS's DGEMM, whichever the plan's model
-// predicts faster for the shape (gemm_plan in rules.hpp; `spx gemm M N K --explain` says which and
+// predicts faster for the shape (gemm_plan in spx/plan/rules.hpp; `spx gemm M N K --explain` says which and
 // why), or the FP64 emulation on INT8 tensor cores where that is predicted faster still
 // (gemm_emulation.hpp); in f32 it runs cuBLAS's SGEMM. An explicit version runs spx's own kernels only.
 //
@@ -12,7 +12,10 @@
 // inputs' statistics (their width decides the moduli).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 #include "spx/cpu.hpp"
@@ -37,7 +40,7 @@ constexpr GemmVersion resolve_gemm_version(GemmVersion version) {
 }
 
 /// Version 3's block tile of C (docs/dgemm.md, "Shape classes"). Auto: the plan rule's choice
-/// (gemm_rule in rules.hpp, by the shape of the product and the device). Warp tiles in brackets.
+/// (gemm_rule in spx/plan/rules.hpp, by the shape of the product and the device). Warp tiles in brackets.
 enum class GemmTile {
   Auto,
   T128x128,  ///< 256 threads [64 x 32], one block per SM: large grids
@@ -51,12 +54,47 @@ enum class GemmTile {
 struct GemmTileShape {
   int bm, bn, bk;
 };
+/// Version 3's tiles: the one table of their names, extents and resident blocks per SM (the
+/// kernels' launch bound). The kernels (src/cuda/gemm/) take their extents, bound and dispatch from
+/// it; the plan rule counts tiles, slabs and resident blocks with it.
+struct GemmTileRow {
+  GemmTile tile;
+  const char* name;
+  GemmTileShape shape;
+  int blocks_per_sm;
+};
+inline constexpr GemmTileRow kGemmTileTable[] = {
+    {GemmTile::T128x128, "128x128", {128, 128, 16}, 1}, {GemmTile::T128x64, "128x64", {128, 64, 16}, 2},
+    {GemmTile::T64x64, "64x64", {64, 64, 16}, 3},       {GemmTile::T64x32, "64x32", {64, 32, 32}, 2},
+    {GemmTile::T32x64, "32x64", {32, 64, 32}, 2},       {GemmTile::T32x32, "32x32", {32, 32, 32}, 3},
+};
+/// The row of `tile`; null for Auto.
+constexpr const GemmTileRow* gemm_tile_row(GemmTile tile) {
+  for (const GemmTileRow& r : kGemmTileTable)
+    if (r.tile == tile) return &r;
+  return nullptr;
+}
+/// Every tile other than Auto, in the table's order.
+inline constexpr auto kGemmTiles = [] {
+  std::array<GemmTile, std::size(kGemmTileTable)> tiles{};
+  for (std::size_t i = 0; i < tiles.size(); ++i) tiles[i] = kGemmTileTable[i].tile;
+  return tiles;
+}();
+// Every enumerator but Auto once, in order, with positive figures (a new tile is a new row).
+static_assert(std::size(kGemmTileTable) == static_cast<std::size_t>(GemmTile::T32x32));
+static_assert([] {
+  for (std::size_t i = 0; i < std::size(kGemmTileTable); ++i) {
+    const GemmTileRow& r = kGemmTileTable[i];
+    if (r.tile != static_cast<GemmTile>(i + 1) || r.shape.bm <= 0 || r.shape.bn <= 0 || r.shape.bk <= 0 ||
+        r.blocks_per_sm <= 0)
+      return false;
+  }
+  return true;
+}());
 GemmTileShape gemm_tile_shape(GemmTile tile);  ///< an spx::Error for Auto
 /// The tile a name gives ("auto", "128x128", …, "32x32", as gemm_tile_name writes them); an
 /// spx::Error naming every valid name otherwise.
 GemmTile gemm_tile_from_name(std::string_view name);
-inline constexpr GemmTile kGemmTiles[] = {GemmTile::T128x128, GemmTile::T128x64, GemmTile::T64x64,
-                                          GemmTile::T64x32,   GemmTile::T32x64,  GemmTile::T32x32};
 const char* gemm_tile_name(GemmTile tile);  ///< "auto", "128x128", "128x64", "64x64", "64x32", ...
 
 /// Tuning knobs are data: the version to run, and version 3's tile and k splits. The defaults (Auto,

@@ -1,4 +1,4 @@
-// The knobs of every spx CUDA kernel, as data: small structs that the fixed rules (rules.hpp), the
+// The knobs of every spx CUDA kernel, as data: small structs that the fixed rules (spx/plan/rules.hpp), the
 // tuner and callers produce and the kernels obey, with their checks and text forms. Host code with
 // no CUDA dependency, so the rules and their tests build everywhere; the kernels that take these
 // are declared in spmv_csr.hpp, spmv_formats.hpp, spmv_segsum.hpp and spmm.hpp.
@@ -9,6 +9,10 @@
 
 namespace spx::cuda {
 
+// One convention for every struct here: invalid_reason(p) is empty when p is valid, else one line
+// naming the field and its value ("coop 3 is not a power of two in 1..32"); validate(p, who) throws
+// spx::Error "who: <that line>" (who: the kernel, by default).
+
 // --- Parametrised CSR SpMV (Reguly & Giles §4; spmv_csr.hpp) -----------------------------------
 struct CsrSpmvParams {
   int block_size = 256;  // threads per block: a multiple of 32 in 64..1024
@@ -17,11 +21,8 @@ struct CsrSpmvParams {
 
   friend bool operator==(const CsrSpmvParams&, const CsrSpmvParams&) = default;
 };
-// Empty when p is valid; otherwise one line saying what is wrong ("coop 3 is not a power of two
-// in 1..32").
 std::string invalid_reason(const CsrSpmvParams& p);
-// Throws spx::Error naming `who` when p is invalid.
-void validate(const CsrSpmvParams& p, const char* who = "CsrSpmvParams");
+void validate(const CsrSpmvParams& p, const char* who = "spmv_csr_param");
 // "block_size=256 coop=4 repeat=1"
 std::string to_string(const CsrSpmvParams& p);
 
@@ -29,25 +30,25 @@ std::string to_string(const CsrSpmvParams& p);
 inline constexpr CsrSpmvParams kCsrVectorParams{256, 32, 1};
 
 // --- ELLR-T SpMV (Vázquez et al.; spmv_formats.hpp) --------------------------------------------
-struct EllrTConfig {
+struct EllrTParams {
   int threads_per_row = 1;  // T: 1, 2, 4, 8, 16 or 32
   int block_size = 256;     // BS: a multiple of 32, 32..1024
 };
-// Throws spx::Error unless T is a power of two in 1..32 and BS a multiple of 32 in 32..1024.
-void check_ellr_t_config(const EllrTConfig& config);
+std::string invalid_reason(const EllrTParams& p);
+void validate(const EllrTParams& p, const char* who = "spmv_ellr_t");
 
 // --- COO SpMV by segmented reduction (spmv_formats.hpp) -----------------------------------------
-struct CooConfig {
+struct CooParams {
   bool deterministic = true;
   int nnz_per_warp = 256;  // a multiple of 32, 32..2^20
   int block_size = 256;    // a multiple of 32, 32..512
 };
-// Throws spx::Error for an out-of-range CooConfig.
-void check_coo_config(const CooConfig& config);
+std::string invalid_reason(const CooParams& p);
+void validate(const CooParams& p, const char* who = "spmv_coo");
 
 // --- Segmented-sum SpMV (Liu & Vinter; spmv_segsum.hpp) -----------------------------------------
 // A tile is 32 lanes × nnz_per_lane nonzeros; a warp takes tiles_per_warp consecutive tiles. 0 (and
-// -1 for complete_rows_up_to) means "chosen at plan time" by the segsum rule (rules.hpp).
+// -1 for complete_rows_up_to) means "chosen at plan time" by the segsum rule (spx/plan/rules.hpp).
 struct SegsumSpmvParams {
   // T: a multiple of 4 in 4..32, or 0 = from the matrix (the rule: the largest tile that still
   // gives every resident warp slot of the GPU one tile; smaller when many tiles are dirty).
@@ -64,8 +65,8 @@ struct SegsumSpmvParams {
   // the rule's limit when the grid is at most the rule's number of waves of resident warps.
   int complete_rows_up_to = -1;
 };
-// Empty when p is valid, else one line saying what is wrong.
 std::string invalid_reason(const SegsumSpmvParams& p);
+void validate(const SegsumSpmvParams& p, const char* who = "spmv_segsum");
 // "nnz_per_lane=16 tiles_per_warp=4 block_size=256 complete_rows_up_to=-1"
 std::string to_string(const SegsumSpmvParams& p);
 
@@ -79,23 +80,24 @@ inline constexpr int kSpmmMaxBlock = 256;
 inline constexpr int kSpmmEllrMaxColsPerPass = 32;
 inline constexpr int kSpmmCsrMaxColsPerPass = 64;
 inline constexpr int kSpmmCsrMaxColsPerThread = 8;
-// SpmmCsrConfig::long_row_nnz when no row is long: spmm_csr skips the long-row list, its memset and
+// SpmmCsrParams::long_row_nnz when no row is long: spmm_csr skips the long-row list, its memset and
 // the second kernel.
 inline constexpr int kSpmmNoLongRows = INT_MAX;
 
 // SSFastSpMM: T consecutive threads share a row of A; each keeps L_c columns of C in registers; the
 // grid makes ceil(L / L_c) passes over A.
-struct SpmmEllrConfig {
+struct SpmmEllrParams {
   int threads_per_row = 4;  // T: 1, 2, 4, 8, 16 or 32
   int block_size = 256;     // BS: a multiple of 32, 32..256 (kSpmmMaxBlock)
   int cols_per_pass = 8;    // L_c: 1, 2, 4, 8, 16 or 32
 };
-void check_spmm_ellr_config(const SpmmEllrConfig& config);  // spx::Error naming the bad field
-std::string to_string(const SpmmEllrConfig& config);
+std::string invalid_reason(const SpmmEllrParams& p);
+void validate(const SpmmEllrParams& p, const char* who = "spmm_ellr_t");
+std::string to_string(const SpmmEllrParams& config);
 
 // CSR SpMM: a group of G lanes owns a row and a pass of L_c columns of C; each lane owns V columns
 // (spmm.hpp describes the two modes).
-struct SpmmCsrConfig {
+struct SpmmCsrParams {
   int threads_per_row = 8;  // G: a power of two 1..32
   int block_size = 256;     // a multiple of 32, 32..256 (kSpmmMaxBlock)
   int cols_per_pass = 8;    // L_c: a power of two 1..64, with L_c / G <= 8 columns per lane
@@ -113,7 +115,8 @@ struct SpmmCsrConfig {
   // (at least 1; no split unless G > L_c).
   int cols_per_lane = 0;
 };
-void check_spmm_csr_config(const SpmmCsrConfig& config);
-std::string to_string(const SpmmCsrConfig& config);
+std::string invalid_reason(const SpmmCsrParams& p);
+void validate(const SpmmCsrParams& p, const char* who = "spmm_csr");
+std::string to_string(const SpmmCsrParams& config);
 
 }  // namespace spx::cuda

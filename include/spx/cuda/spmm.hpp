@@ -13,10 +13,10 @@
 
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
-#include "spx/cuda/kernel_params.hpp"  // SpmmEllrConfig, SpmmCsrConfig, SpmmFormat
-#include "spx/cuda/rules.hpp"          // spmm_format_rule, spmm_ellr_rule, spmm_csr_rule
+#include "spx/cuda/kernel_params.hpp"  // SpmmEllrParams, SpmmCsrParams, SpmmFormat
 #include "spx/cuda/spmv_formats.hpp"
 #include "spx/matrix.hpp"
+#include "spx/plan/rules.hpp"  // spmm_format_rule, spmm_ellr_rule, spmm_csr_rule
 #include "spx/stats.hpp"
 
 namespace spx::cuda {
@@ -33,10 +33,10 @@ DenseView<T> column_slice(DenseView<T> D, int64_t first, int64_t count);
 // ceil(L / L_c) times and B once.
 // A pass with fewer than L_c columns left (L = 100, L_c = 32: the last 4) runs the same kernel with
 // guarded scalar accesses; column-major or misaligned B uses that path for every pass.
-// SpmmEllrConfig is in kernel_params.hpp, its rule (spmm_ellr_rule) in rules.hpp.
+// SpmmEllrParams is in kernel_params.hpp, its rule (spmm_ellr_rule) in spx/plan/rules.hpp.
 template <class T, class I>
 void spmm_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, DenseView<T> C,
-                 const SpmmEllrConfig& config, T alpha = T{1}, T beta = T{0});
+                 const SpmmEllrParams& config, T alpha = T{1}, T beta = T{0});
 
 // --- CSR SpMM: for matrices whose ELLPACK-R padding is wasteful ---------------------------------
 // A group of threads_per_row (G) lanes owns a row and a pass of cols_per_pass (L_c) columns of C:
@@ -49,21 +49,21 @@ void spmm_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, 
 //    kernel that spreads each of them over the whole grid (atomicAdd into C, so their summation
 //    order varies from run to run; every other row is deterministic);
 //  * balanced (tile_items > 0): a warp per tile of rows and nonzeros, one launch, deterministic.
-// SpmmCsrConfig is in kernel_params.hpp, its rule (spmm_csr_rule) in rules.hpp.
+// SpmmCsrParams is in kernel_params.hpp, its rule (spmm_csr_rule) in spx/plan/rules.hpp.
 // Also on 64-bit row offsets (WideDeviceCsr, O = int64_t), in both modes.
 template <class T, class I, class O>
 void spmm_csr(Context& ctx, const DeviceCsr<T, I, O>& A, DenseView<const T> B, DenseView<T> C,
-              const SpmmCsrConfig& config, T alpha = T{1}, T beta = T{0});
+              const SpmmCsrParams& config, T alpha = T{1}, T beta = T{0});
 
 // --- SetSpMVs: L ELLR-T SpMVs, one per column (the paper's baseline) ----------------------------
 // B and C must be column-major (each column is a contiguous vector).
 // The overload without a config uses the ELLR-T SpMV rule with the row statistics the EllR knows
-// (width as the longest row); pass an EllrTConfig (ellr_t_rule(stats, ...)) for the tuned one.
+// (width as the longest row); pass an EllrTParams (ellr_t_rule(stats, ...)) for the tuned one.
 template <class T, class I>
 void spmm_set_spmvs(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, DenseView<T> C,
                     T alpha = T{1}, T beta = T{0});
 template <class T, class I>
 void spmm_set_spmvs(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, DenseView<T> C,
-                    const EllrTConfig& config, T alpha = T{1}, T beta = T{0});
+                    const EllrTParams& config, T alpha = T{1}, T beta = T{0});
 
 }  // namespace spx::cuda

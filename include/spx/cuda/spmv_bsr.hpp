@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "spx/bsr.hpp"
 #include "spx/cuda/buffer.hpp"
@@ -42,7 +43,7 @@ Bsr<T, I> download(Context& ctx, const DeviceBsr<T, I>& A);
 // (r, q) walks blocks q, q+Q, ... of its block row, reading row r of each block (b contiguous
 // values) and b contiguous entries of x; the Q partial sums of a row meet in a shuffle reduction
 // in a fixed order (deterministic, no atomics). Q is a power of two with b x Q <= 32.
-struct BsrSpmvConfig {
+struct BsrSpmvParams {
   int lanes_per_row = 1;  // Q
   int block_size = 256;   // threads per CUDA block
 };
@@ -53,13 +54,15 @@ struct BsrSpmvConfig {
 // keeps kBsrBlocksPerStep blocks' loads in flight.
 inline constexpr int kBsrMinBlocksPerLane = 4;
 inline constexpr int kBsrBlocksPerStep = 4;
-BsrSpmvConfig bsr_spmv_rule(int block, int64_t blocks, int64_t block_rows);
-// spx::Error unless Q is a power of two with b x Q <= 32 and block_size a multiple of 32 in 32..1024.
-void check_bsr_spmv_config(int block, const BsrSpmvConfig& config);
+BsrSpmvParams bsr_spmv_rule(int block, int64_t blocks, int64_t block_rows);
+// The kernel_params.hpp convention, for BSR blocks of `block`: Q a power of two with b x Q <= 32,
+// block_size a multiple of 32 in 32..1024.
+std::string invalid_reason(const BsrSpmvParams& p, int block);
+void validate(const BsrSpmvParams& p, int block, const char* who = "spmv_bsr");
 
 template <class T, class I>
 void spmv_bsr(Context& ctx, const DeviceBsr<T, I>& A, std::span<const T> x, std::span<T> y,
-              const BsrSpmvConfig& config, T alpha = T{1}, T beta = T{0});
+              const BsrSpmvParams& config, T alpha = T{1}, T beta = T{0});
 
 // cuSPARSE's BSR SpMV, prepared like CusparseSpmv (vendor.hpp): descriptors, workspace once; run()
 // is the call. cuSPARSE reads x and writes y over whole blocks (block_cols*b, block_rows*b

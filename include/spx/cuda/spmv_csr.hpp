@@ -15,7 +15,7 @@
 // row, whose partial sums are combined by the last chunk to finish in a fixed order
 // (deterministic). A matrix without long rows pays one integer compare per row for this.
 //
-// The params (kernel_params.hpp), the fixed rule and the long-row threshold (rules.hpp) and the
+// The params (kernel_params.hpp), the fixed rule and the long-row threshold (spx/plan/rules.hpp) and the
 // row analysis below are plain host code (every build, no GPU needed); the plan and the products
 // need a CUDA build.
 #pragma once
@@ -30,7 +30,7 @@
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
 #include "spx/cuda/kernel_params.hpp"  // CsrSpmvParams, kCsrVectorParams
-#include "spx/cuda/rules.hpp"          // csr_fixed_rule, csr_long_row_threshold
+#include "spx/plan/rules.hpp"          // csr_fixed_rule, csr_long_row_threshold
 #include "spx/stats.hpp"
 
 namespace spx::cuda {

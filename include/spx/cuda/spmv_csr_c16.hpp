@@ -1,6 +1,6 @@
 // SpMV on CSR with 16-bit column offsets (spx/csr_c16.hpp) on the device.
 //
-//   auto A16 = spx::cuda::upload_csr_c16(ctx, spx::to_csr_c16(A, spx::cuda::csr_c16_escape_threshold(s,
+//   auto A16 = spx::cuda::upload_csr_c16(ctx, spx::to_csr_c16(A, spx::plan::csr_c16_escape_threshold(s,
 //   props))); spx::cuda::spmv_csr_c16(ctx, A16, x, y, params, alpha, beta);   // params: csr_fixed_rule(s,
 //   props)
 //
@@ -24,7 +24,7 @@
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/kernel_params.hpp"  // CsrSpmvParams
-#include "spx/cuda/rules.hpp"          // csr_fixed_rule
+#include "spx/plan/rules.hpp"          // csr_fixed_rule
 #include "spx/stats.hpp"
 
 namespace spx::cuda {
@@ -60,10 +60,6 @@ struct DeviceCsrC16 {
            chunk_owner.bytes() + partials.bytes() + arrivals.bytes();
   }
 };
-
-// Rows longer than this go to the escape part too (their warps-per-chunk path), as csr_param sends
-// them to its long-row path: csr_long_row_threshold under csr_fixed_rule's params. Host code.
-int64_t csr_c16_escape_threshold(const MatrixStats& stats, const DeviceProps& props);
 
 // Validates A, checks the device has room for it (an spx::Error naming the size and the memory
 // free), copies it and waits. Instantiated for float and double.

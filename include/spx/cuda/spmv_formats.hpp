@@ -11,8 +11,8 @@
 
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
-#include "spx/cuda/kernel_params.hpp"  // EllrTConfig, CooConfig
-#include "spx/cuda/rules.hpp"          // ellr_t_rule
+#include "spx/cuda/kernel_params.hpp"  // EllrTParams, CooParams
+#include "spx/plan/rules.hpp"          // ellr_t_rule
 #include "spx/stats.hpp"
 
 namespace spx::cuda {
@@ -28,11 +28,11 @@ void spmv_ell(Context& ctx, const DeviceEll<T, I>& A, std::span<const T> x, std:
 // --- ELLR-T (Vázquez et al.; FastSpMM paper §2) ---------------------------------------------
 // T consecutive threads share a row: thread p of the group takes slots p, p+T, ... below
 // row_len[r] (ELLPACK-R never reads padding), and the T partial sums meet through a warp shuffle
-// reduction. block_size threads per block. EllrTConfig is in kernel_params.hpp, its rule
-// (ellr_t_rule) in rules.hpp.
+// reduction. block_size threads per block. EllrTParams is in kernel_params.hpp, its rule
+// (ellr_t_rule) in spx/plan/rules.hpp.
 template <class T, class I>
 void spmv_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, std::span<const T> x, std::span<T> y,
-                 const EllrTConfig& config, T alpha = T{1}, T beta = T{0});
+                 const EllrTParams& config, T alpha = T{1}, T beta = T{0});
 
 // --- COO: segmented reduction over nonzeros sorted by row ------------------------------------
 // Each warp takes a contiguous chunk of nnz_per_warp nonzeros, multiplies, and sums runs of equal
@@ -45,17 +45,17 @@ void spmv_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, std::span<const T> x, 
 //     atomicAdd: no second kernel, but the summation order of boundary rows varies run to run.
 // Deterministic is the default: it moves fewer bytes than pre-scaling y (two partials per chunk
 // instead of one pass over y), costs the same number of launches, and gives solvers reproducible
-// iterates (CooConfig, kernel_params.hpp). The matrix must be sorted by row (spx::to_coo, to_hyb and the GPU
+// iterates (CooParams, kernel_params.hpp). The matrix must be sorted by row (spx::to_coo, to_hyb and the GPU
 // conversions return it so); entries within a row may be in any order.
 template <class T, class I>
 void spmv_coo(Context& ctx, const DeviceCoo<T, I>& A, std::span<const T> x, std::span<T> y, T alpha = T{1},
-              T beta = T{0}, const CooConfig& config = {});
+              T beta = T{0}, const CooParams& config = {});
 
 // --- HYB (Bell & Garland): ELL part, then the COO tail -----------------------------------------
 // The ELL kernel writes every row with beta (y = alpha*A_ell*x + beta*y), then the COO kernel adds
 // alpha*A_coo*x (beta = 1: rows without a tail are not touched again).
 template <class T, class I>
 void spmv_hyb(Context& ctx, const DeviceHyb<T, I>& A, std::span<const T> x, std::span<T> y, T alpha = T{1},
-              T beta = T{0}, const CooConfig& coo = {});
+              T beta = T{0}, const CooParams& coo = {});
 
 }  // namespace spx::cuda

@@ -17,7 +17,7 @@
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/formats.hpp"
 #include "spx/cuda/kernel_params.hpp"  // SegsumSpmvParams
-#include "spx/cuda/rules.hpp"          // the segsum rule (T, S, row completion)
+#include "spx/plan/rules.hpp"          // the segsum rule (T, S, row completion)
 
 namespace spx::cuda {
 

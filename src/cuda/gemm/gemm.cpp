@@ -13,9 +13,9 @@
 #include "cuda/gemm/ozaki.hpp"
 #include "plan/gemm_emulation_detail.hpp"
 #include "spx/cuda/gemm_emulation.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/cuda/vendor.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::cuda {
 namespace {
@@ -28,8 +28,8 @@ void check_ld(const char* who, const char* name, int64_t ld, int64_t stored_rows
 // gemm_plan for this call, remembered per thread for the last few shapes: the model walks every
 // (tile, split) of spx's and cuBLAS's tables (1-4 us of host time), as long as the kernel itself on
 // the smallest shapes, and a solver calls the same few shapes over and over.
-GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int64_t n, int64_t k,
-                   bool reads_c, bool aligned) {
+plan::GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int64_t n, int64_t k,
+                         bool reads_c, bool aligned) {
   struct Key {
     int device = -1, sm_count = 0;
     int64_t m = 0, n = 0, k = 0;
@@ -39,7 +39,7 @@ GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int6
   };
   struct Entry {
     Key key;
-    GemmChoice choice;
+    plan::GemmChoice choice;
   };
   constexpr int kEntries = 8;
   thread_local Entry cache[kEntries];
@@ -48,7 +48,8 @@ GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m, int6
   const Key key{props.device, props.sm_count, m, n, k, reads_c, aligned, params};
   for (const Entry& e : cache)
     if (e.key == key) return e.choice;
-  const GemmChoice choice = gemm_plan(m, n, k, reads_c, props, params, default_rule_tables(), aligned);
+  const plan::GemmChoice choice =
+      plan::gemm_plan(m, n, k, reads_c, props, params, plan::default_rule_tables(), aligned);
   cache[next] = Entry{key, choice};
   next = (next + 1) % kEntries;
   return choice;
@@ -163,8 +164,8 @@ void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alp
     if (version == GemmVersion::TensorCoreV3) {
       // The caller's tile and split factor where given, the plan rule's otherwise; for Auto,
       // cuBLAS where the plan predicts it faster (gemm_plan, which `spx gemm --explain` prints).
-      const GemmChoice plan =
-          planned(ctx, params, m, n, k, beta != 0.0, gemm_operands_aligned(A, lda, B, ldb, C, ldc));
+      const plan::GemmChoice plan =
+          planned(ctx, params, m, n, k, beta != 0.0, plan::gemm_operands_aligned(A, lda, B, ldb, C, ldc));
       if (params.version == GemmVersion::Auto &&
           emulated(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, params, plan.predicted_us))
         return;

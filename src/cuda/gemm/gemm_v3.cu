@@ -4,7 +4,9 @@
 // (GemmParams); gemm.cpp resolves it into a V3Launch.
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <type_traits>
+#include <utility>
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
@@ -72,25 +74,15 @@ void launch_gemm_v3(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_
     launch_v3_tile<decltype(tile)::value>(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
                                           grid);
   };
-  switch (launch.tile) {
-    case GemmTile::T128x64:
-      run(std::integral_constant<GemmTile, GemmTile::T128x64>{});
-      break;
-    case GemmTile::T64x64:
-      run(std::integral_constant<GemmTile, GemmTile::T64x64>{});
-      break;
-    case GemmTile::T64x32:
-      run(std::integral_constant<GemmTile, GemmTile::T64x32>{});
-      break;
-    case GemmTile::T32x64:
-      run(std::integral_constant<GemmTile, GemmTile::T32x64>{});
-      break;
-    case GemmTile::T32x32:
-      run(std::integral_constant<GemmTile, GemmTile::T32x32>{});
-      break;
-    default:  // T128x128 (Auto never reaches here: gemm.cpp resolves it)
-      run(std::integral_constant<GemmTile, GemmTile::T128x128>{});
+  // One launch per row of kGemmTileTable (gemm.hpp): a tile added there is dispatched here, and
+  // fails to link until its file specialises launch_v3_tile (gemm_launch.hpp).
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ((launch.tile == kGemmTileTable[I].tile
+          ? (run(std::integral_constant<GemmTile, kGemmTileTable[I].tile>{}), true)
+          : false) ||
+     ...);
   }
+  (std::make_index_sequence<std::size(kGemmTileTable)>{});
   if (grid.partial == nullptr) return;
   const int s = grid.splits;
   if (s >= 8)

@@ -10,7 +10,7 @@ void launch_v3_tile<GemmTile::T128x128>(Context& ctx, Op op_a, Op op_b, int64_t 
                                         double alpha, const double* A, int64_t lda, const double* B,
                                         int64_t ldb, double beta, double* C, int64_t ldc,
                                         const V3Grid& grid) {
-  using Cfg = gemm_v3::Config<128, 128, 2, 4, 16, 4, 4, 1, gemm_v3::kFragsAfterRow>;
+  using Cfg = gemm_v3::TileConfig<GemmTile::T128x128, 2, 4, 4, 4, gemm_v3::kFragsAfterRow>;
   gemm_v3::launch_tile<Cfg>(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, grid);
 }
 

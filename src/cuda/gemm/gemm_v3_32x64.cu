@@ -9,7 +9,7 @@ template <>
 void launch_v3_tile<GemmTile::T32x64>(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
                                       double alpha, const double* A, int64_t lda, const double* B,
                                       int64_t ldb, double beta, double* C, int64_t ldc, const V3Grid& grid) {
-  using Cfg = gemm_v3::Config<32, 64, 2, 2, 32, 3, 8, 2>;
+  using Cfg = gemm_v3::TileConfig<GemmTile::T32x64, 2, 2, 3, 8>;
   gemm_v3::launch_tile<Cfg>(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, grid);
 }
 

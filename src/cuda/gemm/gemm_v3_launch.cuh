@@ -10,6 +10,13 @@
 
 namespace spx::cuda::detail::gemm_v3 {
 
+// The kernel of `kTile`: its extents and resident blocks per SM from kGemmTileTable (gemm.hpp), the
+// warp grid, pipeline depth, DMMA k and fragment buffering per tile (its file says why).
+template <GemmTile kTile, int WarpsM, int WarpsN, int Stages, int MmaK, int FragBufs = kFragsNextStep>
+using TileConfig =
+    Config<gemm_tile_row(kTile)->shape.bm, gemm_tile_row(kTile)->shape.bn, WarpsM, WarpsN,
+           gemm_tile_row(kTile)->shape.bk, Stages, MmaK, gemm_tile_row(kTile)->blocks_per_sm, FragBufs>;
+
 // Both operands 16-byte copyable run the kernel whose loop has only 16-byte copies; otherwise the
 // one that chooses each operand's copy width at run time.
 template <class Cfg, bool kAKContig, bool kBKContig>

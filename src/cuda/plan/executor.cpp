@@ -1,6 +1,6 @@
 // The planner's candidates as runnable objects (executor.hpp): one class per kernel family, each
 // holding its converted matrix and configuration. The kernels obey the configuration; the rules
-// (spx/cuda/rules.hpp) give it unless the tuner's knobs replace it.
+// (spx/plan/rules.hpp) give it unless the tuner's knobs replace it.
 #include "cuda/plan/executor.hpp"
 
 #include <fmt/format.h>
@@ -23,7 +23,6 @@
 #include "plan/format_bsr.hpp"
 #include "spx/convert.hpp"
 #include "spx/cuda/convert.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmm.hpp"
 #include "spx/cuda/spmv.hpp"
 #include "spx/cuda/spmv_bsr.hpp"
@@ -34,6 +33,7 @@
 #include "spx/cuda/spmv_sell_c16.hpp"
 #include "spx/cuda/vendor.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/sell_c16_dict.hpp"
 
 namespace spx::cuda::detail {
@@ -148,8 +148,8 @@ template <class T>
 class CsrC16Spmv final : public Executor<T> {
  public:
   CsrC16Spmv(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs)
-      : A_(upload_csr_c16(ctx, to_csr_c16(*m.host, csr_c16_escape_threshold(*m.stats, ctx.props())))),
-        params_(csr_fixed_rule(*m.stats, ctx.props())) {
+      : A_(upload_csr_c16(ctx, to_csr_c16(*m.host, plan::csr_c16_escape_threshold(*m.stats, ctx.props())))),
+        params_(plan::csr_fixed_rule(*m.stats, ctx.props())) {
     this->bytes = A_.bytes();
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("csr_c16 refuses {}", plan::to_string(knobs)));
@@ -286,7 +286,7 @@ template <class T>
 class EllrT final : public Executor<T> {
  public:
   EllrT(Context& ctx, const MatrixParts<T>& m, const plan::Knobs& knobs)
-      : A_(ellr_of(ctx, m)), config_(ellr_t_rule(*m.stats, ctx.props())) {
+      : A_(ellr_of(ctx, m)), config_(plan::ellr_t_rule(*m.stats, ctx.props())) {
     this->bytes = A_.bytes();
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("ellr_t refuses {}", plan::to_string(knobs)));
@@ -295,11 +295,11 @@ class EllrT final : public Executor<T> {
     spmv_ellr_t(ctx, A_, x, y, config_, alpha, beta);
   }
   bool set_knobs(Context&, const plan::Knobs& k) override {
-    EllrTConfig c = config_;
+    EllrTParams c = config_;
     c.threads_per_row = to_int(plan::knob(k, "threads_per_row", c.threads_per_row));
     c.block_size = to_int(plan::knob(k, "block_size", c.block_size));
     try {
-      check_ellr_t_config(c);
+      validate(c);
     } catch (const Error&) {
       return false;
     }
@@ -312,7 +312,7 @@ class EllrT final : public Executor<T> {
 
  private:
   DeviceEllR<T, int32_t> A_;
-  EllrTConfig config_;
+  EllrTParams config_;
 };
 
 template <class T>
@@ -374,11 +374,11 @@ class BsrSpmv final : public Executor<T> {
     spmv_bsr(ctx, A_, x, y, config_, alpha, beta);
   }
   bool set_knobs(Context&, const plan::Knobs& k) override {
-    BsrSpmvConfig c = config_;
+    BsrSpmvParams c = config_;
     c.lanes_per_row = to_int(plan::knob(k, "lanes_per_row", c.lanes_per_row));
     c.block_size = to_int(plan::knob(k, "block_size", c.block_size));
     try {
-      check_bsr_spmv_config(A_.block, c);
+      validate(c, A_.block);
     } catch (const Error&) {
       return false;
     }
@@ -395,7 +395,7 @@ class BsrSpmv final : public Executor<T> {
 
  private:
   DeviceBsr<T, int32_t> A_;
-  BsrSpmvConfig config_;
+  BsrSpmvParams config_;
 };
 
 template <class T>
@@ -527,21 +527,21 @@ class SpmmCsr final : public Executor<T> {
       spmm_csr(ctx, *m_.device, B, C, config_, alpha, beta);
   }
   bool set_knobs(Context&, const plan::Knobs& k) override {
-    return apply_spmm_knobs(config_, k, [](const SpmmCsrConfig& c) { check_spmm_csr_config(c); });
+    return apply_spmm_knobs(config_, k, [](const SpmmCsrParams& c) { validate(c); });
   }
   plan::Knobs knobs() const override { return spmm_knobs(config_); }
   std::string describe() const override { return to_string(config_); }
 
  private:
   MatrixParts<T> m_;
-  SpmmCsrConfig config_;
+  SpmmCsrParams config_;
 };
 
 template <class T>
 class SpmmEllrT final : public Executor<T> {
  public:
   SpmmEllrT(Context& ctx, const MatrixParts<T>& m, int64_t L, const plan::Knobs& knobs)
-      : A_(ellr_of(ctx, m)), config_(spmm_ellr_rule(*m.stats, L, ctx.props())) {
+      : A_(ellr_of(ctx, m)), config_(plan::spmm_ellr_rule(*m.stats, L, ctx.props())) {
     this->bytes = A_.bytes();
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("spmm_ellr_t refuses {}", plan::to_string(knobs)));
@@ -550,14 +550,14 @@ class SpmmEllrT final : public Executor<T> {
     spmm_ellr_t(ctx, A_, B, C, config_, alpha, beta);
   }
   bool set_knobs(Context&, const plan::Knobs& k) override {
-    return apply_spmm_knobs(config_, k, [](const SpmmEllrConfig& c) { check_spmm_ellr_config(c); });
+    return apply_spmm_knobs(config_, k, [](const SpmmEllrParams& c) { validate(c); });
   }
   plan::Knobs knobs() const override { return spmm_knobs(config_); }
   std::string describe() const override { return to_string(config_); }
 
  private:
   DeviceEllR<T, int32_t> A_;
-  SpmmEllrConfig config_;
+  SpmmEllrParams config_;
 };
 
 template <class T>

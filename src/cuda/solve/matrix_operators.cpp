@@ -5,10 +5,10 @@
 #include "spx/cuda/cg.hpp"
 #include "spx/cuda/convert.hpp"
 #include "spx/cuda/formats.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmv_csr.hpp"
 #include "spx/cuda/spmv_formats.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/stats.hpp"
 
 namespace spx::cuda {
@@ -45,7 +45,7 @@ class EllOperator final : public LinearOperator<T> {
   EllOperator(Context& ctx, const Csr<T, int32_t>& A) : nnz_(A.nnz()) {
     const DeviceCsr<T, int32_t> dA = upload(ctx, A);
     dA_ = to_ellr(ctx, dA);
-    config_ = ellr_t_rule(stats(A), ctx.props());
+    config_ = plan::ellr_t_rule(stats(A), ctx.props());
   }
   int64_t size() const override { return dA_.rows; }
   void apply(Context& ctx, std::span<const T> x, std::span<T> y) override {
@@ -64,7 +64,7 @@ class EllOperator final : public LinearOperator<T> {
  private:
   int64_t nnz_;
   DeviceEllR<T, int32_t> dA_;
-  EllrTConfig config_;
+  EllrTParams config_;
 };
 
 }  // namespace

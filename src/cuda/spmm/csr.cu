@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(kSpmmMaxBlock)
 
 template <int V, class T, class I, class O>
 void launch(Context& ctx, const DeviceCsr<T, I, O>& A, DenseArg<const T> B, DenseArg<T> C,
-            const SpmmCsrConfig& config, const CsrPassShape& shape, T alpha, T beta, I* long_rows,
+            const SpmmCsrParams& config, const CsrPassShape& shape, T alpha, T beta, I* long_rows,
             int* long_count) {
   const CsrArg<T, I, O> a = detail::csr_arg(A);
   const detail::CsrLaneLayout layout = detail::csr_lane_layout(config, shape, V);
@@ -168,10 +168,10 @@ void launch(Context& ctx, const DeviceCsr<T, I, O>& A, DenseArg<const T> B, Dens
 
 template <class T, class I, class O>
 void spmm_csr(Context& ctx, const DeviceCsr<T, I, O>& A, DenseView<const T> B, DenseView<T> C,
-              const SpmmCsrConfig& config, T alpha, T beta) {
+              const SpmmCsrParams& config, T alpha, T beta) {
   detail::check_spmm_operands("spmm_csr", A.rows, A.cols, detail::shape_of(B), detail::shape_of(C),
                               sizeof(T));
-  check_spmm_csr_config(config);
+  validate(config);
   if (A.rows == 0 || C.cols == 0) return;
   if (alpha == T{0}) return detail::scale_view(ctx, C, beta);
   const int lc = config.cols_per_pass;
@@ -211,12 +211,12 @@ void spmm_csr(Context& ctx, const DeviceCsr<T, I, O>& A, DenseView<const T> B, D
 }
 
 template void spmm_csr(Context&, const DeviceCsr<float, int32_t>&, DenseView<const float>, DenseView<float>,
-                       const SpmmCsrConfig&, float, float);
+                       const SpmmCsrParams&, float, float);
 template void spmm_csr(Context&, const DeviceCsr<double, int32_t>&, DenseView<const double>,
-                       DenseView<double>, const SpmmCsrConfig&, double, double);
+                       DenseView<double>, const SpmmCsrParams&, double, double);
 template void spmm_csr(Context&, const WideDeviceCsr<float>&, DenseView<const float>, DenseView<float>,
-                       const SpmmCsrConfig&, float, float);
+                       const SpmmCsrParams&, float, float);
 template void spmm_csr(Context&, const WideDeviceCsr<double>&, DenseView<const double>, DenseView<double>,
-                       const SpmmCsrConfig&, double, double);
+                       const SpmmCsrParams&, double, double);
 
 }  // namespace spx::cuda

@@ -181,7 +181,7 @@ constexpr std::size_t kMaxTileWorkspace = std::size_t{256} << 20;
 
 template <int V, class T, class I, class O>
 void launch_tiles(Context& ctx, const DeviceCsr<T, I, O>& A, DenseArg<const T> B, DenseArg<T> C,
-                  const SpmmCsrConfig& config, const CsrPassShape& shape, T alpha, T beta) {
+                  const SpmmCsrParams& config, const CsrPassShape& shape, T alpha, T beta) {
   const CsrArg<T, I, O> a = csr_arg(A);
   const CsrLaneLayout layout = csr_lane_layout(config, shape, V);
   const Lanes lanes = layout.group;
@@ -211,19 +211,19 @@ void launch_tiles(Context& ctx, const DeviceCsr<T, I, O>& A, DenseArg<const T> B
 
 template <class T, class I, class O>
 void spmm_csr_tiled(Context& ctx, const DeviceCsr<T, I, O>& A, DenseArg<const T> B, DenseArg<T> C,
-                    const SpmmCsrConfig& config, const CsrPassShape& shape, T alpha, T beta) {
+                    const SpmmCsrParams& config, const CsrPassShape& shape, T alpha, T beta) {
   dispatch_value<1, 2, 4, 8>(csr_cols_per_lane(config, shape), [&](auto V) {
     launch_tiles<V.value>(ctx, A, B, C, config, shape, alpha, beta);
   });
 }
 
 template void spmm_csr_tiled(Context&, const DeviceCsr<float, int32_t>&, DenseArg<const float>,
-                             DenseArg<float>, const SpmmCsrConfig&, const CsrPassShape&, float, float);
+                             DenseArg<float>, const SpmmCsrParams&, const CsrPassShape&, float, float);
 template void spmm_csr_tiled(Context&, const DeviceCsr<double, int32_t>&, DenseArg<const double>,
-                             DenseArg<double>, const SpmmCsrConfig&, const CsrPassShape&, double, double);
+                             DenseArg<double>, const SpmmCsrParams&, const CsrPassShape&, double, double);
 template void spmm_csr_tiled(Context&, const WideDeviceCsr<float>&, DenseArg<const float>, DenseArg<float>,
-                             const SpmmCsrConfig&, const CsrPassShape&, float, float);
+                             const SpmmCsrParams&, const CsrPassShape&, float, float);
 template void spmm_csr_tiled(Context&, const WideDeviceCsr<double>&, DenseArg<const double>, DenseArg<double>,
-                             const SpmmCsrConfig&, const CsrPassShape&, double, double);
+                             const SpmmCsrParams&, const CsrPassShape&, double, double);
 
 }  // namespace spx::cuda::detail

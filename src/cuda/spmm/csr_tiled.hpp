@@ -27,11 +27,11 @@ struct CsrPassShape {
 
 // V: the columns each lane owns (the config's, else L_c / G, at least 1); a pass narrower than the
 // group uses fewer lanes.
-inline int csr_cols_per_lane(const SpmmCsrConfig& config, int pass_cols) {
+inline int csr_cols_per_lane(const SpmmCsrParams& config, int pass_cols) {
   if (config.cols_per_lane > 0) return config.cols_per_lane;
   return std::max(1, pass_cols / config.threads_per_row);
 }
-inline int csr_cols_per_lane(const SpmmCsrConfig& config, const CsrPassShape& shape) {
+inline int csr_cols_per_lane(const SpmmCsrParams& config, const CsrPassShape& shape) {
   return csr_cols_per_lane(config, shape.pass_cols);
 }
 
@@ -48,7 +48,7 @@ struct CsrLaneLayout {
   Lanes warp;
 };
 
-inline CsrLaneLayout csr_lane_layout(const SpmmCsrConfig& config, const CsrPassShape& shape, int v) {
+inline CsrLaneLayout csr_lane_layout(const SpmmCsrParams& config, const CsrPassShape& shape, int v) {
   const int group = config.threads_per_row;
   const int column_lanes = std::max(1, shape.pass_cols / v);
   return {{log2_of(group), log2_of(group / column_lanes)}, {5, log2_of(32 / column_lanes)}};
@@ -56,6 +56,6 @@ inline CsrLaneLayout csr_lane_layout(const SpmmCsrConfig& config, const CsrPassS
 
 template <class T, class I, class O>
 void spmm_csr_tiled(Context& ctx, const DeviceCsr<T, I, O>& A, DenseArg<const T> B, DenseArg<T> C,
-                    const SpmmCsrConfig& config, const CsrPassShape& shape, T alpha, T beta);
+                    const SpmmCsrParams& config, const CsrPassShape& shape, T alpha, T beta);
 
 }  // namespace spx::cuda::detail

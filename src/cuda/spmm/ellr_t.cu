@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(kSpmmMaxBlock)
 // `passes` passes of Lc columns from first_col (ncols == Lc), or one pass of ncols < Lc.
 template <int Lc, class T, class I>
 void launch_passes(Context& ctx, const DeviceEllR<T, I>& A, DenseArg<const T> B, DenseArg<T> C, bool vec,
-                   const SpmmEllrConfig& config, int64_t first_col, int64_t passes, int ncols, T alpha,
+                   const SpmmEllrParams& config, int64_t first_col, int64_t passes, int ncols, T alpha,
                    T beta) {
   const EllrArg<T, I> a{A.rows, A.rows_padded, A.col_idx.data(), A.values.data(), A.row_len.data()};
   const int64_t threads = int64_t{A.rows} * config.threads_per_row;
@@ -109,7 +109,7 @@ void launch_passes(Context& ctx, const DeviceEllR<T, I>& A, DenseArg<const T> B,
 
 template <class T, class I>
 void dispatch(int lc, Context& ctx, const DeviceEllR<T, I>& A, DenseArg<const T> B, DenseArg<T> C, bool vec,
-              const SpmmEllrConfig& config, int64_t first_col, int64_t passes, int ncols, T alpha, T beta) {
+              const SpmmEllrParams& config, int64_t first_col, int64_t passes, int ncols, T alpha, T beta) {
   detail::dispatch_value<1, 2, 4, 8, 16, 32>(lc, [&](auto Lc) {
     launch_passes<Lc.value>(ctx, A, B, C, vec, config, first_col, passes, ncols, alpha, beta);
   });
@@ -119,10 +119,10 @@ void dispatch(int lc, Context& ctx, const DeviceEllR<T, I>& A, DenseArg<const T>
 
 template <class T, class I>
 void spmm_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, DenseView<T> C,
-                 const SpmmEllrConfig& config, T alpha, T beta) {
+                 const SpmmEllrParams& config, T alpha, T beta) {
   detail::check_spmm_operands("spmm_ellr_t", A.rows, A.cols, detail::shape_of(B), detail::shape_of(C),
                               sizeof(T));
-  check_spmm_ellr_config(config);
+  validate(config);
   if (A.rows == 0 || C.cols == 0) return;
   if (alpha == T{0}) return detail::scale_view(ctx, C, beta);
   const int lc = config.cols_per_pass;
@@ -139,8 +139,8 @@ void spmm_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, 
 }
 
 template void spmm_ellr_t(Context&, const DeviceEllR<float, int32_t>&, DenseView<const float>,
-                          DenseView<float>, const SpmmEllrConfig&, float, float);
+                          DenseView<float>, const SpmmEllrParams&, float, float);
 template void spmm_ellr_t(Context&, const DeviceEllR<double, int32_t>&, DenseView<const double>,
-                          DenseView<double>, const SpmmEllrConfig&, double, double);
+                          DenseView<double>, const SpmmEllrParams&, double, double);
 
 }  // namespace spx::cuda

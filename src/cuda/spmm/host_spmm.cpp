@@ -435,8 +435,8 @@ SpmmHostReport spmm_host(Context& ctx, const DeviceEllR<T, I>& A, const MatrixSt
                          Dense<T>& C, const SpmmHostOptions& options, T alpha, T beta) {
   return spmm_host_with<T>(
       ctx, A, B, C, options, beta != T{0},
-      [&](int64_t cols) { return spmm_ellr_rule(stats, cols, ctx.props()); },
-      [&](const SpmmEllrConfig& config, DenseView<const T> Bc, DenseView<T> Cc) {
+      [&](int64_t cols) { return plan::spmm_ellr_rule(stats, cols, ctx.props()); },
+      [&](const SpmmEllrParams& config, DenseView<const T> Bc, DenseView<T> Cc) {
         spmm_ellr_t(ctx, A, Bc, Cc, config, alpha, beta);
       });
 }
@@ -446,8 +446,10 @@ SpmmHostReport spmm_host(Context& ctx, const DeviceCsr<T, I>& A, const MatrixSta
                          Dense<T>& C, const SpmmHostOptions& options, T alpha, T beta) {
   return spmm_host_with<T>(
       ctx, A, B, C, options, beta != T{0},
-      [&](int64_t cols) { return spmm_csr_rule(stats, cols, ctx.props(), static_cast<int>(sizeof(T))); },
-      [&](const SpmmCsrConfig& config, DenseView<const T> Bc, DenseView<T> Cc) {
+      [&](int64_t cols) {
+        return plan::spmm_csr_rule(stats, cols, ctx.props(), static_cast<int>(sizeof(T)));
+      },
+      [&](const SpmmCsrParams& config, DenseView<const T> Bc, DenseView<T> Cc) {
         spmm_csr(ctx, A, Bc, Cc, config, alpha, beta);
       });
 }

@@ -14,12 +14,12 @@ namespace spx::cuda {
 
 template <class T, class I>
 void spmm_set_spmvs(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> B, DenseView<T> C,
-                    const EllrTConfig& config, T alpha, T beta) {
+                    const EllrTParams& config, T alpha, T beta) {
   detail::check_spmm_operands("spmm_set_spmvs", A.rows, A.cols, detail::shape_of(B), detail::shape_of(C),
                               sizeof(T));
   if (B.layout != Layout::ColMajor || C.layout != Layout::ColMajor)
     throw Error("spmm_set_spmvs: B and C must be column-major (each column is one SpMV's vector)");
-  check_ellr_t_config(config);
+  validate(config);
   const auto b_rows = static_cast<std::size_t>(B.rows);
   const auto c_rows = static_cast<std::size_t>(C.rows);
   for (int64_t j = 0; j < C.cols; ++j) {
@@ -40,7 +40,7 @@ void spmm_set_spmvs(Context& ctx, const DeviceEllR<T, I>& A, DenseView<const T> 
   s.max_row = A.width;
   s.avg_row = A.width;
   s.nnz = int64_t{A.rows} * A.width;
-  spmm_set_spmvs(ctx, A, B, C, ellr_t_rule(s, ctx.props()), alpha, beta);
+  spmm_set_spmvs(ctx, A, B, C, plan::ellr_t_rule(s, ctx.props()), alpha, beta);
 }
 
 template void spmm_set_spmvs(Context&, const DeviceEllR<float, int32_t>&, DenseView<const float>,
@@ -48,8 +48,8 @@ template void spmm_set_spmvs(Context&, const DeviceEllR<float, int32_t>&, DenseV
 template void spmm_set_spmvs(Context&, const DeviceEllR<double, int32_t>&, DenseView<const double>,
                              DenseView<double>, double, double);
 template void spmm_set_spmvs(Context&, const DeviceEllR<float, int32_t>&, DenseView<const float>,
-                             DenseView<float>, const EllrTConfig&, float, float);
+                             DenseView<float>, const EllrTParams&, float, float);
 template void spmm_set_spmvs(Context&, const DeviceEllR<double, int32_t>&, DenseView<const double>,
-                             DenseView<double>, const EllrTConfig&, double, double);
+                             DenseView<double>, const EllrTParams&, double, double);
 
 }  // namespace spx::cuda

@@ -78,7 +78,7 @@ void launch(Context& ctx, const DeviceBsr<T, I>& A, const T* x, T* y, int block,
 }
 
 template <int B, class T, class I>
-void launch_block(Context& ctx, const DeviceBsr<T, I>& A, const T* x, T* y, const BsrSpmvConfig& c, T alpha,
+void launch_block(Context& ctx, const DeviceBsr<T, I>& A, const T* x, T* y, const BsrSpmvParams& c, T alpha,
                   T beta) {
   // Q was checked (b x Q <= 32): only those are instantiated; 1 is the fallback.
   detail::dispatch_value<16, 8, 4, 2, 1>(c.lanes_per_row, [&](auto q) {
@@ -90,9 +90,9 @@ void launch_block(Context& ctx, const DeviceBsr<T, I>& A, const T* x, T* y, cons
 
 template <class T, class I>
 void spmv_bsr(Context& ctx, const DeviceBsr<T, I>& A, std::span<const T> x, std::span<T> y,
-              const BsrSpmvConfig& config, T alpha, T beta) {
+              const BsrSpmvParams& config, T alpha, T beta) {
   check_spmv_operands("spmv_bsr", A.rows, A.cols, x, y);
-  check_bsr_spmv_config(A.block, config);
+  validate(config, A.block);
   if (A.rows == 0) return;
   if (alpha == T{0} || A.blocks == 0)
     return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
@@ -101,8 +101,8 @@ void spmv_bsr(Context& ctx, const DeviceBsr<T, I>& A, std::span<const T> x, std:
 }
 
 template void spmv_bsr(Context&, const DeviceBsr<float, int32_t>&, std::span<const float>, std::span<float>,
-                       const BsrSpmvConfig&, float, float);
+                       const BsrSpmvParams&, float, float);
 template void spmv_bsr(Context&, const DeviceBsr<double, int32_t>&, std::span<const double>,
-                       std::span<double>, const BsrSpmvConfig&, double, double);
+                       std::span<double>, const BsrSpmvParams&, double, double);
 
 }  // namespace spx::cuda

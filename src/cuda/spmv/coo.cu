@@ -190,7 +190,7 @@ namespace detail {
 
 template <class T, class I>
 void launch_spmv_coo(Context& ctx, const DeviceCoo<T, I>& A, const T* x, T* y, T alpha, T beta,
-                     const CooConfig& config) {
+                     const CooParams& config) {
   if (A.rows == 0) return;
   const auto rows = static_cast<std::size_t>(A.rows);
   if (A.nnz == 0) return scale_in_place(ctx, y, rows, beta);
@@ -219,25 +219,25 @@ void launch_spmv_coo(Context& ctx, const DeviceCoo<T, I>& A, const T* x, T* y, T
 }
 
 template void launch_spmv_coo(Context&, const DeviceCoo<float, int32_t>&, const float*, float*, float, float,
-                              const CooConfig&);
+                              const CooParams&);
 template void launch_spmv_coo(Context&, const DeviceCoo<double, int32_t>&, const double*, double*, double,
-                              double, const CooConfig&);
+                              double, const CooParams&);
 
 }  // namespace detail
 
 template <class T, class I>
 void spmv_coo(Context& ctx, const DeviceCoo<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T beta,
-              const CooConfig& config) {
+              const CooParams& config) {
   check_spmv_operands("spmv_coo", A.rows, A.cols, x, y);
-  check_coo_config(config);
+  validate(config);
   if (A.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
   detail::launch_spmv_coo(ctx, A, x.data(), y.data(), alpha, beta, config);
 }
 
 template void spmv_coo(Context&, const DeviceCoo<float, int32_t>&, std::span<const float>, std::span<float>,
-                       float, float, const CooConfig&);
+                       float, float, const CooParams&);
 template void spmv_coo(Context&, const DeviceCoo<double, int32_t>&, std::span<const double>,
-                       std::span<double>, double, double, const CooConfig&);
+                       std::span<double>, double, double, const CooParams&);
 
 }  // namespace spx::cuda

@@ -30,13 +30,13 @@ CsrSpmvPlan make_plan(Context& ctx, const DeviceCsr<T, int32_t, O>& dA, std::spa
     validate(*params, "plan_csr_spmv");
     plan.params = *params;
   } else {
-    plan.params = csr_fixed_rule(plan.stats, ctx.props());
+    plan.params = plan::csr_fixed_rule(plan.stats, ctx.props());
   }
   if (long_row_threshold && *long_row_threshold < 0)
     throw Error(fmt::format("plan_csr_spmv: long-row threshold {} is negative", *long_row_threshold));
   plan.long_row_threshold = long_row_threshold
                                 ? *long_row_threshold
-                                : csr_long_row_threshold(plan.stats.nnz, plan.params, ctx.props());
+                                : plan::csr_long_row_threshold(plan.stats.nnz, plan.params, ctx.props());
 
   // No row past the threshold (the statistics' longest row says so): no O(rows) pass for the split.
   CsrLongRowSplit split =

@@ -59,7 +59,7 @@ namespace detail {
 template <class T, class I>
 void launch_spmv_ell(Context& ctx, const DeviceEll<T, I>& A, const T* x, T* y, T alpha, T beta) {
   if (A.rows == 0) return;
-  const int block = spread_block_size(A.rows, ctx.props());
+  const int block = plan::spread_block_size(A.rows, ctx.props());
   spmv_ell_kernel<T, I><<<grid_for(A.rows, block), block, 0, ctx.stream()>>>(
       A.rows, A.width, A.ld, A.col_idx.data(), A.values.data(), x, y, alpha, beta);
   SPX_CHECK_LAUNCH("spmv_ell_kernel", ctx.stream());

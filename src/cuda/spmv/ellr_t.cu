@@ -62,9 +62,9 @@ void launch(Context& ctx, const DeviceEllR<T, I>& A, const T* x, T* y, int block
 
 template <class T, class I>
 void spmv_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, std::span<const T> x, std::span<T> y,
-                 const EllrTConfig& config, T alpha, T beta) {
+                 const EllrTParams& config, T alpha, T beta) {
   check_spmv_operands("spmv_ellr_t", A.rows, A.cols, x, y);
-  check_ellr_t_config(config);
+  validate(config);
   if (A.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
   const int block = config.block_size;
@@ -75,8 +75,8 @@ void spmv_ellr_t(Context& ctx, const DeviceEllR<T, I>& A, std::span<const T> x, 
 }
 
 template void spmv_ellr_t(Context&, const DeviceEllR<float, int32_t>&, std::span<const float>,
-                          std::span<float>, const EllrTConfig&, float, float);
+                          std::span<float>, const EllrTParams&, float, float);
 template void spmv_ellr_t(Context&, const DeviceEllR<double, int32_t>&, std::span<const double>,
-                          std::span<double>, const EllrTConfig&, double, double);
+                          std::span<double>, const EllrTParams&, double, double);
 
 }  // namespace spx::cuda

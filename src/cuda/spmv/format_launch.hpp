@@ -15,6 +15,6 @@ void launch_spmv_ell(Context& ctx, const DeviceEll<T, I>& A, const T* x, T* y, T
 // Same for a COO sorted by row; config already checked. Uses ctx.workspace() in deterministic mode.
 template <class T, class I>
 void launch_spmv_coo(Context& ctx, const DeviceCoo<T, I>& A, const T* x, T* y, T alpha, T beta,
-                     const CooConfig& config);
+                     const CooParams& config);
 
 }  // namespace spx::cuda::detail

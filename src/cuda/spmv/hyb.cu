@@ -13,9 +13,9 @@ namespace spx::cuda {
 
 template <class T, class I>
 void spmv_hyb(Context& ctx, const DeviceHyb<T, I>& A, std::span<const T> x, std::span<T> y, T alpha, T beta,
-              const CooConfig& coo) {
+              const CooParams& coo) {
   check_spmv_operands("spmv_hyb", A.rows(), A.cols(), x, y);
-  check_coo_config(coo);
+  validate(coo);
   if (A.rows() == 0) return;
   const auto rows = static_cast<std::size_t>(A.rows());
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), rows, beta);
@@ -27,8 +27,8 @@ void spmv_hyb(Context& ctx, const DeviceHyb<T, I>& A, std::span<const T> x, std:
 }
 
 template void spmv_hyb(Context&, const DeviceHyb<float, int32_t>&, std::span<const float>, std::span<float>,
-                       float, float, const CooConfig&);
+                       float, float, const CooParams&);
 template void spmv_hyb(Context&, const DeviceHyb<double, int32_t>&, std::span<const double>,
-                       std::span<double>, double, double, const CooConfig&);
+                       std::span<double>, double, double, const CooParams&);
 
 }  // namespace spx::cuda

@@ -11,9 +11,9 @@
 #include "cuda/spmv/segsum_launch.hpp"
 #include "cuda/spmv/segsum_partition.hpp"
 #include "cuda/spmv/spmv_checks.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmv_segsum.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::cuda {
 namespace {
@@ -24,11 +24,11 @@ bool aligned_16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16
 template <class T>
 SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
                                 const SegsumSpmvParams& params) {
-  if (const std::string why = invalid_reason(params); !why.empty())
-    throw Error(fmt::format("plan_segsum_spmv: {}", why));
+  validate(params, "plan_segsum_spmv");
   SegsumSpmvPlan plan;
   plan.params = params;
-  if (plan.params.nnz_per_lane == 0) plan.params.nnz_per_lane = segsum_nnz_per_lane(dA.nnz, ctx.props());
+  if (plan.params.nnz_per_lane == 0)
+    plan.params.nnz_per_lane = plan::segsum_nnz_per_lane(dA.nnz, ctx.props());
   const int64_t tile_size = detail::segsum_tile_size(plan.params.nnz_per_lane);
   // The tile kernel works in int32: tile positions run to nnz + tile_size, rows to rows + 32 (a
   // lane's first walked row), row offsets are int32.
@@ -42,7 +42,7 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
   if (dA.rows == 0 || dA.nnz == 0) return plan;  // the product only scales y
   plan.tiles = detail::segsum_tile_count(dA.nnz, tile_size);
   if (plan.params.tiles_per_warp == 0)
-    plan.params.tiles_per_warp = default_rule_tables().segsum.tiles_per_warp;
+    plan.params.tiles_per_warp = plan::default_rule_tables().segsum.tiles_per_warp;
   plan.warps = (plan.tiles + plan.params.tiles_per_warp - 1) / plan.params.tiles_per_warp;
   plan.tile_row = DeviceBuffer<int32_t>(static_cast<std::size_t>(plan.tiles) + 1, "segsum tile rows");
   plan.tile_dirty = DeviceBuffer<uint8_t>(static_cast<std::size_t>(plan.tiles), "segsum dirty tiles");
@@ -56,7 +56,8 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
   plan.max_open_tail = static_cast<int64_t>(counted[1]);
   if (params.nnz_per_lane == 0) {
     // Many dirty tiles (empty rows) place their rows by search: plan again with the rule's smaller T.
-    const int smaller = segsum_nnz_per_lane_for_dirty(plan.params.nnz_per_lane, plan.dirty_tiles, plan.tiles);
+    const int smaller =
+        plan::segsum_nnz_per_lane_for_dirty(plan.params.nnz_per_lane, plan.dirty_tiles, plan.tiles);
     if (smaller != plan.params.nnz_per_lane) {
       SegsumSpmvParams again = params;
       again.nnz_per_lane = smaller;
@@ -64,8 +65,8 @@ SegsumSpmvPlan plan_segsum_spmv(Context& ctx, const DeviceCsr<T, int32_t>& dA,
     }
   }
   if (params.complete_rows_up_to < 0) {
-    plan.completes_rows = segsum_completes_rows(plan.warps, ctx.props());
-    plan.completion_limit = default_rule_tables().segsum.completion_limit;
+    plan.completes_rows = plan::segsum_completes_rows(plan.warps, ctx.props());
+    plan.completion_limit = plan::default_rule_tables().segsum.completion_limit;
   } else {
     plan.completes_rows = params.complete_rows_up_to > 0;
     plan.completion_limit = params.complete_rows_up_to;
@@ -125,8 +126,7 @@ void spmv_segsum(Context& ctx, SegsumSpmvPlan& plan, const DeviceCsr<T, int32_t>
         "spmv_segsum: the plan was made for another matrix ({} x {}, {} nonzeros); plan this one with "
         "plan_segsum_spmv",
         plan.rows, plan.cols, plan.nnz));
-  if (const std::string why = invalid_reason(plan.params); !why.empty())
-    throw Error(fmt::format("spmv_segsum: {}", why));
+  validate(plan.params, "spmv_segsum");
   if (dA.rows == 0) return;
   const auto rows = static_cast<std::size_t>(dA.rows);
   if (alpha == T{0} || dA.nnz == 0) return scale_in_place(ctx, y.data(), rows, beta);

@@ -10,9 +10,9 @@
 #include "cuda/spmv/sell_c16_launch.hpp"
 #include "cuda/spmv/sell_c16_row.cuh"
 #include "cuda/spmv/spmv_checks.hpp"
-#include "spx/cuda/rules.hpp"
 #include "spx/cuda/spmv_sell_c16.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::cuda {
 namespace {
@@ -77,9 +77,9 @@ void detail::spmv_sell_c16_dict_rows(Context& ctx, const DeviceSellC16Dict<T>& A
         "holds more than one");
   if (A.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
-  const int L = lanes > 0 ? lanes : sell_c16_lanes(A.rows, A.slots, ctx.props());
+  const int L = lanes > 0 ? lanes : plan::sell_c16_lanes(A.rows, A.slots, ctx.props());
   const int64_t threads = sell_c16::lane_threads(A.rows, L);
-  const int block = spread_block_size(threads, ctx.props());
+  const int block = plan::spread_block_size(threads, ctx.props());
   const auto grid = grid_for(threads, block);
   const int32_t* rows_map = y_rows.empty() ? nullptr : y_rows.data();
   sell_c16::with_lanes(L, [&](auto lanes_c) {

@@ -22,7 +22,7 @@
 #include "spx/model.hpp"
 #include "spx/stats.hpp"
 
-namespace spx::cuda {
+namespace spx::plan {
 
 // --- The device, as the rules see it ---------------------------------------------------------
 
@@ -33,12 +33,12 @@ namespace spx::cuda {
 // the measured copy bandwidth: 3006 of 3352 GB/s on the H100), or DeviceBasics' H100 copy figure
 // (3000 GB/s) when the properties have no clocks.
 inline constexpr double kStreamShareOfDatasheet = 0.9;
-double streaming_gbs(const DeviceProps& props);
+double streaming_gbs(const cuda::DeviceProps& props);
 
 // Threads the whole device keeps resident at once: SMs × threads per SM, limited by the blocks per
 // SM at `block_size` (0: no block limit) and by a kernel's own cap of resident warps per SM
 // (`warps_per_sm`, 0: none; e.g. a register cap).
-int64_t resident_threads(const DeviceProps& props, int block_size = 0, int warps_per_sm = 0);
+int64_t resident_threads(const cuda::DeviceProps& props, int block_size = 0, int warps_per_sm = 0);
 
 // --- The tables -------------------------------------------------------------------------------
 
@@ -300,7 +300,7 @@ struct PlannerRuleTable {
 // 1/bm + 1/bn needs, the paper's RB), plus the C stores no other block hides — against the HBM bytes
 // of A, B, C and the split partials; the fastest wins. docs/dgemm.md derives each term.
 struct GemmTileEntry {
-  GemmTile tile;  // Auto in GemmRuleTable::vendor_tiles: a tile of cuBLAS's, modelled, never launched
+  cuda::GemmTile tile;  // Auto in GemmRuleTable::vendor_tiles: a tile of cuBLAS's, modelled, never launched
   int bm, bn;
   int blocks_per_sm;        // resident blocks per SM (registers, shared memory)
   double tensor_fraction;   // share of tensor_tflops an SM full of these blocks sustains
@@ -355,71 +355,78 @@ const CsrRuleTable& default_csr_rule_table();  // = default_rule_tables().csr
 
 // The fixed rule (constant time in the matrix size): params from the row-length statistics
 // (rows, nnz, avg_row) and the device. Always valid, for any stats (empty matrices included).
-CsrSpmvParams csr_fixed_rule(const MatrixStats& stats, const DeviceProps& props,
-                             const CsrRuleTable& table = default_csr_rule_table());
+cuda::CsrSpmvParams csr_fixed_rule(const MatrixStats& stats, const cuda::DeviceProps& props,
+                                   const CsrRuleTable& table = default_csr_rule_table());
 
 // Row length above which a row leaves the main kernel for the long-row path, for these params:
 // coop × max(min_iterations, share × nnz / resident threads). Its group of coop threads would
 // otherwise walk it alone while the rest of the device idles (the paper's dc1 case).
-int64_t csr_long_row_threshold(int64_t nnz, const CsrSpmvParams& params, const DeviceProps& props,
+int64_t csr_long_row_threshold(int64_t nnz, const cuda::CsrSpmvParams& params, const cuda::DeviceProps& props,
                                const CsrRuleTable& table = default_csr_rule_table());
+
+// CSR-C16: rows longer than this go to the escape part too (their warps-per-chunk path), as
+// csr_param sends them to its long-row path: csr_long_row_threshold under csr_fixed_rule's params.
+int64_t csr_c16_escape_threshold(const MatrixStats& stats, const cuda::DeviceProps& props);
 
 // --- ELLR-T SpMV ----------------------------------------------------------------------------------
 
 // T grows with the average row length, is raised further when rows × T threads would not fill the
 // device or when the longest row would make one thread group the critical path; BS keeps full
 // occupancy and spreads small grids over every SM. Constant time.
-EllrTConfig ellr_t_rule(const MatrixStats& stats, const DeviceProps& device,
-                        const RuleTables& tables = default_rule_tables());
+cuda::EllrTParams ellr_t_rule(const MatrixStats& stats, const cuda::DeviceProps& device,
+                              const RuleTables& tables = default_rule_tables());
 
 // SELL-C16's lanes per row (SellRuleTable): 1, 2, 4 or 8, from the rows and the stored slots.
-int sell_c16_lanes(int64_t rows, int64_t slots, const DeviceProps& device,
+int sell_c16_lanes(int64_t rows, int64_t slots, const cuda::DeviceProps& device,
                    const RuleTables& tables = default_rule_tables());
 
 // Block size for a grid of `threads` threads of a memory-bound kernel with full occupancy at any
 // block size of 64 or more: 256, lowered to 128 and then to the smallest block that still allows
 // full occupancy when fewer than two blocks per SM would result (so a small grid reaches every SM).
-int spread_block_size(int64_t threads, const DeviceProps& device,
+int spread_block_size(int64_t threads, const cuda::DeviceProps& device,
                       const RuleTables& tables = default_rule_tables());
 
 // --- SpMM -----------------------------------------------------------------------------------------
 
 // ELLR-T's (T, BS, L_c) from the matrix statistics and L.
-SpmmEllrConfig spmm_ellr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
-                              const RuleTables& tables = default_rule_tables());
+cuda::SpmmEllrParams spmm_ellr_rule(const MatrixStats& stats, int64_t dense_cols,
+                                    const cuda::DeviceProps& device,
+                                    const RuleTables& tables = default_rule_tables());
 
 // The CSR kernel's configuration. value_bytes is the size of the value type (4: float, 8: double):
 // the width of B loads per lane depends on it.
-SpmmCsrConfig spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
-                            int value_bytes, const RuleTables& tables = default_rule_tables());
+cuda::SpmmCsrParams spmm_csr_rule(const MatrixStats& stats, int64_t dense_cols,
+                                  const cuda::DeviceProps& device, int value_bytes,
+                                  const RuleTables& tables = default_rule_tables());
 // The rule's tile size for balanced mode (what spmm_csr_rule puts in tile_items when it picks it).
-int spmm_csr_tile_items(const MatrixStats& stats, const DeviceProps& device,
+int spmm_csr_tile_items(const MatrixStats& stats, const cuda::DeviceProps& device,
                         const RuleTables& tables = default_rule_tables());
 
 // EllR unless the ELLPACK-R slab would be too large (ELLPACK-R never reads its padding, so padding
 // costs memory, not time), the rows are short and uniform, or their lengths spread. This one answers
 // for L <= 8 columns (or for a matrix alone).
-SpmmFormat spmm_format_rule(const MatrixStats& stats, const RuleTables& tables = default_rule_tables());
+cuda::SpmmFormat spmm_format_rule(const MatrixStats& stats, const RuleTables& tables = default_rule_tables());
 // With the number of columns: CSR also when L > 8.
-SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols,
-                            const RuleTables& tables = default_rule_tables());
+cuda::SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols,
+                                  const RuleTables& tables = default_rule_tables());
 // With the device (what spx's own entry points use): CSR also for a matrix small for the device and
 // at L = 5..8.
-SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols, const DeviceProps& device,
-                            const RuleTables& tables = default_rule_tables());
+cuda::SpmmFormat spmm_format_rule(const MatrixStats& stats, int64_t dense_cols,
+                                  const cuda::DeviceProps& device,
+                                  const RuleTables& tables = default_rule_tables());
 
 // --- Segmented-sum SpMV ---------------------------------------------------------------------------
 
 // T for a matrix of nnz nonzeros before its tiles are known (plan_segsum_spmv plans again with
 // segsum_nnz_per_lane_for_dirty's answer when it differs).
-int segsum_nnz_per_lane(int64_t nnz, const DeviceProps& device,
+int segsum_nnz_per_lane(int64_t nnz, const cuda::DeviceProps& device,
                         const RuleTables& tables = default_rule_tables());
 // T once the dirty tiles are counted: dirty_nnz_per_lane where the auto T was the largest step and
 // many tiles are dirty, else `nnz_per_lane`.
 int segsum_nnz_per_lane_for_dirty(int nnz_per_lane, int64_t dirty_tiles, int64_t tiles,
                                   const RuleTables& tables = default_rule_tables());
 // Whether a grid of `warps` warps completes its rows (auto mode), and the limit it uses.
-bool segsum_completes_rows(int64_t warps, const DeviceProps& device,
+bool segsum_completes_rows(int64_t warps, const cuda::DeviceProps& device,
                            const RuleTables& tables = default_rule_tables());
 
 // --- DGEMM (version 3) ----------------------------------------------------------------------------
@@ -428,7 +435,7 @@ bool segsum_completes_rows(int64_t warps, const DeviceProps& device,
 // gemm_plan with GemmVersion::Auto also whether cuBLAS runs instead (then tile and split_k are spx's
 // best candidate, predicted_us cuBLAS's time) and both sides' times.
 struct GemmChoice {
-  GemmTile tile = GemmTile::T128x128;
+  cuda::GemmTile tile = cuda::GemmTile::T128x128;
   int split_k = 1;
   double predicted_us = 0;         // the model's time of what runs
   bool cublas = false;             // Auto hands the product to cuBLAS's DGEMM
@@ -438,12 +445,13 @@ struct GemmChoice {
 };
 // C (m × n) += op(A) (m × k) op(B) in f64 on `device`; reads_c: beta != 0. Constant time (the
 // candidates of the table); m, n, k >= 1. `only` other than Auto: the best split for that tile.
-GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
-                     const RuleTables& tables = default_rule_tables(), GemmTile only = GemmTile::Auto);
+GemmChoice gemm_rule(int64_t m, int64_t n, int64_t k, bool reads_c, const cuda::DeviceProps& device,
+                     const RuleTables& tables = default_rule_tables(),
+                     cuda::GemmTile only = cuda::GemmTile::Auto);
 // The vendor model's time for cuBLAS's DGEMM (the best of GemmRuleTable::vendor_tiles over the
 // splits, as gemm_rule walks them), microseconds; infinity when the table has no vendor tiles.
 // operands_aligned: lda, ldb, ldc even and A, B, C on 16-byte boundaries (gemm_operands_aligned).
-double gemm_vendor_us(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
+double gemm_vendor_us(int64_t m, int64_t n, int64_t k, bool reads_c, const cuda::DeviceProps& device,
                       const RuleTables& tables = default_rule_tables(), bool operands_aligned = true);
 // Whether f64 operands allow 16-byte accesses throughout: every leading dimension even and every
 // pointer 16-byte aligned (null pointers count as aligned: the plan is asked before any data exist).
@@ -451,16 +459,16 @@ bool gemm_operands_aligned(const void* A, int64_t lda, const void* B, int64_t ld
                            int64_t ldc);
 // The model's time for one candidate (what gemm_rule minimises), microseconds.
 double gemm_predicted_us(const GemmTileEntry& tile, int split_k, int64_t m, int64_t n, int64_t k,
-                         bool reads_c, const DeviceProps& device,
+                         bool reads_c, const cuda::DeviceProps& device,
                          const RuleTables& tables = default_rule_tables());
-// What gemm() runs in f64 for these knobs: version 3's tile and split (GemmParams::tile, split_k) —
+// What gemm() runs in f64 for these knobs: version 3's tile and split (cuda::GemmParams::tile, split_k) —
 // the rule's choice where a knob is Auto / 0, the caller's where set, split_k as the launch runs it
 // (whole slabs of the tile: a factor past what k's slabs allow shrinks) — and the model's time for
 // that pair (0 when the tile has no table entry); with version Auto and both knobs unset, cuBLAS
 // instead where the vendor model predicts it faster (GemmChoice::cublas; operands_aligned as for
 // gemm_vendor_us). gemm() runs exactly this.
-GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const DeviceProps& device,
-                     const GemmParams& params, const RuleTables& tables = default_rule_tables(),
+GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const cuda::DeviceProps& device,
+                     const cuda::GemmParams& params, const RuleTables& tables = default_rule_tables(),
                      bool operands_aligned = true);
 
-}  // namespace spx::cuda
+}  // namespace spx::plan
