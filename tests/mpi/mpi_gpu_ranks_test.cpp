@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi_test_support.hpp"
 #include "spx/cg.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/context.hpp"
@@ -36,25 +37,9 @@ const char* const kRowKernel = "csr_vector";
 #define SKIP_WITHOUT_GPU() \
   if (spx::cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << spx::cuda::gpu_unavailable_reason()
 
-template <class T>
-std::vector<T> test_vector(int64_t n) {
-  std::vector<T> v(static_cast<std::size_t>(n));
-  for (int64_t i = 0; i < n; ++i)
-    v[static_cast<std::size_t>(i)] =
-        static_cast<T>(std::sin(0.37 * static_cast<double>(i) + 1.0) * static_cast<double>(1 + i % 7));
-  return v;
-}
-
-template <class T>
-bool same_bits(std::span<const T> a, std::span<const T> b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
-template <class T>
-std::span<const T> block(const std::vector<T>& v, const Partition& p, int r) {
-  return std::span<const T>(v).subspan(static_cast<std::size_t>(p.begin[static_cast<std::size_t>(r)]),
-                                       static_cast<std::size_t>(p.block_size(r)));
-}
+using spx::test::mpi_ranks::block;
+using spx::test::mpi_ranks::same_bits;
+using spx::test::mpi_ranks::test_vector;
 
 mpi::GpuRankOptions pinned(mpi::HaloTransport halo) {
   mpi::GpuRankOptions o;
