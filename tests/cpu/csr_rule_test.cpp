@@ -139,7 +139,11 @@ TEST(CsrRule, InvalidParamsSayWhy) {
   EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{100, 4, 1}).find("block_size 100"), std::string::npos);
   EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{2048, 4, 1}).find("block_size 2048"), std::string::npos);
   EXPECT_NE(spx::cuda::invalid_reason(CsrSpmvParams{256, 4, 0}).find("repeat 0"), std::string::npos);
-  spx::test::expect_error([] { spx::cuda::validate(CsrSpmvParams{256, 5, 1}, "spmv_csr"); }, "spmv_csr: coop 5");
+  spx::test::expect_error(
+      [] {
+        spx::cuda::validate(CsrSpmvParams{256, 5, 1}, "spmv_csr");
+      },
+      "spmv_csr: coop 5");
   EXPECT_EQ(spx::cuda::to_string(CsrSpmvParams{512, 8, 2}), "block_size=512 coop=8 repeat=2");
 }
 

@@ -306,7 +306,8 @@ TEST(GemmEmulationPlan, PredictsAWinOnLargeSquaresOnlyAndObeysTheKnob) {
   h200.mem_bus_bits = 6144;
   // Measured on an H200: emulated 16384^3 145 ms against cuBLAS's 157 (1.08x), 8192^3 21.0 against
   // 19.5 (0.93x). Native predicted 165 and 21.2 ms: Auto emulates the first, not the second.
-  const GemmEmulationChoice big = gemm_emulation_plan(16384, 16384, 16384, false, h200, auto_params, 165000.0);
+  const GemmEmulationChoice big =
+      gemm_emulation_plan(16384, 16384, 16384, false, h200, auto_params, 165000.0);
   EXPECT_TRUE(big.emulate) << big.why;
   EXPECT_TRUE(big.considered);
   EXPECT_EQ(big.moduli, 13);
@@ -325,7 +326,8 @@ TEST(GemmEmulationPlan, PredictsAWinOnLargeSquaresOnlyAndObeysTheKnob) {
   EXPECT_FALSE(more.emulate) << more.why;
   // Short k: the int32 products' bytes outweigh the INT8 speed.
   EXPECT_FALSE(gemm_emulation_plan(8192, 8192, 256, false, h100, auto_params, 760.0).emulate);
-  EXPECT_NEAR(gemm_emulation_plan(8192, 8192, 256, false, h200, auto_params, 760.0).emulated_us, 8700.0, 870.0);
+  EXPECT_NEAR(gemm_emulation_plan(8192, 8192, 256, false, h200, auto_params, 760.0).emulated_us, 8700.0,
+              870.0);
   // The knobs: Never, Always, an explicit version; no figures for pre-Hopper devices.
   GemmParams never, always, v3;
   never.emulation = GemmEmulation::Never;

@@ -25,20 +25,20 @@ namespace spx::cuda {
 
 // The cost model's figures (predicted, not fitted: docs/dgemm.md says what they rest on).
 struct GemmEmulationTable {
-  double int8_tops = 1979.0;     // H100 SXM dense INT8 tensor peak, 132 SMs (scaled by the SM count)
+  double int8_tops = 1979.0;  // H100 SXM dense INT8 tensor peak, 132 SMs (scaled by the SM count)
   // Of it the emulation's own cuBLASLt INT8 GEMMs reach (int32 out, k-padded): ~1150 TOPS, fitted to
   // the emulated calls measured on an H200 at 4096^3-16384^3 (bench/results/h200/gemm/emulation-*).
   double int8_fraction = 0.58;
-  int int8_tile_m = 256;         // the INT8 GEMM's block tile (waves = tiles / SMs, one per SM)
+  int int8_tile_m = 256;  // the INT8 GEMM's block tile (waves = tiles / SMs, one per SM)
   int int8_tile_n = 128;
   double convert_efficiency = 0.8;  // share of the streaming bandwidth the conversion kernels reach
   // The CRT reconstruction's integer arithmetic, per element of C and modulus (compute-bound: it
   // costs ~5x the int32 product's read-back), fitted to the same H200 calls (8192^2 x 256: 8.7 ms).
   double reconstruct_ps = 6.0;
-  double launch_us = 3.0;           // per kernel or GEMM launch
-  double sync_us = 20.0;            // the host round trip that reads the statistics
-  double margin = 0.1;              // Auto emulates only where predicted (1 + margin) x faster
-  int min_cc_major = 9;             // the figures are Hopper's; other devices: no prediction
+  double launch_us = 3.0;  // per kernel or GEMM launch
+  double sync_us = 20.0;   // the host round trip that reads the statistics
+  double margin = 0.1;     // Auto emulates only where predicted (1 + margin) x faster
+  int min_cc_major = 9;    // the figures are Hopper's; other devices: no prediction
 };
 const GemmEmulationTable& default_gemm_emulation_table();
 
