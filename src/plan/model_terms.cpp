@@ -104,6 +104,17 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
     w.out_bytes = rows * v;
     w.row_gather = static_cast<double>(f.row_sectors[p]) * kSectorBytes;
     w.window_gather = static_cast<double>(f.window_sectors[p]) * kSectorBytes;
+    // SELL-C16's slab (and its dictionary's, whose bytes the planner gives): a uint16 offset a slot,
+    // a 32-bit base column a row, a 64-bit slot position a slice (sell_c16_stream_bytes); the
+    // launch's lanes per row split each row's serial walk.
+    const auto sell_c16_slab = [&] {
+      w.matrix_bytes = format_matrix_bytes > 0 ? format_matrix_bytes
+                                               : static_cast<double>(f.sell_slots) * (v + 2) +
+                                                     rows * kIndexBytes + (rows_padded / 32 + 1) * 8;
+      const int lanes = plan::sell_c16_lanes(f.rows, f.sell_slots, props);
+      w.serial_slots = static_cast<double>(f.max_row) / lanes;
+      w.units = rows * lanes;
+    };
     if (row->work == Work::RcmCsr) {
       // csr_param on the renumbered matrix, its x gathers as estimated after RCM; the gather of x
       // and the scatter of y each touch one random sector per row (y read and written), and stream
@@ -126,16 +137,11 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       // count as streamed bytes: on ELL's gather coefficient the model had put a shuffled 2D mesh
       // in f64 at 43 us, below its byte floor (84 us at copy bandwidth; measured 101, H200).
       const MatrixFeatures g = plan::rcm_reordered_features(f, key.value_bytes);
-      w.matrix_bytes = (format_matrix_bytes > 0 ? format_matrix_bytes
-                                                : static_cast<double>(f.sell_slots) * (v + 2) +
-                                                      rows * kIndexBytes + (rows_padded / 32 + 1) * 8) +
-                       2 * rows * kIndexBytes + 2 * rows * kSectorBytes;
+      sell_c16_slab();
+      w.matrix_bytes += 2 * rows * kIndexBytes + 2 * rows * kSectorBytes;
       w.out_bytes = 2 * rows * v;
       w.row_gather = static_cast<double>(g.row_sectors[p]) * kSectorBytes;
       w.window_gather = static_cast<double>(g.window_sectors[p]) * kSectorBytes;
-      const int lanes = plan::sell_c16_lanes(f.rows, f.sell_slots, props);
-      w.serial_slots = static_cast<double>(f.max_row) / lanes;
-      w.units = rows * lanes;
       w.extra_launches = 1;
     } else if (row->work == Work::CsrParam) {
       const cuda::CsrSpmvParams c = plan::csr_fixed_rule(s, props);
@@ -201,15 +207,7 @@ Counts counts_of(const KernelKey& key, const MatrixFeatures& f, const cuda::Devi
       w.serial_slots = static_cast<double>(f.max_row);
       w.units = rows;
     } else if (row->work == Work::SellC16) {
-      // A uint16 offset a slot, a 32-bit base column a row, a 64-bit slot position a slice
-      // (sell_c16_stream_bytes).
-      w.matrix_bytes =
-          format_matrix_bytes > 0
-              ? format_matrix_bytes  // sell_c16_dict: codes (or none) instead of values, and its table
-              : static_cast<double>(f.sell_slots) * (v + 2) + rows * kIndexBytes + (rows_padded / 32 + 1) * 8;
-      const int lanes = plan::sell_c16_lanes(f.rows, f.sell_slots, props);  // the launch's threads per row
-      w.serial_slots = static_cast<double>(f.max_row) / lanes;
-      w.units = rows * lanes;
+      sell_c16_slab();
     } else {
       throw Error(fmt::format("model: no SpMV work terms for kernel '{}'", key.kernel));
     }

@@ -61,11 +61,8 @@ void detail::spmv_sell_c16_rows(Context& ctx, const DeviceSellC16<T>& A, std::sp
   sell_c16::check_row_map("spmv_sell_c16", A.rows, y_rows);
   if (A.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
-  const int L = lanes > 0 ? lanes : plan::sell_c16_lanes(A.rows, A.slots, ctx.props());
-  const int64_t threads = sell_c16::lane_threads(A.rows, L);
-  const int block = plan::spread_block_size(threads, ctx.props());
-  sell_c16::with_lanes(L, [&](auto lanes_c) {
-    spmv_sell_c16_kernel<T, decltype(lanes_c)::value><<<grid_for(threads, block), block, 0, ctx.stream()>>>(
+  sell_c16::launch_with_lanes(ctx, A.rows, A.slots, lanes, [&](auto lanes_c, unsigned grid, int block) {
+    spmv_sell_c16_kernel<T, decltype(lanes_c)::value><<<grid, block, 0, ctx.stream()>>>(
         A.rows, A.slice_ptr.data(), A.base.data(), A.offsets.data(), A.values.data(), x.data(), y.data(),
         y_rows.empty() ? nullptr : y_rows.data(), alpha, beta);
   });

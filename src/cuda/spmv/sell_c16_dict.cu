@@ -77,12 +77,8 @@ void detail::spmv_sell_c16_dict_rows(Context& ctx, const DeviceSellC16Dict<T>& A
         "holds more than one");
   if (A.rows == 0) return;
   if (alpha == T{0}) return scale_in_place(ctx, y.data(), static_cast<std::size_t>(A.rows), beta);
-  const int L = lanes > 0 ? lanes : plan::sell_c16_lanes(A.rows, A.slots, ctx.props());
-  const int64_t threads = sell_c16::lane_threads(A.rows, L);
-  const int block = plan::spread_block_size(threads, ctx.props());
-  const auto grid = grid_for(threads, block);
   const int32_t* rows_map = y_rows.empty() ? nullptr : y_rows.data();
-  sell_c16::with_lanes(L, [&](auto lanes_c) {
+  sell_c16::launch_with_lanes(ctx, A.rows, A.slots, lanes, [&](auto lanes_c, unsigned grid, int block) {
     constexpr int kLanes = decltype(lanes_c)::value;
     if (n == 1)
       spmv_sell_c16_dict_kernel<T, true, kLanes><<<grid, block, 0, ctx.stream()>>>(

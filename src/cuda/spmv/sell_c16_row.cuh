@@ -5,12 +5,16 @@
 // Lanes threads may share a row (SellRuleTable, sell_c16_lanes): few long rows then fill the GPU.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <type_traits>
 
+#include "cuda/common/launch.hpp"
+#include "spx/cuda/context.hpp"
 #include "spx/error.hpp"
+#include "spx/plan/rules.hpp"
 #include "spx/sell_c16.hpp"
 
 namespace spx::cuda::sell_c16 {
@@ -127,27 +131,28 @@ __device__ __forceinline__ void product_row(const Values& value_at, int32_t rows
   if (in_matrix && me.lane == 0) store_row(y, out, sum, alpha, beta);
 }
 
-// The compiled lane counts: f(std::integral_constant<int, Lanes>) for `lanes`, and the threads of
-// its grid (whole warps of 32 / lanes rows each).
-inline constexpr int kMaxLanes = 8;
+// The launch of a SELL-C16 product: `lanes` threads a row (0: sell_c16_lanes' choice; the compiled
+// counts are 1, 2, 4, 8), its grid of whole warps of 32 / lanes rows each, the block size for that
+// many threads; f(std::integral_constant<int, Lanes>, grid, block) launches the kernel.
 template <class F>
-void with_lanes(int lanes, F&& f) {
-  switch (lanes) {
+void launch_with_lanes(const Context& ctx, int64_t rows, int64_t slots, int lanes, F&& f) {
+  const int L = lanes > 0 ? lanes : plan::sell_c16_lanes(rows, slots, ctx.props());
+  const int64_t rows_per_warp = 32 / std::max(1, L);
+  const int64_t threads = (rows + rows_per_warp - 1) / rows_per_warp * 32;
+  const int block = plan::spread_block_size(threads, ctx.props());
+  const unsigned grid = grid_for(threads, block);
+  switch (L) {
     case 1:
-      return f(std::integral_constant<int, 1>{});
+      return f(std::integral_constant<int, 1>{}, grid, block);
     case 2:
-      return f(std::integral_constant<int, 2>{});
+      return f(std::integral_constant<int, 2>{}, grid, block);
     case 4:
-      return f(std::integral_constant<int, 4>{});
+      return f(std::integral_constant<int, 4>{}, grid, block);
     case 8:
-      return f(std::integral_constant<int, 8>{});
+      return f(std::integral_constant<int, 8>{}, grid, block);
     default:
-      throw Error("SELL-C16: lanes per row must be 1, 2, 4 or 8, not " + std::to_string(lanes));
+      throw Error("SELL-C16: lanes per row must be 1, 2, 4 or 8, not " + std::to_string(L));
   }
-}
-inline int64_t lane_threads(int64_t rows, int lanes) {
-  const int64_t rows_per_warp = 32 / lanes;
-  return (rows + rows_per_warp - 1) / rows_per_warp * 32;
 }
 
 // A row map is empty or names every row.
