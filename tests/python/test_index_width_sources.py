@@ -67,3 +67,19 @@ def test_generate_auto_past_32_bits_goes_wide():
             spx.generate(huge, index=index)
     with pytest.raises(ValueError, match=r"does not fit int32 indices.*spx.generate\(spec, index='64'\)"):
         spx.generate(huge, index="32")
+
+
+# A SciPy A in spx.spmv / spx.spmm keeps the contracts of an spx.Matrix: out aliasing x, both value
+# dtypes, int64 indices, and a Fortran-ordered X.
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_scipy_a_aliasing_dtypes_and_orders(rng, dtype, index_dtype):
+    S = spx.generate("stencil2d:n=6").to_scipy().astype(dtype)
+    S.indices, S.indptr = S.indices.astype(index_dtype), S.indptr.astype(index_dtype)
+    x = rng.uniform(-1, 1, 36).astype(dtype)
+    x0 = x.copy()
+    y = spx.spmv(S, x, out=x, alpha=1.5, beta=0.5)
+    assert y is x
+    expect_product(S, x0, y, dtype, alpha=1.5, beta=0.5, Y0=x0)
+    X = np.asfortranarray(rng.uniform(-1, 1, (36, 3)).astype(dtype))
+    expect_product(S, X, spx.spmm(S, X), dtype)
