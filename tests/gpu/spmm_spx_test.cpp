@@ -334,7 +334,7 @@ TEST(GpuSpmmSpxErrors, BadShapesLayoutsAndConfigsAreErrors) {
       [&] {
         cuda::spmm_ellr_t(ctx, dA.ellr, cuda::view(B), cuda::view(C), SpmmEllrParams{3, 256, 8});
       },
-      "threads per row");
+      "threads_per_row 3");
   expect_error(
       [&] {
         cuda::spmm_ellr_t(ctx, dA.ellr, cuda::view(B), cuda::view(C), SpmmEllrParams{4, 512, 8});

@@ -208,10 +208,10 @@ TEST(GpuSpmvFormatsChecks, SizeMismatchAndBadConfigurationsAreErrors) {
   expect_error([&] { cuda::spmv_ellr_t(ctx, *f.ellr, good_x, y9.span(), f.rule); }, "spmv_ellr_t: y has 9");
   expect_error([&] { cuda::spmv_coo(ctx, f.coo, bad_x, y10.span()); }, "spmv_coo: x has 11 entries");
   expect_error([&] { cuda::spmv_hyb(ctx, f.hyb, good_x, y9.span()); }, "spmv_hyb: y has 9");
-  expect_error([&] { cuda::spmv_ellr_t(ctx, *f.ellr, good_x, y10.span(), {3, 256}); }, "threads per row");
+  expect_error([&] { cuda::spmv_ellr_t(ctx, *f.ellr, good_x, y10.span(), {3, 256}); }, "threads_per_row 3");
   cuda::CooParams odd;
   odd.nnz_per_warp = 100;
-  expect_error([&] { cuda::spmv_coo(ctx, f.coo, good_x, y10.span(), 1.0f, 0.0f, odd); }, "nonzeros per warp");
+  expect_error([&] { cuda::spmv_coo(ctx, f.coo, good_x, y10.span(), 1.0f, 0.0f, odd); }, "nnz_per_warp 100");
 }
 
 TEST(GpuSpmvFormatsChecks, LongerVectorsKeepTheirTail) {

@@ -34,7 +34,7 @@ def test_cupy_sparse_matrix(dtype, index_dtype, index, want, rng):
     S = random_scipy(300, 200, 0.05, 5, dtype)
     C = cupy_csr(S, index_dtype)
     A = spx.Matrix(C, index=index)
-    assert A.device == "cuda" and A.device_id == C.device.id
+    assert A.device == "cuda" and A.device_id == C.data.device.id
     assert A.index_dtype == want and A.dtype == dtype
     x = rng.uniform(-1, 1, 200).astype(dtype)
     expect_product(S, x, cp.asnumpy(A @ cp.asarray(x)), dtype)
