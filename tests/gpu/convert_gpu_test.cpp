@@ -93,6 +93,9 @@ TYPED_TEST(GpuConvert, ConversionsEqualTheHostOnRandomMatrices) {
   check_conversions("5x0", Csr<T, I>(5, 0));
   // >= 4096 rows with varied lengths: a non-trivial Bell–Garland width and a long COO tail.
   check_conversions("9000 rows of 0..30", random_csr<T, I>(9000, 5000, 0, 30, seed + 9, 0.05));
+  // Rows of 0..100 side by side: the fill's tile takes several 32-entry chunks a row, short rows
+  // sharing one load with long ones (rows_to_slots.cuh).
+  check_conversions("3001 rows of 0..100", random_csr<T, I>(3001, 4000, 0, 100, seed + 11, 0.1));
 }
 
 TYPED_TEST(GpuConvert, HugePaddingIsRefusedWithItsRatio) {

@@ -196,6 +196,9 @@ TYPED_TEST(SellC16Gpu, DeviceConversionEqualsTheHostConversion) {
   SCOPED_TRACE(::testing::Message() << "seed " << seed << " " << precision_name<T>());
   for (const auto& c : sell_c16_cases<T>(seed)) expect_device_conversion_equals_host(c.name, c.A);
   for (const auto& m : random_matrices<T, int32_t>(seed)) expect_device_conversion_equals_host(m.name, m.A);
+  // Rows of 0..100 in one slice: several tile chunks a row (rows_to_slots.cuh).
+  expect_device_conversion_equals_host("3001 rows of 0..100",
+                                       random_csr<T, int32_t>(3001, 4000, 0, 100, seed + 11, 0.1));
   const double max_slots = plan::default_rule_tables().planner.sell_max_slots_per_nnz;
   for_each_shared_matrix<T>([&](const std::string& name, const Csr<T, int32_t>& A, uint64_t) {
     const double slots = static_cast<double>(sell_c16_slots(A)) / static_cast<double>(std::max(1, A.nnz()));

@@ -1,8 +1,7 @@
 // CSR → ELL and CSR → ELLPACK-R on the device. One reduction finds the longest row (the width; the
 // host needs it to size the slab and to refuse huge padding before allocating), then one pass
-// fills the slab: thread r of a block owns row r and writes its slot k for the k values of its
-// blockIdx.y stride, so consecutive threads write consecutive addresses (the slab's storage order)
-// and reads gather from the CSR rows.
+// fills the slab: a warp per 32 rows, through a shared-memory tile (rows_to_slots.cuh), so that
+// both the reads of the CSR rows and the writes of the slab's columns are coalesced.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -10,7 +9,9 @@
 #include "cuda/common/block.cuh"
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
+#include "cuda/common/warp.cuh"
 #include "cuda/convert/convert_checks.hpp"
+#include "cuda/convert/rows_to_slots.cuh"
 #include "cuda/convert/slab.hpp"
 #include "spx/cuda/convert.hpp"
 
@@ -18,9 +19,6 @@ namespace spx::cuda {
 namespace {
 
 constexpr int kBlock = 256;
-// Fill grids aim at this many blocks per SM (x covers the rows, y strides over the slots): enough
-// resident warps with stores in flight for a write-bound pass.
-constexpr int kFillBlocksPerSm = 16;
 
 // Packs (length, row) so that a plain max picks the longest row and, among equal lengths, the
 // smallest row index: length in the high word, ~row in the low word (lengths and rows < 2^31).
@@ -40,31 +38,32 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) atomicMax(best, key);
 }
 
+// A warp per 32 rows of the slab (ld is a multiple of 32): rows_to_slots.cuh's tile, slot k of row
+// r at [k * ld + r].
 template <class T, class I, class O>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(32 * detail::kRowTileWarps<T, I>)
     fill_slab_kernel(I rows, I ld, I width, const O* __restrict__ row_ptr, const I* __restrict__ col_idx,
                      const T* __restrict__ values, I* __restrict__ slab_col, T* __restrict__ slab_val,
                      I* __restrict__ row_len) {
-  const int64_t r = int64_t{blockIdx.x} * kBlock + threadIdx.x;
-  if (r >= ld) return;
+  constexpr int kWarps = detail::kRowTileWarps<T, I>;
+  __shared__ detail::RowTile<T, I> tiles[kWarps];
+  const int warp = static_cast<int>(threadIdx.x / 32);
+  const int64_t r0 = (int64_t{blockIdx.x} * kWarps + warp) * 32;
+  if (r0 >= ld) return;  // a whole warp: ld is a multiple of 32
+  const int64_t r = r0 + lane_id();
   O begin = 0;
   I len = 0;  // a row's length is below the column count (I)
   if (r < rows) {
     begin = row_ptr[r];
     len = static_cast<I>(row_ptr[r + 1] - begin);
   }
-  if (row_len != nullptr && blockIdx.y == 0) row_len[r] = len;
-  const I used = len < width ? len : width;
-  for (int64_t k = blockIdx.y; k < width; k += gridDim.y) {
-    const int64_t slot = k * ld + r;
-    if (k < used) {
-      slab_col[slot] = col_idx[begin + k];
-      slab_val[slot] = values[begin + k];
-    } else {
-      slab_col[slot] = static_cast<I>(kPadding);
-      slab_val[slot] = T{0};
-    }
-  }
+  if (row_len != nullptr) row_len[r] = len;
+  detail::move_rows_to_slots(tiles[warp], begin, int64_t{len}, int64_t{width}, col_idx, values,
+                             [&](int64_t k, I col, T value, bool in_row) {
+                               const int64_t slot = k * ld + r;
+                               slab_col[slot] = in_row ? col : static_cast<I>(kPadding);
+                               slab_val[slot] = value;
+                             });
 }
 
 // The most slots a slab may have. Every ELL kernel addresses slots in 64-bit arithmetic; a slab
@@ -96,13 +95,11 @@ LongestRow longest_row(Context& ctx, const DeviceCsr<T, I, O>& A) {
 template <class T, class I, class O>
 void fill_slab(Context& ctx, const DeviceCsr<T, I, O>& A, I ld, I width, I* col_idx, T* values, I* row_len) {
   if (ld == 0 || (width == 0 && row_len == nullptr)) return;  // nothing to write
-  const unsigned row_blocks = grid_for(ld, kBlock);
-  const int64_t target = int64_t{ctx.props().sm_count} * kFillBlocksPerSm;
-  const int64_t slot_blocks =
-      std::clamp<int64_t>(target / row_blocks, 1, std::clamp<int64_t>(int64_t{width}, 1, 65535));
-  const dim3 grid(row_blocks, static_cast<unsigned>(slot_blocks));
-  fill_slab_kernel<T, I, O><<<grid, kBlock, 0, ctx.stream()>>>(
-      A.rows, ld, width, A.row_ptr.data(), A.col_idx.data(), A.values.data(), col_idx, values, row_len);
+  constexpr int kWarps = detail::kRowTileWarps<T, I>;
+  const int64_t groups = int64_t{ld} / 32;
+  fill_slab_kernel<T, I, O>
+      <<<static_cast<unsigned>((groups + kWarps - 1) / kWarps), 32 * kWarps, 0, ctx.stream()>>>(
+          A.rows, ld, width, A.row_ptr.data(), A.col_idx.data(), A.values.data(), col_idx, values, row_len);
   SPX_CHECK_LAUNCH("fill_slab_kernel", ctx.stream());
 }
 

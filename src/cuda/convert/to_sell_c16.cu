@@ -25,7 +25,9 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/device_memory.hpp"
 #include "cuda/common/launch.hpp"
+#include "cuda/common/warp.cuh"
 #include "cuda/convert/convert_checks.hpp"
+#include "cuda/convert/rows_to_slots.cuh"
 #include "cuda/convert/slab.hpp"
 #include "spx/column_spans.hpp"
 #include "spx/cuda/convert.hpp"
@@ -36,7 +38,7 @@ namespace {
 
 constexpr int kBlock = 256;                // a multiple of 32: whole slices per block
 constexpr int kSlice = kSellC16SliceRows;  // 32 rows
-constexpr int kFillBlocksPerSm = 16;       // as ELL's fill (to_ell.cu)
+constexpr int kFillBlocksPerSm = 16;       // the codes pass: blocks per SM its grid aims at
 constexpr unsigned long long kNoRow = ~0ull;
 
 static_assert(kSlice == 32, "a slice is one warp");
@@ -66,17 +68,21 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x % kSlice == 0) slice_slots[r / kSlice] = int64_t{kSlice} * width;
 }
 
-// Pass 3. Thread r (of the padded rows) writes slots j = blockIdx.y, blockIdx.y + gridDim.y, ... of
-// its slice's width.
+// Pass 3. A warp per slice (32 rows; padded_rows is a multiple of 32): rows_to_slots.cuh's tile,
+// slot k of the slice's row i at first + 32 k + i, its column as the offset from the row's first.
 template <class T, class O>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(32 * detail::kRowTileWarps<T, int32_t>)
     sell_c16_fill_kernel(int32_t rows, int64_t padded_rows, const O* __restrict__ row_ptr,
                          const int32_t* __restrict__ col_idx, const T* __restrict__ values,
                          const int64_t* __restrict__ slice_ptr, uint16_t* __restrict__ offsets,
                          T* __restrict__ slot_values) {
-  const int64_t r = int64_t{blockIdx.x} * kBlock + threadIdx.x;
-  if (r >= padded_rows) return;
-  const int64_t slice = r / kSlice, first = slice_ptr[slice];
+  constexpr int kWarps = detail::kRowTileWarps<T, int32_t>;
+  __shared__ detail::RowTile<T, int32_t> tiles[kWarps];
+  const int warp = static_cast<int>(threadIdx.x / 32);
+  const int64_t slice = int64_t{blockIdx.x} * kWarps + warp;
+  if (slice * kSlice >= padded_rows) return;  // a whole warp
+  const int64_t r = slice * kSlice + lane_id();
+  const int64_t first = slice_ptr[slice];
   const int64_t width = (slice_ptr[slice + 1] - first) / kSlice;
   O begin = 0;
   int32_t len = 0;
@@ -85,16 +91,12 @@ __global__ void __launch_bounds__(kBlock)
     len = static_cast<int32_t>(row_ptr[r + 1] - begin);
   }
   const int32_t b = len > 0 ? col_idx[begin] : 0;
-  for (int64_t j = blockIdx.y; j < width; j += gridDim.y) {
-    const int64_t slot = first + j * kSlice + r % kSlice;
-    if (j < len) {
-      offsets[slot] = static_cast<uint16_t>(col_idx[begin + j] - b);
-      slot_values[slot] = values[begin + j];
-    } else {
-      offsets[slot] = 0;
-      slot_values[slot] = T{0};
-    }
-  }
+  detail::move_rows_to_slots(tiles[warp], begin, int64_t{len}, width, col_idx, values,
+                             [&](int64_t k, int32_t col, T value, bool in_row) {
+                               const int64_t slot = first + k * kSlice + lane_id();
+                               offsets[slot] = in_row ? static_cast<uint16_t>(col - b) : uint16_t{0};
+                               slot_values[slot] = value;
+                             });
 }
 
 template <class T>
@@ -199,10 +201,11 @@ DeviceSellC16<T> sell_c16_of(Context& ctx, const DeviceCsr<T, int32_t, O>& A) {
                                 "cuda::to_sell_c16 (the slots' offsets and values)");
   S.offsets = DeviceBuffer<uint16_t>(static_cast<std::size_t>(S.slots), "SELL-C16 column offsets");
   S.values = DeviceBuffer<T>(static_cast<std::size_t>(S.slots), "SELL-C16 values");
-  const int64_t max_width = detail::longest_row(ctx, A).length;
-  sell_c16_fill_kernel<T, O><<<fill_grid(ctx, padded, max_width), kBlock, 0, ctx.stream()>>>(
-      A.rows, padded, A.row_ptr.data(), A.col_idx.data(), A.values.data(), S.slice_ptr.data(),
-      S.offsets.data(), S.values.data());
+  constexpr int kFillWarps = detail::kRowTileWarps<T, int32_t>;
+  sell_c16_fill_kernel<T, O>
+      <<<static_cast<unsigned>((slices + kFillWarps - 1) / kFillWarps), 32 * kFillWarps, 0, ctx.stream()>>>(
+          A.rows, padded, A.row_ptr.data(), A.col_idx.data(), A.values.data(), S.slice_ptr.data(),
+          S.offsets.data(), S.values.data());
   SPX_CHECK_LAUNCH("sell_c16_fill_kernel", ctx.stream());
   ctx.synchronize();
   return S;
