@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/spmv/csr_long_rows.hpp"
 #include "gpu_test_support.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/formats.hpp"
@@ -167,6 +168,33 @@ TYPED_TEST(GpuSpmvCsr, FixedRulePlanFindsTheLongRows) {
   EXPECT_EQ(from_device.long_row_nnz, 2'000'000);
   EXPECT_EQ(from_device.long_row_chunks, 2 * ((1'000'000 + 511) / 512));
   EXPECT_EQ(from_device.params, plan::csr_fixed_rule(stats(A), ctx.props()));
+}
+
+// The device's long-row search hands back what the host's walk of the row pointer finds, at every
+// threshold, on power-law rows (many long rows), on 64-bit offsets, and with no long row at all.
+TEST(GpuSpmvCsrPlan, DeviceLongRowSearchEqualsTheHostWalk) {
+  SPX_REQUIRE_GPU();
+  auto& ctx = gpu();
+  const auto A = gen::power_law<float, int32_t>(20011, 12.0, 1.8, fresh_seed());
+  const auto dA = cuda::upload(ctx, A);
+  std::vector<int64_t> wide_ptr(A.row_ptr.begin(), A.row_ptr.end());
+  const auto d_wide = cuda::to_device(ctx, wide_ptr);
+  for (const int64_t threshold :
+       {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{64}, int64_t{512}, int64_t{1} << 40}) {
+    const auto walk = cuda::split_long_rows(A.row_ptr, threshold);
+    const auto found = cuda::split_long_rows(
+        cuda::detail::long_rows_on_device(ctx, dA.row_ptr.data(), A.rows, A.nnz(), threshold), threshold);
+    EXPECT_EQ(found.rows, walk.rows) << threshold;
+    EXPECT_EQ(found.chunk_begin, walk.chunk_begin) << threshold;
+    EXPECT_EQ(found.nnz, walk.nnz) << threshold;
+    const auto wide = cuda::split_long_rows(
+        cuda::detail::long_rows_on_device(ctx, d_wide.data(), A.rows, A.nnz(), threshold), threshold);
+    EXPECT_EQ(wide.rows, walk.rows) << threshold;
+  }
+  EXPECT_TRUE(cuda::detail::long_rows_on_device(ctx, dA.row_ptr.data(), 0, 0, 5).empty());
+  // A row pointer that does not end at nnz overflows the list's bound: an error, not a write past it.
+  expect_error([&] { cuda::detail::long_rows_on_device(ctx, dA.row_ptr.data(), A.rows, 3, 0); },
+               "does not end at the nonzero count");
 }
 
 // The long-row path's two-stage sum is in a fixed order: repeated products are bitwise equal.

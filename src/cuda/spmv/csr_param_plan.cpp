@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda/common/scale.hpp"
+#include "cuda/spmv/csr_long_rows.hpp"
 #include "cuda/spmv/csr_param_launch.hpp"
 #include "cuda/spmv/spmv_checks.hpp"
 #include "spx/cuda/spmv_csr.hpp"
@@ -38,11 +39,13 @@ CsrSpmvPlan make_plan(Context& ctx, const DeviceCsr<T, int32_t, O>& dA, std::spa
                                 ? *long_row_threshold
                                 : plan::csr_long_row_threshold(plan.stats.nnz, plan.params, ctx.props());
 
-  // No row past the threshold (the statistics' longest row says so): no O(rows) pass for the split.
-  CsrLongRowSplit split =
-      plan.stats.max_row <= plan.long_row_threshold
-          ? split_long_rows(std::span<const O>(), plan.long_row_threshold)
-          : split_long_rows(row_ptr.first(static_cast<std::size_t>(dA.rows) + 1), plan.long_row_threshold);
+  // No row past the threshold (the statistics' longest row says so): no pass for the split. Else
+  // the device finds the long rows (the host's walk of millions of rows cost milliseconds).
+  CsrLongRowSplit split = plan.stats.max_row <= plan.long_row_threshold
+                              ? split_long_rows(std::span<const O>(), plan.long_row_threshold)
+                              : split_long_rows(detail::long_rows_on_device(ctx, dA.row_ptr.data(), dA.rows,
+                                                                            dA.nnz, plan.long_row_threshold),
+                                                plan.long_row_threshold);
   plan.long_row_nnz = split.nnz;
   plan.long_row_chunks = split.chunks();
   if (!split.rows.empty()) {
