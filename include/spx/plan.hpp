@@ -230,6 +230,8 @@ AutoDecision decide_auto(const std::vector<Candidate>& ranked, const Options& o)
 /// SpMV in Mode::Auto without kernel or format restrictions; nullopt otherwise or when planning pays.
 struct LightPlan {
   std::string kernel;
+  std::string rival;     // raced against `kernel` on the first calls where not empty
+  int race_samples = 0;  // timed calls each in that race
   std::string why;
 };
 std::optional<LightPlan> light_plan(const Problem& p, const Options& o, const model::DeviceBasics& device);

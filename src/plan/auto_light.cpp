@@ -33,12 +33,27 @@ std::optional<LightPlan> light_plan(const Problem& p, const Options& o, const mo
   const double gain_us = share * run_us;
   const double plan_us = t.auto_plan_fixed_us + t.auto_plan_us_per_mnnz * nnz * 1e-6;
   if (plan_us <= gain_us) return std::nullopt;
-  return LightPlan{
-      t.auto_light_kernel,
-      fmt::format("planning (~{:.0f} us: features, ranking) would cost more than it can save over {} "
-                  "calls (at most {:.0f}% of ~{:.0f} us of products, ~{:.0f} us): {} by its fixed "
-                  "rule, on the CSR as it is",
-                  plan_us, o.expected_calls, 100 * share, run_us, gain_us, t.auto_light_kernel)};
+  LightPlan light;
+  light.kernel = t.auto_light_kernel;
+  light.why = fmt::format(
+      "planning (~{:.0f} us: features, ranking) would cost more than it can save over {} calls (at most "
+      "{:.0f}% of ~{:.0f} us of products, ~{:.0f} us): {} by its fixed rule, on the CSR as it is",
+      plan_us, o.expected_calls, 100 * share, run_us, gain_us, t.auto_light_kernel);
+  // Irregular rows: the light kernel and its rival each win on some such matrices; a race on the
+  // first calls costs a few calls of the slower one (a timed race is not reproducible: not with
+  // deterministic_only).
+  const bool irregular = p.stats.nnz > 0 && p.stats.ell_padding_ratio > t.spread_padding;
+  const auto race_calls = static_cast<int64_t>(2 * (t.auto_light_race_samples + 1));
+  if (irregular && !t.auto_light_rival.empty() && !o.deterministic_only &&
+      o.expected_calls >= 2 * race_calls) {
+    light.rival = t.auto_light_rival;
+    light.race_samples = t.auto_light_race_samples;
+    light.why += fmt::format(
+        "; rows this irregular (ELL padding {:.0f}) are raced against {} on the first "
+        "{} calls",
+        p.stats.ell_padding_ratio, light.rival, race_calls);
+  }
+  return light;
 }
 
 }  // namespace spx::plan

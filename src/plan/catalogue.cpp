@@ -241,10 +241,12 @@ void check_planner_table(const PlannerRuleTable& t) {
   check_kernel_names(t.spmm_row_major, kSpmm, kRow, "planner rule order spmm_row_major");
   check_kernel_names(t.spmm_col_major, kSpmm, kCol, "planner rule order spmm_col_major");
   check_kernel_names({t.auto_light_kernel}, kSpmv, kRow, "planner auto_light_kernel");
-  if (std::string_view(kernel_row(t.auto_light_kernel).format) != "csr")
-    throw Error(
-        fmt::format("planner auto_light_kernel: '{}' converts the matrix; a light plan runs on the CSR",
-                    t.auto_light_kernel));
+  if (!t.auto_light_rival.empty())
+    check_kernel_names({t.auto_light_rival}, kSpmv, kRow, "planner auto_light_rival");
+  for (const std::string& light : {t.auto_light_kernel, t.auto_light_rival})
+    if (!light.empty() && std::string_view(kernel_row(light).format) != "csr")
+      throw Error(fmt::format(
+          "planner auto_light_kernel/rival: '{}' converts the matrix; a light plan runs on the CSR", light));
   for (const auto& r : t.vendor_spmm_over_best) {
     const KernelRow* row = find_kernel(r.kernel);
     if (row == nullptr || row->op != kSpmm || std::string_view(row->owner) != "cuSPARSE")

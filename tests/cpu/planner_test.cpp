@@ -379,12 +379,27 @@ TEST(AutoMode, LightPlanWherePlanningCannotPay) {
   mid.stats.ell_padding_ratio = 1.0;
   EXPECT_FALSE(plan::light_plan(mid, plan::Options{}, h200).has_value());
   mid.stats.ell_padding_ratio = 3.0;
-  EXPECT_TRUE(plan::light_plan(mid, plan::Options{}, h200).has_value());
+  ASSERT_TRUE(plan::light_plan(mid, plan::Options{}, h200).has_value());
+  EXPECT_TRUE(plan::light_plan(mid, plan::Options{}, h200)->rival.empty());  // spread rows: no race
+  // Irregular rows: the rival raced on the first calls, unless the plan must be reproducible.
+  const plan::PlannerRuleTable& rules = plan::default_rule_tables().planner;
+  mid.stats.ell_padding_ratio = 2 * rules.spread_padding;
+  const auto raced = plan::light_plan(mid, plan::Options{}, h200);
+  ASSERT_TRUE(raced.has_value());
+  EXPECT_EQ(raced->rival, rules.auto_light_rival);
+  EXPECT_EQ(raced->race_samples, rules.auto_light_race_samples);
+  EXPECT_NE(raced->why.find("raced against " + rules.auto_light_rival), std::string::npos) << raced->why;
+  o = plan::Options{};
+  o.deterministic_only = true;
+  EXPECT_TRUE(plan::light_plan(mid, o, h200)->rival.empty());
   // The light kernel runs on the CSR as it is: the catalogue's check refuses one that converts.
   plan::PlannerRuleTable t = plan::default_rule_tables().planner;
   t.auto_light_kernel = "ell";
   EXPECT_THROW(plan::check_planner_table(t), Error);
   t.auto_light_kernel = "no_such_kernel";
+  EXPECT_THROW(plan::check_planner_table(t), Error);
+  t = plan::default_rule_tables().planner;
+  t.auto_light_rival = "sell_c16";  // converts: not a light kernel
   EXPECT_THROW(plan::check_planner_table(t), Error);
 }
 

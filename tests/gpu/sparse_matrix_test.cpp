@@ -499,6 +499,48 @@ TYPED_TEST(FrontDoor, AutoTakesTheLightPlanWherePlanningCannotPay) {
   EXPECT_NE(M.plan_spmv(o).decided_by, "light");
 }
 
+// On irregular rows the light plan races its rival against the light kernel on the first calls:
+// every call's product is right while they take turns, the faster is kept and reported ("raced"),
+// and a deterministic_only plan runs the light kernel alone.
+TYPED_TEST(FrontDoor, LightPlanRacesItsRivalOnIrregularRows) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  const auto A = gen::power_law<T, int32_t>(3001, 6.0, 1.9, 23);
+  const plan::PlannerRuleTable& t = plan::default_rule_tables().planner;
+  ASSERT_GT(stats(A).ell_padding_ratio, t.spread_padding);
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), 29);
+  std::vector<T> want(static_cast<std::size_t>(A.rows)), got(want.size()), poisoned(want.size());
+  ref::spmv(A, std::span<const T>(x), std::span<T>(want));
+  poison(std::span<T>(poisoned));
+  cuda::DeviceBuffer<T> dx(x.size(), "x"), dy(want.size(), "y");
+  cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
+  plan::Options o;
+  o.tuning_cache = "-";
+  cuda::SparseMatrix<T> M(ctx, A);
+  const plan::Report& planned = M.plan_spmv(o);
+  EXPECT_EQ(planned.decided_by, "racing") << planned.explain();
+  EXPECT_NE(planned.explain().find(t.auto_light_rival), std::string::npos) << planned.explain();
+  for (int call = 0; call < 4 * (t.auto_light_race_samples + 1); ++call) {
+    cuda::copy_to_device_sync(ctx, dy.data(), poisoned.data(), dy.bytes());
+    cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
+    cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
+    for (std::size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], (std::is_same_v<T, float> ? 1e-4 : 1e-12) * (1 + std::abs(want[i])))
+          << "call " << call << " row " << i;
+  }
+  ASSERT_NE(M.spmv_report(), nullptr);
+  const plan::Report& r = *M.spmv_report();
+  EXPECT_EQ(r.decided_by, "raced") << r.explain();
+  ASSERT_EQ(r.candidates.size(), 2u);
+  EXPECT_TRUE(r.winner().kernel == t.auto_light_kernel || r.winner().kernel == t.auto_light_rival);
+  EXPECT_FALSE(std::isnan(r.candidates[0].measured_us));
+  o.deterministic_only = true;
+  cuda::SparseMatrix<T> D(ctx, A);
+  const plan::Report& d = D.plan_spmv(o);
+  EXPECT_EQ(d.decided_by, "light") << d.explain();
+}
+
 // Mode auto racing its top candidates on the first calls: every call of the race is right (the
 // output poisoned before each), the plan freezes on one of the contenders after its trials, says
 // "raced" with a measured time, stays put, and a graph captured mid-race ends the race.

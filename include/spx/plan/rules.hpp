@@ -292,6 +292,13 @@ struct PlannerRuleTable {
   double auto_light_gain_share_uniform = 0.5;
   double auto_launch_floor_us = 4.0;
   std::string auto_light_kernel = "csr_param";
+  // On irregular rows (ELL padding past spread_padding) no CSR kernel wins everywhere: csr_param
+  // took 0.73-1.37x cuSPARSE CSR ALG1's time there (H200: power-law graphs 1.05-1.27x, a few huge
+  // rows and road networks 0.73-0.89x; calibration, validation and shared suites). The light plan
+  // then races auto_light_rival against the light kernel on the caller's first calls,
+  // auto_light_race_samples timed calls each after one untimed (neither converts anything).
+  std::string auto_light_rival = "cusparse_csr_alg1";
+  int auto_light_race_samples = 4;
 };
 
 // DGEMM version 3: the tile shape and the k splits (gemm_rule). Tan et al.'s blocking model per

@@ -33,6 +33,9 @@ struct Race {
   std::size_t launched = 0;    // trials launched so far
   std::size_t read = 0;        // trials whose time was read (in order: one stream)
   bool finished = false;       // the winner moved to the plan; the rest wait to be freed
+  // The report's decided_by when no time came back (a graph captured from the first call on): the
+  // ranking that ordered the entries.
+  std::string untimed_decided_by = "model";
 
   // `samples` timed calls per entry after one untimed; the events are made here, not per call.
   void schedule(int samples) {

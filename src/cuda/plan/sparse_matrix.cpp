@@ -214,9 +214,10 @@ struct SparseMatrix<T>::Impl {
                      .median_ms;
   }
 
-  // Mode::Auto where planning cannot pay (plan::light_plan): the light kernel built at once, no
-  // features, no ranking, no timing. False (nothing done) where planning pays, a plan in the tuning
-  // cache would be taken instead, or the light kernel is not eligible or does not build.
+  // Mode::Auto where planning cannot pay (plan::light_plan): the light kernel built at once (on
+  // irregular rows with its rival, the two raced on the first calls), no features, no ranking, no
+  // timing at plan time. False (nothing done) where planning pays, a plan in the tuning cache would
+  // be taken instead, or the light kernel is not eligible or does not build.
   bool light_plan(PlanState<T>& st, const plan::Problem& p, const plan::Options& o,
                   const model::Profile* profile) {
     const model::DeviceBasics basics = basics_of(ctx->props(), profile);
@@ -225,20 +226,41 @@ struct SparseMatrix<T>::Impl {
     if (!st.cache_path.empty() && plan::TuningCache(st.cache_path).find(st.cache_key)) return false;
     std::vector<plan::Candidate> cands =
         plan::candidates(p, o, basics, std::numeric_limits<std::size_t>::max());
-    const auto it = std::find_if(cands.begin(), cands.end(),
-                                 [&](const plan::Candidate& c) { return c.kernel == light->kernel; });
-    if (it == cands.end() || !it->eligible) return false;
-    plan::Candidate c = *it;
+    const auto candidate = [&](const std::string& kernel) -> plan::Candidate* {
+      const auto it = std::find_if(cands.begin(), cands.end(),
+                                   [&](const plan::Candidate& c) { return c.kernel == kernel; });
+      return it == cands.end() || !it->eligible ? nullptr : &*it;
+    };
+    plan::Candidate* light_c = candidate(light->kernel);
+    if (light_c == nullptr) return false;
+    plan::Candidate c = *light_c;
     auto e = build(p, c, {});
     if (!e) return false;
     plan::Report& r = st.report;
     c.score = std::numeric_limits<double>::infinity();
-    r.candidates = {std::move(c)};
+    r.candidates = {c};
     r.chosen = 0;
     r.decided_by = "light";
     r.auto_reason = light->why;
-    r.setup_us = r.candidates[0].setup_us;
+    r.setup_us = c.setup_us;
     r.problem = p;
+    // Irregular rows: the rival raced against the light kernel on the first calls (run_race).
+    if (plan::Candidate* rival_c = light->rival.empty() ? nullptr : candidate(light->rival)) {
+      plan::Candidate rival = *rival_c;
+      if (auto re = build(p, rival, {})) {
+        rival.score = std::numeric_limits<double>::infinity();
+        r.candidates.push_back(rival);
+        detail::Race<T> race;
+        race.untimed_decided_by = "light";
+        race.entries.push_back({c.kernel, std::move(e), {}});
+        race.entries.push_back({rival.kernel, std::move(re), {}});
+        race.schedule(light->race_samples);
+        r.decided_by = "racing";
+        r.frozen = false;
+        st.race.emplace(std::move(race));
+        return true;
+      }
+    }
     st.exec = std::move(e);
     return true;
   }
@@ -536,7 +558,7 @@ struct SparseMatrix<T>::Impl {
     const bool timed = !race.entries[w].us.empty();
     race.finished = true;
     if (!capturing(ctx->stream())) st.race.reset();  // frees the other contenders' matrices
-    r.decided_by = timed ? "raced" : "model";
+    r.decided_by = timed ? "raced" : race.untimed_decided_by;
     r.frozen = true;
     if (timed) save_to_cache(st);
     launch(*st.exec);
