@@ -1,6 +1,7 @@
 // The fixed rules: every choice spx makes for a matrix without measuring it — the parameters of the
-// parametrised CSR SpMV, ELLR-T's threads per row and block size, the SpMM format and the
-// configurations of both SpMM kernels, the segmented sum's tile shape and mode — in one place.
+// parametrised CSR SpMV, ELLR-T's threads per row and block size, SELL-C16's and BSR's lanes per
+// row, the SpMM format and the configurations of both SpMM kernels, the segmented sum's tile shape and
+// mode, DGEMM's tile, split and cuBLAS choices — in one place.
 //
 // A rule is a small function of the matrix statistics and the device that walks a table; the
 // tables are data (RuleTables; the defaults, with one line on why each step has its shape, are in
@@ -8,7 +9,8 @@
 // caller, the tuner or a refit (tools/fit_csr_rule.py) can run a rule on another table.
 //
 // Host code with no CUDA dependency: the rules run and are tested in every build. The kernels they
-// configure are declared in spmv_csr.hpp, spmv_formats.hpp, spmv_segsum.hpp and spmm.hpp.
+// configure are declared in spmv_csr.hpp, spmv_formats.hpp, spmv_segsum.hpp, spmv_bsr.hpp, spmm.hpp
+// and gemm.hpp.
 #pragma once
 
 #include <cstddef>
@@ -111,6 +113,14 @@ struct SellRuleTable {
   // average (padded) row, up to max_lanes.
   double small_min_slots_per_lane = 16.0;
   int max_lanes = 8;
+};
+
+// BSR SpMV: lanes per block row (Q of BsrSpmvParams). A lane walking one block of a block row did
+// one dependent chain of loads (row pointer, column, x) per block row; Q doubles only while every
+// lane keeps min_blocks_per_lane blocks of an average block row, enough to fill the kernel's steps
+// of several blocks' loads in flight.
+struct BsrRuleTable {
+  double min_blocks_per_lane = 4.0;
 };
 
 // SpMM: the format, ELLR-T SpMM (SSFastSpMM) and CSR SpMM.
@@ -342,6 +352,7 @@ struct RuleTables {
   LaunchShapeTable launch;
   EllrRuleTable ellr;
   SellRuleTable sell;
+  BsrRuleTable bsr;
   SpmmRuleTable spmm;
   SegsumRuleTable segsum;
   GemmRuleTable gemm;
@@ -379,6 +390,14 @@ cuda::EllrTParams ellr_t_rule(const MatrixStats& stats, const cuda::DeviceProps&
 // SELL-C16's lanes per row (SellRuleTable): 1, 2, 4 or 8, from the rows and the stored slots.
 int sell_c16_lanes(int64_t rows, int64_t slots, const cuda::DeviceProps& device,
                    const RuleTables& tables = default_rule_tables());
+
+// --- BSR SpMV ------------------------------------------------------------------------------------
+
+// BSR's lanes per block row for blocks of `block` (b): the largest power of two Q with
+// Q x min_blocks_per_lane <= the average blocks per block row (at least 1), capped so that
+// b x Q <= cuda::kBsrMaxGroupLanes; block_size the kernel's default. Constant time.
+cuda::BsrSpmvParams bsr_spmv_rule(int block, int64_t blocks, int64_t block_rows,
+                                  const RuleTables& tables = default_rule_tables());
 
 // Block size for a grid of `threads` threads of a memory-bound kernel with full occupancy at any
 // block size of 64 or more: 256, lowered to 128 and then to the smallest block that still allows
