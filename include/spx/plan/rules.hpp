@@ -1,7 +1,7 @@
 // The fixed rules: every choice spx makes for a matrix without measuring it — the parameters of the
 // parametrised CSR SpMV, ELLR-T's threads per row and block size, SELL-C16's and BSR's lanes per
 // row, the SpMM format and the configurations of both SpMM kernels, the segmented sum's tile shape and
-// mode, DGEMM's tile, split and cuBLAS choices — in one place.
+// mode, DGEMM's tile, split, cuBLAS and INT8-emulation choices — in one place.
 //
 // A rule is a small function of the matrix statistics and the device that walks a table; the
 // tables are data (RuleTables; the defaults, with one line on why each step has its shape, are in
@@ -346,6 +346,21 @@ struct GemmRuleTable {
   double unaligned_small_margin = 0.0;
 };
 
+// The emulated DGEMM's cost model (gemm_emulation_plan; docs/dgemm.md, "Emulated DGEMM", says what
+// each figure rests on: predicted, not fitted, except where a field says so).
+struct GemmEmulationRuleTable {
+  double int8_tops = 1979.0;    // H100 SXM dense INT8 tensor peak, 132 SMs (scaled by the SM count)
+  double int8_fraction = 0.58;  // of it the emulation's own cuBLASLt INT8 GEMMs reach (fitted)
+  int int8_tile_m = 256;        // the INT8 GEMM's block tile (waves = tiles / SMs, one per SM)
+  int int8_tile_n = 128;
+  double convert_efficiency = 0.8;  // share of the streaming bandwidth the conversion kernels reach
+  double reconstruct_ps = 6.0;      // CRT reconstruction, per element of C and modulus (fitted)
+  double launch_us = 3.0;           // per kernel or GEMM launch
+  double sync_us = 20.0;            // the host round trip that reads the statistics
+  double margin = 0.1;              // Auto emulates only where predicted (1 + margin) x faster
+  int min_cc_major = 9;             // the figures are Hopper's; other devices: no prediction
+};
+
 struct RuleTables {
   PlannerRuleTable planner;
   CsrRuleTable csr;
@@ -356,6 +371,7 @@ struct RuleTables {
   SpmmRuleTable spmm;
   SegsumRuleTable segsum;
   GemmRuleTable gemm;
+  GemmEmulationRuleTable gemm_emulation;
 };
 
 // The tables the rules use by default (src/plan/rule_tables.cpp).
@@ -489,5 +505,27 @@ double gemm_predicted_us(const GemmTileEntry& tile, int split_k, int64_t m, int6
 GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const cuda::DeviceProps& device,
                      const cuda::GemmParams& params, const RuleTables& tables = default_rule_tables(),
                      bool operands_aligned = true);
+
+// --- DGEMM emulated on the INT8 tensor cores (Ozaki scheme II; spx/cuda/gemm_emulation.hpp) -------
+
+// Auto's emulation candidate for a shape (m, n, k >= 1): the moduli count random-like inputs need
+// (or `moduli` when > 0: the count a call's statistics asked for), the predicted times, and whether
+// Auto emulates: params.emulation Always (where the inputs allow), or Auto and predicted faster than
+// `native_us` (gemm_plan's predicted_us) by the margin.
+struct GemmEmulationChoice {
+  bool emulate = false;
+  bool considered = false;  // false: f32, an explicit version or knob, Never, or no figures
+  int moduli = 0;           // INT8 products besides the bound product
+  int bits = 0;             // width of the scaled integers
+  double emulated_us = 0;   // predicted: all of it
+  double int8_us = 0;       // predicted: the (moduli + 1) INT8 GEMMs
+  double convert_us = 0;    // predicted: conversions, reconstruction, launches, the round trip
+  double native_us = 0;     // gemm_plan's prediction for native
+  std::string why;          // one sentence: what runs and why
+};
+GemmEmulationChoice gemm_emulation_plan(int64_t m, int64_t n, int64_t k, bool reads_c,
+                                        const cuda::DeviceProps& device, const cuda::GemmParams& params,
+                                        double native_us, int moduli = 0,
+                                        const RuleTables& tables = default_rule_tables());
 
 }  // namespace spx::plan
