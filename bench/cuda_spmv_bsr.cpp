@@ -53,7 +53,7 @@ std::unique_ptr<Instance> bsr_instance(const Problem& p, bool vendor) {
     params.push_back({"workspace_bytes", static_cast<int64_t>(op->workspace_bytes())});
     parts.launch = [op, A, x, y] { op->run(); };
   } else {
-    const cuda::BsrSpmvParams config = cuda::bsr_spmv_rule(A->block, A->blocks, A->block_rows);
+    const cuda::BsrSpmvParams config = plan::bsr_spmv_rule(A->block, A->blocks, A->block_rows);
     params.push_back({"lanes_per_row", int64_t{config.lanes_per_row}});
     params.push_back({"block_size", int64_t{config.block_size}});
     parts.launch = [A, x, y, config] {

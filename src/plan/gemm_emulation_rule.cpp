@@ -1,18 +1,17 @@
-// The emulated DGEMM's cost model (gemm_emulation.hpp): the moduli count random-like inputs need,
-// the INT8 GEMMs timed by waves of the INT8 tile at cuBLAS's measured INT8 rate, the conversions'
-// bytes at the streaming bandwidth; Auto emulates where that beats native's predicted time.
+// The emulated DGEMM's cost model (gemm_emulation_plan over GemmEmulationRuleTable, spx/plan/rules.hpp):
+// the moduli count random-like inputs need, the INT8 GEMMs timed by waves of the INT8 tile at
+// cuBLAS's measured INT8 rate, the conversions' bytes at the streaming bandwidth; Auto emulates where
+// that beats native's predicted time.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "cpu/gemm_ozaki_host.hpp"
-#include "plan/gemm_emulation_detail.hpp"
-#include "spx/cuda/gemm_emulation.hpp"
 #include "spx/model.hpp"
 #include "spx/plan/rules.hpp"
 
-namespace spx::cuda {
+namespace spx::plan {
 namespace {
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
@@ -24,14 +23,11 @@ constexpr double kTypicalRoomRatio = 0.5;
 
 }  // namespace
 
-const GemmEmulationTable& default_gemm_emulation_table() {
-  static const GemmEmulationTable table;
-  return table;
-}
-
 GemmEmulationChoice gemm_emulation_plan(int64_t m, int64_t n, int64_t k, bool reads_c,
-                                        const DeviceProps& device, const GemmParams& params, double native_us,
-                                        int moduli, const GemmEmulationTable& t) {
+                                        const cuda::DeviceProps& device, const cuda::GemmParams& params,
+                                        double native_us, int moduli, const RuleTables& tables) {
+  using cuda::GemmEmulation;
+  const GemmEmulationRuleTable& t = tables.gemm_emulation;
   GemmEmulationChoice c;
   c.native_us = native_us;
   const bool always = params.emulation == GemmEmulation::Always;
@@ -39,7 +35,8 @@ GemmEmulationChoice gemm_emulation_plan(int64_t m, int64_t n, int64_t k, bool re
     c.why = "emulation forbidden (GemmEmulation::Never)";
     return c;
   }
-  if (params.version != GemmVersion::Auto || params.tile != GemmTile::Auto || params.split_k != 0) {
+  if (params.version != cuda::GemmVersion::Auto || params.tile != cuda::GemmTile::Auto ||
+      params.split_k != 0) {
     c.why = "an explicit version, tile or split runs spx's own kernel";
     return c;
   }
@@ -59,7 +56,7 @@ GemmEmulationChoice gemm_emulation_plan(int64_t m, int64_t n, int64_t k, bool re
   // Figures: the H100's without a device (spx gemm --explain on a machine without a GPU).
   const bool figures = device.sm_count == 0 || device.cc_major >= t.min_cc_major;
   const model::DeviceBasics d = model::device_basics(device);
-  const double sms = d.sm_count, hbm = plan::streaming_gbs(device) * 1e3;  // bytes per µs
+  const double sms = d.sm_count, hbm = streaming_gbs(device) * 1e3;  // bytes per µs
   const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
   const double kpad = std::ceil(kd / ozaki::kPadK) * ozaki::kPadK;
   // One INT8 GEMM: waves of the tile on every SM at the measured rate, or its bytes (operands once,
@@ -97,13 +94,4 @@ GemmEmulationChoice gemm_emulation_plan(int64_t m, int64_t n, int64_t k, bool re
   return c;
 }
 
-namespace detail {
-GemmEmulationReport& gemm_emulation_report() {
-  thread_local GemmEmulationReport report;
-  return report;
-}
-}  // namespace detail
-
-const GemmEmulationReport& gemm_emulation_last() { return detail::gemm_emulation_report(); }
-
-}  // namespace spx::cuda
+}  // namespace spx::plan

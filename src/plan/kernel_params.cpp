@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "spx/bsr.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cuda {
@@ -58,6 +59,21 @@ std::string invalid_reason(const CooParams& p) {
   return block_reason(p.block_size, 32, 512);
 }
 void validate(const CooParams& p, const char* who) { throw_if_invalid(p, who); }
+
+// --- BSR SpMV ---
+
+std::string invalid_reason(const BsrSpmvParams& p, int block) {
+  const int q = p.lanes_per_row;
+  if (block < kBsrMinBlock || block > kBsrMaxBlock)
+    return fmt::format("block {} is outside {}..{}", block, kBsrMinBlock, kBsrMaxBlock);
+  if (!power_of_two_in(q, 1, kBsrMaxGroupLanes) || block * q > kBsrMaxGroupLanes)
+    return fmt::format("lanes_per_row {} is not a power of two with {} x lanes_per_row <= {}", q, block,
+                       kBsrMaxGroupLanes);
+  return block_reason(p.block_size, 32, 1024);
+}
+void validate(const BsrSpmvParams& p, int block, const char* who) {
+  if (std::string why = invalid_reason(p, block); !why.empty()) throw Error(fmt::format("{}: {}", who, why));
+}
 
 // --- Segmented sum ---
 

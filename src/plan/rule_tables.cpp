@@ -58,6 +58,11 @@ RuleTables make_default_rule_tables() {
   t.sell.small_min_slots_per_lane = 16.0;
   t.sell.max_lanes = 8;
 
+  // --- BSR lanes per block row ---
+  // A lane keeps 4 blocks of an average block row: a 9-block row (2-4-unknown FEM) gets 2 lanes, not
+  // 8; with one block a lane those matrices reached 42-58% of the streaming bandwidth.
+  t.bsr.min_blocks_per_lane = 4.0;
+
   // --- SpMM format ---
   // ELLPACK-R never reads its padding: the limit is the slab's size, not its padding.
   t.spmm.ellr_max_padding_ratio = 64.0;
@@ -292,6 +297,22 @@ RuleTables make_default_rule_tables() {
   // 0.85x cuBLAS (bench/gemm_vendor_fit.py --small): predicted 1.031x there, worst 0.918.
   t.gemm.unaligned_small_us = 45.0;
   t.gemm.unaligned_small_margin = 0.5;
+
+  // --- DGEMM emulated on INT8 tensor cores (gemm_emulation_plan; docs/dgemm.md "Emulated DGEMM") ---
+  t.gemm_emulation.int8_tops = 1979.0;  // H100 SXM dense INT8 tensor peak, 132 SMs
+  // Of it the emulation's own cuBLASLt INT8 GEMMs reach (int32 out, k-padded): ~1150 TOPS, fitted to
+  // the emulated calls measured on an H200 at 4096^3-16384^3 (bench/results/h200/gemm/emulation-*).
+  t.gemm_emulation.int8_fraction = 0.58;
+  t.gemm_emulation.int8_tile_m = 256;  // cuBLASLt's INT8 block tile: one per SM per wave
+  t.gemm_emulation.int8_tile_n = 128;
+  t.gemm_emulation.convert_efficiency = 0.8;
+  // The CRT reconstruction's integer arithmetic is compute-bound: ~5x the int32 product's read-back,
+  // fitted to the same H200 calls (8192^2 x 256: 8.7 ms).
+  t.gemm_emulation.reconstruct_ps = 6.0;
+  t.gemm_emulation.launch_us = 3.0;
+  t.gemm_emulation.sync_us = 20.0;  // one host round trip for the inputs' statistics
+  t.gemm_emulation.margin = 0.1;    // the model's error band: emulate only where clearly faster
+  t.gemm_emulation.min_cc_major = 9;
   return t;
 }
 

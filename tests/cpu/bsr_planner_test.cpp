@@ -8,10 +8,6 @@
 
 #include "plan/format_bsr.hpp"
 #include "spx/bsr.hpp"
-#include "spx/plan/rules.hpp"
-#if SPX_HAVE_CUDA
-#include "spx/cuda/spmv_bsr.hpp"
-#endif
 #include "spx/features.hpp"
 #include "spx/generate.hpp"
 #include "spx/model.hpp"
@@ -128,17 +124,19 @@ TEST(BlockFem, ShapeAndPattern) {
   EXPECT_THROW((gen::generate<double, int32_t>("blockfem:n=0")), Error);
 }
 
-#if SPX_HAVE_CUDA
-// The kernel's lanes per block row (host rule): each lane keeps >= 4 blocks of an average block row,
-// so a 9-block row (2-4-unknown FEM) gets 2 lanes, not 8; b x Q <= 32.
+// The kernel's lanes per block row (host rule, every build): each lane keeps >= 4 blocks of an
+// average block row, so a 9-block row (2-4-unknown FEM) gets 2 lanes, not 8; b x Q <= 32.
 TEST(BsrRule, LanesKeepFourBlocksEach) {
-  EXPECT_EQ(spx::cuda::bsr_spmv_rule(4, 9 * 1000, 1000).lanes_per_row, 2);
-  EXPECT_EQ(spx::cuda::bsr_spmv_rule(2, 9 * 1000, 1000).lanes_per_row, 2);
-  EXPECT_EQ(spx::cuda::bsr_spmv_rule(6, 25 * 1000, 1000).lanes_per_row, 4);
-  EXPECT_EQ(spx::cuda::bsr_spmv_rule(2, 200 * 1000, 1000).lanes_per_row, 16);  // b x Q <= 32
-  EXPECT_EQ(spx::cuda::bsr_spmv_rule(3, 3 * 1000, 1000).lanes_per_row, 1);
-  EXPECT_EQ(spx::cuda::bsr_spmv_rule(3, 0, 0).lanes_per_row, 1);
+  EXPECT_EQ(plan::bsr_spmv_rule(4, 9 * 1000, 1000).lanes_per_row, 2);
+  EXPECT_EQ(plan::bsr_spmv_rule(2, 9 * 1000, 1000).lanes_per_row, 2);
+  EXPECT_EQ(plan::bsr_spmv_rule(6, 25 * 1000, 1000).lanes_per_row, 4);
+  EXPECT_EQ(plan::bsr_spmv_rule(2, 200 * 1000, 1000).lanes_per_row, 16);  // b x Q <= 32
+  EXPECT_EQ(plan::bsr_spmv_rule(3, 3 * 1000, 1000).lanes_per_row, 1);
+  EXPECT_EQ(plan::bsr_spmv_rule(3, 0, 0).lanes_per_row, 1);
+  // The table is data: at 2 blocks a lane the 9-block row gets 4 lanes.
+  plan::RuleTables tables = plan::default_rule_tables();
+  tables.bsr.min_blocks_per_lane = 2.0;
+  EXPECT_EQ(plan::bsr_spmv_rule(4, 9 * 1000, 1000, tables).lanes_per_row, 4);
 }
-#endif
 
 }  // namespace

@@ -15,7 +15,7 @@
 #include "cpu/gemm_ozaki_host.hpp"
 #include "gemm_ozaki_check.hpp"
 #include "spx/cpu.hpp"
-#include "spx/cuda/gemm_emulation.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::ozaki {
 namespace {
@@ -293,8 +293,13 @@ TEST(GemmOzakiHost, ChoosesModuliFromTheRoom) {
 }  // namespace
 }  // namespace spx::ozaki
 
-namespace spx::cuda {
+namespace spx::plan {
 namespace {
+
+using cuda::DeviceProps;
+using cuda::GemmEmulation;
+using cuda::GemmParams;
+using cuda::GemmVersion;
 
 TEST(GemmEmulationPlan, PredictsAWinOnLargeSquaresOnlyAndObeysTheKnob) {
   const DeviceProps h100;  // no figures: the H100 SXM's
@@ -324,6 +329,11 @@ TEST(GemmEmulationPlan, PredictsAWinOnLargeSquaresOnlyAndObeysTheKnob) {
       gemm_emulation_plan(16384, 16384, 16384, false, h200, auto_params, 165000.0, 20);
   EXPECT_GT(more.emulated_us, big.emulated_us);
   EXPECT_FALSE(more.emulate) << more.why;
+  // The figures are data: a margin of 2x keeps 16384^3 native.
+  RuleTables cautious = default_rule_tables();
+  cautious.gemm_emulation.margin = 1.0;
+  EXPECT_FALSE(
+      gemm_emulation_plan(16384, 16384, 16384, false, h200, auto_params, 165000.0, 0, cautious).emulate);
   // Short k: the int32 products' bytes outweigh the INT8 speed.
   EXPECT_FALSE(gemm_emulation_plan(8192, 8192, 256, false, h100, auto_params, 760.0).emulate);
   EXPECT_NEAR(gemm_emulation_plan(8192, 8192, 256, false, h200, auto_params, 760.0).emulated_us, 8700.0,
@@ -346,4 +356,4 @@ TEST(GemmEmulationPlan, PredictsAWinOnLargeSquaresOnlyAndObeysTheKnob) {
 }
 
 }  // namespace
-}  // namespace spx::cuda
+}  // namespace spx::plan

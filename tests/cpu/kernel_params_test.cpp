@@ -5,9 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#if SPX_HAVE_CUDA
-#include "spx/cuda/spmv_bsr.hpp"  // BSR's checks are compiled with the CUDA sources
-#endif
+
 #include "spx/error.hpp"
 
 namespace spx::test {
@@ -35,12 +33,10 @@ TEST(KernelParams, EveryStructNamesTheKernelTheFieldAndTheValue) {
   expect_refused(cuda::SpmmEllrParams{4, 256, 64},
                  "spmm_ellr_t: cols_per_pass 64 is not 1, 2, 4, 8, 16 or 32");
   expect_refused(cuda::SpmmCsrParams{8, 256, 8, 16}, "spmm_csr: long_row_nnz 16 is below 32");
-#if SPX_HAVE_CUDA
   expect_refused(cuda::BsrSpmvParams{16, 256},
                  "spmv_bsr: lanes_per_row 16 is not a power of two with 4 x "
                  "lanes_per_row <= 32",
                  4);
-#endif
 }
 
 TEST(KernelParams, DefaultsAreValid) {
@@ -50,9 +46,7 @@ TEST(KernelParams, DefaultsAreValid) {
   EXPECT_NO_THROW(cuda::validate(cuda::SegsumSpmvParams{}));
   EXPECT_NO_THROW(cuda::validate(cuda::SpmmEllrParams{}));
   EXPECT_NO_THROW(cuda::validate(cuda::SpmmCsrParams{}));
-#if SPX_HAVE_CUDA
   EXPECT_NO_THROW(cuda::validate(cuda::BsrSpmvParams{}, 4));
-#endif
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "gpu_test_support.hpp"
 #include "spx/bsr.hpp"
 #include "spx/cpu.hpp"
+#include "spx/plan/rules.hpp"
 
 namespace spx::test {
 namespace {
@@ -114,7 +115,7 @@ TYPED_TEST(BsrSpmvTest, MatchesReference) {
         expect_close(c.A, c.block, x, y0, alpha, beta, got, want, what);
         return got;
       };
-      const cuda::BsrSpmvParams rule = cuda::bsr_spmv_rule(A.block, A.blocks, A.block_rows);
+      const cuda::BsrSpmvParams rule = plan::bsr_spmv_rule(A.block, A.blocks, A.block_rows);
       const auto first =
           run("spx rule", [&](auto xs, auto ys) { cuda::spmv_bsr(ctx, A, xs, ys, rule, alpha, beta); });
       const auto again =

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <string>
 
-#include "spx/cuda/gemm_emulation.hpp"
 #include "spx/plan/rules.hpp"
 
 namespace spx::cli {
@@ -30,8 +29,8 @@ nlohmann::ordered_json explain_gemm_plan(const GemmShape& s, const cuda::DeviceP
   const plan::GemmChoice planned =
       plan::gemm_plan(s.m, s.n, s.k, s.reads_c, device, knobs, tables, s.aligned);
 
-  const cuda::GemmEmulationChoice emulation =
-      cuda::gemm_emulation_plan(s.m, s.n, s.k, s.reads_c, device, knobs, planned.predicted_us);
+  const plan::GemmEmulationChoice emulation =
+      plan::gemm_emulation_plan(s.m, s.n, s.k, s.reads_c, device, knobs, planned.predicted_us, 0, tables);
   fmt::print(out, "plan       {}, C ({} x {}), inner dimension {}{}, on {}\n",
              emulation.emulate ? "emulated DGEMM (INT8 tensor cores, Ozaki scheme II)"
              : planned.cublas  ? "cuBLAS DGEMM"

@@ -1,7 +1,7 @@
 // The knobs of every spx CUDA kernel, as data: small structs that the fixed rules (spx/plan/rules.hpp), the
 // tuner and callers produce and the kernels obey, with their checks and text forms. Host code with
 // no CUDA dependency, so the rules and their tests build everywhere; the kernels that take these
-// are declared in spmv_csr.hpp, spmv_formats.hpp, spmv_segsum.hpp and spmm.hpp.
+// are declared in spmv_csr.hpp, spmv_formats.hpp, spmv_segsum.hpp, spmv_bsr.hpp and spmm.hpp.
 #pragma once
 
 #include <climits>
@@ -45,6 +45,18 @@ struct CooParams {
 };
 std::string invalid_reason(const CooParams& p);
 void validate(const CooParams& p, const char* who = "spmv_coo");
+
+// --- BSR SpMV (spmv_bsr.hpp) ----------------------------------------------------------------------
+// A group of b x Q lanes per block row (b: the BSR block size): lane (r, q) walks blocks q, q+Q, ...
+// of its block row, reading row r of each. A group lives in one warp: b x Q <= kBsrMaxGroupLanes.
+inline constexpr int kBsrMaxGroupLanes = 32;
+struct BsrSpmvParams {
+  int lanes_per_row = 1;  // Q: a power of two with b x Q <= kBsrMaxGroupLanes
+  int block_size = 256;   // threads per CUDA block: a multiple of 32 in 32..1024
+};
+// For BSR blocks of `block` (kBsrMinBlock..kBsrMaxBlock, spx/bsr.hpp).
+std::string invalid_reason(const BsrSpmvParams& p, int block);
+void validate(const BsrSpmvParams& p, int block, const char* who = "spmv_bsr");
 
 // --- Segmented-sum SpMV (Liu & Vinter; spmv_segsum.hpp) -----------------------------------------
 // A tile is 32 lanes × nnz_per_lane nonzeros; a warp takes tiles_per_warp consecutive tiles. 0 (and

@@ -14,6 +14,7 @@
 #include "spx/bsr.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
+#include "spx/cuda/kernel_params.hpp"
 
 namespace spx::cuda {
 
@@ -42,24 +43,8 @@ Bsr<T, I> download(Context& ctx, const DeviceBsr<T, I>& A);
 // spx's kernel: a group of b x Q lanes per block row (several groups per warp when they fit); lane
 // (r, q) walks blocks q, q+Q, ... of its block row, reading row r of each block (b contiguous
 // values) and b contiguous entries of x; the Q partial sums of a row meet in a shuffle reduction
-// in a fixed order (deterministic, no atomics). Q is a power of two with b x Q <= 32.
-struct BsrSpmvParams {
-  int lanes_per_row = 1;  // Q
-  int block_size = 256;   // threads per CUDA block
-};
-// Q = the largest power of two with Q x kBsrMinBlocksPerLane <= the average blocks per block row
-// (at least 1), capped so b x Q <= 32. A lane walking one block of a 9-block row did one dependent
-// chain (row pointer, column, x) of loads per block row and left the 2-4-unknown FEM matrices at
-// 42-58% of the streaming bandwidth on their own bytes; with 4 or more blocks a lane, the kernel
-// keeps kBsrBlocksPerStep blocks' loads in flight.
-inline constexpr int kBsrMinBlocksPerLane = 4;
-inline constexpr int kBsrBlocksPerStep = 4;
-BsrSpmvParams bsr_spmv_rule(int block, int64_t blocks, int64_t block_rows);
-// The kernel_params.hpp convention, for BSR blocks of `block`: Q a power of two with b x Q <= 32,
-// block_size a multiple of 32 in 32..1024.
-std::string invalid_reason(const BsrSpmvParams& p, int block);
-void validate(const BsrSpmvParams& p, int block, const char* who = "spmv_bsr");
-
+// in a fixed order (deterministic, no atomics). `config` (BsrSpmvParams, kernel_params.hpp) comes
+// from plan::bsr_spmv_rule (spx/plan/rules.hpp) or the caller.
 template <class T, class I>
 void spmv_bsr(Context& ctx, const DeviceBsr<T, I>& A, std::span<const T> x, std::span<T> y,
               const BsrSpmvParams& config, T alpha = T{1}, T beta = T{0});

@@ -1,6 +1,7 @@
 // The fixed rules: every choice spx makes for a matrix without measuring it — the parameters of the
-// parametrised CSR SpMV, ELLR-T's threads per row and block size, the SpMM format and the
-// configurations of both SpMM kernels, the segmented sum's tile shape and mode — in one place.
+// parametrised CSR SpMV, ELLR-T's threads per row and block size, SELL-C16's and BSR's lanes per
+// row, the SpMM format and the configurations of both SpMM kernels, the segmented sum's tile shape and
+// mode, DGEMM's tile, split, cuBLAS and INT8-emulation choices — in one place.
 //
 // A rule is a small function of the matrix statistics and the device that walks a table; the
 // tables are data (RuleTables; the defaults, with one line on why each step has its shape, are in
@@ -8,7 +9,8 @@
 // caller, the tuner or a refit (tools/fit_csr_rule.py) can run a rule on another table.
 //
 // Host code with no CUDA dependency: the rules run and are tested in every build. The kernels they
-// configure are declared in spmv_csr.hpp, spmv_formats.hpp, spmv_segsum.hpp and spmm.hpp.
+// configure are declared in spmv_csr.hpp, spmv_formats.hpp, spmv_segsum.hpp, spmv_bsr.hpp, spmm.hpp
+// and gemm.hpp.
 #pragma once
 
 #include <cstddef>
@@ -111,6 +113,14 @@ struct SellRuleTable {
   // average (padded) row, up to max_lanes.
   double small_min_slots_per_lane = 16.0;
   int max_lanes = 8;
+};
+
+// BSR SpMV: lanes per block row (Q of BsrSpmvParams). A lane walking one block of a block row did
+// one dependent chain of loads (row pointer, column, x) per block row; Q doubles only while every
+// lane keeps min_blocks_per_lane blocks of an average block row, enough to fill the kernel's steps
+// of several blocks' loads in flight.
+struct BsrRuleTable {
+  double min_blocks_per_lane = 4.0;
 };
 
 // SpMM: the format, ELLR-T SpMM (SSFastSpMM) and CSR SpMM.
@@ -343,15 +353,32 @@ struct GemmRuleTable {
   double unaligned_small_margin = 0.0;
 };
 
+// The emulated DGEMM's cost model (gemm_emulation_plan; docs/dgemm.md, "Emulated DGEMM", says what
+// each figure rests on: predicted, not fitted, except where a field says so).
+struct GemmEmulationRuleTable {
+  double int8_tops = 1979.0;    // H100 SXM dense INT8 tensor peak, 132 SMs (scaled by the SM count)
+  double int8_fraction = 0.58;  // of it the emulation's own cuBLASLt INT8 GEMMs reach (fitted)
+  int int8_tile_m = 256;        // the INT8 GEMM's block tile (waves = tiles / SMs, one per SM)
+  int int8_tile_n = 128;
+  double convert_efficiency = 0.8;  // share of the streaming bandwidth the conversion kernels reach
+  double reconstruct_ps = 6.0;      // CRT reconstruction, per element of C and modulus (fitted)
+  double launch_us = 3.0;           // per kernel or GEMM launch
+  double sync_us = 20.0;            // the host round trip that reads the statistics
+  double margin = 0.1;              // Auto emulates only where predicted (1 + margin) x faster
+  int min_cc_major = 9;             // the figures are Hopper's; other devices: no prediction
+};
+
 struct RuleTables {
   PlannerRuleTable planner;
   CsrRuleTable csr;
   LaunchShapeTable launch;
   EllrRuleTable ellr;
   SellRuleTable sell;
+  BsrRuleTable bsr;
   SpmmRuleTable spmm;
   SegsumRuleTable segsum;
   GemmRuleTable gemm;
+  GemmEmulationRuleTable gemm_emulation;
 };
 
 // The tables the rules use by default (src/plan/rule_tables.cpp).
@@ -386,6 +413,14 @@ cuda::EllrTParams ellr_t_rule(const MatrixStats& stats, const cuda::DeviceProps&
 // SELL-C16's lanes per row (SellRuleTable): 1, 2, 4 or 8, from the rows and the stored slots.
 int sell_c16_lanes(int64_t rows, int64_t slots, const cuda::DeviceProps& device,
                    const RuleTables& tables = default_rule_tables());
+
+// --- BSR SpMV ------------------------------------------------------------------------------------
+
+// BSR's lanes per block row for blocks of `block` (b): the largest power of two Q with
+// Q x min_blocks_per_lane <= the average blocks per block row (at least 1), capped so that
+// b x Q <= cuda::kBsrMaxGroupLanes; block_size the kernel's default. Constant time.
+cuda::BsrSpmvParams bsr_spmv_rule(int block, int64_t blocks, int64_t block_rows,
+                                  const RuleTables& tables = default_rule_tables());
 
 // Block size for a grid of `threads` threads of a memory-bound kernel with full occupancy at any
 // block size of 64 or more: 256, lowered to 128 and then to the smallest block that still allows
@@ -477,5 +512,27 @@ double gemm_predicted_us(const GemmTileEntry& tile, int split_k, int64_t m, int6
 GemmChoice gemm_plan(int64_t m, int64_t n, int64_t k, bool reads_c, const cuda::DeviceProps& device,
                      const cuda::GemmParams& params, const RuleTables& tables = default_rule_tables(),
                      bool operands_aligned = true);
+
+// --- DGEMM emulated on the INT8 tensor cores (Ozaki scheme II; spx/cuda/gemm_emulation.hpp) -------
+
+// Auto's emulation candidate for a shape (m, n, k >= 1): the moduli count random-like inputs need
+// (or `moduli` when > 0: the count a call's statistics asked for), the predicted times, and whether
+// Auto emulates: params.emulation Always (where the inputs allow), or Auto and predicted faster than
+// `native_us` (gemm_plan's predicted_us) by the margin.
+struct GemmEmulationChoice {
+  bool emulate = false;
+  bool considered = false;  // false: f32, an explicit version or knob, Never, or no figures
+  int moduli = 0;           // INT8 products besides the bound product
+  int bits = 0;             // width of the scaled integers
+  double emulated_us = 0;   // predicted: all of it
+  double int8_us = 0;       // predicted: the (moduli + 1) INT8 GEMMs
+  double convert_us = 0;    // predicted: conversions, reconstruction, launches, the round trip
+  double native_us = 0;     // gemm_plan's prediction for native
+  std::string why;          // one sentence: what runs and why
+};
+GemmEmulationChoice gemm_emulation_plan(int64_t m, int64_t n, int64_t k, bool reads_c,
+                                        const cuda::DeviceProps& device, const cuda::GemmParams& params,
+                                        double native_us, int moduli = 0,
+                                        const RuleTables& tables = default_rule_tables());
 
 }  // namespace spx::plan

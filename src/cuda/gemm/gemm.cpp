@@ -11,7 +11,6 @@
 #include "cuda/common/scale.hpp"
 #include "cuda/gemm/gemm_launch.hpp"
 #include "cuda/gemm/ozaki.hpp"
-#include "plan/gemm_emulation_detail.hpp"
 #include "spx/cuda/gemm_emulation.hpp"
 #include "spx/cuda/vendor.hpp"
 #include "spx/error.hpp"
@@ -19,6 +18,12 @@
 
 namespace spx::cuda {
 namespace {
+
+// What the last gemm() on this thread did about emulation (gemm_emulation_last).
+GemmEmulationReport& emulation_report() {
+  thread_local GemmEmulationReport report;
+  return report;
+}
 
 void check_ld(const char* who, const char* name, int64_t ld, int64_t stored_rows) {
   if (ld < std::max<int64_t>(1, stored_rows))
@@ -55,10 +60,10 @@ plan::GemmChoice planned(const Context& ctx, const GemmParams& params, int64_t m
   return choice;
 }
 
-// gemm_emulation_plan for this call, remembered per thread for the last few shapes like planned():
+// plan::gemm_emulation_plan for this call, remembered per thread for the last few shapes like planned():
 // its sentence costs a few microseconds of formatting, as long as the smallest products.
-GemmEmulationChoice planned_emulation(const Context& ctx, const GemmParams& params, int64_t m, int64_t n,
-                                      int64_t k, bool reads_c, double native_us) {
+plan::GemmEmulationChoice planned_emulation(const Context& ctx, const GemmParams& params, int64_t m,
+                                            int64_t n, int64_t k, bool reads_c, double native_us) {
   struct Key {
     int device = -1, sm_count = 0;
     int64_t m = 0, n = 0, k = 0;
@@ -69,7 +74,7 @@ GemmEmulationChoice planned_emulation(const Context& ctx, const GemmParams& para
   };
   struct Entry {
     Key key;
-    GemmEmulationChoice choice;
+    plan::GemmEmulationChoice choice;
   };
   constexpr int kEntries = 8;
   thread_local Entry cache[kEntries];
@@ -78,7 +83,8 @@ GemmEmulationChoice planned_emulation(const Context& ctx, const GemmParams& para
   const Key key{props.device, props.sm_count, m, n, k, reads_c, params, native_us};
   for (const Entry& e : cache)
     if (e.key == key) return e.choice;
-  const GemmEmulationChoice choice = gemm_emulation_plan(m, n, k, reads_c, props, params, native_us);
+  const plan::GemmEmulationChoice choice =
+      plan::gemm_emulation_plan(m, n, k, reads_c, props, params, native_us);
   cache[next] = Entry{key, choice};
   next = (next + 1) % kEntries;
   return choice;
@@ -90,25 +96,27 @@ GemmEmulationChoice planned_emulation(const Context& ctx, const GemmParams& para
 bool emulated(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, double alpha, const double* A,
               int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc,
               const GemmParams& params, double native_us) {
-  GemmEmulationReport& report = detail::gemm_emulation_report();
+  GemmEmulationReport& report = emulation_report();
   const bool reads_c = beta != 0.0;
-  const GemmEmulationChoice plan = planned_emulation(ctx, params, m, n, k, reads_c, native_us);
-  if (!plan.emulate) {
-    report.reason = plan.why;
+  const plan::GemmEmulationChoice predicted = planned_emulation(ctx, params, m, n, k, reads_c, native_us);
+  if (!predicted.emulate) {
+    report.reason = predicted.why;
     return false;
   }
   // The inputs may need more moduli than random-like ones: Auto asks the model again with their count.
   const auto veto = [&](int moduli) -> std::string {
-    if (params.emulation == GemmEmulation::Always || moduli <= plan.moduli) return {};
-    const GemmEmulationChoice again =
-        gemm_emulation_plan(m, n, k, reads_c, ctx.props(), params, native_us, moduli);
+    if (params.emulation == GemmEmulation::Always || moduli <= predicted.moduli) return {};
+    const plan::GemmEmulationChoice again =
+        plan::gemm_emulation_plan(m, n, k, reads_c, ctx.props(), params, native_us, moduli);
     return again.emulate ? std::string() : fmt::format("the inputs need {} moduli: {}", moduli, again.why);
   };
-  return detail::run_ozaki_gemm(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, plan.moduli,
-                                veto, report);
+  return detail::run_ozaki_gemm(ctx, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                predicted.moduli, veto, report);
 }
 
 }  // namespace
+
+const GemmEmulationReport& gemm_emulation_last() { return emulation_report(); }
 
 const char* kernel_name(GemmVersion version) {
   switch (version) {
@@ -147,7 +155,7 @@ void gemm(Context& ctx, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k, T alp
         fmt::format("{}: GemmEmulation::Always is a choice of Auto in f64 (version Auto, tile Auto, "
                     "split_k 0)",
                     who));
-  if constexpr (is_double) detail::gemm_emulation_report() = GemmEmulationReport{};
+  if constexpr (is_double) emulation_report() = GemmEmulationReport{};
   check_ld(who, "a", lda, op_a == Op::N ? m : k);
   check_ld(who, "b", ldb, op_b == Op::N ? k : n);
   check_ld(who, "c", ldc, m);

@@ -365,7 +365,7 @@ template <class T>
 class BsrSpmv final : public Executor<T> {
  public:
   BsrSpmv(Context& ctx, const MatrixParts<T>& m, const plan::Problem& p, const plan::Knobs& knobs)
-      : A_(bsr_of(ctx, m, p)), config_(bsr_spmv_rule(A_.block, A_.blocks, A_.block_rows)) {
+      : A_(bsr_of(ctx, m, p)), config_(plan::bsr_spmv_rule(A_.block, A_.blocks, A_.block_rows)) {
     this->bytes = A_.bytes();
     if (!knobs.empty() && !set_knobs(ctx, knobs))
       throw Error(fmt::format("bsr refuses {}", plan::to_string(knobs)));

@@ -6,7 +6,7 @@
 // Why this shape rather than "lane k takes value k" of a warp per block row: a lane keeps one row
 // for the whole walk, so its partial sum needs no per-step reduction, and the only cross-lane step
 // is the final Q-wide shuffle. Several groups share a warp when b x Q <= 16 (short block rows, or
-// Q kept small so that each lane walks several blocks: bsr_spmv_rule).
+// Q kept small so that each lane walks several blocks: plan::bsr_spmv_rule).
 //
 // Bytes per product: blocks x (b*b values + 4) + (block_rows + 1) x 4 of A, x once, y once.
 // The last block column may overhang cols: its lanes skip x past cols (those values are zero).
@@ -23,6 +23,12 @@
 
 namespace spx::cuda {
 namespace {
+
+// Blocks whose loads a lane keeps in flight: with one block a step, a lane did one dependent chain
+// (row pointer, column, x) of loads per block, and the 2-4-unknown FEM matrices reached 42-58% of
+// the streaming bandwidth on their own bytes. The rule (plan::bsr_spmv_rule) gives each lane enough
+// blocks (BsrRuleTable::min_blocks_per_lane) to fill a step.
+constexpr int kBsrBlocksPerStep = 4;
 
 template <int B, int Q, class T, class I>
 __global__ void __launch_bounds__(1024)
@@ -80,9 +86,10 @@ void launch(Context& ctx, const DeviceBsr<T, I>& A, const T* x, T* y, int block,
 template <int B, class T, class I>
 void launch_block(Context& ctx, const DeviceBsr<T, I>& A, const T* x, T* y, const BsrSpmvParams& c, T alpha,
                   T beta) {
-  // Q was checked (b x Q <= 32): only those are instantiated; 1 is the fallback.
+  // Q was checked (b x Q <= kBsrMaxGroupLanes): only those are instantiated; 1 is the fallback.
   detail::dispatch_value<16, 8, 4, 2, 1>(c.lanes_per_row, [&](auto q) {
-    if constexpr (B * q.value <= 32) launch<B, q.value>(ctx, A, x, y, c.block_size, alpha, beta);
+    if constexpr (B * q.value <= kBsrMaxGroupLanes)
+      launch<B, q.value>(ctx, A, x, y, c.block_size, alpha, beta);
   });
 }
 
