@@ -232,7 +232,8 @@ struct PlannerRuleTable {
   double rcm_max_padding = 2.0;
   // Rule mode, SpMV: the order of preference per class of matrix, by ELL padding (rows × longest
   // row / nnz): uniform rows up to uniform_padding, spread rows up to spread_padding, irregular
-  // beyond; long rows (average above long_row_average) have their own list.
+  // beyond; long rows (average above long_row_average) have their own list. The default tables
+  // make these lists and the SpMM ones from the kernel catalogue's ranks (src/plan/catalogue.cpp).
   double uniform_padding = 1.25;
   double spread_padding = 8.0;
   double long_row_average = 64.0;
@@ -291,7 +292,7 @@ struct PlannerRuleTable {
   double auto_light_gain_share = 0.10;
   double auto_light_gain_share_uniform = 0.5;
   double auto_launch_floor_us = 4.0;
-  std::string auto_light_kernel = "csr_param";
+  std::string auto_light_kernel;  // the default tables: the kernel catalogue's light_plan row
 };
 
 // DGEMM version 3: the tile shape and the k splits (gemm_rule). Tan et al.'s blocking model per
