@@ -2,10 +2,10 @@
 // down outside its own files. The planner's candidate lists, the rule mode's orders (each row's
 // RuleRanks), the light plan's kernel, the tuner's ladders, the model's kernel list and work terms,
 // the executor factory (src/cuda/plan/executor.cpp, keyed by row), the every-candidate tests and the
-// benchmark's entry names are read from this table; the model profiles and the rule tables'
-// vendor_spmm_over_best are checked against it when they are loaded (an unknown name is an
-// spx::Error naming it). Adding a kernel: its kernel files, one row here (its ranks included), one
-// factory row on the CUDA side, its tests (docs/ARCHITECTURE.md, "Adding a kernel").
+// benchmark's entry names and the vendor SpMM ratios are read from this table; the model profiles
+// are checked against it when they are loaded (an unknown name is an spx::Error naming it). Adding a kernel:
+// its kernel files, one row here (its ranks included), one factory row on the CUDA side, its tests
+// (docs/ARCHITECTURE.md, "Adding a kernel").
 #pragma once
 
 #include <cstdint>
@@ -141,6 +141,9 @@ struct KernelRow {
   // cuSPARSE SpMM: one of the algorithms whose fastest per problem the model fits as
   // cusparse_spmm_best (the entries the calibration runs; the planner's ratios are to that best).
   bool in_vendor_best = false;
+  // cuSPARSE SpMM: this algorithm's time over that modelled best, typically (L <= 16, L > 16):
+  // PlannerRuleTable::vendor_spmm_over_best is made from it. 0 on every other row.
+  double over_best_l8 = 0.0, over_best_l32 = 0.0;
   // Rounds the matrix's values (mixed precision): a candidate only where Options::mixed_precision
   // allows it, never by default.
   bool rounds_values = false;

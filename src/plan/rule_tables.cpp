@@ -133,17 +133,11 @@ RuleTables make_default_rule_tables() {
   t.planner.auto_light_kernel = light_plan_row().name;
   t.planner.c16_max_escape_share = 0.05;
   t.planner.c16_min_bytes_saved = 0.10;
-  // H100 calibration suite (52 products per L; the H200's agree within 5%): each row-major
-  // algorithm's time over the fastest of the four cuSPARSE entries the model's best was fitted on.
-  // Algorithms that were not in the calibration runs (CSR ALG1 and COO ALG1 in both layouts, CSR
-  // ALG2 and ALG3 column-major): 1.5 until they are. Every cuSPARSE SpMM row of the catalogue needs
-  // one entry (checked when the tables are made).
-  t.planner.vendor_spmm_over_best = {
-      {"cusparse_spmm_csr_alg3_row", 1.226, 1.117}, {"cusparse_spmm_csr_alg2_row", 2.207, 1.605},
-      {"cusparse_spmm_coo_alg4_row", 1.972, 1.446}, {"cusparse_spmm_coo_alg3_col", 1.783, 4.095},
-      {"cusparse_spmm_csr_alg1_col", 1.5, 1.5},     {"cusparse_spmm_csr_alg1_row", 1.5, 1.5},
-      {"cusparse_spmm_coo_alg1_row", 1.5, 1.5},     {"cusparse_spmm_csr_alg2_col", 1.5, 1.5},
-      {"cusparse_spmm_csr_alg3_col", 1.5, 1.5},     {"cusparse_spmm_coo_alg1_col", 1.5, 1.5}};
+  // Each cuSPARSE SpMM algorithm's time over the modelled best: on its catalogue row, with where
+  // the numbers come from.
+  for (const KernelRow& r : catalogue())
+    if (r.spmm() && r.vendor != VendorAlg::None)
+      t.planner.vendor_spmm_over_best.push_back({r.name, r.over_best_l8, r.over_best_l32});
 
   // --- Segmented sum ---
   // A small matrix in large tiles runs too few warps, each a longer chain of round trips.

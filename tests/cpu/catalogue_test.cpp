@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -211,6 +212,20 @@ TEST(Catalogue, RuleOrdersFromRanksAreThePinnedLists) {
     EXPECT_EQ(plan::catalogue_rule_order(pinned[i].first), pinned[i].second) << i;
     EXPECT_EQ(*table[i], pinned[i].second) << i;
   }
+}
+
+// The vendor SpMM ratios, made from the rows, are the ones rule_tables.cpp listed by name.
+TEST(Catalogue, VendorSpmmRatiosFromRowsAreThePinnedOnes) {
+  const std::map<std::string, std::pair<double, double>> pinned = {
+      {"cusparse_spmm_csr_alg3_row", {1.226, 1.117}}, {"cusparse_spmm_csr_alg2_row", {2.207, 1.605}},
+      {"cusparse_spmm_coo_alg4_row", {1.972, 1.446}}, {"cusparse_spmm_coo_alg3_col", {1.783, 4.095}},
+      {"cusparse_spmm_csr_alg1_col", {1.5, 1.5}},     {"cusparse_spmm_csr_alg1_row", {1.5, 1.5}},
+      {"cusparse_spmm_coo_alg1_row", {1.5, 1.5}},     {"cusparse_spmm_csr_alg2_col", {1.5, 1.5}},
+      {"cusparse_spmm_csr_alg3_col", {1.5, 1.5}},     {"cusparse_spmm_coo_alg1_col", {1.5, 1.5}}};
+  std::map<std::string, std::pair<double, double>> made;
+  for (const auto& r : plan::default_rule_tables().planner.vendor_spmm_over_best)
+    EXPECT_TRUE(made.emplace(r.kernel, std::pair{r.at_l8, r.at_l32}).second) << r.kernel;
+  EXPECT_EQ(made, pinned);
 }
 
 // A rank shared within one order, or a rank in the other product's order, is refused by name.
