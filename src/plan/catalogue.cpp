@@ -56,7 +56,7 @@ constexpr std::array kModelKeys = {
     ModelKeyRow{"spmm_csr_split_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Split, "spmm_csr_row"},
     ModelKeyRow{"spmm_csr_tiled_row", kSpmm, Work::SpmmCsr, SpmmCsrMode::Tiled, "spmm_csr_row"},
     ModelKeyRow{"spmm_ellr_t_row", kSpmm, Work::SpmmEllrT},
-    ModelKeyRow{"cusparse_spmm_best", kSpmm, Work::VendorSpmmBest},
+    ModelKeyRow{kVendorSpmmBestKey, kSpmm, Work::VendorSpmmBest},
 };
 
 KernelRow mixed(KernelRow r) {
@@ -88,7 +88,7 @@ KernelRow spx_row(const char* name, RuleRanks ranks, Operation op, DenseLayout l
 
 KernelRow vendor_row(const char* name, RuleRanks ranks, Operation op, DenseLayout layout, const char* format,
                      Determinism d, VendorAlg alg, bool in_vendor_best = false) {
-  KernelRow r{name, ranks, op, layout, format, "cuSPARSE", d, op == kSpmm ? "cusparse_spmm_best" : name};
+  KernelRow r{name, ranks, op, layout, format, "cuSPARSE", d, op == kSpmm ? kVendorSpmmBestKey : name};
   r.vendor = alg;
   r.in_vendor_best = in_vendor_best;
   r.needs_16_byte_rows = op == kSpmm && layout == kRow && alg == VendorAlg::CsrAlg3;

@@ -60,6 +60,10 @@ enum class Work {
   VendorSpmmBest,  // cuSPARSE's best SpMM algorithm (one prediction, scaled per algorithm)
 };
 
+// The model key of cuSPARSE's SpMM: the fastest of the in_vendor_best algorithms per problem (the
+// model fits it from the calibration's cuSPARSE SpMM entries, bench/model_data.cpp).
+inline constexpr const char* kVendorSpmmBestKey = "cusparse_spmm_best";
+
 // The CSR SpMM's mode: as its rule decides, or one of its two modes forced.
 enum class SpmmCsrMode { Rule, Split, Tiled };
 
