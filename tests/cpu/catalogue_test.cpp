@@ -1,6 +1,7 @@
 // The kernel catalogue (plan/catalogue.hpp) as the one source of the planner's candidates: the
-// candidate lists, tuner ladders and model keys come from it; rule orders and profiles naming an
-// unknown kernel are refused; in a CUDA build every row has an executor and a benchmark entry.
+// candidate lists, rule orders, vendor SpMM ratios, tuner ladders and model keys come from it; rule
+// tables and profiles naming an unknown kernel are refused; in a CUDA build every row has an
+// executor and a benchmark entry.
 #include "plan/catalogue.hpp"
 
 #include <gtest/gtest.h>
