@@ -23,6 +23,7 @@
 
 #include "bench/cuda_support.hpp"
 #include "cuda/spmv/csr_param_launch.hpp"
+#include "plan/catalogue.hpp"
 #include "spx/cuda/convert.hpp"
 #include "spx/cuda/reorder.hpp"
 #include "spx/cuda/spmv_csr.hpp"
@@ -98,8 +99,9 @@ BestCsr best_csr(const Problem& p) {
     const double ms = quick_ms(launch);
     if (ms < best.ms) best = {name, ms};
   };
+  const std::string csr_param_name = plan::executor_row(plan::SpxExecutor::CsrParam).name;
   cuda::CsrSpmvPlan plan = cuda::plan_csr_spmv(ctx, *A, *p.input<T>().A);
-  consider("csr_param", [&] { cuda::spmv_csr(ctx, plan, *A, xs, ys); });
+  consider(csr_param_name, [&] { cuda::spmv_csr(ctx, plan, *A, xs, ys); });
   for (auto alg : {cuda::CusparseSpmvAlg::CsrAlg1, cuda::CusparseSpmvAlg::CsrAlg2}) {
     cuda::CusparseSpmv<T, int32_t> op(ctx, *A, alg, xs, ys);
     consider(cuda::kernel_name(alg), [&] { op.run(); });

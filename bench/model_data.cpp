@@ -18,7 +18,6 @@ namespace {
 using json = nlohmann::ordered_json;
 
 constexpr const char* kCusparseSpmmPrefix = "cusparse_spmm_";
-constexpr const char* kCusparseSpmmBest = "cusparse_spmm_best";
 
 }  // namespace
 
@@ -65,7 +64,7 @@ ModelData model_data(const json& doc, const std::string& source) {
     }
     for (const auto& [k, t] : best)
       data.measurements.push_back(
-          {std::get<0>(k), {kCusparseSpmmBest, std::get<1>(k), std::get<2>(k)}, t.first, t.second});
+          {std::get<0>(k), {plan::kVendorSpmmBestKey, std::get<1>(k), std::get<2>(k)}, t.first, t.second});
     return data;
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", source, e.what()));

@@ -1,10 +1,11 @@
 // The kernel catalogue: one row per planner candidate, the single place a kernel's name is written
-// down outside its own files. The planner's candidate lists, the tuner's ladders, the model's
-// kernel list and work terms, the executor factory (src/cuda/plan/executor.cpp, keyed by row), the
-// every-candidate tests and the benchmark's entry names are read from this table; the rule orders
-// and the model profiles are checked against it when they are loaded (an unknown name is an
-// spx::Error naming it). Adding a kernel: its kernel files, one row here, one factory row on the
-// CUDA side, its tests (docs/ARCHITECTURE.md, "Adding a kernel").
+// down outside its own files. The planner's candidate lists, the rule mode's orders (each row's
+// RuleRanks), the light plan's kernel, the tuner's ladders, the model's kernel list and work terms,
+// the executor factory (src/cuda/plan/executor.cpp, keyed by row), the every-candidate tests and the
+// benchmark's entry names and the vendor SpMM ratios are read from this table; the model profiles
+// are checked against it when they are loaded (an unknown name is an spx::Error naming it). Adding a kernel:
+// its kernel files, one row here (its ranks included), one factory row on the CUDA side, its tests
+// (docs/ARCHITECTURE.md, "Adding a kernel").
 #pragma once
 
 #include <cstdint>
@@ -59,6 +60,10 @@ enum class Work {
   VendorSpmmBest,  // cuSPARSE's best SpMM algorithm (one prediction, scaled per algorithm)
 };
 
+// The model key of cuSPARSE's SpMM: the fastest of the in_vendor_best algorithms per problem (the
+// model fits it from the calibration's cuSPARSE SpMM entries, bench/model_data.cpp).
+inline constexpr const char* kVendorSpmmBestKey = "cusparse_spmm_best";
+
 // The CSR SpMM's mode: as its rule decides, or one of its two modes forced.
 enum class SpmmCsrMode { Rule, Split, Tiled };
 
@@ -109,8 +114,21 @@ enum class VendorAlg {
   BsrAlg1
 };
 
+// The rule mode's orders of preference: PlannerRuleTable's spmv_* lists (one per class of matrix)
+// and spmm_* lists (one per layout), made by catalogue_rule_order from the rows' RuleRanks.
+enum class RuleOrder { SpmvUniform, SpmvSpread, SpmvIrregular, SpmvLongRows, SpmmRowMajor, SpmmColMajor };
+
+// A row's places in the rule mode's orders, 1 first; 0: left out of that order (the planner ranks
+// it after every kernel the order lists). SpMV rows have one per class of matrix, SpMM rows `spmm`
+// in the order of their layout. Why each class is ordered so: catalogue.cpp, above the rows.
+struct RuleRanks {
+  int uniform = 0, spread = 0, irregular = 0, long_rows = 0;  // SpMV
+  int spmm = 0;                                               // SpMM
+};
+
 struct KernelRow {
   const char* name;  // the candidate's name: plan reports, options' patterns, the tuning cache
+  RuleRanks ranks;   // places in the rule mode's orders
   Operation op;
   DenseLayout layout;  // SpMM's B and C (SpMV rows: RowMajor, unused)
   const char* format;  // csr, ell, ellr, coo, hyb, sell, csrc16, sellc16, rcm, rcmsell, bsr
@@ -127,6 +145,9 @@ struct KernelRow {
   // cuSPARSE SpMM: one of the algorithms whose fastest per problem the model fits as
   // cusparse_spmm_best (the entries the calibration runs; the planner's ratios are to that best).
   bool in_vendor_best = false;
+  // cuSPARSE SpMM: this algorithm's time over that modelled best, typically (L <= 16, L > 16):
+  // PlannerRuleTable::vendor_spmm_over_best is made from it. 0 on every other row.
+  double over_best_l8 = 0.0, over_best_l32 = 0.0;
   // Rounds the matrix's values (mixed precision): a candidate only where Options::mixed_precision
   // allows it, never by default.
   bool rounds_values = false;
@@ -135,6 +156,12 @@ struct KernelRow {
   // bits (it takes no 64-bit offsets over 32-bit columns): 8 more bytes a nonzero of device memory.
   bool offsets64 = false;
   const char* bench_entry = nullptr;  // the benchmark registry's entry that times it; null: `name`
+  // Mode::Auto's light plan runs this kernel by its fixed rule (PlannerRuleTable::auto_light_kernel
+  // is set from it): exactly one row, an SpMV on the CSR as it is.
+  bool light_plan = false;
+  // Raced against the light plan's kernel on irregular rows (PlannerRuleTable::auto_light_rival is
+  // set from it): at most one row, an SpMV on the CSR as it is.
+  bool light_rival = false;
 
   std::string_view bench_name() const { return bench_entry != nullptr ? bench_entry : name; }
   bool spmm() const { return op == Operation::Spmm; }
@@ -145,6 +172,18 @@ std::span<const ModelKeyRow> model_keys();
 
 // The rows of one product (SpMV, or SpMM in one layout), in catalogue order.
 std::vector<const KernelRow*> rows_for(Operation op, DenseLayout layout);
+
+// The kernels of one rule order, sorted by their rank in it (rows ranked 0 left out).
+std::vector<std::string> catalogue_rule_order(RuleOrder order);
+// Ranks that order (checked when the catalogue is made): none negative, none shared within an
+// order, none in an order of the other product; an spx::Error naming the row.
+void check_rule_ranks(std::span<const KernelRow> rows);
+// The one row flagged light_plan; the row flagged light_rival (null when none).
+const KernelRow& light_plan_row();
+const KernelRow* light_rival_row();
+// The one row that `executor` builds (spx::Error unless exactly one): for code that runs a kernel
+// outside the planner and reports it under its catalogue name (CG's csr_param operator).
+const KernelRow& executor_row(SpxExecutor executor);
 
 const KernelRow* find_kernel(std::string_view name);      // null when unknown
 const KernelRow& kernel_row(std::string_view name);       // spx::Error naming an unknown kernel

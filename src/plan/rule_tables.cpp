@@ -127,112 +127,23 @@ RuleTables make_default_rule_tables() {
   t.spmm.small_split_min_avg_row = 8.0;
 
   // --- Planner ---
-  // Rule-mode order, from the H100 calibration suite alone (bench/results/h100/model/calibration-*:
-  // the fastest kernels per class of matrix, f32 and f64; docs/planner.md). Uniform rows: the padded
-  // formats read no indices they do not need; spread rows: ELLR-T and the CSR kernels; irregular
-  // rows: cuSPARSE's COO and CSR ALG1 and the segmented sum balance the nonzeros; long rows: the
-  // CSR kernels with many threads per row. CSR-C16 (csr_param's kernel on 16-bit columns, eligible
-  // only where it streams >= 10% fewer bytes) follows csr_param until a profile has timed it;
-  // SELL-C16 (ELL's kernel per 32-row slice on 16-bit columns: 17-25% fewer bytes a slot than SELL)
-  // follows ell, ahead of cuSPARSE's SELL, likewise. rcm_csr (eligible only where x is gathered
-  // poorly) comes after the CSR kernels: unmeasured, its gather and scatter may eat its gain on
-  // short rows, so the rule keeps the plain CSR.
+  // Rule-mode orders: each kernel's rank per class of matrix is on its catalogue row, with why each
+  // class is ordered so (plan/catalogue.cpp).
+  t.planner.spmv_uniform = catalogue_rule_order(RuleOrder::SpmvUniform);
+  t.planner.spmv_spread = catalogue_rule_order(RuleOrder::SpmvSpread);
+  t.planner.spmv_irregular = catalogue_rule_order(RuleOrder::SpmvIrregular);
+  t.planner.spmv_long_rows = catalogue_rule_order(RuleOrder::SpmvLongRows);
+  t.planner.spmm_row_major = catalogue_rule_order(RuleOrder::SpmmRowMajor);
+  t.planner.spmm_col_major = catalogue_rule_order(RuleOrder::SpmmColMajor);
+  t.planner.auto_light_kernel = light_plan_row().name;
+  if (const KernelRow* rival = light_rival_row()) t.planner.auto_light_rival = rival->name;
   t.planner.c16_max_escape_share = 0.05;
   t.planner.c16_min_bytes_saved = 0.10;
-  // BSR first in every class: it is a candidate only where its blocks save at least
-  // bsr_min_saving of CSR's matrix bytes (format_bsr.cpp), and these products are streaming-bound.
-  t.planner.spmv_uniform = {"bsr",
-                            "cusparse_bsr",
-                            "ell",
-                            "sell_c16_dict",
-                            "sell_c16",
-                            "cusparse_sell_alg1",
-                            "hyb",
-                            "ellr_t",
-                            "csr_param",
-                            "csr_c16",
-                            "rcm_sell_c16",
-                            "rcm_csr",
-                            "spmv_segsum",
-                            "cusparse_csr_alg1",
-                            "csr_vector",
-                            "cusparse_coo_alg1",
-                            "coo",
-                            "cusparse_csr_alg2",
-                            "cusparse_coo_alg2"};
-  t.planner.spmv_spread = {"bsr",
-                           "cusparse_bsr",
-                           "csr_param",
-                           "csr_c16",
-                           "rcm_sell_c16",
-                           "rcm_csr",
-                           "ellr_t",
-                           "spmv_segsum",
-                           "cusparse_csr_alg1",
-                           "hyb",
-                           "ell",
-                           "sell_c16_dict",
-                           "sell_c16",
-                           "cusparse_sell_alg1",
-                           "cusparse_coo_alg1",
-                           "csr_vector",
-                           "coo",
-                           "cusparse_csr_alg2",
-                           "cusparse_coo_alg2"};
-  t.planner.spmv_irregular = {
-      "bsr",     "cusparse_coo_alg1", "csr_param",         "csr_c16",           "rcm_sell_c16",
-      "rcm_csr", "spmv_segsum",       "cusparse_csr_alg1", "cusparse_csr_alg2", "hyb",
-      "coo",     "csr_vector",        "cusparse_coo_alg2", "cusparse_bsr"};
-  t.planner.spmv_long_rows = {"bsr",
-                              "cusparse_bsr",
-                              "csr_vector",
-                              "csr_param",
-                              "csr_c16",
-                              "rcm_sell_c16",
-                              "rcm_csr",
-                              "spmv_segsum",
-                              "cusparse_csr_alg1",
-                              "cusparse_csr_alg2",
-                              "cusparse_coo_alg1",
-                              "coo",
-                              "hyb",
-                              "ellr_t",
-                              "ell",
-                              "sell_c16_dict",
-                              "sell_c16",
-                              "cusparse_sell_alg1",
-                              "cusparse_coo_alg2"};
-  // SpMM: spx's kernels won 41 of the 52 calibration products at L = 8 and 32 among row-major
-  // candidates; cuSPARSE's CSR ALG3 most of the rest (long rows, tiny matrices).
-  // The candidates added after that calibration (the CSR SpMM's forced modes, cuSPARSE CSR ALG1 and
-  // COO ALG1 row-major) come last until a calibration places them.
-  t.planner.spmm_row_major = {"spmm_csr_row",
-                              "spmm_ellr_t_row",
-                              "cusparse_spmm_csr_alg3_row",
-                              "cusparse_spmm_csr_alg2_row",
-                              "cusparse_spmm_coo_alg4_row",
-                              "spmm_csr_split_row",
-                              "spmm_csr_tiled_row",
-                              "cusparse_spmm_csr_alg1_row",
-                              "cusparse_spmm_coo_alg1_row"};
-  // H100 calibration suite (52 products per L; the H200's agree within 5%): each row-major
-  // algorithm's time over the fastest of the four cuSPARSE entries the model's best was fitted on.
-  // Algorithms that were not in the calibration runs (CSR ALG1 and COO ALG1 in both layouts, CSR
-  // ALG2 and ALG3 column-major): 1.5 until they are. Every cuSPARSE SpMM row of the catalogue needs
-  // one entry (checked when the tables are made).
-  t.planner.vendor_spmm_over_best = {
-      {"cusparse_spmm_csr_alg3_row", 1.226, 1.117}, {"cusparse_spmm_csr_alg2_row", 2.207, 1.605},
-      {"cusparse_spmm_coo_alg4_row", 1.972, 1.446}, {"cusparse_spmm_coo_alg3_col", 1.783, 4.095},
-      {"cusparse_spmm_csr_alg1_col", 1.5, 1.5},     {"cusparse_spmm_csr_alg1_row", 1.5, 1.5},
-      {"cusparse_spmm_coo_alg1_row", 1.5, 1.5},     {"cusparse_spmm_csr_alg2_col", 1.5, 1.5},
-      {"cusparse_spmm_csr_alg3_col", 1.5, 1.5},     {"cusparse_spmm_coo_alg1_col", 1.5, 1.5}};
-  t.planner.spmm_col_major = {"spmm_csr_col",
-                              "spmm_ellr_t_col",
-                              "cusparse_spmm_csr_alg1_col",
-                              "cusparse_spmm_coo_alg3_col",
-                              "cusparse_spmm_csr_alg2_col",
-                              "cusparse_spmm_csr_alg3_col",
-                              "cusparse_spmm_coo_alg1_col"};
+  // Each cuSPARSE SpMM algorithm's time over the modelled best: on its catalogue row, with where
+  // the numbers come from.
+  for (const KernelRow& r : catalogue())
+    if (r.spmm() && r.vendor != VendorAlg::None)
+      t.planner.vendor_spmm_over_best.push_back({r.name, r.over_best_l8, r.over_best_l32});
 
   // --- Segmented sum ---
   // A small matrix in large tiles runs too few warps, each a longer chain of round trips.

@@ -1,6 +1,7 @@
 // The kernel catalogue (plan/catalogue.hpp) as the one source of the planner's candidates: the
-// candidate lists, tuner ladders and model keys come from it; rule orders and profiles naming an
-// unknown kernel are refused; in a CUDA build every row has an executor and a benchmark entry.
+// candidate lists, rule orders, vendor SpMM ratios, tuner ladders and model keys come from it; rule
+// tables and profiles naming an unknown kernel are refused; in a CUDA build every row has an
+// executor and a benchmark entry.
 #include "plan/catalogue.hpp"
 
 #include <gtest/gtest.h>
@@ -8,7 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bench/model_data.hpp"
@@ -169,6 +173,86 @@ TEST(Catalogue, UnknownNamesAreRefusedAtLoad) {
   const std::string e = error_of([&] { (void)model::profile_from_json(profile, "x.json"); });
   EXPECT_NE(e.find("x.json"), std::string::npos) << e;
   EXPECT_NE(e.find("csr_turbo"), std::string::npos) << e;
+}
+
+// The rule mode's orders, made from the rows' ranks, are the lists rule_tables.cpp spelled out by
+// hand before the ranks moved onto the rows: nothing moved. A change of rank changes these lists
+// on purpose, with its measurement (docs/rules.md).
+TEST(Catalogue, RuleOrdersFromRanksAreThePinnedLists) {
+  using plan::RuleOrder;
+  using Names = std::vector<std::string>;
+  const std::vector<std::pair<RuleOrder, Names>> pinned = {
+      {RuleOrder::SpmvUniform,
+       {"bsr", "cusparse_bsr", "ell", "sell_c16_dict", "sell_c16", "cusparse_sell_alg1", "hyb", "ellr_t",
+        "csr_param", "csr_c16", "rcm_sell_c16", "rcm_csr", "spmv_segsum", "cusparse_csr_alg1", "csr_vector",
+        "cusparse_coo_alg1", "coo", "cusparse_csr_alg2", "cusparse_coo_alg2"}},
+      {RuleOrder::SpmvSpread,
+       {"bsr", "cusparse_bsr", "csr_param", "csr_c16", "rcm_sell_c16", "rcm_csr", "ellr_t", "spmv_segsum",
+        "cusparse_csr_alg1", "hyb", "ell", "sell_c16_dict", "sell_c16", "cusparse_sell_alg1",
+        "cusparse_coo_alg1", "csr_vector", "coo", "cusparse_csr_alg2", "cusparse_coo_alg2"}},
+      {RuleOrder::SpmvIrregular,
+       {"bsr", "cusparse_coo_alg1", "csr_param", "csr_c16", "rcm_sell_c16", "rcm_csr", "spmv_segsum",
+        "cusparse_csr_alg1", "cusparse_csr_alg2", "hyb", "coo", "csr_vector", "cusparse_coo_alg2",
+        "cusparse_bsr"}},
+      {RuleOrder::SpmvLongRows,
+       {"bsr", "cusparse_bsr", "csr_vector", "csr_param", "csr_c16", "rcm_sell_c16", "rcm_csr", "spmv_segsum",
+        "cusparse_csr_alg1", "cusparse_csr_alg2", "cusparse_coo_alg1", "coo", "hyb", "ellr_t", "ell",
+        "sell_c16_dict", "sell_c16", "cusparse_sell_alg1", "cusparse_coo_alg2"}},
+      {RuleOrder::SpmmRowMajor,
+       {"spmm_csr_row", "spmm_ellr_t_row", "cusparse_spmm_csr_alg3_row", "cusparse_spmm_csr_alg2_row",
+        "cusparse_spmm_coo_alg4_row", "spmm_csr_split_row", "spmm_csr_tiled_row",
+        "cusparse_spmm_csr_alg1_row", "cusparse_spmm_coo_alg1_row"}},
+      {RuleOrder::SpmmColMajor,
+       {"spmm_csr_col", "spmm_ellr_t_col", "cusparse_spmm_csr_alg1_col", "cusparse_spmm_coo_alg3_col",
+        "cusparse_spmm_csr_alg2_col", "cusparse_spmm_csr_alg3_col", "cusparse_spmm_coo_alg1_col"}},
+  };
+  const plan::PlannerRuleTable& t = plan::default_rule_tables().planner;
+  const std::vector<const Names*> table = {&t.spmv_uniform,   &t.spmv_spread,    &t.spmv_irregular,
+                                           &t.spmv_long_rows, &t.spmm_row_major, &t.spmm_col_major};
+  for (std::size_t i = 0; i < pinned.size(); ++i) {
+    EXPECT_EQ(plan::catalogue_rule_order(pinned[i].first), pinned[i].second) << i;
+    EXPECT_EQ(*table[i], pinned[i].second) << i;
+  }
+}
+
+// The vendor SpMM ratios, made from the rows, are the ones rule_tables.cpp listed by name.
+TEST(Catalogue, VendorSpmmRatiosFromRowsAreThePinnedOnes) {
+  const std::map<std::string, std::pair<double, double>> pinned = {
+      {"cusparse_spmm_csr_alg3_row", {1.226, 1.117}}, {"cusparse_spmm_csr_alg2_row", {2.207, 1.605}},
+      {"cusparse_spmm_coo_alg4_row", {1.972, 1.446}}, {"cusparse_spmm_coo_alg3_col", {1.783, 4.095}},
+      {"cusparse_spmm_csr_alg1_col", {1.5, 1.5}},     {"cusparse_spmm_csr_alg1_row", {1.5, 1.5}},
+      {"cusparse_spmm_coo_alg1_row", {1.5, 1.5}},     {"cusparse_spmm_csr_alg2_col", {1.5, 1.5}},
+      {"cusparse_spmm_csr_alg3_col", {1.5, 1.5}},     {"cusparse_spmm_coo_alg1_col", {1.5, 1.5}}};
+  std::map<std::string, std::pair<double, double>> made;
+  for (const auto& r : plan::default_rule_tables().planner.vendor_spmm_over_best)
+    EXPECT_TRUE(made.emplace(r.kernel, std::pair{r.at_l8, r.at_l32}).second) << r.kernel;
+  EXPECT_EQ(made, pinned);
+}
+
+// A rank shared within one order, or a rank in the other product's order, is refused by name.
+TEST(Catalogue, RanksThatDoNotOrderAreRefused) {
+  std::vector<plan::KernelRow> rows(plan::catalogue().begin(), plan::catalogue().end());
+  EXPECT_NO_THROW(plan::check_rule_ranks(rows));
+  auto row = [&](std::string_view name) -> plan::KernelRow& {
+    return *std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.name == name; });
+  };
+  row("ell").ranks.spread = row("csr_param").ranks.spread;
+  const std::string shared = error_of([&] { plan::check_rule_ranks(rows); });
+  EXPECT_NE(shared.find("'csr_param' and 'ell'"), std::string::npos) << shared;
+  EXPECT_NE(shared.find("spmv_spread"), std::string::npos) << shared;
+  rows.assign(plan::catalogue().begin(), plan::catalogue().end());
+  row("spmm_csr_col").ranks.uniform = 30;
+  EXPECT_NE(error_of([&] { plan::check_rule_ranks(rows); }).find("'spmm_csr_col'"), std::string::npos);
+}
+
+// The light plan's kernel and CG's csr_param operator name the rows they run: one flag, one executor.
+TEST(Catalogue, LightPlanAndCgKernelComeFromRows) {
+  EXPECT_STREQ(plan::light_plan_row().name, "csr_param");
+  EXPECT_EQ(plan::default_rule_tables().planner.auto_light_kernel, plan::light_plan_row().name);
+  EXPECT_STREQ(plan::executor_row(plan::SpxExecutor::CsrParam).name, "csr_param");
+  // An executor several rows share names none of them alone.
+  EXPECT_NE(error_of([] { (void)plan::executor_row(plan::SpxExecutor::SpmmCsr); }).find("spmm_csr_row"),
+            std::string::npos);
 }
 
 #if SPX_HAVE_CUDA

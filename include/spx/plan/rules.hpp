@@ -242,7 +242,8 @@ struct PlannerRuleTable {
   double rcm_max_padding = 2.0;
   // Rule mode, SpMV: the order of preference per class of matrix, by ELL padding (rows × longest
   // row / nnz): uniform rows up to uniform_padding, spread rows up to spread_padding, irregular
-  // beyond; long rows (average above long_row_average) have their own list.
+  // beyond; long rows (average above long_row_average) have their own list. The default tables
+  // make these lists and the SpMM ones from the kernel catalogue's ranks (src/plan/catalogue.cpp).
   double uniform_padding = 1.25;
   double spread_padding = 8.0;
   double long_row_average = 64.0;
@@ -301,13 +302,13 @@ struct PlannerRuleTable {
   double auto_light_gain_share = 0.10;
   double auto_light_gain_share_uniform = 0.5;
   double auto_launch_floor_us = 4.0;
-  std::string auto_light_kernel = "csr_param";
+  std::string auto_light_kernel;  // the default tables: the kernel catalogue's light_plan row
   // On irregular rows (ELL padding past spread_padding) no CSR kernel wins everywhere: csr_param
   // took 0.73-1.37x cuSPARSE CSR ALG1's time there (H200: power-law graphs 1.05-1.27x, a few huge
   // rows and road networks 0.73-0.89x; calibration, validation and shared suites). The light plan
   // then races auto_light_rival against the light kernel on the caller's first calls,
   // auto_light_race_samples timed calls each after one untimed (neither converts anything).
-  std::string auto_light_rival = "cusparse_csr_alg1";
+  std::string auto_light_rival;  // the default tables: the catalogue's light_rival row (or none)
   int auto_light_race_samples = 4;
 };
 

@@ -2,6 +2,7 @@
 // through ELLR-T and its rule. Both only enqueue one launch per product (graph-capturable).
 #include <fmt/format.h>
 
+#include "plan/catalogue.hpp"
 #include "spx/cuda/cg.hpp"
 #include "spx/cuda/convert.hpp"
 #include "spx/cuda/formats.hpp"
@@ -27,7 +28,7 @@ class CsrOperator final : public LinearOperator<T> {
       : dA_(upload(ctx, A)), plan_(plan_csr_spmv(ctx, dA_, A)) {}
   int64_t size() const override { return dA_.rows; }
   void apply(Context& ctx, std::span<const T> x, std::span<T> y) override { spmv_csr(ctx, plan_, dA_, x, y); }
-  std::string name() const override { return "csr_param"; }
+  std::string name() const override { return plan::executor_row(plan::SpxExecutor::CsrParam).name; }
   std::string details() const override { return to_string(plan_.params); }
   std::size_t bytes() const override { return dA_.bytes(); }
   double bytes_per_apply() const override {  // matrix once, x once, y written once
