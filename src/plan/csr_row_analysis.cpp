@@ -40,38 +40,30 @@ MatrixStats row_length_stats(int64_t rows, int64_t cols, std::span<const O> row_
   return s;
 }
 
-// The split of the long rows, given in ascending row order.
-CsrLongRowSplit split_of(const std::vector<LongRow>& long_rows, int64_t threshold) {
+template <class O>
+CsrLongRowSplit long_rows_of(std::span<const O> row_ptr, int64_t threshold) {
+  if (threshold < 0) throw Error(fmt::format("long-row threshold {} is negative", threshold));
   CsrLongRowSplit split;
   split.threshold = threshold;
   split.chunk_begin.push_back(0);
+  const int64_t rows = row_ptr.empty() ? 0 : static_cast<int64_t>(row_ptr.size()) - 1;
   int64_t chunks = 0;
-  for (const LongRow& l : long_rows) {
-    const int64_t row_chunks = (l.length + kCsrLongRowChunk - 1) / kCsrLongRowChunk;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t len =
+        int64_t{row_ptr[static_cast<std::size_t>(r) + 1]} - row_ptr[static_cast<std::size_t>(r)];
+    if (len <= threshold) continue;
+    const int64_t row_chunks = (len + kCsrLongRowChunk - 1) / kCsrLongRowChunk;
     // Chunks are at most nnz / 512 + rows: int32 for any matrix of 32-bit rows below 2^40 nonzeros.
     if (chunks + row_chunks > std::numeric_limits<int32_t>::max())
       throw Error("long-row split: more than 2^31-1 chunks");
     split.chunk_owner.insert(split.chunk_owner.end(), static_cast<std::size_t>(row_chunks),
                              static_cast<int32_t>(split.rows.size()));
-    split.rows.push_back(static_cast<int32_t>(l.row));
+    split.rows.push_back(static_cast<int32_t>(r));
     chunks += row_chunks;
     split.chunk_begin.push_back(static_cast<int32_t>(chunks));
-    split.nnz += l.length;
+    split.nnz += len;
   }
   return split;
-}
-
-template <class O>
-CsrLongRowSplit long_rows_of(std::span<const O> row_ptr, int64_t threshold) {
-  if (threshold < 0) throw Error(fmt::format("long-row threshold {} is negative", threshold));
-  std::vector<LongRow> long_rows;
-  const int64_t rows = row_ptr.empty() ? 0 : static_cast<int64_t>(row_ptr.size()) - 1;
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t len =
-        int64_t{row_ptr[static_cast<std::size_t>(r) + 1]} - row_ptr[static_cast<std::size_t>(r)];
-    if (len > threshold) long_rows.push_back({r, len});
-  }
-  return split_of(long_rows, threshold);
 }
 
 }  // namespace
@@ -87,20 +79,6 @@ CsrLongRowSplit split_long_rows(std::span<const int32_t> row_ptr, int64_t thresh
 }
 CsrLongRowSplit split_long_rows(std::span<const int64_t> row_ptr, int64_t threshold) {
   return long_rows_of(row_ptr, threshold);
-}
-CsrLongRowSplit split_long_rows(std::vector<LongRow> long_rows, int64_t threshold) {
-  if (threshold < 0) throw Error(fmt::format("long-row threshold {} is negative", threshold));
-  std::sort(long_rows.begin(), long_rows.end(),
-            [](const LongRow& a, const LongRow& b) { return a.row < b.row; });
-  for (std::size_t i = 0; i < long_rows.size(); ++i) {
-    const LongRow& l = long_rows[i];
-    if (l.row < 0 || l.row > std::numeric_limits<int32_t>::max() || l.length <= threshold ||
-        (i > 0 && long_rows[i - 1].row == l.row))
-      throw Error(
-          fmt::format("long-row split: row {} of length {} is not a distinct 32-bit row longer than {}",
-                      l.row, l.length, threshold));
-  }
-  return split_of(long_rows, threshold);
 }
 
 }  // namespace spx::cuda

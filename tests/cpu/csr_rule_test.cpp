@@ -189,34 +189,6 @@ TEST(CsrLongRows, SplitCutsRowsLongerThanTheThresholdIntoChunks) {
   spx::test::expect_error([&] { spx::cuda::split_long_rows(row_ptr, -1); }, "negative");
 }
 
-TEST(CsrLongRows, SplitOfAListEqualsTheRowPointerWalk) {
-  // Row lengths 0, 5, 600, 3, 1025, 512, 513; the list in any order, as the device hands it back.
-  const std::vector<int32_t> row_ptr = {0, 0, 5, 605, 608, 1633, 2145, 2658};
-  for (const int64_t threshold : {int64_t{0}, int64_t{4}, int64_t{512}, int64_t{5000}}) {
-    const auto walk = spx::cuda::split_long_rows(row_ptr, threshold);
-    std::vector<spx::cuda::LongRow> list;
-    for (int64_t r = 6; r >= 0; --r)
-      if (row_ptr[r + 1] - row_ptr[r] > threshold) list.push_back({r, row_ptr[r + 1] - row_ptr[r]});
-    const auto from_list = spx::cuda::split_long_rows(list, threshold);
-    EXPECT_EQ(from_list.rows, walk.rows) << threshold;
-    EXPECT_EQ(from_list.chunk_begin, walk.chunk_begin) << threshold;
-    EXPECT_EQ(from_list.chunk_owner, walk.chunk_owner) << threshold;
-    EXPECT_EQ(from_list.nnz, walk.nnz) << threshold;
-  }
-  spx::test::expect_error(
-      [&] {
-        spx::cuda::split_long_rows(std::vector<spx::cuda::LongRow>{{2, 600}, {2, 600}}, 512);
-      },
-      "not a distinct");
-  spx::test::expect_error(
-      [&] {
-        spx::cuda::split_long_rows(std::vector<spx::cuda::LongRow>{{2, 100}}, 512);
-      },
-      "longer than 512");
-  spx::test::expect_error([&] { spx::cuda::split_long_rows(std::vector<spx::cuda::LongRow>{}, -1); },
-                          "negative");
-}
-
 // Emulates the kernel's index math on the CPU: the main blocks' (block, batch, group) mapping and
 // the long-row warps' (owner, chunk) mapping must write every row exactly once and read every
 // nonzero of a long row exactly once.

@@ -170,9 +170,10 @@ TYPED_TEST(GpuSpmvCsr, FixedRulePlanFindsTheLongRows) {
   EXPECT_EQ(from_device.params, plan::csr_fixed_rule(stats(A), ctx.props()));
 }
 
-// The device's long-row search hands back what the host's walk of the row pointer finds, at every
-// threshold, on power-law rows (many long rows), on 64-bit offsets, and with no long row at all.
-TEST(GpuSpmvCsrPlan, DeviceLongRowSearchEqualsTheHostWalk) {
+// The device's long-row split equals the host's walk of the row pointer (rows, chunk offsets,
+// chunk owners, nonzeros) at every threshold, on power-law rows (many long rows), on 64-bit offsets,
+// and with no long row at all.
+TEST(GpuSpmvCsrPlan, DeviceLongRowSplitEqualsTheHostWalk) {
   SPX_REQUIRE_GPU();
   auto& ctx = gpu();
   const auto A = gen::power_law<float, int32_t>(20011, 12.0, 1.8, fresh_seed());
@@ -182,19 +183,24 @@ TEST(GpuSpmvCsrPlan, DeviceLongRowSearchEqualsTheHostWalk) {
   for (const int64_t threshold :
        {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{64}, int64_t{512}, int64_t{1} << 40}) {
     const auto walk = cuda::split_long_rows(A.row_ptr, threshold);
-    const auto found = cuda::split_long_rows(
-        cuda::detail::long_rows_on_device(ctx, dA.row_ptr.data(), A.rows, A.nnz(), threshold), threshold);
-    EXPECT_EQ(found.rows, walk.rows) << threshold;
-    EXPECT_EQ(found.chunk_begin, walk.chunk_begin) << threshold;
-    EXPECT_EQ(found.nnz, walk.nnz) << threshold;
-    const auto wide = cuda::split_long_rows(
-        cuda::detail::long_rows_on_device(ctx, d_wide.data(), A.rows, A.nnz(), threshold), threshold);
-    EXPECT_EQ(wide.rows, walk.rows) << threshold;
+    for (const bool wide : {false, true}) {
+      const auto got =
+          wide ? cuda::detail::split_long_rows_on_device(ctx, d_wide.data(), A.rows, threshold)
+               : cuda::detail::split_long_rows_on_device(ctx, dA.row_ptr.data(), A.rows, threshold);
+      SCOPED_TRACE(::testing::Message() << "threshold " << threshold << (wide ? " 64-bit" : " 32-bit"));
+      EXPECT_EQ(got.rows, walk.rows);
+      EXPECT_EQ(cuda::to_host(ctx, got.d_rows), walk.rows);
+      EXPECT_EQ(cuda::to_host(ctx, got.d_chunk_begin), walk.chunk_begin);
+      EXPECT_EQ(cuda::to_host(ctx, got.d_chunk_owner), walk.chunk_owner);
+      EXPECT_EQ(got.nnz, walk.nnz);
+      EXPECT_EQ(got.chunks, walk.chunks());
+    }
   }
-  EXPECT_TRUE(cuda::detail::long_rows_on_device(ctx, dA.row_ptr.data(), 0, 0, 5).empty());
-  // A row pointer that does not end at nnz overflows the list's bound: an error, not a write past it.
-  expect_error([&] { cuda::detail::long_rows_on_device(ctx, dA.row_ptr.data(), A.rows, 3, 0); },
-               "does not end at the nonzero count");
+  const auto none = cuda::detail::split_long_rows_on_device(ctx, dA.row_ptr.data(), 0, 5);
+  EXPECT_TRUE(none.rows.empty());
+  EXPECT_EQ(cuda::to_host(ctx, none.d_chunk_begin), std::vector<int32_t>{0});
+  expect_error([&] { cuda::detail::split_long_rows_on_device(ctx, dA.row_ptr.data(), A.rows, -1); },
+               "negative");
 }
 
 // The long-row path's two-stage sum is in a fixed order: repeated products are bitwise equal.

@@ -60,15 +60,6 @@ struct CsrLongRowSplit {
 CsrLongRowSplit split_long_rows(std::span<const int32_t> row_ptr, int64_t threshold);
 CsrLongRowSplit split_long_rows(std::span<const int64_t> row_ptr, int64_t threshold);
 
-// A row longer than the threshold and its length.
-struct LongRow {
-  int64_t row = 0;
-  int64_t length = 0;
-};
-// The same split from the long rows alone (any order; rows unique): what the device's search
-// (long_rows_on_device) hands back, so that the host never walks a row pointer of millions of rows.
-CsrLongRowSplit split_long_rows(std::vector<LongRow> long_rows, int64_t threshold);
-
 // --- Plans and products (CUDA builds) --------------------------------------------------------
 
 // What spmv_csr needs besides the matrix, computed once per matrix (never per call): the params,

@@ -1,11 +1,16 @@
-// The CSR plan's long rows on the device (csr_long_rows.hpp).
-#include <algorithm>
+// The CSR plan's long-row split on the device (csr_long_rows.hpp).
+#include <thrust/iterator/counting_iterator.h>
+
+#include <cstddef>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <limits>
 #include <string>
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/spmv/csr_long_rows.hpp"
-#include "spx/cuda/buffer.hpp"
+#include "spx/cuda/spmv_csr.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cuda::detail {
@@ -13,50 +18,116 @@ namespace {
 
 constexpr int kBlock = 256;
 
-// Row r past the threshold takes the next entry of `out` (entries past `capacity` are only counted).
+template <class O>
+struct IsLong {
+  const O* row_ptr;
+  int64_t threshold;
+  __device__ __forceinline__ bool operator()(int32_t r) const {
+    return int64_t{row_ptr[r + 1]} - int64_t{row_ptr[r]} > threshold;
+  }
+};
+
+// Long row k's chunk count at counts[k] (counts[K] = 0: the scan's total), its length added to
+// totals[0].
 template <class O>
 __global__ void __launch_bounds__(kBlock)
-    long_rows_kernel(int64_t rows, const O* __restrict__ row_ptr, int64_t threshold,
-                     LongRow* __restrict__ out, unsigned long long capacity,
-                     unsigned long long* __restrict__ count) {
-  for (int64_t r = int64_t{blockIdx.x} * kBlock + threadIdx.x; r < rows; r += int64_t{gridDim.x} * kBlock) {
-    const int64_t len = int64_t{row_ptr[r + 1]} - int64_t{row_ptr[r]};
-    if (len > threshold) {
-      const unsigned long long i = atomicAdd(count, 1ull);
-      if (i < capacity) out[i] = LongRow{r, len};
-    }
+    chunk_counts_kernel(int32_t count, const int32_t* __restrict__ long_rows, const O* __restrict__ row_ptr,
+                        int64_t* __restrict__ counts, unsigned long long* __restrict__ nnz) {
+  const int64_t k = int64_t{blockIdx.x} * kBlock + threadIdx.x;
+  if (k > count) return;
+  if (k == count) {
+    counts[k] = 0;
+    return;
   }
+  const int32_t r = long_rows[k];
+  const int64_t len = int64_t{row_ptr[r + 1]} - int64_t{row_ptr[r]};
+  counts[k] = (len + kCsrLongRowChunk - 1) / kCsrLongRowChunk;
+  atomicAdd(nnz, static_cast<unsigned long long>(len));  // an integer sum: any order, same total
 }
+
+// chunk_begin (int32) from the scanned offsets, and owner k on long row k's chunks.
+__global__ void __launch_bounds__(kBlock)
+    chunk_owner_kernel(int32_t count, const int64_t* __restrict__ offsets, int32_t* __restrict__ chunk_begin,
+                       int32_t* __restrict__ chunk_owner) {
+  const int64_t k = int64_t{blockIdx.x} * kBlock + threadIdx.x;
+  if (k > count) return;
+  chunk_begin[k] = static_cast<int32_t>(offsets[k]);
+  if (k == count) return;
+  for (int64_t c = offsets[k]; c < offsets[k + 1]; ++c) chunk_owner[c] = static_cast<int32_t>(k);
+}
+
+std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 }  // namespace
 
 template <class O>
-std::vector<LongRow> long_rows_on_device(Context& ctx, const O* row_ptr, int64_t rows, int64_t nnz,
-                                         int64_t threshold) {
+DeviceLongRowSplit split_long_rows_on_device(Context& ctx, const O* row_ptr, int64_t rows,
+                                             int64_t threshold) {
   if (threshold < 0) throw Error("long-row threshold " + std::to_string(threshold) + " is negative");
-  if (rows <= 0) return {};
-  // Each long row holds more than `threshold` of the nnz nonzeros: the list's bound before the pass.
-  const int64_t capacity = std::min(rows, nnz / (threshold + 1)) + 1;
-  const std::size_t list_bytes = static_cast<std::size_t>(capacity) * sizeof(LongRow);
-  auto* work = static_cast<std::byte*>(ctx.workspace(list_bytes + sizeof(unsigned long long)));
-  auto* list = reinterpret_cast<LongRow*>(work);
-  auto* count = reinterpret_cast<unsigned long long*>(work + list_bytes);
-  SPX_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(unsigned long long), ctx.stream()));
-  long_rows_kernel<O><<<grid_for_resident(ctx, rows, kBlock, 8), kBlock, 0, ctx.stream()>>>(
-      rows, row_ptr, threshold, list, static_cast<unsigned long long>(capacity), count);
-  SPX_CHECK_LAUNCH("long_rows_kernel", ctx.stream());
-  unsigned long long found = 0;
-  copy_to_host_sync(ctx, &found, count, sizeof found);
-  if (found > static_cast<unsigned long long>(capacity))  // a row pointer whose last entry is not nnz
-    throw Error("long-row search: " + std::to_string(found) + " rows longer than " +
-                std::to_string(threshold) + " among " + std::to_string(nnz) +
-                " nonzeros: the row pointer does not end at the nonzero count");
-  std::vector<LongRow> out(static_cast<std::size_t>(found));
-  if (found > 0) copy_to_host_sync(ctx, out.data(), list, out.size() * sizeof(LongRow));
-  return out;
+  if (rows < 0 || rows > std::numeric_limits<int32_t>::max())
+    throw Error("long-row split: " + std::to_string(rows) + " rows do not fit 32-bit row indices");
+  DeviceLongRowSplit split;
+  if (rows == 0) {
+    split.d_chunk_begin = to_device(ctx, std::vector<int32_t>{0}, "long-row chunks of a CSR plan");
+    return split;
+  }
+  const auto n = static_cast<int32_t>(rows);
+  // Workspace: the selected rows (at most all), the count and the nonzero total, CUB's temporary
+  // storage (the larger of the selection's and the scan's: the scan's for n + 1 items bounds it for
+  // fewer). The chunk counts and offsets are sized once the count is known.
+  const thrust::counting_iterator<int32_t> all_rows(0);
+  std::size_t select_bytes = 0, scan_bytes = 0;
+  SPX_CUDA_CHECK(cub::DeviceSelect::If(nullptr, select_bytes, all_rows, static_cast<int32_t*>(nullptr),
+                                       static_cast<int32_t*>(nullptr), n, IsLong<O>{row_ptr, threshold},
+                                       ctx.stream()));
+  SPX_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<const int64_t*>(nullptr),
+                                               static_cast<int64_t*>(nullptr), n + 1, ctx.stream()));
+  const std::size_t rows_bytes = aligned(static_cast<std::size_t>(n) * sizeof(int32_t));
+  auto* work = static_cast<std::byte*>(ctx.workspace(rows_bytes + 256 + std::max(select_bytes, scan_bytes)));
+  auto* selected = reinterpret_cast<int32_t*>(work);
+  auto* totals = reinterpret_cast<unsigned long long*>(work + rows_bytes);  // count, nnz
+  void* temp = work + rows_bytes + 256;
+  SPX_CUDA_CHECK(cudaMemsetAsync(totals, 0, 2 * sizeof(unsigned long long), ctx.stream()));
+  SPX_CUDA_CHECK(cub::DeviceSelect::If(temp, select_bytes, all_rows, selected,
+                                       reinterpret_cast<int32_t*>(totals), n, IsLong<O>{row_ptr, threshold},
+                                       ctx.stream()));
+  int32_t count = 0;
+  copy_to_host_sync(ctx, &count, totals, sizeof count);
+  if (count == 0) {
+    split.d_chunk_begin = to_device(ctx, std::vector<int32_t>{0}, "long-row chunks of a CSR plan");
+    return split;
+  }
+  DeviceBuffer<int64_t> counts(static_cast<std::size_t>(count) + 1, "long-row chunk counts");
+  DeviceBuffer<int64_t> offsets(static_cast<std::size_t>(count) + 1, "long-row chunk offsets");
+  chunk_counts_kernel<O><<<grid_for(int64_t{count} + 1, kBlock), kBlock, 0, ctx.stream()>>>(
+      count, selected, row_ptr, counts.data(), totals + 1);
+  SPX_CHECK_LAUNCH("chunk_counts_kernel", ctx.stream());
+  SPX_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, scan_bytes, counts.data(), offsets.data(), count + 1,
+                                               ctx.stream()));
+  int64_t chunks = 0;
+  unsigned long long nnz = 0;
+  copy_to_host_sync(ctx, &chunks, offsets.data() + count, sizeof chunks);
+  copy_to_host_sync(ctx, &nnz, totals + 1, sizeof nnz);
+  // Chunks are at most nnz / 512 + rows: int32 for any matrix of 32-bit rows below 2^40 nonzeros.
+  if (chunks > std::numeric_limits<int32_t>::max()) throw Error("long-row split: more than 2^31-1 chunks");
+  split.chunks = chunks;
+  split.nnz = static_cast<int64_t>(nnz);
+  split.d_rows = DeviceBuffer<int32_t>(static_cast<std::size_t>(count), "long rows of a CSR plan");
+  SPX_CUDA_CHECK(cudaMemcpyAsync(split.d_rows.data(), selected, split.d_rows.bytes(),
+                                 cudaMemcpyDeviceToDevice, ctx.stream()));
+  split.d_chunk_begin =
+      DeviceBuffer<int32_t>(static_cast<std::size_t>(count) + 1, "long-row chunks of a CSR plan");
+  split.d_chunk_owner =
+      DeviceBuffer<int32_t>(static_cast<std::size_t>(chunks), "long-row chunk owners of a CSR plan");
+  chunk_owner_kernel<<<grid_for(int64_t{count} + 1, kBlock), kBlock, 0, ctx.stream()>>>(
+      count, offsets.data(), split.d_chunk_begin.data(), split.d_chunk_owner.data());
+  SPX_CHECK_LAUNCH("chunk_owner_kernel", ctx.stream());
+  split.rows.resize(static_cast<std::size_t>(count));
+  copy_to_host_sync(ctx, split.rows.data(), selected, split.rows.size() * sizeof(int32_t));
+  return split;
 }
 
-template std::vector<LongRow> long_rows_on_device(Context&, const int32_t*, int64_t, int64_t, int64_t);
-template std::vector<LongRow> long_rows_on_device(Context&, const int64_t*, int64_t, int64_t, int64_t);
+template DeviceLongRowSplit split_long_rows_on_device(Context&, const int32_t*, int64_t, int64_t);
+template DeviceLongRowSplit split_long_rows_on_device(Context&, const int64_t*, int64_t, int64_t);
 
 }  // namespace spx::cuda::detail

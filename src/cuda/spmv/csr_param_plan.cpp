@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "cuda/common/check.hpp"
 #include "cuda/common/scale.hpp"
 #include "cuda/spmv/csr_long_rows.hpp"
 #include "cuda/spmv/csr_param_launch.hpp"
@@ -40,21 +41,21 @@ CsrSpmvPlan make_plan(Context& ctx, const DeviceCsr<T, int32_t, O>& dA, std::spa
                                 : plan::csr_long_row_threshold(plan.stats.nnz, plan.params, ctx.props());
 
   // No row past the threshold (the statistics' longest row says so): no pass for the split. Else
-  // the device finds the long rows (the host's walk of millions of rows cost milliseconds).
-  CsrLongRowSplit split = plan.stats.max_row <= plan.long_row_threshold
-                              ? split_long_rows(std::span<const O>(), plan.long_row_threshold)
-                              : split_long_rows(detail::long_rows_on_device(ctx, dA.row_ptr.data(), dA.rows,
-                                                                            dA.nnz, plan.long_row_threshold),
-                                                plan.long_row_threshold);
+  // the device makes it (csr_long_rows.hpp: a host walk of millions of rows cost milliseconds).
+  if (plan.stats.max_row <= plan.long_row_threshold || dA.rows == 0) return plan;
+  detail::DeviceLongRowSplit split =
+      detail::split_long_rows_on_device(ctx, dA.row_ptr.data(), dA.rows, plan.long_row_threshold);
   plan.long_row_nnz = split.nnz;
-  plan.long_row_chunks = split.chunks();
+  plan.long_row_chunks = split.chunks;
   if (!split.rows.empty()) {
-    plan.d_long_rows = to_device(ctx, split.rows, "long rows of a CSR plan");
-    plan.d_chunk_begin = to_device(ctx, split.chunk_begin, "long-row chunks of a CSR plan");
-    plan.d_chunk_owner = to_device(ctx, split.chunk_owner, "long-row chunk owners of a CSR plan");
-    plan.d_partials = DeviceBuffer<double>(split.chunk_owner.size(), "long-row partial sums of a CSR plan");
+    plan.d_long_rows = std::move(split.d_rows);
+    plan.d_chunk_begin = std::move(split.d_chunk_begin);
+    plan.d_chunk_owner = std::move(split.d_chunk_owner);
+    plan.d_partials =
+        DeviceBuffer<double>(static_cast<std::size_t>(split.chunks), "long-row partial sums of a CSR plan");
     // Zero once here; the last chunk of each row resets its counter at the end of every call.
-    plan.d_arrivals = to_device(ctx, std::vector<uint32_t>(split.rows.size(), 0u), "long-row counters");
+    plan.d_arrivals = DeviceBuffer<uint32_t>(split.rows.size(), "long-row counters");
+    SPX_CUDA_CHECK(cudaMemsetAsync(plan.d_arrivals.data(), 0, plan.d_arrivals.bytes(), ctx.stream()));
   }
   plan.long_rows = std::move(split.rows);
   return plan;
