@@ -370,12 +370,12 @@ TEST(AutoMode, LightPlanWherePlanningCannotPay) {
   large.stats.nnz = 27'000'000;
   large.stats.rows = large.stats.cols = 1'000'000;
   EXPECT_FALSE(plan::light_plan(large, plan::Options{}, h200).has_value());
-  // 5.4M nonzeros in f32 (~11 us a product): on uniform rows ELL or SELL may save half of it, worth
+  // 20M nonzeros in f32 (~38 us a product): on uniform rows ELL or SELL may save half of it, worth
   // planning; on uneven rows the light kernel is within 10% of the fastest, so it runs at once.
   plan::Problem mid = small;
   mid.value_bytes = 4;
-  mid.stats.nnz = 5'400'000;
-  mid.stats.rows = mid.stats.cols = 200'000;
+  mid.stats.nnz = 20'000'000;
+  mid.stats.rows = mid.stats.cols = 800'000;
   mid.stats.ell_padding_ratio = 1.0;
   EXPECT_FALSE(plan::light_plan(mid, plan::Options{}, h200).has_value());
   mid.stats.ell_padding_ratio = 3.0;

@@ -285,10 +285,11 @@ struct PlannerRuleTable {
   int auto_race_min_samples = 3;
   int auto_race_max_samples = 31;
   double auto_race_loss = 0.3;
-  // Mode::Auto's light plan (light_plan): planning itself — the features on the GPU, the ranking —
-  // costs about auto_plan_fixed_us + auto_plan_us_per_mnnz per million nonzeros (H200 validation
-  // suite: 70-170 us of features and ~100 us of ranking on small matrices, 1.3 ms of features at
-  // 79M nonzeros). It can save at most auto_light_gain_share of the products' time over the expected
+  // Mode::Auto's light plan (light_plan): planning itself — the features on the GPU, the ranking, the
+  // chosen format's conversion — costs about auto_plan_fixed_us + auto_plan_us_per_mnnz per million
+  // nonzeros (H200: ~300 us on the validation suite's small matrices; 1.1-2.6 ms at 6-29M nonzeros
+  // on the formats suite, of which ~1 ms of features and 0.3-1.4 ms of conversion; on a set of other
+  // sizes and seeds, not fitted, the measured cost was a median 1.13x this estimate). It can save at most auto_light_gain_share of the products' time over the expected
   // calls (the light kernel's measured gap to the fastest candidate); each product takes at least
   // auto_launch_floor_us, or CSR's bytes at the copy bandwidth. Where planning would cost more than
   // it can save, an SpMV runs auto_light_kernel by its fixed rule at once: no features, no
@@ -297,8 +298,8 @@ struct PlannerRuleTable {
   // kernel by up to 2x once the products leave the launch floor (f32 27-point stencils and FEM rows
   // on the H200: csr_param at 0.47-0.65 of the fastest), so planning may save up to
   // auto_light_gain_share_uniform there; elsewhere csr_param was within 10% of the fastest.
-  double auto_plan_fixed_us = 250.0;
-  double auto_plan_us_per_mnnz = 15.0;
+  double auto_plan_fixed_us = 600.0;
+  double auto_plan_us_per_mnnz = 60.0;
   double auto_light_gain_share = 0.10;
   double auto_light_gain_share_uniform = 0.5;
   double auto_launch_floor_us = 4.0;
