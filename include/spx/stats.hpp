@@ -32,10 +32,11 @@ template <class T, class I>
 MatrixStats stats(const Csr<T, I>& A);
 
 /// 64-bit hash of the sparsity pattern (shape, row pointers, column indices; not the values and not
-/// the index type): equal patterns give equal fingerprints on every platform. Definition (v1): the
-/// sequence rows, cols, then per row its length followed by its columns, each as an unsigned 64-bit
-/// integer v, folded as h = splitmix64(h ^ v) from a fixed version seed. splitmix64 is a bijection,
-/// so patterns that differ in exactly one column (or one length) never collide.
+/// the index type): equal patterns give equal fingerprints on every platform. Definition (fpv2,
+/// docs/formats.md): each row hashed on its own (its columns' splitmix64 terms summed, folded with
+/// its length), then rows, cols and the rows' hashes folded in row order as h = splitmix64(h ^ v)
+/// from a fixed version seed. splitmix64 is a bijection, so patterns that differ in exactly one
+/// column (or one length) never collide.
 template <class T, class I>
 uint64_t structure_fingerprint(const Csr<T, I>& A);
 

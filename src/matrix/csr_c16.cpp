@@ -12,6 +12,11 @@
 
 namespace spx {
 
+namespace {
+// Below this many rows the spans are taken on one thread (a parallel region costs ~10 us).
+constexpr int64_t kColumnSpanParallelRows = int64_t{1} << 16;
+}  // namespace
+
 template <class T, class I>
 ColumnSpanStats column_span_stats(const Csr<T, I>& A) {
   if (A.rows < 0 || A.row_ptr.size() != static_cast<std::size_t>(A.rows) + 1 ||
@@ -23,16 +28,24 @@ ColumnSpanStats column_span_stats(const Csr<T, I>& A) {
   ColumnSpanStats s;
   s.rows = A.rows;
   s.nnz = A.nnz();
-  for (I r = 0; r < A.rows; ++r) {
+  // Integer maxima and sums: the same whatever the threads.
+  int64_t max_span = s.max_span, wide_rows = 0, wide_nnz = 0;
+  const int64_t rows = A.rows;
+#pragma omp parallel for schedule(static) reduction(max : max_span) reduction(+ : wide_rows, wide_nnz) \
+    if (rows >= kColumnSpanParallelRows)
+  for (int64_t r = 0; r < rows; ++r) {
     const I begin = A.row_ptr[r], end = A.row_ptr[r + 1];
     if (end <= begin) continue;
     const int64_t span = static_cast<int64_t>(A.col_idx[end - 1]) - static_cast<int64_t>(A.col_idx[begin]);
-    s.max_span = std::max(s.max_span, span);
+    max_span = std::max(max_span, span);
     if (span > kC16MaxSpan) {
-      ++s.wide_rows;
-      s.wide_nnz += end - begin;
+      ++wide_rows;
+      wide_nnz += end - begin;
     }
   }
+  s.max_span = max_span;
+  s.wide_rows = wide_rows;
+  s.wide_nnz = wide_nnz;
   return s;
 }
 

@@ -44,6 +44,11 @@ class Fingerprint {
 constexpr int64_t kFingerprintRowsPerBlock = int64_t{1} << 16;
 // Below this many nonzeros a block is hashed on one thread (a parallel region costs ~10 us).
 constexpr int64_t kFingerprintParallelNnz = int64_t{1} << 16;
+// Below this many rows the row statistics are taken on one thread (each row costs ~1 ns there).
+constexpr int64_t kStatsParallelRows = int64_t{1} << 16;
+// Rows handed out at a time where row lengths may be skewed (an R-MAT graph's first rows hold most
+// of its nonzeros: static halves leave one thread most of the work).
+constexpr int64_t kSkewedRowsPerChunk = 256;
 
 // A row's hash: splitmix64 of each column xored with a key of its position in the row, summed, then
 // folded with the row's length. No nonzero waits for another's hash (fpv1 chained them: one
@@ -69,7 +74,7 @@ uint64_t fingerprint_of_valid(const Csr<T, I>& A) {
   for (int64_t first = 0; first < rows; first += kFingerprintRowsPerBlock) {
     const int64_t last = std::min(rows, first + kFingerprintRowsPerBlock);
     const bool parallel = static_cast<int64_t>(A.row_ptr[last] - A.row_ptr[first]) >= kFingerprintParallelNnz;
-#pragma omp parallel for schedule(static) if (parallel)
+#pragma omp parallel for schedule(dynamic, kSkewedRowsPerChunk) if (parallel)
     for (int64_t r = first; r < last; ++r)
       hashes[static_cast<std::size_t>(r - first)] =
           row_hash(A.col_idx.data() + A.row_ptr[r], static_cast<int64_t>(A.row_ptr[r + 1] - A.row_ptr[r]));
@@ -102,22 +107,33 @@ MatrixStats stats(const Csr<T, I>& A) {
   s.rows = A.rows;
   s.cols = A.cols;
   s.nnz = A.nnz();
-  if (A.rows > 0) s.min_row = A.row_length(0);
-  for (I r = 0; r < A.rows; ++r) {
-    const int64_t len = A.row_length(r);
-    s.min_row = std::min(s.min_row, len);
-    s.max_row = std::max(s.max_row, len);
-    if (len == 0) ++s.empty_rows;
+  const int64_t rows = A.rows;
+  // Integer minima, maxima and counts: the same whatever the threads and their order.
+  int64_t min_row = rows > 0 ? A.row_length(0) : 0, max_row = 0, empty_rows = 0;
+  int64_t lower = 0, upper = 0;
+#pragma omp parallel for schedule(static) reduction(min : min_row) reduction(max : max_row, lower, upper) \
+    reduction(+ : empty_rows) if (rows >= kStatsParallelRows)
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t len = static_cast<int64_t>(A.row_ptr[r + 1] - A.row_ptr[r]);
+    min_row = std::min(min_row, len);
+    max_row = std::max(max_row, len);
+    if (len == 0) ++empty_rows;
     if (len > 0) {
       // Columns are sorted: the first entry is the farthest left, the last the farthest right.
-      s.lower_bandwidth = std::max<int64_t>(s.lower_bandwidth, r - A.col_idx[A.row_ptr[r]]);
-      s.upper_bandwidth = std::max<int64_t>(s.upper_bandwidth, A.col_idx[A.row_ptr[r + 1] - 1] - r);
+      lower = std::max<int64_t>(lower, r - A.col_idx[A.row_ptr[r]]);
+      upper = std::max<int64_t>(upper, A.col_idx[A.row_ptr[r + 1] - 1] - r);
     }
   }
+  s.min_row = min_row;
+  s.max_row = max_row;
+  s.empty_rows = empty_rows;
+  s.lower_bandwidth = lower;
+  s.upper_bandwidth = upper;
   s.bandwidth = std::max(s.lower_bandwidth, s.upper_bandwidth);
   if (A.rows > 0) {
     s.avg_row = static_cast<double>(s.nnz) / static_cast<double>(s.rows);
-    // Two passes (mean, then squared deviations): no cancellation for long, uniform rows.
+    // Two passes (mean, then squared deviations): no cancellation for long, uniform rows. Summed in
+    // row order on one thread, so the bits do not depend on the threads (O(rows), reads row_ptr only).
     double sum_sq = 0;
     for (I r = 0; r < A.rows; ++r) {
       const double d = static_cast<double>(A.row_length(r)) - s.avg_row;

@@ -7,6 +7,11 @@
 
 namespace spx {
 
+namespace {
+// Below this many entries an array is cast on one thread (a parallel region costs ~10 us).
+constexpr int64_t kParallelCastEntries = int64_t{1} << 16;
+}  // namespace
+
 // Counting sort by column: O(nnz + rows + cols). Rows of A are visited in increasing order, so
 // every row of the transpose comes out with increasing columns (canonical without a sort).
 template <class T, class I>
@@ -33,14 +38,20 @@ Csr<T2, I2> cast(const Csr<T, I>& A) {
   A.validate();
   Csr<T2, I2> B(detail::to_index<I2>(A.rows, "cast: rows"), detail::to_index<I2>(A.cols, "cast: cols"));
   detail::to_index<I2>(A.nnz(), "cast: nnz");
-  for (std::size_t r = 0; r < A.row_ptr.size(); ++r) B.row_ptr[r] = static_cast<I2>(A.row_ptr[r]);
+  const auto offsets = static_cast<int64_t>(A.row_ptr.size());
+#pragma omp parallel for schedule(static) if (offsets >= kParallelCastEntries)
+  for (int64_t r = 0; r < offsets; ++r)
+    B.row_ptr[static_cast<std::size_t>(r)] = static_cast<I2>(A.row_ptr[static_cast<std::size_t>(r)]);
   // Each column is < cols, which fits in I2. double -> float rounds; values beyond float's range
-  // become +-inf (IEEE conversion).
+  // become +-inf (IEEE conversion). Entry by entry: the same whatever the threads.
   B.col_idx.resize(A.col_idx.size());
   B.values.resize(A.values.size());
-  for (std::size_t p = 0; p < A.values.size(); ++p) {
-    B.col_idx[p] = static_cast<I2>(A.col_idx[p]);
-    B.values[p] = static_cast<T2>(A.values[p]);
+  const auto nnz = static_cast<int64_t>(A.values.size());
+#pragma omp parallel for schedule(static) if (nnz >= kParallelCastEntries)
+  for (int64_t p = 0; p < nnz; ++p) {
+    const auto q = static_cast<std::size_t>(p);
+    B.col_idx[q] = static_cast<I2>(A.col_idx[q]);
+    B.values[q] = static_cast<T2>(A.values[q]);
   }
   return B;
 }
