@@ -3,8 +3,9 @@
 
 Each grid was recorded twice (two runs of the same matrices); the tuner decides on one run's times
 and is scored on the other's (the chosen configuration's time against that run's best), so a
-decision that won on noise is not counted as a win. The openers (configurations tried right after
-the start) are fitted leaving each matrix out in turn.
+decision that won on noise is not counted as a win. Printed: the rule alone, the ladders alone, the
+shipped tuner (its openers, configurations tried right after the start, then the ladders), and
+openers fitted leaving each matrix out in turn (--per-matrix: the shipped tuner per matrix).
 
 usage: bench/tuner_replay.py RUN_A.json.gz RUN_B.json.gz [--calls 8]
 """
@@ -13,10 +14,14 @@ import gzip
 import json
 import math
 
-KNOBS = ("block_size", "coop", "repeat")
-# src/plan/tuner.cpp, Ladder::CsrParam: values and the direction tried first.
+KNOBS = ("block_size", "coop", "repeat")  # a configuration's tuple order
+# src/plan/tuner.cpp, Ladder::CsrParam: each knob's values and the direction tried first, in the
+# order the tuner climbs them.
 LADDERS = {"block_size": ([64, 128, 256, 512, 1024], -1), "coop": ([1, 2, 4, 8, 16, 32], -1),
            "repeat": ([2 ** i for i in range(11)], +1)}
+ORDER = ("block_size", "coop", "repeat")
+# tuning_openers(Ladder::CsrParam): (block size, coop factor, repeat), tried right after the start.
+OPENERS = ((128, 0.5, 1), (256, 2.0, 1))
 MIN_GAIN, MIN_GAIN_MS = 0.02, 0.4e-3
 
 
@@ -43,7 +48,17 @@ def resolve(start, opener):
     return (block, snap(LADDERS["coop"][0], start[1] * factor), repeat)
 
 
-def tune(times, start, openers, calls):
+def step(values, cur, d):
+    """Tuner::step: the next rung in direction d (from off the ladder, the nearest rung that way)."""
+    if cur in values:
+        j = values.index(cur) + d
+        return values[j] if 0 <= j < len(values) else None
+    way = [v for v in values if (v > cur if d > 0 else v < cur)]
+    return (way[0] if d > 0 else way[-1]) if way else None
+
+
+def tune(times, start, openers, calls, order=None):
+    order = order or [(k, LADDERS[k][1]) for k in ORDER]
     best, best_t, n = start, times.get(start, math.inf), 1
     seen = [start]
     for o in openers:
@@ -55,15 +70,15 @@ def tune(times, start, openers, calls):
         t = times.get(c, math.inf)
         if kept(t, best_t):
             best, best_t = c, t
-    for i, k in enumerate(KNOBS):
-        values, first = LADDERS[k]
+    for k, first in order:
+        i, values = KNOBS.index(k), LADDERS[k][0]
         for d in (first, -first):
             moved = False
-            while n < calls and best[i] in values:
-                j = values.index(best[i]) + d
-                if not 0 <= j < len(values):
+            while n < calls:
+                v = step(values, best[i], d)
+                if v is None:
                     break
-                c = best[:i] + (values[j],) + best[i + 1:]
+                c = best[:i] + (v,) + best[i + 1:]
                 n += 1
                 t = times.get(c, math.inf)
                 if not kept(t, best_t):
@@ -102,6 +117,7 @@ def main():
     ap.add_argument("run_b")
     ap.add_argument("--calls", type=int, default=8)
     ap.add_argument("--openers", type=int, default=2)
+    ap.add_argument("--per-matrix", action="store_true")
     a = ap.parse_args()
     problems = []
     for x, y in zip(load(a.run_a)["matrices"], load(a.run_b)["matrices"]):
@@ -114,6 +130,7 @@ def main():
     for dec, ev in (("A", "B"), ("B", "A")):
         rule = [score(p[ev], p["rule"]) for p in problems]
         ladders = [score(p[ev], tune(p[dec], p["rule"], [], a.calls)) for p in problems]
+        shipped = [score(p[ev], tune(p[dec], p["rule"], OPENERS, a.calls)) for p in problems]
         loo, fits = [], []
         for name in names:
             train = [p for p in problems if p["name"] != name]
@@ -121,9 +138,13 @@ def main():
             fits.append(tuple(openers))
             loo += [score(p[ev], tune(p[dec], p["rule"], openers, a.calls)) for p in problems if p["name"] == name]
         print(f"decided on {dec}, scored on {ev}: rule {geomean(rule):.3f} ({min(rule):.2f}), ladders "
-              f"{geomean(ladders):.3f} ({min(ladders):.2f}), openers (left-out fit) + ladders {geomean(loo):.3f} "
+              f"{geomean(ladders):.3f} ({min(ladders):.2f}), shipped openers + ladders {geomean(shipped):.3f} "
+              f"({min(shipped):.2f}), openers (left-out fit) + ladders {geomean(loo):.3f} "
               f"({min(loo):.2f}); openers fitted: {sorted(set(fits), key=fits.count, reverse=True)[0]} "
               f"in {max(fits.count(f) for f in fits)} of {len(fits)} folds")
+        if a.per_matrix:
+            for p, x in zip(problems, shipped):
+                print(f"  {p['name']:<28} {p['prec']}  {x:.3f}")
 
 
 if __name__ == "__main__":
