@@ -5,12 +5,15 @@ Each grid was recorded twice (two runs of the same matrices); the tuner decides 
 and is scored on the other's (the chosen configuration's time against that run's best), so a
 decision that won on noise is not counted as a win. Printed: the rule alone, the ladders alone, the
 shipped tuner (its openers, configurations tried right after the start, then the ladders), and
-openers fitted leaving each matrix out in turn (--per-matrix: the shipped tuner per matrix).
+openers fitted leaving each matrix out in turn (--per-matrix: the shipped tuner per matrix;
+--loo-policies N: the knob order and up to N openers fitted leaving each matrix out, the procedure
+that chose the shipped ones). A single run passed twice scores each decision on its own run.
 
-usage: bench/tuner_replay.py RUN_A.json.gz RUN_B.json.gz [--calls 8]
+usage: bench/tuner_replay.py RUN_A.json.gz RUN_B.json.gz [--calls 8] [--per-matrix] [--loo-policies N]
 """
 import argparse
 import gzip
+import itertools
 import json
 import math
 
@@ -22,6 +25,8 @@ LADDERS = {"block_size": ([64, 128, 256, 512, 1024], -1), "coop": ([1, 2, 4, 8, 
 ORDER = ("block_size", "coop", "repeat")
 # tuning_openers(Ladder::CsrParam): (block size, coop factor, repeat), tried right after the start.
 OPENERS = ((128, 0.5, 1), (256, 2.0, 1))
+# --loo-policies: the openers it may choose from (repeat 1; the coop a factor of the rule's).
+OPENER_CHOICES = [(b, f, 1) for b in (128, 256, 512) for f in (0.25, 0.5, 1.0, 2.0, 4.0)]
 MIN_GAIN, MIN_GAIN_MS = 0.02, 0.4e-3
 
 
@@ -111,6 +116,35 @@ def fit_openers(problems, key, size):
     return chosen
 
 
+def loo_policies(problems, names, calls, max_openers):
+    """Every knob order and first directions with every set of up to max_openers openers: for each
+    matrix left out, the policy with the best geomean on the others (both runs deciding in turn),
+    scored on the left-out matrix. Ties go to fewer openers, then to the order enumerated here."""
+    orders = [tuple(zip(perm, dirs)) for perm in itertools.permutations(KNOBS)
+              for dirs in itertools.product((-1, +1), repeat=len(KNOBS))]
+    sets = [s for n in range(max_openers + 1) for s in itertools.combinations(OPENER_CHOICES, n)]
+    logs = {}  # (policy, deciding run) -> log score per problem
+    for order in orders:
+        for ops in sets:
+            for dec, ev in (("A", "B"), ("B", "A")):
+                logs[(order, ops), dec] = [math.log(max(score(p[ev], tune(p[dec], p["rule"], ops, calls, order)), 1e-9))
+                                           for p in problems]
+    policies = [(o, s) for o in orders for s in sets]
+    out, picks = {"A": [], "B": []}, []
+    for name in names:
+        train = [i for i, p in enumerate(problems) if p["name"] != name]
+        test = [i for i, p in enumerate(problems) if p["name"] == name]
+        pick = max(policies, key=lambda q: (round(sum(logs[q, d][i] for d in "AB" for i in train), 9),
+                                            -len(q[1])))
+        picks.append(pick)
+        for d in "AB":
+            out[d] += [math.exp(logs[pick, d][i]) for i in test]
+    top = max(set(picks), key=picks.count)
+    print(f"policies fitted leaving each matrix out ({len(policies)} candidates): decided on A, scored on B "
+          f"{geomean(out['A']):.3f} ({min(out['A']):.2f}); decided on B, scored on A {geomean(out['B']):.3f} "
+          f"({min(out['B']):.2f}); chosen in {picks.count(top)} of {len(picks)} folds: order {top[0]}, openers {top[1]}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run_a")
@@ -118,6 +152,8 @@ def main():
     ap.add_argument("--calls", type=int, default=8)
     ap.add_argument("--openers", type=int, default=2)
     ap.add_argument("--per-matrix", action="store_true")
+    ap.add_argument("--loo-policies", type=int, metavar="N", help="also fit the knob order and up to N "
+                    "openers leaving each matrix out (a minute or two for N = 2)")
     a = ap.parse_args()
     problems = []
     for x, y in zip(load(a.run_a)["matrices"], load(a.run_b)["matrices"]):
@@ -145,6 +181,8 @@ def main():
         if a.per_matrix:
             for p, x in zip(problems, shipped):
                 print(f"  {p['name']:<28} {p['prec']}  {x:.3f}")
+    if a.loo_policies is not None:
+        loo_policies(problems, names, a.calls, a.loo_policies)
 
 
 if __name__ == "__main__":
