@@ -100,14 +100,10 @@ __device__ void scan_nonzeros(const int* __restrict__ col_idx, int cols, long lo
                               int carry, int row_start, int row_len, unsigned* __restrict__ col_bits,
                               unsigned* bitmap, unsigned (&opened)[kGranularities]) {
   const int lane = lane_id();
-  // The next step's columns are loaded before this step's work: each step waits on one load
-  // latency less (the scan is latency-bound: a warp walks its window's steps one after another).
-  int next = begin + lane < end ? col_idx[begin + lane] : 0;
   for (long long base = begin; base < end; base += 32) {
     const long long p = base + lane;
     const bool in = p < end;
-    const int col = next;
-    next = p + 32 < end ? col_idx[p + 32] : 0;
+    const int col = in ? col_idx[p] : 0;
     // Which lanes of this step hold the first nonzero of a row: each lane marks its row's start.
     const long long offset = static_cast<long long>(row_start) - base;
     const unsigned start_bit = row_len > 0 && offset >= 0 && offset < 32 ? 1u << offset : 0u;
