@@ -289,15 +289,14 @@ struct PlannerRuleTable {
   // chosen format's conversion — costs about auto_plan_fixed_us + auto_plan_us_per_mnnz per million
   // nonzeros (H200: ~300 us on the validation suite's small matrices; 1.1-2.6 ms at 6-29M nonzeros
   // on the formats suite, of which ~1 ms of features and 0.3-1.4 ms of conversion; on a set of other
-  // sizes and seeds, not fitted, the measured cost was a median 1.13x this estimate). It can save at most auto_light_gain_share of the products' time over the expected
-  // calls (the light kernel's measured gap to the fastest candidate); each product takes at least
-  // auto_launch_floor_us, or CSR's bytes at the copy bandwidth. Where planning would cost more than
-  // it can save, an SpMV runs auto_light_kernel by its fixed rule at once: no features, no
-  // conversion, no timing.
-  // On rows of uniform length (ELL padding up to uniform_padding) ELL and SELL beat the light
-  // kernel by up to 2x once the products leave the launch floor (f32 27-point stencils and FEM rows
-  // on the H200: csr_param at 0.47-0.65 of the fastest), so planning may save up to
-  // auto_light_gain_share_uniform there; elsewhere csr_param was within 10% of the fastest.
+  // sizes and seeds, not fitted, the measured cost was a median 1.13x this estimate). It can save at most
+  // auto_light_gain_share of the products' time over the expected calls (the light kernel's measured gap to
+  // the fastest candidate); each product takes at least auto_launch_floor_us, or CSR's bytes at the copy
+  // bandwidth. Where planning would cost more than it can save, an SpMV runs auto_light_kernel by its fixed
+  // rule at once: no features, no conversion, no timing. On rows of uniform length (ELL padding up to
+  // uniform_padding) ELL and SELL beat the light kernel by up to 2x once the products leave the launch floor
+  // (f32 27-point stencils and FEM rows on the H200: csr_param at 0.47-0.65 of the fastest), so planning may
+  // save up to auto_light_gain_share_uniform there; elsewhere csr_param was within 10% of the fastest.
   double auto_plan_fixed_us = 600.0;
   double auto_plan_us_per_mnnz = 60.0;
   double auto_light_gain_share = 0.10;
