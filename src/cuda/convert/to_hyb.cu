@@ -14,6 +14,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/warp.cuh"
+#include "cuda/common/workspace.hpp"
 #include "cuda/convert/convert_checks.hpp"
 #include "cuda/convert/slab.hpp"
 #include "cuda/spmv/coo_chunks.hpp"
@@ -117,8 +118,6 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
 // Bell & Garland's width from the device histogram (the host rule of spx::hyb_ell_width, on counts).
 // A width K qualifies when at least max(4096, rows/3) rows have K or more nonzeros, so
 // K·rows/3 <= nnz: no K above 3·nnz/rows qualifies, and lengths beyond top_bin = 3·nnz/rows + 1 can
@@ -175,9 +174,10 @@ DeviceHyb<T, I> to_hyb(Context& ctx, const DeviceCsr<T, I>& A, I ell_width) {
   tail.cols = A.cols;
   if (A.rows > 0 && A.nnz > 0) {
     const int64_t tiles = (int64_t{A.rows} + kScanBlock - 1) / kScanBlock;
-    const std::size_t tile_bytes = aligned(static_cast<std::size_t>(tiles) * sizeof(int64_t));
-    auto* base = static_cast<std::byte*>(
-        ctx.workspace(2 * tile_bytes + aligned((static_cast<std::size_t>(A.rows) + 1) * sizeof(I))));
+    const std::size_t tile_bytes =
+        detail::workspace_aligned(static_cast<std::size_t>(tiles) * sizeof(int64_t));
+    auto* base = static_cast<std::byte*>(ctx.workspace(
+        2 * tile_bytes + detail::workspace_aligned((static_cast<std::size_t>(A.rows) + 1) * sizeof(I))));
     auto* tile_sums = reinterpret_cast<int64_t*>(base);
     auto* tile_offsets = reinterpret_cast<int64_t*>(base + tile_bytes);
     auto* tail_ptr = reinterpret_cast<I*>(base + 2 * tile_bytes);

@@ -26,6 +26,7 @@
 #include "cuda/common/device_memory.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/warp.cuh"
+#include "cuda/common/workspace.hpp"
 #include "cuda/convert/convert_checks.hpp"
 #include "cuda/convert/rows_to_slots.cuh"
 #include "cuda/convert/slab.hpp"
@@ -152,8 +153,6 @@ dim3 fill_grid(Context& ctx, int64_t padded_rows, int64_t max_width) {
   return {row_blocks, static_cast<unsigned>(slot_blocks)};
 }
 
-std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
 template <class T, class O>
 DeviceSellC16<T> sell_c16_of(Context& ctx, const DeviceCsr<T, int32_t, O>& A) {
   DeviceSellC16<T> S;
@@ -173,7 +172,8 @@ DeviceSellC16<T> sell_c16_of(Context& ctx, const DeviceCsr<T, int32_t, O>& A) {
   std::size_t scan_bytes = 0;
   SPX_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<const int64_t*>(nullptr),
                                                static_cast<int64_t*>(nullptr), slices + 1, ctx.stream()));
-  const std::size_t counts_bytes = aligned((static_cast<std::size_t>(slices) + 1) * sizeof(int64_t));
+  const std::size_t counts_bytes =
+      detail::workspace_aligned((static_cast<std::size_t>(slices) + 1) * sizeof(int64_t));
   auto* work = static_cast<std::byte*>(ctx.workspace(counts_bytes + 256 + scan_bytes));
   auto* slice_slots = reinterpret_cast<int64_t*>(work);
   auto* first_wide = reinterpret_cast<unsigned long long*>(work + counts_bytes);

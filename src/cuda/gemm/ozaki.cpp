@@ -16,6 +16,7 @@
 
 #include "cpu/gemm_ozaki_host.hpp"
 #include "cuda/common/check.hpp"
+#include "cuda/common/workspace.hpp"
 #include "cuda/gemm/ozaki_launch.hpp"
 #include "spx/error.hpp"
 
@@ -26,7 +27,6 @@ constexpr std::size_t kLtWorkspace = std::size_t{32} << 20;  // cuBLASLt's split
 constexpr int64_t kMaxTilesK = 65535;                        // the conversion grid's y extent, in 32s of k
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
-std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 double mib(std::size_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
 
 // The cuBLASLt handle of this host thread and device (created on first use, kept for the thread).
@@ -123,7 +123,7 @@ Layout layout_for(int64_t mpad, int64_t npad, int64_t kpad, int moduli, bool chu
   std::size_t at = 0;
   const auto take = [&](std::size_t& field, std::size_t bytes) {
     field = at;
-    at += aligned(bytes);
+    at += detail::workspace_aligned(bytes);
   };
   const auto M = static_cast<std::size_t>(mpad), N = static_cast<std::size_t>(npad),
              K = static_cast<std::size_t>(kpad);

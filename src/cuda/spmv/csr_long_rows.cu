@@ -9,6 +9,7 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
+#include "cuda/common/workspace.hpp"
 #include "cuda/spmv/csr_long_rows.hpp"
 #include "spx/cuda/spmv_csr.hpp"
 #include "spx/error.hpp"
@@ -56,8 +57,6 @@ __global__ void __launch_bounds__(kBlock)
   for (int64_t c = offsets[k]; c < offsets[k + 1]; ++c) chunk_owner[c] = static_cast<int32_t>(k);
 }
 
-std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
 }  // namespace
 
 template <class O>
@@ -82,7 +81,7 @@ DeviceLongRowSplit split_long_rows_on_device(Context& ctx, const O* row_ptr, int
                                        ctx.stream()));
   SPX_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<const int64_t*>(nullptr),
                                                static_cast<int64_t*>(nullptr), n + 1, ctx.stream()));
-  const std::size_t rows_bytes = aligned(static_cast<std::size_t>(n) * sizeof(int32_t));
+  const std::size_t rows_bytes = detail::workspace_aligned(static_cast<std::size_t>(n) * sizeof(int32_t));
   auto* work = static_cast<std::byte*>(ctx.workspace(rows_bytes + 256 + std::max(select_bytes, scan_bytes)));
   auto* selected = reinterpret_cast<int32_t*>(work);
   auto* totals = reinterpret_cast<unsigned long long*>(work + rows_bytes);  // count, nnz
