@@ -18,6 +18,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/common/warp.cuh"
+#include "cuda/common/workspace.hpp"
 #include "plan/features_detail.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/features.hpp"
@@ -44,8 +46,10 @@ constexpr int kBitmapWords = static_cast<int>(MatrixFeatures::kWindowBitmapBits 
 constexpr int kWordsPerLane = kBitmapWords / 32;
 constexpr int kBuckets = MatrixFeatures::kBuckets;
 // A window with more nonzeros goes to the tile pass in tiles of kTileNnz: a warp spends about as
-// long on one tile as on an ordinary window of 128 rows of 32.
-constexpr int64_t kLongWindowNnz = 4096;
+// long on one tile as on an ordinary window of 128 rows of 32. Windows up to twice a tile stay in
+// the window pass, so that FEM matrices of 6 unknowns a node (~150 a row, ~4800 a window) need no
+// tiles and no read-back of the list.
+constexpr int64_t kLongWindowNnz = 8192;
 constexpr int64_t kTileNnz = 4096;
 // HYB histogram bins kept in shared memory (32 KB; with the block's 12 KB of window bitmaps and its
 // 0.5 KB of bucket counters, under the default 48 KB). A larger histogram (average row above ~2700)
@@ -90,11 +94,11 @@ struct MinOp {
 
 // The nonzeros [begin, end) of one window, 32 per step, coalesced. Lane l holds the start and
 // length of the window's row l; `carry` is the column of nonzero begin - 1 when begin is not a row
-// start (a tile that starts inside a row). Per nonzero: its column's bit in the global bitset (one
-// atomic per distinct 32-column word of the step, skipped when the bits are already there), and per
+// start (a tile that starts inside a row). Per nonzero: its column's bit in the global bitset (an
+// atomic only where a read of the word finds the bit unset), and per
 // granularity whether it opens a new sector of its row (a row start, or another sector than the
 // nonzero before it: columns are sorted) — counted in the lane's `opened` (32-bit: a scan covers at
-// most 4096 nonzeros), and its sector's bit set in the warp's window bitmap. A sector that recurs
+// most 8192 nonzeros), and its sector's bit set in the warp's window bitmap. A sector that recurs
 // within a row set its bit when it opened, in this window's bitmap.
 __device__ void scan_nonzeros(const int* __restrict__ col_idx, int cols, long long begin, long long end,
                               int carry, int row_start, int row_len, unsigned* __restrict__ col_bits,
@@ -115,15 +119,15 @@ __device__ void scan_nonzeros(const int* __restrict__ col_idx, int cols, long lo
 
     // Column bitset: a canonical CSR has only columns in [0, cols); the guard keeps a bad one out of
     // memory it does not own.
-    const bool valid = in && col >= 0 && col < cols;
-    const int word = valid ? col >> 5 : -1;
-    const unsigned same_word = __match_any_sync(kFullWarpMask, word);
-    const unsigned bits = __reduce_or_sync(same_word, valid ? 1u << (col & 31) : 0u);
-    if (valid && lane == __ffs(static_cast<int>(same_word)) - 1) {
-      unsigned* target = col_bits + word;
-      // Hub columns recur in many windows: read the word from L2 first and skip the atomic when
-      // the bits are set (a stale read only costs a redundant atomic).
-      if ((__ldcg(target) & bits) != bits) atomicOr(target, bits);
+    // Every column recurs (about nnz / cols times): each lane reads its word from L2 (lanes of one
+    // word share the load) and sets its bit only when it is not there yet, so the atomics number
+    // about the distinct columns, not the nonzeros (a stale read only costs a redundant atomic).
+    // No warp-wide grouping of equal words: __match_any_sync costs about a step per distinct
+    // value, and a scattered row has 32 of them.
+    if (in && col >= 0 && col < cols) {
+      unsigned* target = col_bits + (col >> 5);
+      const unsigned bit = 1u << (col & 31);
+      if ((__ldcg(target) & bit) == 0) atomicOr(target, bit);
     }
 
 #pragma unroll
@@ -169,7 +173,9 @@ __device__ void zero_warp_bitmap(unsigned* bitmap) {
   __syncwarp();
 }
 
-__global__ void __launch_bounds__(kBlock)
+// At least 6 blocks of 256 a SM (36 registers: 7 fit; the pass took 56, 4 blocks, before the
+// warp-uniform sums moved to one lane each): the pass waits on its loads, more warps hide more.
+__global__ void __launch_bounds__(kBlock, 6)
     window_kernel(int rows, int cols, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
                   const int64_t* __restrict__ estimate, long long top_bin, unsigned* __restrict__ hist,
                   bool hist_in_shared, unsigned* __restrict__ col_bits, Totals* __restrict__ totals,
@@ -186,10 +192,14 @@ __global__ void __launch_bounds__(kBlock)
     for (long long b = threadIdx.x; b <= top_bin; b += kBlock) shared_hist[b] = 0;
   __syncthreads();
 
-  long long min_row = LLONG_MAX, max_row = 0;
-  unsigned long long empty_rows = 0, sum_sq = 0;
-  // Per-window sums, warp-uniform, added to the totals by lane 0 at the end.
-  unsigned long long sell_slots = 0, row_sectors[kGranularities] = {}, window_sectors[kGranularities] = {};
+  // Per lane: row lengths fit an int (nnz < 2^31), a lane's empty rows an unsigned.
+  int min_row = INT_MAX, max_row = 0;
+  unsigned empty_rows = 0;
+  unsigned long long sum_sq = 0;
+  // The per-window sums are warp-uniform: lane 0 keeps the SELL-32 slots, lanes 1..3 the row
+  // sectors and lanes 4..6 the window estimates per granularity, one register each instead of
+  // seven in every lane (registers bound the pass's occupancy, and its loads want many warps).
+  unsigned long long lane_sum = 0;
   const long long windows = (static_cast<long long>(rows) + 31) / 32;
   for (long long w = static_cast<long long>(blockIdx.x) * kWarps + warp; w < windows;
        w += static_cast<long long>(gridDim.x) * kWarps) {
@@ -199,8 +209,8 @@ __global__ void __launch_bounds__(kBlock)
     if (valid) {
       start = row_ptr[r];
       len = row_ptr[r + 1] - start;
-      min_row = min(min_row, static_cast<long long>(len));
-      max_row = max(max_row, static_cast<long long>(len));
+      min_row = min(min_row, len);
+      max_row = max(max_row, len);
       empty_rows += len == 0 ? 1 : 0;
       sum_sq += static_cast<unsigned long long>(len) * static_cast<unsigned long long>(len);
     }
@@ -221,7 +231,8 @@ __global__ void __launch_bounds__(kBlock)
     }
 
     // The window is also a SELL-32 slice: 32 slots per entry of its longest row, padding included.
-    sell_slots += 32ULL * __reduce_max_sync(kFullWarpMask, static_cast<unsigned>(len));
+    const unsigned widest = __reduce_max_sync(kFullWarpMask, static_cast<unsigned>(len));
+    if (lane == 0) lane_sum += 32ULL * widest;
 
     const int window_begin = __shfl_sync(kFullWarpMask, start, 0);  // lane 0's row always exists
     const int window_end = row_ptr[min(w * 32 + 32, static_cast<long long>(rows))];
@@ -242,8 +253,8 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
     for (int k = 0; k < kGranularities; ++k) {
       const unsigned window_row_sectors = __reduce_add_sync(kFullWarpMask, opened[k]);
-      row_sectors[k] += window_row_sectors;
-      window_sectors[k] += window_estimate(window_row_sectors, z[k], estimate);
+      if (lane == 1 + k) lane_sum += window_row_sectors;
+      if (lane == 1 + kGranularities + k) lane_sum += window_estimate(window_row_sectors, z[k], estimate);
     }
   }
 
@@ -252,15 +263,15 @@ __global__ void __launch_bounds__(kBlock)
   empty_rows = warp_reduce_sum(empty_rows);
   sum_sq = warp_reduce_sum(sum_sq);
   if (lane == 0) {
-    atomicMin(&totals->min_row, min_row);
-    atomicMax(&totals->max_row, max_row);
-    atomicAdd(&totals->empty_rows, empty_rows);
+    atomicMin(&totals->min_row, static_cast<long long>(min_row));
+    atomicMax(&totals->max_row, static_cast<long long>(max_row));
+    atomicAdd(&totals->empty_rows, static_cast<unsigned long long>(empty_rows));
     atomicAdd(&totals->sum_sq_row, sum_sq);
-    atomicAdd(&totals->sell_slots, sell_slots);
-    for (int k = 0; k < kGranularities; ++k) {
-      atomicAdd(&totals->row_sectors[k], row_sectors[k]);
-      atomicAdd(&totals->window_sectors[k], window_sectors[k]);
-    }
+    atomicAdd(&totals->sell_slots, lane_sum);
+  } else if (lane <= kGranularities) {
+    atomicAdd(&totals->row_sectors[lane - 1], lane_sum);
+  } else if (lane <= 2 * kGranularities) {
+    atomicAdd(&totals->window_sectors[lane - 1 - kGranularities], lane_sum);
   }
   __syncthreads();
   for (int b = static_cast<int>(threadIdx.x); b < kBuckets; b += kBlock) {
@@ -386,51 +397,64 @@ MatrixFeatures features(Context& ctx, const DeviceCsr<T, int32_t>& dA, double* g
     timer.emplace(ctx);
     timer->start();
   }
+  // Scratch, all small next to the matrix, carved from the context's workspace (no allocation once
+  // it is large enough, and no cudaFree — which waits for the whole device — on the way out):
+  // the counters with the HYB histogram right behind them (3*nnz/rows + 2 bins, only from 4096
+  // rows on; both come back in one copy), the column bitset (cols/8 bytes), the estimate table
+  // (32 KB) and the long-window list (one entry per 8193 nonzeros at most).
+  const int64_t top_bin = rules::hyb_top_bin(rows, nnz);
+  const std::size_t hist_bins = top_bin >= 0 ? static_cast<std::size_t>(top_bin) + 1 : 0;
+  const int64_t col_words = nnz > 0 ? (cols + 31) / 32 : 0;
+  const std::vector<int64_t>& table = rules::linear_counting_table();
+  const std::size_t long_capacity =
+      nnz > kLongWindowNnz ? static_cast<std::size_t>(nnz / (kLongWindowNnz + 1) + 1) : 0;
+  const std::size_t totals_bytes = sizeof(Totals) + hist_bins * sizeof(unsigned);
+  const std::size_t zeroed_bytes =
+      detail::workspace_aligned(totals_bytes) + static_cast<std::size_t>(col_words) * sizeof(unsigned);
+  const std::size_t table_offset = detail::workspace_aligned(zeroed_bytes);
+  const std::size_t long_offset = table_offset + detail::workspace_aligned(table.size() * sizeof(int64_t));
+  auto* work = static_cast<std::byte*>(ctx.workspace(long_offset + long_capacity * sizeof(LongWindow)));
+  auto* totals = reinterpret_cast<Totals*>(work);
+  unsigned* hist = hist_bins > 0 ? reinterpret_cast<unsigned*>(work + sizeof(Totals)) : nullptr;
+  auto* col_bits = reinterpret_cast<unsigned*>(work + detail::workspace_aligned(totals_bytes));
+  const auto* estimate = reinterpret_cast<const int64_t*>(work + table_offset);
+  auto* long_windows = reinterpret_cast<LongWindow*>(work + long_offset);
+
+  SPX_CUDA_CHECK(cudaMemsetAsync(work, 0, zeroed_bytes, ctx.stream()));
+  // From pageable memory: staged before the call returns, so `init` may go out of scope.
   Totals init{};
   init.min_row = LLONG_MAX;
-  DeviceBuffer<Totals> totals(1, "features counters");
-  // From pageable memory: staged before the call returns, so `init` may go out of scope.
-  copy_to_device_async(ctx, totals.data(), &init, sizeof init);
-
-  // Scratch, all small next to the matrix: the HYB histogram (3*nnz/rows + 2 bins, only from 4096
-  // rows on), the column bitset (cols/8 bytes), the estimate table (32 KB) and the long-window list
-  // (one entry per 4097 nonzeros at most).
-  const int64_t top_bin = rules::hyb_top_bin(rows, nnz);
-  DeviceBuffer<unsigned> hist(top_bin >= 0 ? static_cast<std::size_t>(top_bin) + 1 : 0,
-                              "features HYB row-length histogram");
-  if (!hist.empty()) SPX_CUDA_CHECK(cudaMemsetAsync(hist.data(), 0, hist.bytes(), ctx.stream()));
-  const int64_t col_words = nnz > 0 ? (cols + 31) / 32 : 0;
-  DeviceBuffer<unsigned> col_bits(static_cast<std::size_t>(col_words), "features column bitset");
-  if (!col_bits.empty()) SPX_CUDA_CHECK(cudaMemsetAsync(col_bits.data(), 0, col_bits.bytes(), ctx.stream()));
-  DeviceBuffer<int64_t> estimate;
-  if (nnz > 0) estimate = to_device(ctx, rules::linear_counting_table(), "features estimate table");
-  DeviceBuffer<LongWindow> long_windows(
-      nnz > kLongWindowNnz ? static_cast<std::size_t>(nnz / (kLongWindowNnz + 1) + 1) : 0,
-      "features long-window list");
+  copy_to_device_async(ctx, totals, &init, sizeof init);
+  if (nnz > 0) copy_to_device_async(ctx, work + table_offset, table.data(), table.size() * sizeof(int64_t));
 
   if (rows > 0) {
     const int64_t windows = (rows + 31) / 32;
     const bool hist_in_shared = top_bin >= 0 && top_bin + 1 <= kSharedHistogramBins;
-    const std::size_t shared_bytes = hist_in_shared ? hist.bytes() : 0;
-    window_kernel<<<grid_for_resident(ctx, windows * 32, kBlock, kBlocksPerSm), kBlock, shared_bytes,
-                    ctx.stream()>>>(dA.rows, dA.cols, dA.row_ptr.data(), dA.col_idx.data(), estimate.data(),
-                                    top_bin, hist.data(), hist_in_shared, col_bits.data(), totals.data(),
-                                    long_windows.data());
+    const std::size_t shared_bytes = hist_in_shared ? hist_bins * sizeof(unsigned) : 0;
+    // One wave of the blocks that fit an SM (registers and shared memory decide: 6 or 7): every
+    // block gets the same share of the grid-stride windows, so a second, partial wave would
+    // stretch the pass by its length.
+    int resident = 0;
+    SPX_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, window_kernel, kBlock, shared_bytes));
+    window_kernel<<<grid_for_resident(ctx, windows * 32, kBlock, std::max(resident, 1)), kBlock, shared_bytes,
+                    ctx.stream()>>>(dA.rows, dA.cols, dA.row_ptr.data(), dA.col_idx.data(), estimate, top_bin,
+                                    hist, hist_in_shared, col_bits, totals, long_windows);
     SPX_CHECK_LAUNCH("features window_kernel", ctx.stream());
   }
 
-  // Long windows: the host cuts them into tiles (a few entries: at most nnz / 4097).
+  // Long windows: the host cuts them into tiles (a few entries: at most nnz / 8193).
   DeviceBuffer<Tile> tiles;
   DeviceBuffer<unsigned> window_bitmaps;
   DeviceBuffer<unsigned long long> window_row_sectors;
-  if (!long_windows.empty()) {
+  if (long_capacity > 0) {
     unsigned long long count = 0;
     copy_to_host_sync(ctx, &count,
-                      reinterpret_cast<const std::byte*>(totals.data()) + offsetof(Totals, long_windows),
+                      reinterpret_cast<const std::byte*>(totals) + offsetof(Totals, long_windows),
                       sizeof count);
     if (count > 0) {
       std::vector<LongWindow> list(static_cast<std::size_t>(count));
-      copy_to_host_sync(ctx, list.data(), long_windows.data(), list.size() * sizeof(LongWindow));
+      copy_to_host_sync(ctx, list.data(), long_windows, list.size() * sizeof(LongWindow));
       std::vector<Tile> host_tiles;
       for (std::size_t e = 0; e < list.size(); ++e)
         for (int64_t b = list[e].begin; b < list[e].end; b += kTileNnz)
@@ -445,30 +469,34 @@ MatrixFeatures features(Context& ctx, const DeviceCsr<T, int32_t>& dA, double* g
       SPX_CUDA_CHECK(cudaMemsetAsync(window_row_sectors.data(), 0, window_row_sectors.bytes(), ctx.stream()));
       const auto tile_count = static_cast<int64_t>(host_tiles.size());
       tile_kernel<<<grid_for_resident(ctx, tile_count * 32, kBlock, kBlocksPerSm), kBlock, 0, ctx.stream()>>>(
-          dA.rows, dA.cols, dA.row_ptr.data(), dA.col_idx.data(), long_windows.data(), tiles.data(),
-          tile_count, window_bitmaps.data(), window_row_sectors.data(), col_bits.data());
+          dA.rows, dA.cols, dA.row_ptr.data(), dA.col_idx.data(), long_windows, tiles.data(), tile_count,
+          window_bitmaps.data(), window_row_sectors.data(), col_bits);
       SPX_CHECK_LAUNCH("features tile_kernel", ctx.stream());
       const auto entries = static_cast<int64_t>(list.size());
       long_window_estimate_kernel<<<grid_for_resident(ctx, entries * 32, kBlock, kBlocksPerSm), kBlock, 0,
                                     ctx.stream()>>>(entries, window_bitmaps.data(), window_row_sectors.data(),
-                                                    estimate.data(), totals.data());
+                                                    estimate, totals);
       SPX_CHECK_LAUNCH("features long_window_estimate_kernel", ctx.stream());
     }
   }
 
   if (col_words > 0) {
     column_count_kernel<<<grid_for_resident(ctx, col_words, kBlock, kBlocksPerSm), kBlock, 0, ctx.stream()>>>(
-        col_words, col_bits.data(), totals.data());
+        col_words, col_bits, totals);
     SPX_CHECK_LAUNCH("features column_count_kernel", ctx.stream());
   }
   if (timer) timer->stop();
 
+  // The counters and the histogram behind them in one copy.
+  std::vector<std::byte> back(totals_bytes);
+  copy_to_host_sync(ctx, back.data(), totals, totals_bytes);
   Totals t{};
-  copy_to_host_sync(ctx, &t, totals.data(), sizeof t);
-  std::vector<int64_t> histogram;
-  if (!hist.empty()) {
-    const std::vector<unsigned> counts = to_host(ctx, hist);
-    histogram.assign(counts.begin(), counts.end());
+  std::memcpy(&t, back.data(), sizeof t);
+  std::vector<int64_t> histogram(hist_bins);
+  for (std::size_t b = 0; b < hist_bins; ++b) {
+    unsigned count = 0;
+    std::memcpy(&count, back.data() + sizeof(Totals) + b * sizeof(unsigned), sizeof count);
+    histogram[b] = count;
   }
   if (timer) *gpu_ms = timer->elapsed_ms();
 
