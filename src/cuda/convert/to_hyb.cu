@@ -127,15 +127,19 @@ I bell_garland_width(Context& ctx, const DeviceCsr<T, I>& A) {
   const int64_t rows = A.rows;
   if (rows < kBreakevenRows) return I{0};
   const int64_t top_bin = 3 * int64_t{A.nnz} / rows + 1;
-  DeviceBuffer<unsigned> hist(static_cast<std::size_t>(top_bin + 1), "HYB row-length histogram");
-  SPX_CUDA_CHECK(cudaMemsetAsync(hist.data(), 0, hist.bytes(), ctx.stream()));
+  // The histogram in the context's workspace: an allocation and a cudaFree (which waits for the
+  // device) cost more than the pass itself.
+  const std::size_t hist_bytes = static_cast<std::size_t>(top_bin + 1) * sizeof(unsigned);
+  auto* hist = static_cast<unsigned*>(ctx.workspace(hist_bytes));
+  SPX_CUDA_CHECK(cudaMemsetAsync(hist, 0, hist_bytes, ctx.stream()));
   const bool in_shared = top_bin + 1 <= kSharedHistogramBins;
-  const std::size_t shared_bytes = in_shared ? hist.bytes() : 0;
+  const std::size_t shared_bytes = in_shared ? hist_bytes : 0;
   row_length_histogram_kernel<I>
       <<<grid_for_resident(ctx, rows, kBlock, 4), kBlock, shared_bytes, ctx.stream()>>>(
-          A.rows, A.row_ptr.data(), top_bin, hist.data(), in_shared);
+          A.rows, A.row_ptr.data(), top_bin, hist, in_shared);
   SPX_CHECK_LAUNCH("row_length_histogram_kernel", ctx.stream());
-  const std::vector<unsigned> counts = to_host(ctx, hist);
+  std::vector<unsigned> counts(static_cast<std::size_t>(top_bin + 1));
+  copy_to_host_sync(ctx, counts.data(), hist, hist_bytes);
   int64_t at_least = 0;
   for (int64_t k = top_bin; k > 0; --k) {
     at_least += counts[static_cast<std::size_t>(k)];

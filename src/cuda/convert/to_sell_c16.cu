@@ -240,19 +240,26 @@ DeviceSellC16Dict<T> sell_c16_dict_of(Context& ctx, const DeviceCsr<T, int32_t, 
     std::vector<Bits<T>> bits(keyed.size());
     std::vector<uint8_t> index(keyed.size());
     for (std::size_t i = 0; i < keyed.size(); ++i) std::tie(bits[i], index[i]) = keyed[i];
-    const DeviceBuffer<Bits<T>> d_bits = to_device(ctx, bits, "SELL-C16 dictionary keys");
-    const DeviceBuffer<uint8_t> d_index = to_device(ctx, index, "SELL-C16 dictionary order");
     if (table.size() > 1) {
       detail::require_device_memory(static_cast<std::size_t>(S.slots), "cuda::to_sell_c16_dict (the codes)");
       D.codes = DeviceBuffer<uint8_t>(static_cast<std::size_t>(S.slots), "SELL-C16 dictionary codes");
     }
     const int64_t slices = (int64_t{A.rows} + kSlice - 1) / kSlice;
-    const int64_t max_width = detail::longest_row(ctx, A).length;
-    auto* missing = static_cast<unsigned*>(ctx.workspace(sizeof(unsigned)));
+    const int64_t max_width = detail::longest_row(ctx, A).length;  // uses the workspace: first
+    // The miss counter, the sorted keys and their order in the workspace (at most 256 of each):
+    // two allocations and two cudaFree, which wait for the device, cost more than the codes pass.
+    const std::size_t bits_offset = detail::kWorkspaceAlignment;
+    const std::size_t index_offset = bits_offset + detail::workspace_aligned(bits.size() * sizeof(Bits<T>));
+    auto* work = static_cast<std::byte*>(ctx.workspace(index_offset + index.size()));
+    auto* missing = reinterpret_cast<unsigned*>(work);
+    auto* d_bits = reinterpret_cast<Bits<T>*>(work + bits_offset);
+    auto* d_index = reinterpret_cast<uint8_t*>(work + index_offset);
+    copy_to_device_async(ctx, d_bits, bits.data(), bits.size() * sizeof(Bits<T>));
+    copy_to_device_async(ctx, d_index, index.data(), index.size());
     SPX_CUDA_CHECK(cudaMemsetAsync(missing, 0, sizeof(unsigned), ctx.stream()));
     sell_c16_codes_kernel<T, O><<<fill_grid(ctx, slices * kSlice, max_width), kBlock, 0, ctx.stream()>>>(
-        A.rows, slices * kSlice, A.row_ptr.data(), S.slice_ptr.data(), S.values.data(), d_bits.data(),
-        d_index.data(), static_cast<int>(table.size()), table.size() > 1 ? D.codes.data() : nullptr, missing);
+        A.rows, slices * kSlice, A.row_ptr.data(), S.slice_ptr.data(), S.values.data(), d_bits, d_index,
+        static_cast<int>(table.size()), table.size() > 1 ? D.codes.data() : nullptr, missing);
     SPX_CHECK_LAUNCH("sell_c16_codes_kernel", ctx.stream());
     unsigned missing_count = 0;
     copy_to_host_sync(ctx, &missing_count, missing, sizeof missing_count);
