@@ -24,10 +24,15 @@ double rows32(const Problem& p) { return std::ceil(static_cast<double>(p.stats.r
 double slot_bytes(const Problem& p) { return p.value_bytes + 4.0; }  // a value and a 32-bit index
 double coo_bytes(const Problem& p, double nnz) { return nnz * (p.value_bytes + 8.0); }
 
-// Conversions on the GPU run at a share of the copy bandwidth; host conversions (with their upload)
-// at host_convert_gbs.
-double device_convert_us(const Problem&, double bytes, const model::DeviceBasics& d, const Rules& t) {
+// Conversions on the GPU: their read-backs and launches, their format's device allocations (the
+// count is the format's: cuda/convert), and their bytes at a share of the copy bandwidth; host
+// conversions (with their upload) at host_convert_gbs.
+double device_write_us(double bytes, const model::DeviceBasics& d, const Rules& t) {
   return bytes / (d.copy_gbs * t.device_convert_fraction_of_copy * 1e3);
+}
+template <int Allocations>
+double device_convert_us(const Problem&, double bytes, const model::DeviceBasics& d, const Rules& t) {
+  return t.device_convert_fixed_us + Allocations * t.device_allocation_us + device_write_us(bytes, d, t);
 }
 double host_convert_us(const Problem&, double bytes, const model::DeviceBasics&, const Rules& t) {
   return bytes / (t.host_convert_gbs * 1e3);
@@ -75,9 +80,10 @@ Refusal sell_refusal(const Problem& p, const Rules& t) {
 double csrc16_setup(const Problem&, double bytes, const model::DeviceBasics&, const Rules& t) {
   return csrc16_setup_us(bytes, t);
 }
-// SELL-C16 is converted on the device from the CSR there (cuda::to_sell_c16): ELL's rate.
+// SELL-C16 is converted on the device from the CSR there (cuda::to_sell_c16: slice pointers, row
+// bases, offsets, values).
 double sellc16_setup(const Problem& p, double bytes, const model::DeviceBasics& d, const Rules& t) {
-  return device_convert_us(p, bytes, d, t);
+  return device_convert_us<4>(p, bytes, d, t);
 }
 double bsr_setup(const Problem&, double bytes, const model::DeviceBasics&, const Rules& t) {
   return bsr_setup_us(bytes, t);
@@ -114,17 +120,18 @@ double sellc16_dict_setup(const Problem& p, double bytes, const model::DeviceBas
   // then this row's bytes. Without the count, one host pass over the values first.
   const double table_us =
       p.distinct_values ? 0.0 : host_convert_us(p, static_cast<double>(p.stats.nnz) * p.value_bytes, d, t);
-  return table_us + device_convert_us(p, sellc16_device_bytes(p) + bytes, d, t);
+  // SELL-C16's four allocations, the table's and the codes'.
+  return table_us + device_convert_us<6>(p, sellc16_device_bytes(p) + bytes, d, t);
 }
 Refusal sellc16_dict_refusal_row(const Problem& p, const Rules& t) { return sellc16_dict_refusal(p, t); }
 
 const std::array<FormatRow, 13> kFormats = {{
     {"csr", [](const Problem&) { return 0.0; }, no_setup, no_refusal},
-    {"ell", ell_bytes, device_convert_us, ell_refusal},
-    {"ellr", ellr_bytes, device_convert_us, ellr_refusal},
+    {"ell", ell_bytes, device_convert_us<2>, ell_refusal},     // columns, values
+    {"ellr", ellr_bytes, device_convert_us<3>, ellr_refusal},  // and row lengths
     {"coo", [](const Problem& p) { return coo_bytes(p, static_cast<double>(p.stats.nnz)); }, host_convert_us,
      no_refusal},
-    {"hyb", hyb_bytes, device_convert_us, no_refusal},
+    {"hyb", hyb_bytes, device_convert_us<5>, no_refusal},  // ELL's two, the tail's three
     {"sell", sell_bytes, host_convert_us, sell_refusal},
     {kCsrC16Format, csrc16_device_bytes, csrc16_setup, csrc16_refusal},
     {kSellC16Format, sellc16_device_bytes, sellc16_setup, sellc16_refusal},

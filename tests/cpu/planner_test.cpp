@@ -75,6 +75,15 @@ TEST(Planner, SpmvCandidatesAndEligibility) {
   EXPECT_EQ(find(all, "cusparse_csr_alg2").owner, "cuSPARSE");
   EXPECT_GT(find(all, "ell").extra_bytes, 0u);
   EXPECT_GT(find(all, "ell").setup_us, find(all, "csr_param").setup_us);
+  // A conversion on the GPU pays its read-backs and each of its format's allocations before a byte
+  // is written (cudaMalloc: 40-80 us on the H200): ELL has two, SELL-C16 four, HYB five.
+  const plan::PlannerRuleTable& rules = plan::default_rule_tables().planner;
+  const auto floor_of = [&](int allocations) {
+    return rules.setup_fixed_us + rules.device_convert_fixed_us + allocations * rules.device_allocation_us;
+  };
+  EXPECT_GT(find(all, "ell").setup_us, floor_of(2));
+  EXPECT_GT(find(all, "sell_c16").setup_us, floor_of(4));
+  EXPECT_GT(find(all, "hyb").setup_us, floor_of(5));
 
   // Power-law rows: the padded formats are refused with their padding named.
   const plan::Problem irregular =

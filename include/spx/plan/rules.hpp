@@ -262,9 +262,17 @@ struct PlannerRuleTable {
   // those that run on the CSR as it is (a conversion costs tens to hundreds of products).
   int64_t rule_min_calls_to_convert = 200;
   // Setup estimates (µs): a fixed cost per built candidate (allocations, a synchronisation) and
-  // the conversion's bytes at these rates.
+  // the conversion's bytes at these rates. A conversion on the GPU also pays its read-backs and
+  // launches (device_convert_fixed_us) and each of its format's device allocations
+  // (device_allocation_us: cudaMalloc took 40-80 us on the H200 whatever the size, 4 MB to 1 GB),
+  // and writes at a share of the copy bandwidth. Fitted on the planner's measured setup of ELL, HYB,
+  // SELL-C16 and SELL-C16-dict on the H200 (formats suite and fresh set, 6-81M nonzeros: 0.4-1.8 ms,
+  // of which ~0.6 ms is fixed for SELL-C16); the earlier 40 us + bytes at 0.25 of copy priced them
+  // 3-4x low, so 100 calls converted where the conversion could not pay.
   double setup_fixed_us = 40.0;
-  double device_convert_fraction_of_copy = 0.25;  // GPU conversions: a share of the copy bandwidth
+  double device_convert_fixed_us = 160.0;
+  double device_allocation_us = 75.0;
+  double device_convert_fraction_of_copy = 0.17;  // GPU conversions: a share of the copy bandwidth
   double host_convert_gbs = 2.0;                  // host conversion + upload (COO, SELL)
   double vendor_preprocess_ns_per_nnz = 0.05;     // cuSPARSE analysis, per nonzero
   // Mode::Auto (decide_auto): a candidate's timing costs at least auto_timing_us (measure mode's
