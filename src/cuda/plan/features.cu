@@ -173,8 +173,9 @@ __device__ void zero_warp_bitmap(unsigned* bitmap) {
   __syncwarp();
 }
 
-// At least 6 blocks of 256 a SM (36 registers: 7 fit; the pass took 56, 4 blocks, before the
-// warp-uniform sums moved to one lane each): the pass waits on its loads, more warps hide more.
+// 6 blocks of 256 a SM (36 registers; 56, 4 blocks, before the warp-uniform sums moved to one lane
+// each). ncu (H200) timed the pass the same at either occupancy: its scattered bitset reads and
+// shared atomics bound it, not the warps hiding its loads; the bound keeps the budget from creeping.
 __global__ void __launch_bounds__(kBlock, 6)
     window_kernel(int rows, int cols, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
                   const int64_t* __restrict__ estimate, long long top_bin, unsigned* __restrict__ hist,
@@ -431,7 +432,7 @@ MatrixFeatures features(Context& ctx, const DeviceCsr<T, int32_t>& dA, double* g
     const int64_t windows = (rows + 31) / 32;
     const bool hist_in_shared = top_bin >= 0 && top_bin + 1 <= kSharedHistogramBins;
     const std::size_t shared_bytes = hist_in_shared ? hist_bins * sizeof(unsigned) : 0;
-    // One wave of the blocks that fit an SM (registers and shared memory decide: 6 or 7): every
+    // One wave of the blocks that fit an SM (registers and shared memory decide: 6 here): every
     // block gets the same share of the grid-stride windows, so a second, partial wave would
     // stretch the pass by its length.
     int resident = 0;
