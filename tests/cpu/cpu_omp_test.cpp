@@ -108,6 +108,7 @@ const Case kCases[] = {
     {200000, 1, 1, 0.3, -1, 0},            // n × 1
     {150000, 10, 0, 0, -1, 0},             // no nonzeros at all
     {3000, 250000, 8, 0.5, 1500, 200000},  // one huge row among short and empty ones
+    {20000, 400000, 24, 0.1, -1, 0},       // scattered columns, x past 1 MB: the prefetching loop
     {2, 2, 2, 0, -1, 0},                   // tiny: one thread
     {0, 0, 0, 0, -1, 0},                   // empty
 };
