@@ -122,8 +122,7 @@ __device__ void scan_nonzeros(const int* __restrict__ col_idx, int cols, long lo
     // Every column recurs (about nnz / cols times): each lane reads its word from L2 (lanes of one
     // word share the load) and sets its bit only when it is not there yet, so the atomics number
     // about the distinct columns, not the nonzeros (a stale read only costs a redundant atomic).
-    // No warp-wide grouping of equal words: __match_any_sync costs about a step per distinct
-    // value, and a scattered row has 32 of them.
+    // Lanes of one word are not grouped first (__match_any_sync): the test needs no warp-wide step.
     if (in && col >= 0 && col < cols) {
       unsigned* target = col_bits + (col >> 5);
       const unsigned bit = 1u << (col & 31);
@@ -199,7 +198,7 @@ __global__ void __launch_bounds__(kBlock, 6)
   unsigned long long sum_sq = 0;
   // The per-window sums are warp-uniform: lane 0 keeps the SELL-32 slots, lanes 1..3 the row
   // sectors and lanes 4..6 the window estimates per granularity, one register each instead of
-  // seven in every lane (registers bound the pass's occupancy, and its loads want many warps).
+  // seven in every lane (registers bound the pass's occupancy).
   unsigned long long lane_sum = 0;
   const long long windows = (static_cast<long long>(rows) + 31) / 32;
   for (long long w = static_cast<long long>(blockIdx.x) * kWarps + warp; w < windows;
