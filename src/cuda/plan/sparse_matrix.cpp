@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -41,18 +42,35 @@ double us_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
 }
 
-// The committed profile of this device, loaded once per device name (null when there is none).
-const model::Profile* profile_for(const DeviceProps& props) {
-  static std::mutex mutex;
-  static std::map<std::string, std::optional<model::Profile>> loaded;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = loaded.find(props.name);
-  if (it == loaded.end()) {
+// The committed profiles, loaded once per device name (nullopt: the device has none).
+std::mutex profiles_mutex;
+std::map<std::string, std::optional<model::Profile>> profiles_loaded;
+
+const model::Profile* profile_for(const std::string& device_name) {
+  std::lock_guard<std::mutex> lock(profiles_mutex);
+  auto it = profiles_loaded.find(device_name);
+  if (it == profiles_loaded.end()) {
     std::optional<model::Profile> p;
-    if (auto path = model::find_profile(props.name)) p = model::load_profile(*path);
-    it = loaded.emplace(props.name, std::move(p)).first;
+    if (auto path = model::find_profile(device_name)) p = model::load_profile(*path);
+    it = profiles_loaded.emplace(device_name, std::move(p)).first;
   }
   return it->second ? &*it->second : nullptr;
+}
+
+// The profile, loading it on another thread while the matrix is taken in when this process has
+// not loaded it yet: parsing the JSON took ~0.4 ms (H200 host and the development host), which the
+// first plan of a process paid before any product; the intake of a large matrix takes far longer.
+std::shared_future<const model::Profile*> profile_soon(const std::string& device_name) {
+  {
+    std::lock_guard<std::mutex> lock(profiles_mutex);
+    if (profiles_loaded.count(device_name) != 0) {
+      std::promise<const model::Profile*> ready;
+      const auto& p = profiles_loaded.at(device_name);
+      ready.set_value(p ? &*p : nullptr);
+      return ready.get_future().share();
+    }
+  }
+  return std::async(std::launch::async, [device_name] { return profile_for(device_name); }).share();
 }
 
 model::DeviceBasics basics_of(const DeviceProps& props, const model::Profile* profile) {
@@ -89,6 +107,7 @@ struct PlanState {
 template <class T>
 struct SparseMatrix<T>::Impl {
   Context* ctx = nullptr;
+  std::shared_future<const model::Profile*> profile_load;  // profile_soon's, from attach on
   Csr<T, int32_t> host;
   DeviceCsr<T, int32_t> device;
   MatrixStats stats;
@@ -125,6 +144,11 @@ struct SparseMatrix<T>::Impl {
       plan::count_distinct_values(std::span<const T>(A.values), extras);
     wide = upload_wide(*ctx, A);
     wide_row_ptr.assign(A.row_ptr.begin(), A.row_ptr.end());
+  }
+
+  void attach(Context& context) {
+    ctx = &context;
+    profile_load = profile_soon(context.props().name);
   }
 
   // A matrix at 32-bit offsets: its statistics (validating it), the device copy, the host copy kept.
@@ -287,7 +311,7 @@ struct SparseMatrix<T>::Impl {
     st.cache_key = {stats.fingerprint, ctx->props().name, static_cast<int>(sizeof(T)), p.op,
                     p.cols_dense,      p.layout};
 
-    const model::Profile* profile = o.mode == plan::Mode::Rule ? nullptr : profile_for(ctx->props());
+    const model::Profile* profile = o.mode == plan::Mode::Rule ? nullptr : profile_load.get();
     if (light_plan(st, p, o, profile)) {
       r.planning_us = us_since(t0);
       return st;
@@ -611,7 +635,7 @@ struct SparseMatrix<T>::Impl {
 template <class T>
 SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int32_t> A, plan::IndexWidth width)
     : impl_(std::make_unique<Impl>()) {
-  impl_->ctx = &ctx;
+  impl_->attach(ctx);
   if (plan::offset_bits(width, A.rows, A.cols, A.nnz()) == 64) {
     impl_->hold_wide(A);
     return;
@@ -622,7 +646,7 @@ SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int32_t> A, plan::IndexWidth 
 template <class T>
 SparseMatrix<T>::SparseMatrix(Context& ctx, const Csr<T, int64_t>& A, plan::IndexWidth width)
     : impl_(std::make_unique<Impl>()) {
-  impl_->ctx = &ctx;
+  impl_->attach(ctx);
   if (plan::offset_bits(width, A.rows, A.cols, A.nnz()) == 64) {
     impl_->hold_wide(A);
     return;
@@ -633,7 +657,7 @@ SparseMatrix<T>::SparseMatrix(Context& ctx, const Csr<T, int64_t>& A, plan::Inde
 template <class T>
 SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int64_t>&& A, plan::IndexWidth width)
     : impl_(std::make_unique<Impl>()) {
-  impl_->ctx = &ctx;
+  impl_->attach(ctx);
   // The caller's matrix is freed as soon as it is read, so it is never held twice.
   if (plan::offset_bits(width, A.rows, A.cols, A.nnz()) == 64) {
     impl_->hold_wide(A);
@@ -647,7 +671,7 @@ SparseMatrix<T>::SparseMatrix(Context& ctx, Csr<T, int64_t>&& A, plan::IndexWidt
 
 template <class T>
 SparseMatrix<T>::SparseMatrix(Context& ctx, WideDeviceCsr<T> A) : impl_(std::make_unique<Impl>()) {
-  impl_->ctx = &ctx;
+  impl_->attach(ctx);
   if (A.rows < 0 || A.cols < 0 || A.nnz < 0 || A.row_ptr.size() != static_cast<std::size_t>(A.rows) + 1 ||
       A.col_idx.size() != static_cast<std::size_t>(A.nnz) ||
       A.values.size() != static_cast<std::size_t>(A.nnz))
