@@ -70,7 +70,10 @@ std::shared_future<const model::Profile*> profile_soon(const std::string& device
       return ready.get_future().share();
     }
   }
-  return std::async(std::launch::async, [device_name] { return profile_for(device_name); }).share();
+  // async | deferred: where no thread can be started, the load runs when the plan asks for it.
+  return std::async(std::launch::async | std::launch::deferred,
+                    [device_name] { return profile_for(device_name); })
+      .share();
 }
 
 model::DeviceBasics basics_of(const DeviceProps& props, const model::Profile* profile) {
