@@ -7,15 +7,11 @@
 #include <cstdint>
 
 #include "common/host_memory.hpp"
+#include "common/host_parallel.hpp"
 #include "spx/column_spans.hpp"
 #include "spx/error.hpp"
 
 namespace spx {
-
-namespace {
-// Below this many rows the spans are taken on one thread (a parallel region costs ~10 us).
-constexpr int64_t kColumnSpanParallelRows = int64_t{1} << 16;
-}  // namespace
 
 template <class T, class I>
 ColumnSpanStats column_span_stats(const Csr<T, I>& A) {
@@ -32,7 +28,7 @@ ColumnSpanStats column_span_stats(const Csr<T, I>& A) {
   int64_t max_span = s.max_span, wide_rows = 0, wide_nnz = 0;
   const int64_t rows = A.rows;
 #pragma omp parallel for schedule(static) reduction(max : max_span) reduction(+ : wide_rows, wide_nnz) \
-    if (rows >= kColumnSpanParallelRows)
+    if (rows >= detail::kMinParallelItems)
   for (int64_t r = 0; r < rows; ++r) {
     const I begin = A.row_ptr[r], end = A.row_ptr[r + 1];
     if (end <= begin) continue;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/host_parallel.hpp"
 #include "common/name_value_lines.hpp"
 #include "common/splitmix64.hpp"
 
@@ -42,10 +43,6 @@ class Fingerprint {
 // the others', so the result does not depend on the thread count), then folded in row order. The
 // block bounds the scratch whatever the row count.
 constexpr int64_t kFingerprintRowsPerBlock = int64_t{1} << 16;
-// Below this many nonzeros a block is hashed on one thread (a parallel region costs ~10 us).
-constexpr int64_t kFingerprintParallelNnz = int64_t{1} << 16;
-// Below this many rows the row statistics are taken on one thread (each row costs ~1 ns there).
-constexpr int64_t kStatsParallelRows = int64_t{1} << 16;
 // Rows handed out at a time where row lengths may be skewed (an R-MAT graph's first rows hold most
 // of its nonzeros: static halves leave one thread most of the work).
 constexpr int64_t kSkewedRowsPerChunk = 256;
@@ -73,7 +70,8 @@ uint64_t fingerprint_of_valid(const Csr<T, I>& A) {
   std::vector<uint64_t> hashes(static_cast<std::size_t>(std::min(rows, kFingerprintRowsPerBlock)));
   for (int64_t first = 0; first < rows; first += kFingerprintRowsPerBlock) {
     const int64_t last = std::min(rows, first + kFingerprintRowsPerBlock);
-    const bool parallel = static_cast<int64_t>(A.row_ptr[last] - A.row_ptr[first]) >= kFingerprintParallelNnz;
+    const bool parallel =
+        static_cast<int64_t>(A.row_ptr[last] - A.row_ptr[first]) >= detail::kMinParallelItems;
 #pragma omp parallel for schedule(dynamic, kSkewedRowsPerChunk) if (parallel)
     for (int64_t r = first; r < last; ++r)
       hashes[static_cast<std::size_t>(r - first)] =
@@ -112,7 +110,7 @@ MatrixStats stats(const Csr<T, I>& A) {
   int64_t min_row = rows > 0 ? A.row_length(0) : 0, max_row = 0, empty_rows = 0;
   int64_t lower = 0, upper = 0;
 #pragma omp parallel for schedule(static) reduction(min : min_row) reduction(max : max_row, lower, upper) \
-    reduction(+ : empty_rows) if (rows >= kStatsParallelRows)
+    reduction(+ : empty_rows) if (rows >= detail::kMinParallelItems)
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t len = static_cast<int64_t>(A.row_ptr[r + 1] - A.row_ptr[r]);
     min_row = std::min(min_row, len);

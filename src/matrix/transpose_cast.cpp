@@ -2,15 +2,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/host_parallel.hpp"
 #include "matrix/index_checks.hpp"
 #include "spx/convert.hpp"
 
 namespace spx {
-
-namespace {
-// Below this many entries an array is cast on one thread (a parallel region costs ~10 us).
-constexpr int64_t kParallelCastEntries = int64_t{1} << 16;
-}  // namespace
 
 // Counting sort by column: O(nnz + rows + cols). Rows of A are visited in increasing order, so
 // every row of the transpose comes out with increasing columns (canonical without a sort).
@@ -39,7 +35,7 @@ Csr<T2, I2> cast(const Csr<T, I>& A) {
   Csr<T2, I2> B(detail::to_index<I2>(A.rows, "cast: rows"), detail::to_index<I2>(A.cols, "cast: cols"));
   detail::to_index<I2>(A.nnz(), "cast: nnz");
   const auto offsets = static_cast<int64_t>(A.row_ptr.size());
-#pragma omp parallel for schedule(static) if (offsets >= kParallelCastEntries)
+#pragma omp parallel for schedule(static) if (offsets >= detail::kMinParallelItems)
   for (int64_t r = 0; r < offsets; ++r)
     B.row_ptr[static_cast<std::size_t>(r)] = static_cast<I2>(A.row_ptr[static_cast<std::size_t>(r)]);
   // Each column is < cols, which fits in I2. double -> float rounds; values beyond float's range
@@ -47,7 +43,7 @@ Csr<T2, I2> cast(const Csr<T, I>& A) {
   B.col_idx.resize(A.col_idx.size());
   B.values.resize(A.values.size());
   const auto nnz = static_cast<int64_t>(A.values.size());
-#pragma omp parallel for schedule(static) if (nnz >= kParallelCastEntries)
+#pragma omp parallel for schedule(static) if (nnz >= detail::kMinParallelItems)
   for (int64_t p = 0; p < nnz; ++p) {
     const auto q = static_cast<std::size_t>(p);
     B.col_idx[q] = static_cast<I2>(A.col_idx[q]);

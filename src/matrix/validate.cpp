@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "common/host_parallel.hpp"
 #include "matrix/index_checks.hpp"
 #include "spx/error.hpp"
 #include "spx/matrix.hpp"
@@ -11,10 +12,6 @@
 namespace spx {
 namespace detail {
 
-// Below this many nonzeros the column pass runs on one thread (a parallel region costs ~10 us).
-constexpr uint64_t kParallelCheckNnz = uint64_t{1} << 16;
-// Below this many rows the row offsets are checked on one thread.
-constexpr uint64_t kParallelCheckRows = uint64_t{1} << 16;
 // Rows handed out at a time in the column pass: row lengths may be skewed (an R-MAT graph's first
 // rows hold most of its nonzeros, so static halves leave one thread most of the work).
 constexpr int64_t kCheckRowsPerChunk = 1024;
@@ -31,7 +28,8 @@ void check_csr(const Csr<T, I>& A, bool require_canonical) {
   // As the column pass below: a parallel scan that only says whether the offsets never decrease,
   // then, only if they do, the serial pass that names the first row where they do.
   bool offsets_good = true;
-#pragma omp parallel for schedule(static) reduction(&& : offsets_good) if (rows >= kParallelCheckRows)
+#pragma omp parallel for schedule(static) reduction(&& : offsets_good) \
+    if (static_cast<int64_t>(rows) >= kMinParallelItems)
   for (int64_t r = 0; r < static_cast<int64_t>(rows); ++r)
     offsets_good =
         A.row_ptr[static_cast<std::size_t>(r) + 1] >= A.row_ptr[static_cast<std::size_t>(r)] && offsets_good;
@@ -69,7 +67,7 @@ void check_csr(const Csr<T, I>& A, bool require_canonical) {
     return good;
   };
 #pragma omp parallel for schedule(dynamic, kCheckRowsPerChunk) reduction(&& : all_good) \
-    if (nnz >= kParallelCheckNnz)
+    if (static_cast<int64_t>(nnz) >= kMinParallelItems)
   for (int64_t r = 0; r < static_cast<int64_t>(rows); ++r)
     all_good = row_good(static_cast<std::size_t>(r)) && all_good;
   if (all_good) return;

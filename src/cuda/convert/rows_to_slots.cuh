@@ -23,9 +23,16 @@ struct RowTile {
   T val[32][33];
 };
 
-// Warps per block such that the tiles stay within the 48 KB of static shared memory.
+// Warps per block such that the tiles stay within the 48 KB of static shared memory; the threads
+// of such a block, and the blocks that give each of `groups` groups of 32 rows a warp.
 template <class T, class I>
 inline constexpr int kRowTileWarps = static_cast<int>(48 * 1024 / sizeof(RowTile<T, I>));
+template <class T, class I>
+inline constexpr int kRowTileThreads = 32 * kRowTileWarps<T, I>;
+template <class T, class I>
+unsigned row_tile_blocks(int64_t groups) {
+  return static_cast<unsigned>((groups + kRowTileWarps<T, I> - 1) / kRowTileWarps<T, I>);
+}
 
 // Lane l holds `begin` and `len` of row r0 + l (len 0 for a row past the matrix); every lane of the
 // warp calls this with the same width. store(k, col, value, in_row) is then called by every lane

@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(kBlock)
 // A warp per 32 rows of the slab (ld is a multiple of 32): rows_to_slots.cuh's tile, slot k of row
 // r at [k * ld + r].
 template <class T, class I, class O>
-__global__ void __launch_bounds__(32 * detail::kRowTileWarps<T, I>)
+__global__ void __launch_bounds__(detail::kRowTileThreads<T, I>)
     fill_slab_kernel(I rows, I ld, I width, const O* __restrict__ row_ptr, const I* __restrict__ col_idx,
                      const T* __restrict__ values, I* __restrict__ slab_col, T* __restrict__ slab_val,
                      I* __restrict__ row_len) {
@@ -95,10 +95,8 @@ LongestRow longest_row(Context& ctx, const DeviceCsr<T, I, O>& A) {
 template <class T, class I, class O>
 void fill_slab(Context& ctx, const DeviceCsr<T, I, O>& A, I ld, I width, I* col_idx, T* values, I* row_len) {
   if (ld == 0 || (width == 0 && row_len == nullptr)) return;  // nothing to write
-  constexpr int kWarps = detail::kRowTileWarps<T, I>;
-  const int64_t groups = int64_t{ld} / 32;
   fill_slab_kernel<T, I, O>
-      <<<static_cast<unsigned>((groups + kWarps - 1) / kWarps), 32 * kWarps, 0, ctx.stream()>>>(
+      <<<detail::row_tile_blocks<T, I>(int64_t{ld} / 32), detail::kRowTileThreads<T, I>, 0, ctx.stream()>>>(
           A.rows, ld, width, A.row_ptr.data(), A.col_idx.data(), A.values.data(), col_idx, values, row_len);
   SPX_CHECK_LAUNCH("fill_slab_kernel", ctx.stream());
 }

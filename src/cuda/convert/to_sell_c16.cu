@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(kBlock)
 // Pass 3. A warp per slice (32 rows; padded_rows is a multiple of 32): rows_to_slots.cuh's tile,
 // slot k of the slice's row i at first + 32 k + i, its column as the offset from the row's first.
 template <class T, class O>
-__global__ void __launch_bounds__(32 * detail::kRowTileWarps<T, int32_t>)
+__global__ void __launch_bounds__(detail::kRowTileThreads<T, int32_t>)
     sell_c16_fill_kernel(int32_t rows, int64_t padded_rows, const O* __restrict__ row_ptr,
                          const int32_t* __restrict__ col_idx, const T* __restrict__ values,
                          const int64_t* __restrict__ slice_ptr, uint16_t* __restrict__ offsets,
@@ -168,16 +168,18 @@ DeviceSellC16<T> sell_c16_of(Context& ctx, const DeviceCsr<T, int32_t, O>& A) {
     return S;
   }
   // Workspace: the slices' slot counts (slices + 1, the last 0 so that the exclusive scan ends on
-  // the total), the first wide row, CUB's temporary storage.
+  // the total), the first wide row and a copy of the total (read back together), CUB's temporary
+  // storage.
   std::size_t scan_bytes = 0;
   SPX_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<const int64_t*>(nullptr),
                                                static_cast<int64_t*>(nullptr), slices + 1, ctx.stream()));
   const std::size_t counts_bytes =
       detail::workspace_aligned((static_cast<std::size_t>(slices) + 1) * sizeof(int64_t));
-  auto* work = static_cast<std::byte*>(ctx.workspace(counts_bytes + 256 + scan_bytes));
+  auto* work =
+      static_cast<std::byte*>(ctx.workspace(counts_bytes + detail::kWorkspaceAlignment + scan_bytes));
   auto* slice_slots = reinterpret_cast<int64_t*>(work);
-  auto* first_wide = reinterpret_cast<unsigned long long*>(work + counts_bytes);
-  void* scan_temp = work + counts_bytes + 256;
+  auto* first_wide = reinterpret_cast<unsigned long long*>(work + counts_bytes);  // then the total
+  void* scan_temp = work + counts_bytes + detail::kWorkspaceAlignment;
   SPX_CUDA_CHECK(cudaMemsetAsync(slice_slots + slices, 0, sizeof(int64_t), ctx.stream()));
   SPX_CUDA_CHECK(cudaMemsetAsync(first_wide, 0xff, sizeof(unsigned long long), ctx.stream()));
   sell_c16_rows_kernel<O><<<grid_for(padded, kBlock), kBlock, 0, ctx.stream()>>>(
@@ -185,8 +187,11 @@ DeviceSellC16<T> sell_c16_of(Context& ctx, const DeviceCsr<T, int32_t, O>& A) {
   SPX_CHECK_LAUNCH("sell_c16_rows_kernel", ctx.stream());
   SPX_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, slice_slots, S.slice_ptr.data(),
                                                slices + 1, ctx.stream()));
-  unsigned long long wide_row = kNoRow;
-  copy_to_host_sync(ctx, &wide_row, first_wide, sizeof wide_row);
+  SPX_CUDA_CHECK(cudaMemcpyAsync(first_wide + 1, S.slice_ptr.data() + slices, sizeof(int64_t),
+                                 cudaMemcpyDeviceToDevice, ctx.stream()));
+  unsigned long long back[2] = {kNoRow, 0};  // the first wide row, the slots
+  copy_to_host_sync(ctx, back, first_wide, sizeof back);
+  const unsigned long long wide_row = back[0];
   if (wide_row != kNoRow) {
     const auto r = static_cast<int64_t>(wide_row);
     O ends[2] = {0, 0};
@@ -196,14 +201,13 @@ DeviceSellC16<T> sell_c16_of(Context& ctx, const DeviceCsr<T, int32_t, O>& A) {
     copy_to_host_sync(ctx, &cols[1], A.col_idx.data() + ends[1] - 1, sizeof(int32_t));
     detail::throw_row_span_too_wide("cuda::to_sell_c16", r, cols[0], cols[1]);
   }
-  copy_to_host_sync(ctx, &S.slots, S.slice_ptr.data() + slices, sizeof S.slots);
+  S.slots = static_cast<int64_t>(back[1]);
   detail::require_device_memory(static_cast<std::size_t>(S.slots) * (sizeof(uint16_t) + sizeof(T)),
                                 "cuda::to_sell_c16 (the slots' offsets and values)");
   S.offsets = DeviceBuffer<uint16_t>(static_cast<std::size_t>(S.slots), "SELL-C16 column offsets");
   S.values = DeviceBuffer<T>(static_cast<std::size_t>(S.slots), "SELL-C16 values");
-  constexpr int kFillWarps = detail::kRowTileWarps<T, int32_t>;
   sell_c16_fill_kernel<T, O>
-      <<<static_cast<unsigned>((slices + kFillWarps - 1) / kFillWarps), 32 * kFillWarps, 0, ctx.stream()>>>(
+      <<<detail::row_tile_blocks<T, int32_t>(slices), detail::kRowTileThreads<T, int32_t>, 0, ctx.stream()>>>(
           A.rows, padded, A.row_ptr.data(), A.col_idx.data(), A.values.data(), S.slice_ptr.data(),
           S.offsets.data(), S.values.data());
   SPX_CHECK_LAUNCH("sell_c16_fill_kernel", ctx.stream());

@@ -61,19 +61,15 @@ const model::Profile* profile_for(const std::string& device_name) {
 // not loaded it yet: parsing the JSON took ~0.4 ms (H200 host and the development host), which the
 // first plan of a process paid before any product; the intake of a large matrix takes far longer.
 std::shared_future<const model::Profile*> profile_soon(const std::string& device_name) {
+  bool loaded = false;
   {
     std::lock_guard<std::mutex> lock(profiles_mutex);
-    if (profiles_loaded.count(device_name) != 0) {
-      std::promise<const model::Profile*> ready;
-      const auto& p = profiles_loaded.at(device_name);
-      ready.set_value(p ? &*p : nullptr);
-      return ready.get_future().share();
-    }
+    loaded = profiles_loaded.count(device_name) != 0;
   }
-  // async | deferred: where no thread can be started, the load runs when the plan asks for it.
-  return std::async(std::launch::async | std::launch::deferred,
-                    [device_name] { return profile_for(device_name); })
-      .share();
+  // Loaded: profile_for's lookup when the plan asks (deferred). Else async | deferred: where no
+  // thread can be started, the load runs when the plan asks for it.
+  const auto policy = loaded ? std::launch::deferred : std::launch::async | std::launch::deferred;
+  return std::async(policy, [device_name] { return profile_for(device_name); }).share();
 }
 
 model::DeviceBasics basics_of(const DeviceProps& props, const model::Profile* profile) {

@@ -65,15 +65,18 @@ DeviceLongRowSplit split_long_rows_on_device(Context& ctx, const O* row_ptr, int
   if (threshold < 0) throw Error("long-row threshold " + std::to_string(threshold) + " is negative");
   if (rows < 0 || rows > std::numeric_limits<int32_t>::max())
     throw Error("long-row split: " + std::to_string(rows) + " rows do not fit 32-bit row indices");
-  DeviceLongRowSplit split;
-  if (rows == 0) {
+  // No long row: no rows, no chunks, chunk_begin = {0}.
+  const auto none = [&] {
+    DeviceLongRowSplit split;
     split.d_chunk_begin = to_device(ctx, std::vector<int32_t>{0}, "long-row chunks of a CSR plan");
     return split;
-  }
+  };
+  if (rows == 0) return none();
   const auto n = static_cast<int32_t>(rows);
-  // Workspace: the selected rows (at most all), the count and the nonzero total, CUB's temporary
-  // storage (the larger of the selection's and the scan's: the scan's for n + 1 items bounds it for
-  // fewer). The chunk counts and offsets are sized once the count is known.
+  // Workspace: the selected rows (at most all), the count, the nonzero total and a copy of the
+  // chunk total (the last two read back together), CUB's temporary storage (the larger of the
+  // selection's and the scan's: the scan's for n + 1 items bounds it for fewer). The chunk counts
+  // and offsets are sized once the count is known.
   const thrust::counting_iterator<int32_t> all_rows(0);
   std::size_t select_bytes = 0, scan_bytes = 0;
   SPX_CUDA_CHECK(cub::DeviceSelect::If(nullptr, select_bytes, all_rows, static_cast<int32_t*>(nullptr),
@@ -82,20 +85,19 @@ DeviceLongRowSplit split_long_rows_on_device(Context& ctx, const O* row_ptr, int
   SPX_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<const int64_t*>(nullptr),
                                                static_cast<int64_t*>(nullptr), n + 1, ctx.stream()));
   const std::size_t rows_bytes = detail::workspace_aligned(static_cast<std::size_t>(n) * sizeof(int32_t));
-  auto* work = static_cast<std::byte*>(ctx.workspace(rows_bytes + 256 + std::max(select_bytes, scan_bytes)));
+  auto* work = static_cast<std::byte*>(
+      ctx.workspace(rows_bytes + kWorkspaceAlignment + std::max(select_bytes, scan_bytes)));
   auto* selected = reinterpret_cast<int32_t*>(work);
-  auto* totals = reinterpret_cast<unsigned long long*>(work + rows_bytes);  // count, nnz
-  void* temp = work + rows_bytes + 256;
-  SPX_CUDA_CHECK(cudaMemsetAsync(totals, 0, 2 * sizeof(unsigned long long), ctx.stream()));
+  auto* totals = reinterpret_cast<unsigned long long*>(work + rows_bytes);  // count, nnz, chunks
+  void* temp = work + rows_bytes + kWorkspaceAlignment;
+  SPX_CUDA_CHECK(cudaMemsetAsync(totals, 0, 3 * sizeof(unsigned long long), ctx.stream()));
   SPX_CUDA_CHECK(cub::DeviceSelect::If(temp, select_bytes, all_rows, selected,
                                        reinterpret_cast<int32_t*>(totals), n, IsLong<O>{row_ptr, threshold},
                                        ctx.stream()));
   int32_t count = 0;
   copy_to_host_sync(ctx, &count, totals, sizeof count);
-  if (count == 0) {
-    split.d_chunk_begin = to_device(ctx, std::vector<int32_t>{0}, "long-row chunks of a CSR plan");
-    return split;
-  }
+  if (count == 0) return none();
+  DeviceLongRowSplit split;
   DeviceBuffer<int64_t> counts(static_cast<std::size_t>(count) + 1, "long-row chunk counts");
   DeviceBuffer<int64_t> offsets(static_cast<std::size_t>(count) + 1, "long-row chunk offsets");
   chunk_counts_kernel<O><<<grid_for(int64_t{count} + 1, kBlock), kBlock, 0, ctx.stream()>>>(
@@ -103,10 +105,12 @@ DeviceLongRowSplit split_long_rows_on_device(Context& ctx, const O* row_ptr, int
   SPX_CHECK_LAUNCH("chunk_counts_kernel", ctx.stream());
   SPX_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, scan_bytes, counts.data(), offsets.data(), count + 1,
                                                ctx.stream()));
-  int64_t chunks = 0;
-  unsigned long long nnz = 0;
-  copy_to_host_sync(ctx, &chunks, offsets.data() + count, sizeof chunks);
-  copy_to_host_sync(ctx, &nnz, totals + 1, sizeof nnz);
+  SPX_CUDA_CHECK(cudaMemcpyAsync(totals + 2, offsets.data() + count, sizeof(int64_t),
+                                 cudaMemcpyDeviceToDevice, ctx.stream()));
+  unsigned long long back[2] = {0, 0};  // nnz, chunks
+  copy_to_host_sync(ctx, back, totals + 1, sizeof back);
+  const unsigned long long nnz = back[0];
+  const auto chunks = static_cast<int64_t>(back[1]);
   // Chunks are at most nnz / 512 + rows: int32 for any matrix of 32-bit rows below 2^40 nonzeros.
   if (chunks > std::numeric_limits<int32_t>::max()) throw Error("long-row split: more than 2^31-1 chunks");
   split.chunks = chunks;

@@ -23,7 +23,7 @@ struct DeviceLongRowSplit {
 };
 
 // The rows of row_ptr (rows + 1 entries on the device) longer than threshold (>= 0), cut into
-// kCsrLongRowChunk chunks. Synchronises the stream (twice).
+// kCsrLongRowChunk chunks. Synchronises the stream three times (the count, the totals, the rows).
 template <class O>
 DeviceLongRowSplit split_long_rows_on_device(Context& ctx, const O* row_ptr, int64_t rows, int64_t threshold);
 
