@@ -1,14 +1,11 @@
 // The multi-GPU benchmark (multigpu.hpp).
 //
-// Timing: every rank records a start event on its compute stream, the product runs `reps` times,
-// every rank records a stop event; a round's time is the slowest rank's (stop − start) / reps, and
-// the median of the rounds is reported. A rank's events bracket its waits for the others (NCCL), so
-// the slowest rank's span is the product's. The pieces: Phases::Local alone, Phases::Halo alone
-// (pack + NCCL send/recv), Phases::Remote alone (on the halo left by the last exchange).
-// overlap = (t_local + t_halo + t_remote − t_all) / min(t_local, t_halo), clamped to [0, 1]: the
-// fraction of the shorter of the two that the product hid behind the other — an upper bound, since
-// a piece alone may be bound by the host's enqueueing (four ranks from one thread) rather than by
-// the GPUs; "beyond local" = t_all − t_local is the time the product adds to its local part.
+// Timing: time_team (bench/team_timing.hpp: the slowest rank's span, the median round). The pieces:
+// Phases::Local alone, Phases::Halo alone (pack + NCCL send/recv), Phases::Remote alone (on the halo left by
+// the last exchange). overlap = (t_local + t_halo + t_remote − t_all) / min(t_local, t_halo), clamped to [0,
+// 1]: the fraction of the shorter of the two that the product hid behind the other — an upper bound, since a
+// piece alone may be bound by the host's enqueueing (four ranks from one thread) rather than by the GPUs;
+// "beyond local" = t_all − t_local is the time the product adds to its local part.
 //
 // Checks: y against the CPU product of the ranks' parts in double, within a rounding bound of
 // 2·(terms + 3)·u·Σ|a||x| per entry; where the whole matrix was loaded, that CPU product is itself
@@ -33,6 +30,7 @@
 #include "bench/dist_inputs.hpp"
 #include "bench/multigpu.hpp"
 #include "bench/provenance.hpp"
+#include "bench/team_timing.hpp"
 #include "common/median.hpp"
 #include "spx/cpu.hpp"
 #include "spx/cuda/dist.hpp"
@@ -44,45 +42,6 @@ namespace {
 
 namespace cd = spx::cuda::dist;
 using json = nlohmann::ordered_json;
-
-// Milliseconds per call of `run` over the team (see the top of the file).
-template <class F>
-double time_team(cd::Team& team, F&& run, double min_seconds, int rounds) {
-  run();
-  run();
-  team.synchronize();
-  const auto t0 = std::chrono::steady_clock::now();
-  run();
-  team.synchronize();
-  const double once =
-      std::max(1e-6, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  const int reps = static_cast<int>(std::clamp(min_seconds / rounds / once, 1.0, 2000.0));
-  std::vector<cuda::Event> start, stop;
-  for (int r = 0; r < team.size(); ++r) {
-    cd::DeviceScope scope(team.context(r).device());
-    start.emplace_back();
-    stop.emplace_back();
-  }
-  std::vector<double> per_round;
-  for (int round = 0; round < rounds; ++round) {
-    for (int r = 0; r < team.size(); ++r) {
-      cd::DeviceScope scope(team.context(r).device());
-      start[static_cast<std::size_t>(r)].record(team.context(r).stream());
-    }
-    for (int i = 0; i < reps; ++i) run();
-    for (int r = 0; r < team.size(); ++r) {
-      cd::DeviceScope scope(team.context(r).device());
-      stop[static_cast<std::size_t>(r)].record(team.context(r).stream());
-    }
-    team.synchronize();
-    double slowest = 0;
-    for (int r = 0; r < team.size(); ++r)
-      slowest = std::max(
-          slowest, cuda::elapsed_ms(start[static_cast<std::size_t>(r)], stop[static_cast<std::size_t>(r)]));
-    per_round.push_back(slowest / reps);
-  }
-  return median(per_round);
-}
 
 // Deterministic inputs every team size sees alike: small integers, so products of a stencil
 // are exact and any size of team must give the same y.

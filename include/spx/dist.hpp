@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -87,6 +88,25 @@ struct RankPart {
   }
 };
 
+/// What a user looks at before running on several GPUs.
+struct RankStats {
+  int rank = 0;
+  int64_t rows = 0, nnz = 0, local_nnz = 0, remote_nnz = 0;
+  int64_t owned_cols = 0;
+  int64_t halo_recv = 0, halo_send = 0;  ///< x entries received and sent per product
+  int neighbours_recv = 0, neighbours_send = 0;
+};
+struct DistStats {
+  int ranks = 0;
+  int64_t nnz = 0;
+  int64_t halo_entries = 0;  ///< x entries moved per SpMV, all messages together
+  int messages = 0;
+  int64_t bytes_f32 = 0, bytes_f64 = 0;  ///< halo bytes moved per SpMV (times L for SpMM)
+  int64_t max_rank_recv_bytes_f64 = 0;   ///< the busiest receiver
+  double nnz_imbalance = 1.0;            ///< max rank nnz / mean rank nnz
+  double remote_fraction = 0.0;          ///< remote nnz / nnz
+  std::vector<RankStats> per_rank;
+};
 /// A matrix split over ranks, with its halo pattern. Messages are sorted by (to, from); pairs that
 /// exchange nothing have none.
 template <class T>
@@ -96,6 +116,10 @@ struct DistMatrix {
   Partition col_partition;  ///< entries of x
   std::vector<RankPart<T>> parts;
   std::vector<HaloMessage> messages;
+  /// Set where a process holds only its own ranks' parts (one MPI rank per process): the other
+  /// parts are then shells (their ranges, no nonzeros), `messages` only those to or from its ranks,
+  /// and this the whole split's statistics, gathered from every rank.
+  std::optional<DistStats> stats;
 
   int ranks() const { return row_partition.ranks(); }
 };
@@ -134,27 +158,11 @@ RankPart<T> split_block(const Csr<T, int64_t>& block, int rank, const Partition&
 template <class T>
 std::vector<HaloMessage> halo_messages(const RankPart<T>& to, const Partition& col_partition);
 
-/// What a user looks at before running on several GPUs.
-struct RankStats {
-  int rank = 0;
-  int64_t rows = 0, nnz = 0, local_nnz = 0, remote_nnz = 0;
-  int64_t owned_cols = 0;
-  int64_t halo_recv = 0, halo_send = 0;  ///< x entries received and sent per product
-  int neighbours_recv = 0, neighbours_send = 0;
-};
-struct DistStats {
-  int ranks = 0;
-  int64_t nnz = 0;
-  int64_t halo_entries = 0;  ///< x entries moved per SpMV, all messages together
-  int messages = 0;
-  int64_t bytes_f32 = 0, bytes_f64 = 0;  ///< halo bytes moved per SpMV (times L for SpMM)
-  int64_t max_rank_recv_bytes_f64 = 0;   ///< the busiest receiver
-  double nnz_imbalance = 1.0;            ///< max rank nnz / mean rank nnz
-  double remote_fraction = 0.0;          ///< remote nnz / nnz
-  std::vector<RankStats> per_rank;
-};
 template <class T>
 DistStats statistics(const DistMatrix<T>& D);
+/// The totals of per-rank statistics (one entry per rank, in rank order): what ranks that each
+/// computed their own line (one MPI process per rank) gather and sum.
+DistStats statistics(std::vector<RankStats> per_rank);
 
 /// Which kernels the simulated ranks use.
 enum class Kernels { Reference, OpenMP };

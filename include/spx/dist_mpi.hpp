@@ -97,6 +97,15 @@ template <class T>
 RankMatrix<T> distribute(Group group, const Csr<T, int64_t>& my_rows, const Partition& row_partition,
                          const Partition& col_partition);
 
+// The same rows as the spx/dist.hpp split for this rank alone, for a process that drives one GPU
+// of a spx::cuda::dist::Team (spx/cuda/dist_mpi.hpp): this rank's part (split_block), the messages
+// into its halo and out of its x, shells (the ranges alone) for the other ranks' parts, and the whole
+// split's statistics gathered from every rank. Collective; a problem on any rank throws JobError on
+// every rank.
+template <class T>
+DistMatrix<T> distribute_parts(Group group, const Csr<T, int64_t>& my_rows, const Partition& row_partition,
+                               const Partition& col_partition);
+
 // How root splits a matrix it loaded: contiguous rows balanced by nonzeros, or METIS parts
 // (spx/dist_graph.hpp) with the matrix renumbered P A Pᵀ so that each part is a block of rows.
 enum class RowSplit { Blocks, Graph };

@@ -52,6 +52,17 @@ struct GpuRankOptions {
   }
 };
 
+// The GPU and halo transport of this rank, agreed by every rank of the group (GpuProduct's choice,
+// and the CLI's between GpuProduct and a spx::cuda::dist::Team per rank): the GPU by
+// options.device; halo never Auto (Auto: NCCL when no two ranks of a host share a GPU).
+// Collective; JobError on every rank when a rank has no usable GPU, or NCCL is asked for on ranks
+// sharing one.
+struct RankGpu {
+  int device = 0;
+  HaloTransport halo = HaloTransport::Mpi;
+};
+RankGpu choose_rank_gpu(Group group, const GpuRankOptions& options = {});
+
 // y = A·x on this rank's GPU, x and y on the host (as cg() keeps its vectors). Setup is collective
 // over A.group: a rank without a usable GPU, a GPU index out of range, or NCCL asked for on ranks
 // sharing a GPU throws JobError on every rank. Keeps A's address (A must outlive it).

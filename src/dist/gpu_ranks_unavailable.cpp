@@ -8,6 +8,17 @@
 #include "spx/error.hpp"
 
 namespace spx::dist::mpi {
+namespace {
+[[noreturn]] void unavailable() {
+  throw Error(
+#ifndef SPX_HAVE_CUDA
+      "GPU ranks: this spx was built without CUDA"
+#else
+      "GPU ranks: this spx was built without MPI (install Open MPI and configure with -DSPX_MPI=ON)"
+#endif
+  );
+}
+}  // namespace
 
 bool built_with_gpu_ranks() { return false; }
 
@@ -22,18 +33,14 @@ HaloTransport parse_halo_transport(const std::string& s) {
   throw Error("halo transport '" + s + "': give auto, nccl or mpi");
 }
 
+RankGpu choose_rank_gpu(Group, const GpuRankOptions&) { unavailable(); }
+
 template <class T>
 struct GpuProduct<T>::Impl {};
 
 template <class T>
 GpuProduct<T>::GpuProduct(const RankMatrix<T>&, const GpuRankOptions&) {
-  throw Error(
-#ifndef SPX_HAVE_CUDA
-      "GPU ranks: this spx was built without CUDA"
-#else
-      "GPU ranks: this spx was built without MPI (install Open MPI and configure with -DSPX_MPI=ON)"
-#endif
-  );
+  unavailable();
 }
 template <class T>
 GpuProduct<T>::~GpuProduct() = default;

@@ -29,6 +29,10 @@ RankMatrix<T> distribute(Group, const Csr<T, int64_t>&, const Partition&, const 
   unavailable();
 }
 template <class T>
+DistMatrix<T> distribute_parts(Group, const Csr<T, int64_t>&, const Partition&, const Partition&) {
+  unavailable();
+}
+template <class T>
 ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, RowSplit, int) {
   unavailable();
 }
@@ -55,6 +59,8 @@ CgResult cg(const RankMatrix<T>&, RankOperator<T>&, std::span<const T>, std::spa
 
 #define SPX_INSTANTIATE(T)                                                                               \
   template RankMatrix<T> distribute(Group, const Csr<T, int64_t>&, const Partition&, const Partition&);  \
+  template DistMatrix<T> distribute_parts(Group, const Csr<T, int64_t>&, const Partition&,               \
+                                          const Partition&);                                             \
   template class Product<T>;                                                                             \
   template CgResult cg(const RankMatrix<T>&, std::span<const T>, std::span<T>, const CgOptions&);        \
   template CgResult cg(const RankMatrix<T>&, RankOperator<T>&, std::span<const T>, std::span<T>,         \

@@ -214,29 +214,38 @@ struct GpuProduct<T>::Impl {
   }
 };
 
+RankGpu choose_rank_gpu(Group group, const GpuRankOptions& options) {
+  const MPI_Comm comm = detail::comm(group);
+  const int on_host = ranks_on_host(comm).first;
+  RankGpu g;
+  std::string error;
+  try {
+    g.device = choose_device(options, on_host);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  detail::agree(group, error, "another rank has no usable GPU", true);
+  // NCCL only when no two ranks of a host share a GPU (it refuses duplicates).
+  const auto shared = shared_gpu(comm, g.device);
+  if (options.halo == HaloTransport::Nccl && shared)
+    throw JobError(fmt::format("halo over NCCL: ranks {} and {} share one GPU, and NCCL needs a GPU per rank "
+                               "(use the MPI transport, or as many GPUs as ranks)",
+                               shared->first, shared->second),
+                   rank(group) == 0);
+  g.halo = options.halo == HaloTransport::Auto ? (shared ? HaloTransport::Mpi : HaloTransport::Nccl)
+                                               : options.halo;
+  return g;
+}
+
 template <class T>
 GpuProduct<T>::GpuProduct(const RankMatrix<T>& A, const GpuRankOptions& options)
     : impl_(std::make_unique<Impl>(A)) {
   Impl& m = *impl_;
   const MPI_Comm comm = detail::comm(A.group);
-  const int on_host = ranks_on_host(comm).first;
+  const RankGpu g = choose_rank_gpu(A.group, options);
+  m.device = g.device;
+  m.halo = g.halo;
   std::string error;
-  try {
-    m.device = choose_device(options, on_host);
-  } catch (const Error& e) {
-    error = e.what();
-  }
-  detail::agree(A.group, error, "another rank has no usable GPU", true);
-  // NCCL only when no two ranks of a host share a GPU (it refuses duplicates).
-  const auto shared = shared_gpu(comm, m.device);
-  if (options.halo == HaloTransport::Nccl && shared)
-    throw JobError(fmt::format("halo over NCCL: ranks {} and {} share one GPU, and NCCL needs a GPU per rank "
-                               "(use the MPI transport, or as many GPUs as ranks)",
-                               shared->first, shared->second),
-                   A.rank == 0);
-  m.halo = options.halo == HaloTransport::Auto ? (shared ? HaloTransport::Mpi : HaloTransport::Nccl)
-                                               : options.halo;
-
   try {
     m.ctx.emplace(m.device);
     m.halo_below =

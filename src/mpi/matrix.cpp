@@ -5,9 +5,12 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mpi/comm.hpp"
@@ -65,6 +68,70 @@ Csr<T, int32_t> merge_rows(const RankPart<T>& part) {
   return A;
 }
 
+// The messages out of this rank's x, learnt from the receivers (`recv`: the messages into this
+// rank's halo): counts and landing offsets by all-to-alls, then the indices (into this rank's x).
+// Collective.
+std::vector<HaloMessage> learn_sends(Group group, int me, const std::vector<HaloMessage>& recv,
+                                     int64_t owned) {
+  const auto P = static_cast<std::size_t>(size(group));
+  std::vector<int> need(P, 0), wanted(P, 0), need_at(P, 0), wanted_at(P, 0), lands(P, 0), lands_at(P, 0);
+  std::vector<int32_t> need_idx;
+  for (const auto& m : recv) {
+    need[static_cast<std::size_t>(m.from)] = m.count();
+    need_at[static_cast<std::size_t>(m.from)] = static_cast<int>(need_idx.size());
+    lands[static_cast<std::size_t>(m.from)] = m.recv_offset;
+    need_idx.insert(need_idx.end(), m.send_local.begin(), m.send_local.end());
+  }
+  const MPI_Comm comm = detail::comm(group);
+  detail::check(MPI_Alltoall(need.data(), 1, MPI_INT, wanted.data(), 1, MPI_INT, comm), "MPI_Alltoall");
+  detail::check(MPI_Alltoall(lands.data(), 1, MPI_INT, lands_at.data(), 1, MPI_INT, comm), "MPI_Alltoall");
+  int64_t total = 0;
+  for (std::size_t p = 0; p < P; ++p) {
+    wanted_at[p] = static_cast<int>(total);
+    total += wanted[p];
+  }
+  if (total > std::numeric_limits<int>::max())
+    throw Error(
+        fmt::format("distribute: rank {} sends {} x entries per product, more than MPI counts", me, total));
+  std::vector<int32_t> wanted_idx(static_cast<std::size_t>(total));
+  detail::check(MPI_Alltoallv(need_idx.data(), need.data(), need_at.data(), MPI_INT32_T, wanted_idx.data(),
+                              wanted.data(), wanted_at.data(), MPI_INT32_T, comm),
+                "MPI_Alltoallv");
+  std::vector<HaloMessage> sends;
+  for (std::size_t p = 0; p < P; ++p) {
+    if (wanted[p] == 0) continue;
+    HaloMessage m;
+    m.from = me;
+    m.to = static_cast<int>(p);
+    m.recv_offset = lands_at[p];
+    m.send_local.assign(wanted_idx.begin() + wanted_at[p], wanted_idx.begin() + wanted_at[p] + wanted[p]);
+    for (const int32_t i : m.send_local)
+      if (i < 0 || i >= owned)
+        throw Error(
+            fmt::format("distribute: rank {} asks rank {} for x entry {}; it owns {}", p, me, i, owned));
+    sends.push_back(std::move(m));
+  }
+  return sends;
+}
+
+// A rank's statistics as a flat record of integers, for one MPI_Allgather.
+constexpr int kStatFields = 9;
+std::array<int64_t, kStatFields> flatten(const RankStats& r) {
+  return {
+      r.rank,      r.rows,       r.nnz,
+      r.local_nnz, r.remote_nnz, r.owned_cols,
+      r.halo_recv, r.halo_send,  int64_t{r.neighbours_recv} << 32 | static_cast<uint32_t>(r.neighbours_send)};
+}
+RankStats unflatten(const int64_t* f) {
+  RankStats r;
+  r.rank = static_cast<int>(f[0]);
+  r.rows = f[1], r.nnz = f[2], r.local_nnz = f[3], r.remote_nnz = f[4], r.owned_cols = f[5];
+  r.halo_recv = f[6], r.halo_send = f[7];
+  r.neighbours_recv = static_cast<int>(f[8] >> 32);
+  r.neighbours_send = static_cast<int>(static_cast<uint32_t>(f[8]));
+  return r;
+}
+
 }  // namespace
 
 template <class T>
@@ -95,42 +162,57 @@ RankMatrix<T> distribute(Group group, const Csr<T, int64_t>& my_rows, const Part
   }
   detail::agree(group, error);
 
-  // What each rank needs from every other: counts, then the indices (into the sender's x).
-  const auto P = static_cast<std::size_t>(ranks);
-  std::vector<int> need(P, 0), wanted(P, 0), need_at(P, 0), wanted_at(P, 0);
-  std::vector<int32_t> need_idx;
-  for (const auto& m : M.recv) {
-    need[static_cast<std::size_t>(m.from)] = m.count();
-    need_at[static_cast<std::size_t>(m.from)] = static_cast<int>(need_idx.size());
-    need_idx.insert(need_idx.end(), m.send_local.begin(), m.send_local.end());
-  }
-  const MPI_Comm comm = detail::comm(group);
-  detail::check(MPI_Alltoall(need.data(), 1, MPI_INT, wanted.data(), 1, MPI_INT, comm), "MPI_Alltoall");
-  int64_t total = 0;
-  for (std::size_t p = 0; p < P; ++p) {
-    wanted_at[p] = static_cast<int>(total);
-    total += wanted[p];
-  }
-  if (total > std::numeric_limits<int>::max())
-    throw Error(fmt::format("distribute: rank {} sends {} x entries per product, more than MPI counts",
-                            M.rank, total));
-  std::vector<int32_t> wanted_idx(static_cast<std::size_t>(total));
-  detail::check(MPI_Alltoallv(need_idx.data(), need.data(), need_at.data(), MPI_INT32_T, wanted_idx.data(),
-                              wanted.data(), wanted_at.data(), MPI_INT32_T, comm),
-                "MPI_Alltoallv");
-  for (std::size_t p = 0; p < P; ++p) {
-    if (wanted[p] == 0) continue;
-    HaloMessage m;
-    m.from = M.rank;
-    m.to = static_cast<int>(p);
-    m.send_local.assign(wanted_idx.begin() + wanted_at[p], wanted_idx.begin() + wanted_at[p] + wanted[p]);
-    for (const int32_t i : m.send_local)
-      if (i < 0 || i >= M.owned)
-        throw Error(fmt::format("distribute: rank {} asks rank {} for x entry {}; it owns {}", p, M.rank, i,
-                                M.owned));
-    M.send.push_back(std::move(m));
-  }
+  M.send = learn_sends(group, M.rank, M.recv, M.owned);
   return M;
+}
+
+template <class T>
+DistMatrix<T> distribute_parts(Group group, const Csr<T, int64_t>& my_rows, const Partition& row_partition,
+                               const Partition& col_partition) {
+  const int me = rank(group), ranks = size(group);
+  DistMatrix<T> D;
+  std::string error;
+  try {
+    if (row_partition.ranks() != ranks || col_partition.ranks() != ranks)
+      throw Error(fmt::format("distribute: partitions of {} and {} ranks for a job of {} ranks",
+                              row_partition.ranks(), col_partition.ranks(), ranks));
+    D.rows = row_partition.size();
+    D.cols = col_partition.size();
+    D.row_partition = row_partition;
+    D.col_partition = col_partition;
+    D.parts.resize(static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) {  // shells: the ranges alone
+      RankPart<T>& shell = D.parts[static_cast<std::size_t>(r)];
+      shell.rank = r;
+      shell.row_begin = row_partition.begin[static_cast<std::size_t>(r)];
+      shell.row_end = row_partition.begin[static_cast<std::size_t>(r) + 1];
+      shell.col_begin = col_partition.begin[static_cast<std::size_t>(r)];
+      shell.col_end = col_partition.begin[static_cast<std::size_t>(r) + 1];
+    }
+    D.parts[static_cast<std::size_t>(me)] = split_block(my_rows, me, row_partition, col_partition);
+    D.messages = halo_messages(D.parts[static_cast<std::size_t>(me)], col_partition);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  detail::agree(group, error);
+  RankPart<T>& mine = D.parts[static_cast<std::size_t>(me)];
+  std::vector<HaloMessage> sends = learn_sends(group, me, D.messages, mine.col_end - mine.col_begin);
+  D.messages.insert(D.messages.end(), std::make_move_iterator(sends.begin()),
+                    std::make_move_iterator(sends.end()));
+  std::sort(D.messages.begin(), D.messages.end(), [](const HaloMessage& a, const HaloMessage& b) {
+    return std::pair{a.to, a.from} < std::pair{b.to, b.from};
+  });
+  // Every rank's line of the statistics (this rank's messages are all it needs for its own).
+  const auto flat = flatten(statistics(D).per_rank[static_cast<std::size_t>(me)]);
+  std::vector<int64_t> all(static_cast<std::size_t>(kStatFields * ranks));
+  detail::check(MPI_Allgather(flat.data(), kStatFields, MPI_INT64_T, all.data(), kStatFields, MPI_INT64_T,
+                              detail::comm(group)),
+                "MPI_Allgather");
+  std::vector<RankStats> per_rank;
+  for (int r = 0; r < ranks; ++r)
+    per_rank.push_back(unflatten(&all[static_cast<std::size_t>(kStatFields * r)]));
+  D.stats = statistics(std::move(per_rank));
+  return D;
 }
 
 template <class T>
@@ -173,6 +255,8 @@ void Product<T>::operator()(std::span<const T> x, std::span<T> y) {
 
 #define SPX_INSTANTIATE(T)                                                                              \
   template RankMatrix<T> distribute(Group, const Csr<T, int64_t>&, const Partition&, const Partition&); \
+  template DistMatrix<T> distribute_parts(Group, const Csr<T, int64_t>&, const Partition&,              \
+                                          const Partition&);                                            \
   template class Product<T>;
 SPX_INSTANTIATE(float)
 SPX_INSTANTIATE(double)

@@ -70,9 +70,12 @@ TEST_F(CliDist, GpusOptionsRefusedClearly) {
   r = spx("cg stencil27:n=5 --gpus 1 --backend cpu");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("--gpus runs on GPUs; drop --backend cpu"), std::string::npos) << r.err;
-  r = spx("cg stencil27:n=5 --gpus 1 --operator ell");
+  r = spx("cg stencil27:n=5 --gpus 1 --operator csr");  // the ranks' kernel, not an operator
   EXPECT_NE(r.status, 0);
-  EXPECT_NE(r.err.find("drop --operator"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--operator (the ranks' kernel): unknown kernel 'csr'"), std::string::npos) << r.err;
+  r = spx("cg stencil27:n=5 --gpus 1 --operator spmm_csr_row");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("is a"), std::string::npos) << r.err;
   r = spx("cg stencil27:n=5 --gpus 0");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("--gpus 0: this machine has"), std::string::npos) << r.err;

@@ -61,6 +61,67 @@ TEST(MpiRanks, SpmvIsBitwiseTheWholeProduct) {
   expect_spmv_matches_whole(rect, spx::dist::partition_rows(rect, P), spx::dist::partition_even(157, P));
 }
 
+// distribute_parts gives this rank exactly the part, messages and statistics that the
+// single-process split (spx::dist::distribute) gives it, on a power-law matrix (many neighbours)
+// and a rectangular one (x split unlike the rows).
+template <class T>
+void expect_parts_match_the_whole_split(const Csr<T, int32_t>& whole, const Partition& rows,
+                                        const Partition& cols) {
+  const int r = mpi::rank();
+  const auto mine = mpi::rows_of(whole, rows.begin[static_cast<std::size_t>(r)],
+                                 rows.begin[static_cast<std::size_t>(r) + 1]);
+  const spx::dist::DistMatrix<T> D = mpi::distribute_parts(mpi::Group::World, mine, rows, cols);
+  const spx::dist::DistMatrix<T> W = spx::dist::distribute(whole, rows, cols);
+  ASSERT_EQ(D.parts.size(), W.parts.size());
+  const auto& got = D.parts[static_cast<std::size_t>(r)];
+  const auto& want = W.parts[static_cast<std::size_t>(r)];
+  EXPECT_EQ(got.halo_global, want.halo_global);
+  ASSERT_EQ(got.local.size(), want.local.size());
+  for (std::size_t s = 0; s < got.local.size(); ++s) {
+    EXPECT_EQ(got.local[s].A.row_ptr, want.local[s].A.row_ptr);
+    EXPECT_EQ(got.local[s].A.col_idx, want.local[s].A.col_idx);
+    EXPECT_EQ(got.local[s].A.values, want.local[s].A.values);
+  }
+  EXPECT_EQ(got.remote.col_idx, want.remote.col_idx);
+  for (std::size_t k = 0; k < D.parts.size(); ++k) {  // the shells carry the ranges
+    EXPECT_EQ(D.parts[k].row_begin, W.parts[k].row_begin);
+    EXPECT_EQ(D.parts[k].col_end, W.parts[k].col_end);
+  }
+  // Its messages: those of the whole split that it sends or receives, in the same order.
+  std::vector<spx::dist::HaloMessage> ends;
+  for (const auto& m : W.messages)
+    if (m.to == r || m.from == r) ends.push_back(m);
+  ASSERT_EQ(D.messages.size(), ends.size());
+  for (std::size_t k = 0; k < ends.size(); ++k) {
+    EXPECT_EQ(D.messages[k].from, ends[k].from);
+    EXPECT_EQ(D.messages[k].to, ends[k].to);
+    EXPECT_EQ(D.messages[k].recv_offset, ends[k].recv_offset);
+    EXPECT_EQ(D.messages[k].send_local, ends[k].send_local);
+  }
+  ASSERT_TRUE(D.stats.has_value());
+  const spx::dist::DistStats s = spx::dist::statistics(W);
+  EXPECT_EQ(D.stats->nnz, s.nnz);
+  EXPECT_EQ(D.stats->halo_entries, s.halo_entries);
+  EXPECT_EQ(D.stats->messages, s.messages);
+  EXPECT_EQ(D.stats->max_rank_recv_bytes_f64, s.max_rank_recv_bytes_f64);
+  EXPECT_DOUBLE_EQ(D.stats->nnz_imbalance, s.nnz_imbalance);
+  for (std::size_t k = 0; k < s.per_rank.size(); ++k) {
+    EXPECT_EQ(D.stats->per_rank[k].halo_send, s.per_rank[k].halo_send) << "rank " << k;
+    EXPECT_EQ(D.stats->per_rank[k].neighbours_recv, s.per_rank[k].neighbours_recv) << "rank " << k;
+    EXPECT_EQ(D.stats->per_rank[k].remote_nnz, s.per_rank[k].remote_nnz) << "rank " << k;
+  }
+}
+
+TEST(MpiRanks, DistributePartsIsThisRanksShareOfTheWholeSplit) {
+  const int P = mpi::size();
+  const auto pl = spx::gen::power_law<double, int32_t>(700, 8.0, 2.1, 11);
+  const auto p = spx::dist::partition_rows(pl, P);
+  expect_parts_match_the_whole_split(pl, p, p);
+  const auto rect = spx::gen::random_uniform<float, int32_t>(301, 157, 9, 5);
+  expect_parts_match_the_whole_split(rect, spx::dist::partition_rows(rect, P),
+                                     spx::dist::partition_even(157, P));
+}
+
 TEST(MpiRanks, StencilRowsGeneratedPerRankMatchTheWholeMatrix) {
   const int P = mpi::size(), r = mpi::rank();
   const int64_t nx = 9, ny = 8, nz = 7, n = nx * ny * nz;

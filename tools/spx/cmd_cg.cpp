@@ -26,6 +26,7 @@
 #include "cli_common.hpp"
 #include "common/median.hpp"
 #include "mpi_ranks.hpp"
+#include "plan/catalogue.hpp"
 #include "spx/cg.hpp"
 #include "spx/convert.hpp"
 #include "spx/cpu.hpp"
@@ -433,6 +434,14 @@ void run_precision(const CgCliOptions& o, const Problem& problem, const std::str
 #endif
 }
 
+// --gpus and --dist --backend cuda: --operator names the ranks' kernels (SpMV rows of the catalogue),
+// checked before anything is loaded.
+void check_rank_kernels(const CgCliOptions& o) {
+  if (o.operators != "auto")
+    plan::check_kernel_names(split_list(o.operators), plan::Operation::Spmv, plan::DenseLayout::RowMajor,
+                             "--operator (the ranks' kernel)");
+}
+
 void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
   if (o.dist) {
     if (!o.gpus.empty()) throw Error("--dist runs CPU ranks under MPI; --gpus one process's GPUs: give one");
@@ -444,6 +453,7 @@ void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
     if (o.reorder != "none") throw Error("--dist partitions the matrix as numbered; drop --reorder");
     if (o.index == "64") throw Error("--dist runs with 32-bit indices per rank; drop --index 64");
     warn_not_applied(cmd, {"--check-every", "--no-graph", "--reductions", "--repeat"}, "with --dist");
+    if (o.backend == "cuda") check_rank_kernels(o);
     run_mpi_cg(o);
     return;
   }
@@ -451,11 +461,11 @@ void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
   if (!o.gpus.empty()) {
     warn_not_applied(cmd, {"--stagnation", "--no-graph"}, "with --gpus (the distributed solver)");
     if (o.backend == "cpu") throw Error("--gpus runs on GPUs; drop --backend cpu");
-    if (o.operators != "auto") throw Error("--gpus plans each rank's parts itself; drop --operator");
     if (o.baseline || o.spmv_timing)
       throw Error("--gpus: --baseline and --spmv-timing are single-GPU studies");
     if (o.reorder != "none") throw Error("--gpus partitions the matrix as numbered; drop --reorder");
     if (o.index == "64") throw Error("--gpus runs with 32-bit indices only; drop --index 64");
+    check_rank_kernels(o);
     run_distributed_cg(o);
     return;
   }
@@ -599,15 +609,18 @@ void add_cg_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE|-");
-  cmd->add_option("--gpus", o->gpus,
-                  "Solve on several GPUs over NCCL, once per team size (e.g. 1,2,4); with 1, the single-GPU "
-                  "solver runs beside it. Stencil specs are generated rank by rank")
+  cmd->add_option(
+         "--gpus", o->gpus,
+         "Solve on several GPUs over NCCL, once per team size (e.g. 1,2,4); with 1, the single-GPU "
+         "solver runs beside it (--operator: the ranks' kernel). Stencil specs are generated rank by "
+         "rank")
       ->type_name("N[,N...]");
   cmd->add_flag(
       "--dist", o->dist,
       "Solve on this MPI job's ranks, one process per rank (mpirun -np N spx cg FILE --dist): on CPUs, "
-      "or one GPU per rank with --backend cuda (--operator: the ranks' kernel); iterates bitwise the "
-      "same for every rank count");
+      "or one GPU per rank with --backend cuda (--operator: the ranks' kernel). Ranks with a GPU each run "
+      "--gpus N's solver on the device and match its iterates bit for bit; CPU ranks, and GPU ranks "
+      "sharing GPUs (--halo mpi), iterate bitwise the same for every rank count");
   cmd->add_option("--halo", o->halo,
                   "--dist --backend cuda: nccl (a GPU per rank), mpi (staged through the host; ranks may "
                   "share a GPU) or auto (nccl when no two ranks share one)")

@@ -74,6 +74,7 @@ void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, con
     dopt.plan.mode = plan::Mode::Measure;
     dopt.plan.deterministic_only = true;
     dopt.plan.expected_calls = std::max<int64_t>(o.maxit, 100);
+    if (o.operators != "auto") dopt.plan.kernels = split_list(o.operators);
     cd::DistSparseMatrix<T> A(team, std::move(in.D), dopt);
     setup.done("gpus", A.setup_summary());
     in = bench::DistInput<T>{};

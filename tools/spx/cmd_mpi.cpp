@@ -30,35 +30,23 @@
 #include "spx/reorder.hpp"
 
 namespace spx::cli {
-namespace {
 
-using json = nlohmann::ordered_json;
 namespace mpi = spx::dist::mpi;
-
-constexpr int kMinTimedRuns = 3;
-
-template <class T>
-struct RankInput {
-  mpi::RankMatrix<T> A;
-  std::optional<Csr<T, int32_t>> whole;  // rank 0: a matrix it read (the SpMV check's reference)
-  bool read = false;                     // read by rank 0 (else generated per rank)
-  std::string built;                     // how: "generated per rank" or "read by rank 0, rows sent out"
-  std::vector<int32_t> perm;             // --partition metis: new row i is old row perm[i]
-};
+using json = nlohmann::ordered_json;
 
 template <class T>
-RankInput<T> load_rank(const bench::MatrixSource& source, bool keep_whole, const std::string& partition) {
+RankRows<T> load_rank_rows(const bench::MatrixSource& source, bool keep_whole, const std::string& partition) {
   const int ranks = mpi::size(), r = mpi::rank();
-  RankInput<T> in;
+  RankRows<T> in;
   const bool metis = partition == "metis";
   if (partition != "rows" && !metis)
     throw Error(fmt::format("--partition {}: give rows or metis", partition));
   if (const auto g = bench::stencil_grid(source); g && !metis) {
-    const auto rows = dist::partition_even(g->rows(), ranks);
-    const int64_t begin = rows.begin[static_cast<std::size_t>(r)],
-                  end = rows.begin[static_cast<std::size_t>(r) + 1];
-    in.A = mpi::distribute(mpi::Group::World,
-                           gen::stencil_rows<T>(g->points, g->nx, g->ny, g->nz, begin, end), rows, rows);
+    in.row_partition = dist::partition_even(g->rows(), ranks);
+    in.col_partition = in.row_partition;
+    const int64_t begin = in.row_partition.begin[static_cast<std::size_t>(r)],
+                  end = in.row_partition.begin[static_cast<std::size_t>(r) + 1];
+    in.mine = gen::stencil_rows<T>(g->points, g->nx, g->ny, g->nz, begin, end);
     in.built = "generated per rank";
     return in;
   }
@@ -66,7 +54,9 @@ RankInput<T> load_rank(const bench::MatrixSource& source, bool keep_whole, const
   auto rows = mpi::scatter_rows<T>(
       mpi::Group::World, [&source] { return bench::load_matrix<T, int32_t>(source); }, keep_whole,
       metis ? mpi::RowSplit::Graph : mpi::RowSplit::Blocks);
-  in.A = mpi::distribute(mpi::Group::World, rows.mine, rows.row_partition, rows.col_partition);
+  in.row_partition = std::move(rows.row_partition);
+  in.col_partition = std::move(rows.col_partition);
+  in.mine = std::move(rows.mine);
   in.built = metis ? "read by rank 0, METIS parts sent out" : "read by rank 0, rows sent out";
   in.perm = std::move(rows.perm);
   in.read = true;
@@ -75,9 +65,150 @@ RankInput<T> load_rank(const bench::MatrixSource& source, bool keep_whole, const
 }
 
 template <class T>
-std::vector<T> my_block(const std::vector<T>& v, const dist::Partition& p) {
-  const auto r = static_cast<std::size_t>(mpi::rank());
-  return std::vector<T>(v.begin() + p.begin[r], v.begin() + p.begin[r + 1]);
+bool within_rounding(const Csr<T, int32_t>& A, std::span<const T> x, std::span<const T> got,
+                     std::span<const T> want) {
+  const double u = std::numeric_limits<T>::epsilon();
+  for (int32_t i = 0; i < A.rows; ++i) {
+    double scale = 0;
+    const auto k0 = A.row_ptr[static_cast<std::size_t>(i)], k1 = A.row_ptr[static_cast<std::size_t>(i) + 1];
+    for (auto k = k0; k < k1; ++k)
+      scale +=
+          std::abs(static_cast<double>(A.values[static_cast<std::size_t>(k)]) *
+                   static_cast<double>(x[static_cast<std::size_t>(A.col_idx[static_cast<std::size_t>(k)])]));
+    const double err = std::abs(static_cast<double>(got[static_cast<std::size_t>(i)]) -
+                                static_cast<double>(want[static_cast<std::size_t>(i)]));
+    if (!(err <= 2.0 * static_cast<double>(k1 - k0 + 2) * u * scale)) return false;
+  }
+  return true;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+json report_rank_bench(const RankBenchRun& r, std::ostream& out) {
+  const double gflops = 2.0 * static_cast<double>(r.nnz) / r.median_seconds * 1e-9;
+  if (mpi::rank() == 0) {
+    if (r.backend == "cuda") fmt::print(out, "rank 0 of {}: {}\n", mpi::size(), r.where);
+    fmt::print(out, "{:<28} {:<4} {:>5} {:>10} {:>11} {:>10} {:>10.4f} {:>8.2f}  {}\n", r.matrix, r.precision,
+               mpi::size(), r.rows, r.nnz, r.halo_entries, r.median_seconds * 1e3, gflops, r.check);
+  }
+  return {{"matrix", r.matrix},
+          {"backend", r.backend},
+          {"driver", r.driver},
+          {"halo_transport", r.halo},
+          {"rank0", r.where},
+          {"precision", r.precision},
+          {"ranks", mpi::size()},
+          {"rows", r.rows},
+          {"cols", r.cols},
+          {"nnz", r.nnz},
+          {"halo_entries", r.halo_entries},
+          {"built", r.built},
+          {"partition", r.partition},
+          {"setup_seconds", r.setup_seconds},
+          {"runs", r.runs},
+          {"median_seconds", r.median_seconds},
+          {"gflops", gflops},
+          {"check", r.check}};
+}
+
+json report_rank_cg(const RankCgRun& r, std::ostream& out) {
+  const CgResult& res = r.result;
+  const double per_second = r.seconds > 0 ? static_cast<double>(res.iterations) / r.seconds : 0.0;
+  if (mpi::rank() == 0) {
+    fmt::print(out, "{} {} on {} MPI rank{} ({}): {}\n", r.matrix, r.precision, mpi::size(),
+               mpi::size() == 1 ? "" : "s", r.built, summary(res));
+    if (r.backend == "cuda") fmt::print(out, "  rank 0: {}\n", r.where);
+    fmt::print(out,
+               "  |r| = {:.17g}, true |b - Ax|/|b| = {:.3e}, {:.4f} s ({:.1f} it/s), setup {:.2f} s, halo {} "
+               "entries\n",
+               res.residual, r.true_relative_residual, r.seconds, per_second, r.setup_seconds,
+               r.halo_entries);
+  }
+  json j = {{"matrix", r.matrix},
+            {"precision", r.precision},
+            {"ranks", mpi::size()},
+            {"backend", r.backend},
+            {"driver", r.driver},
+            {"halo_transport", r.halo},
+            {"rank0", r.where},
+            {"rows", r.rows},
+            {"built", r.built},
+            {"partition", r.partition},
+            {"preconditioner", to_string(r.preconditioner)},
+            {"status", to_string(res.status)},
+            {"iterations", res.iterations},
+            {"residual", res.residual},
+            {"rhs_norm", res.rhs_norm},
+            {"relative_residual", res.relative_residual},
+            {"true_relative_residual", r.true_relative_residual},
+            {"seconds", r.seconds},
+            {"ms_per_iteration", res.iterations > 0 ? 1e3 / per_second : 0.0},
+            {"setup_seconds", r.setup_seconds}};
+  if (r.history) j["history"] = res.history;
+  return j;
+}
+
+template <class T>
+double true_relative_residual(std::span<const T> b, std::span<const T> ax, double rhs_norm) {
+  double rr = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const double d = static_cast<double>(b[i]) - static_cast<double>(ax[i]);
+    rr += d * d;
+  }
+  rr = mpi::sum_over_ranks(rr);
+  return rhs_norm > 0 ? std::sqrt(rr) / rhs_norm : 0.0;
+}
+
+template <class T>
+std::string check_against_cpu(const RankRows<T>& rows, std::span<const T> x_whole, std::span<const T> my_y,
+                              bool bitwise) {
+  if (!rows.read) return "not checked (generated per rank)";
+  const std::vector<T> got = mpi::gather_rows(mpi::Group::World, rows.row_partition, my_y);
+  int64_t bad = 0;
+  if (rows.whole) {
+    std::vector<T> want(static_cast<std::size_t>(rows.whole->rows));
+    omp::spmv(*rows.whole, x_whole, std::span<T>(want));
+    bad = bitwise ? std::memcmp(want.data(), got.data(), want.size() * sizeof(T)) != 0
+                  : !within_rounding(*rows.whole, x_whole, std::span<const T>(got), std::span<const T>(want));
+  }
+  return mpi::sum_over_ranks(bad) != 0 ? "FAILED"
+         : bitwise                     ? "bitwise the single-process product"
+                                       : "within rounding of the CPU product";
+}
+
+template RankRows<float> load_rank_rows(const bench::MatrixSource&, bool, const std::string&);
+template RankRows<double> load_rank_rows(const bench::MatrixSource&, bool, const std::string&);
+template bool within_rounding(const Csr<float, int32_t>&, std::span<const float>, std::span<const float>,
+                              std::span<const float>);
+template double true_relative_residual(std::span<const float>, std::span<const float>, double);
+template double true_relative_residual(std::span<const double>, std::span<const double>, double);
+template std::string check_against_cpu(const RankRows<float>&, std::span<const float>, std::span<const float>,
+                                       bool);
+template std::string check_against_cpu(const RankRows<double>&, std::span<const double>,
+                                       std::span<const double>, bool);
+template bool within_rounding(const Csr<double, int32_t>&, std::span<const double>, std::span<const double>,
+                              std::span<const double>);
+
+namespace {
+
+constexpr int kMinTimedRuns = 3;
+
+// A rank's rows merged over [owned x | halo] (spx/dist_mpi.hpp), and what it loaded.
+template <class T>
+struct RankInput {
+  RankRows<T> rows;  // its rows moved into A; the rest stays
+  mpi::RankMatrix<T> A;
+};
+
+template <class T>
+RankInput<T> load_rank(const bench::MatrixSource& source, bool keep_whole, const std::string& partition) {
+  RankInput<T> in;
+  in.rows = load_rank_rows<T>(source, keep_whole, partition);
+  in.A = mpi::distribute(mpi::Group::World, in.rows.mine, in.rows.row_partition, in.rows.col_partition);
+  in.rows.mine = {};
+  return in;
 }
 
 template <class T>
@@ -113,30 +244,6 @@ RankProduct<T> make_product(const mpi::RankMatrix<T>& A, bool gpu, const std::st
   return p;
 }
 
-// GPU ranks against the CPU: every row within the forward error bound of its sum,
-// |y_i − ŷ_i| <= 2 (n_i + 2) u (|A| |x|)_i (CPU and GPU sum in different orders).
-template <class T>
-bool within_rounding(const Csr<T, int32_t>& A, std::span<const T> x, std::span<const T> got,
-                     std::span<const T> want) {
-  const double u = std::numeric_limits<T>::epsilon();
-  for (int32_t i = 0; i < A.rows; ++i) {
-    double scale = 0;
-    const auto k0 = A.row_ptr[static_cast<std::size_t>(i)], k1 = A.row_ptr[static_cast<std::size_t>(i) + 1];
-    for (auto k = k0; k < k1; ++k)
-      scale +=
-          std::abs(static_cast<double>(A.values[static_cast<std::size_t>(k)]) *
-                   static_cast<double>(x[static_cast<std::size_t>(A.col_idx[static_cast<std::size_t>(k)])]));
-    const double err = std::abs(static_cast<double>(got[static_cast<std::size_t>(i)]) -
-                                static_cast<double>(want[static_cast<std::size_t>(i)]));
-    if (!(err <= 2.0 * static_cast<double>(k1 - k0 + 2) * u * scale)) return false;
-  }
-  return true;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 template <class T>
 json bench_one(const MpiBenchOptions& o, const bench::MatrixSource& source, std::ostream& out) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -146,29 +253,15 @@ json bench_one(const MpiBenchOptions& o, const bench::MatrixSource& source, std:
   std::vector<T> x_whole(static_cast<std::size_t>(A.cols));
   for (std::size_t i = 0; i < x_whole.size(); ++i)
     x_whole[i] = static_cast<T>(1.0 + 0.5 * std::sin(0.1 * static_cast<double>(i)));
-  const std::vector<T> x = my_block(x_whole, A.col_partition);
+  const std::vector<T> x = my_block(x_whole, A.col_partition, mpi::rank());
   std::vector<T> y(static_cast<std::size_t>(A.A.rows));
   RankProduct<T> rp = make_product(A, o.gpu, o.halo, o.kernels);
   auto& product = *rp.apply;
   product(std::span<const T>(x), std::span<T>(y));
-  // The check on rank 0: CPU ranks bitwise the single-process product of the matrix it read, GPU
-  // ranks within rounding of it.
-  std::string check = "not checked (generated per rank)";
-  if (in.read) {
-    const std::vector<T> got = mpi::gather_rows(mpi::Group::World, A.row_partition, std::span<const T>(y));
-    int64_t bad = 0;
-    if (in.whole) {
-      std::vector<T> want(static_cast<std::size_t>(in.whole->rows));
-      omp::spmv(*in.whole, std::span<const T>(x_whole), std::span<T>(want));
-      bad = o.gpu ? !within_rounding(*in.whole, std::span<const T>(x_whole), std::span<const T>(got),
-                                     std::span<const T>(want))
-                  : std::memcmp(want.data(), got.data(), want.size() * sizeof(T)) != 0;
-    }
-    check = mpi::sum_over_ranks(bad) != 0 ? "FAILED"
-            : o.gpu                       ? "within rounding of the CPU product"
-                                          : "bitwise the single-process product";
-    in.whole.reset();
-  }
+  // CPU ranks: bitwise the single-process product; GPU ranks within rounding of it.
+  const std::string check =
+      check_against_cpu(in.rows, std::span<const T>(x_whole), std::span<const T>(y), !o.gpu);
+  in.rows.whole.reset();
   // Timed runs: every rank decides from the same (slowest-rank) times, so all run equally often.
   std::vector<double> times;
   double total = 0;
@@ -179,33 +272,16 @@ json bench_one(const MpiBenchOptions& o, const bench::MatrixSource& source, std:
     times.push_back(mpi::max_over_ranks(seconds_since(t)));
     total += times.back();
   }
-  const double med = median(times);
-  const int64_t nnz = mpi::sum_over_ranks(static_cast<int64_t>(A.A.nnz()));
-  const int64_t halo = halo_entries(A);
-  const char* precision = sizeof(T) == 4 ? "f32" : "f64";
-  if (mpi::rank() == 0) {
-    if (o.gpu) fmt::print(out, "rank 0 of {}: {}\n", mpi::size(), rp.where);
-    fmt::print(out, "{:<28} {:<4} {:>5} {:>10} {:>11} {:>10} {:>10.4f} {:>8.2f}  {}\n", source.name,
-               precision, mpi::size(), A.rows, nnz, halo, med * 1e3,
-               2.0 * static_cast<double>(nnz) / med * 1e-9, check);
-  }
-  return {{"matrix", source.name},
-          {"backend", o.gpu ? "cuda" : "cpu"},
-          {"halo_transport", rp.halo},
-          {"rank0", rp.where},
-          {"precision", precision},
-          {"ranks", mpi::size()},
-          {"rows", A.rows},
-          {"cols", A.cols},
-          {"nnz", nnz},
-          {"halo_entries", halo},
-          {"built", in.built},
-          {"partition", o.partition},
-          {"setup_seconds", setup},
-          {"runs", times.size()},
-          {"median_seconds", med},
-          {"gflops", 2.0 * static_cast<double>(nnz) / med * 1e-9},
-          {"check", check}};
+  RankBenchRun r;
+  static_cast<RankRun&>(r) =
+      rank_run<T>(source.name, o.gpu ? "cuda" : "cpu", "rank operator", rp.halo, rp.where, in.rows.built,
+                  o.partition, A.rows, halo_entries(A), setup);
+  r.check = check;
+  r.cols = A.cols;
+  r.nnz = mpi::sum_over_ranks(static_cast<int64_t>(A.A.nnz()));
+  r.runs = static_cast<int64_t>(times.size());
+  r.median_seconds = median(times);
+  return report_rank_bench(r, out);
 }
 
 template <class T>
@@ -217,9 +293,9 @@ json cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::ostre
   if (A.rows != A.cols)
     throw Error(fmt::format("{}: cg needs a square matrix; it is {} x {}", source.name, A.rows, A.cols));
   std::vector<T> b_whole = make_rhs<T>(o.rhs, A.rows);
-  if (!in.perm.empty())
-    b_whole = reorder::permute(std::span<const T>(b_whole), std::span<const int32_t>(in.perm));
-  const std::vector<T> b = my_block(b_whole, A.row_partition);
+  if (!in.rows.perm.empty())
+    b_whole = reorder::permute(std::span<const T>(b_whole), std::span<const int32_t>(in.rows.perm));
+  const std::vector<T> b = my_block(b_whole, A.row_partition, mpi::rank());
   b_whole = {};
   std::vector<T> x(b.size());
   CgOptions opt = solver_options(o);
@@ -228,51 +304,20 @@ json cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::ostre
   const bool gpu = o.backend == "cuda";
   RankProduct<T> rp = make_product(
       A, gpu, o.halo, o.operators == "auto" ? std::vector<std::string>{} : split_list(o.operators));
-  const CgResult res = mpi::cg(A, *rp.apply, std::span<const T>(b), std::span<T>(x), opt);
-  const double seconds = mpi::max_over_ranks(res.seconds);
+  RankCgRun r;
+  static_cast<RankRun&>(r) =
+      rank_run<T>(source.name, gpu ? "cuda" : "cpu", "rank operator", rp.halo, rp.where, in.rows.built,
+                  o.partition, A.rows, halo_entries(A), setup);
+  r.result = mpi::cg(A, *rp.apply, std::span<const T>(b), std::span<T>(x), opt);
   // The true residual ‖b − A x‖ / ‖b‖ from the distributed product.
   std::vector<T> ax(b.size());
   (*rp.apply)(std::span<const T>(x), std::span<T>(ax));
-  double rr = 0;
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    const double d = static_cast<double>(b[i]) - static_cast<double>(ax[i]);
-    rr += d * d;
-  }
-  rr = mpi::sum_over_ranks(rr);
-  const double true_rel = res.rhs_norm > 0 ? std::sqrt(rr) / res.rhs_norm : 0.0;
-  const char* precision = sizeof(T) == 4 ? "f32" : "f64";
-  if (mpi::rank() == 0) {
-    fmt::print(out, "{} {} on {} MPI rank{} ({}): {}\n", source.name, precision, mpi::size(),
-               mpi::size() == 1 ? "" : "s", in.built, summary(res));
-    if (gpu) fmt::print(out, "  rank 0: {}\n", rp.where);
-    fmt::print(out,
-               "  |r| = {:.17g}, true |b - Ax|/|b| = {:.3e}, {:.4f} s ({:.1f} it/s), setup {:.2f} s, halo {} "
-               "entries\n",
-               res.residual, true_rel, seconds,
-               seconds > 0 ? static_cast<double>(res.iterations) / seconds : 0.0, setup, halo_entries(A));
-  } else {
-    (void)halo_entries(A);  // a collective: every rank takes part
-  }
-  json j = {{"matrix", source.name},
-            {"precision", precision},
-            {"ranks", mpi::size()},
-            {"backend", gpu ? "cuda" : "cpu"},
-            {"halo_transport", rp.halo},
-            {"rank0", rp.where},
-            {"rows", A.rows},
-            {"built", in.built},
-            {"partition", o.partition},
-            {"preconditioner", to_string(opt.preconditioner)},
-            {"status", to_string(res.status)},
-            {"iterations", res.iterations},
-            {"residual", res.residual},
-            {"rhs_norm", res.rhs_norm},
-            {"relative_residual", res.relative_residual},
-            {"true_relative_residual", true_rel},
-            {"seconds", seconds},
-            {"setup_seconds", setup}};
-  if (o.history) j["history"] = res.history;
-  return j;
+  r.true_relative_residual =
+      true_relative_residual(std::span<const T>(b), std::span<const T>(ax), r.result.rhs_norm);
+  r.seconds = mpi::max_over_ranks(r.result.seconds);
+  r.preconditioner = opt.preconditioner;
+  r.history = o.history;
+  return report_rank_cg(r, out);
 }
 
 // Runs `body` on every rank of the job. An error all ranks agreed on (mpi::JobError: a bad matrix
@@ -298,6 +343,17 @@ void on_ranks(const Body& body) {
   }
 }
 
+// GPU ranks with a GPU each form one team (cmd_mpi_team.cpp); null for CPU ranks and ranks whose
+// halo goes through the host. Collective.
+std::shared_ptr<RankTeam> team_if_gpus_distinct(bool gpu, const std::string& halo) {
+  if (!gpu) return nullptr;
+  if (!mpi::built_with_gpu_ranks()) throw Error("--dist --backend cuda: this spx was built without CUDA");
+  mpi::GpuRankOptions go;
+  go.halo = mpi::parse_halo_transport(halo);
+  const mpi::RankGpu g = mpi::choose_rank_gpu(mpi::Group::World, go);
+  return g.halo == mpi::HaloTransport::Nccl ? join_rank_team(g.device) : nullptr;
+}
+
 void write_json_on_rank0(const std::string& path, const json& j) {
   if (!path.empty() && mpi::rank() == 0) bench::write_json(path, j);
 }
@@ -307,6 +363,7 @@ void write_json_on_rank0(const std::string& path, const json& j) {
 void run_mpi_bench(const MpiBenchOptions& o) {
   on_ranks([&] {
     std::ostream& out = human_output(o.json);
+    const std::shared_ptr<RankTeam> team = team_if_gpus_distinct(o.gpu, o.halo);
     if (mpi::rank() == 0)
       fmt::print(out, "{:<28} {:<4} {:>5} {:>10} {:>11} {:>10} {:>10} {:>8}  {}\n", "matrix", "prec", "ranks",
                  "rows", "nnz", "halo", "median ms", "GFLOP/s", "check");
@@ -314,7 +371,10 @@ void run_mpi_bench(const MpiBenchOptions& o) {
     bool failed = false;
     for (const auto& source : o.matrices)
       for (const auto& p : o.precisions) {
-        runs.push_back(p == "f32" ? bench_one<float>(o, source, out) : bench_one<double>(o, source, out));
+        runs.push_back(team         ? (p == "f32" ? team_bench_one<float>(o, source, out, *team)
+                                                  : team_bench_one<double>(o, source, out, *team))
+                       : p == "f32" ? bench_one<float>(o, source, out)
+                                    : bench_one<double>(o, source, out));
         failed = failed || runs.back()["check"].get<std::string>().starts_with("FAILED");
       }
     write_json_on_rank0(o.json, json{{"schema", "spx-bench-mpi-1"}, {"ranks", mpi::size()}, {"runs", runs}});
@@ -326,11 +386,15 @@ void run_mpi_cg(const CgCliOptions& o) {
   on_ranks([&] {
     const bench::MatrixSource source = bench::resolve_matrix(o.input);
     std::ostream& out = human_output(o.json_path);
+    const std::shared_ptr<RankTeam> team = team_if_gpus_distinct(o.backend == "cuda", o.halo);
     json runs = json::array();
     std::vector<std::string> statuses;
     for (const auto& p : split_list(o.precision)) {
       if (p != "f32" && p != "f64") throw Error(fmt::format("--precision {}: give f32, f64 or f32,f64", p));
-      runs.push_back(p == "f32" ? cg_one<float>(o, source, out) : cg_one<double>(o, source, out));
+      runs.push_back(team         ? (p == "f32" ? team_cg_one<float>(o, source, out, *team)
+                                                : team_cg_one<double>(o, source, out, *team))
+                     : p == "f32" ? cg_one<float>(o, source, out)
+                                  : cg_one<double>(o, source, out));
       statuses.push_back(runs.back()["status"].get<std::string>());
     }
     write_json_on_rank0(o.json_path,

@@ -14,12 +14,19 @@
 // (the halo columns) adds its share. Both parts are front-door matrices (spx/cuda/sparse_matrix.hpp),
 // planned like any other. Nothing synchronises the host; all of it is enqueued on the ranks' streams.
 //
+// The same classes run one rank per process (an MPI job, spx/cuda/dist_mpi.hpp): a Team made from a
+// TeamMember drives only its own rank, whose communicator joins the others' through a shared NCCL
+// id; every loop below runs over team.members(), so each process enqueues exactly its rank's share
+// of the work the single process enqueues for all of them, and gets the same bits.
+//
 // One GPU runs the same code: no halo, no remote part. NVLink multicast (NVLS) is turned off
 // unless NCCL_NVLS_ENABLE is already set: the products use point-to-point messages and tiny
 // all-reduces, which never need it.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -35,22 +42,46 @@ namespace spx::cuda::dist {
 /// GPUs this process can use (0 when none is usable).
 int device_count();
 
-/// The GPUs of a distributed product: per rank a Context (its stream is the rank's compute stream),
-/// a halo stream, and an NCCL communicator over all ranks.
+/// An NCCL unique id (ncclUniqueId's bytes): made by one process, handed to every other.
+using NcclId = std::array<char, 128>;
+
+/// One rank of a team whose ranks live in different processes: this process drives rank `rank` of
+/// `size` on its GPU `device`; every process passes the same `id` (Team::new_id() on one of them).
+struct TeamMember {
+  int rank = 0;
+  int size = 1;
+  int device = 0;
+  NcclId id{};
+};
+
+/// The GPUs of a distributed product: per rank this process drives, a Context (its stream is the
+/// rank's compute stream), a halo stream, and an NCCL communicator over all ranks.
 class Team {
  public:
-  /// GPUs 0 .. gpus-1. spx::Error when fewer are usable or NCCL fails (with NCCL's reason).
+  /// GPUs 0 .. gpus-1, all driven by this process. spx::Error when fewer are usable or NCCL fails
+  /// (with NCCL's reason).
   explicit Team(int gpus);
   explicit Team(const std::vector<int>& devices);
+  /// One rank of a team spread over processes (collective: every member must construct its Team).
+  explicit Team(const TeamMember& member);
   ~Team();
   Team(const Team&) = delete;
   Team& operator=(const Team&) = delete;
 
-  int size() const;
+  /// A fresh id for TeamMember (ncclGetUniqueId).
+  static NcclId new_id();
+
+  int size() const;  ///< ranks over all processes
+  /// The ranks this process drives, increasing and contiguous: every rank, or one.
+  const std::vector<int>& members() const;
+  bool drives(int rank) const;
+  /// The first rank this process drives: it keeps the CG history and reads the solver's state.
+  int lead() const { return members().front(); }
+  /// The rank's objects; spx::Error for a rank this process does not drive.
   Context& context(int rank);
   cudaStream_t halo_stream(int rank);
   void* nccl_comm(int rank);  ///< ncclComm_t
-  /// Waits for every rank's streams; a device fault becomes spx::Error.
+  /// Waits for the streams of every rank this process drives; a device fault becomes spx::Error.
   void synchronize();
   /// "2 × NVIDIA H100 80GB HBM3, NCCL 2.28.9, peer access 0↔1".
   std::string summary() const;
@@ -85,9 +116,13 @@ class DistVector {
   const spx::dist::Partition& partition() const { return partition_; }
   std::span<T> part(int rank);
   std::span<const T> part(int rank) const;
-  /// The whole vector (size() × cols() row-major) from / to the host; synchronous.
+  /// The whole vector (size() × cols() row-major) from / to the host; synchronous. Only the
+  /// blocks of the ranks this process drives move (the rest of a download is zero).
   void upload(std::span<const T> host);
   std::vector<T> download();
+  /// One rank's block (block_size(rank) × cols() values) from / to the host; synchronous.
+  void upload_part(int rank, std::span<const T> host);
+  std::vector<T> download_part(int rank);
   /// Every entry set to `value` on every rank (asynchronous, on the ranks' streams).
   void fill(T value);
 
@@ -109,6 +144,11 @@ struct DistOptions {
   /// nonzeros than this is uploaded as one matrix with 64-bit row offsets, run by the 64-bit
   /// kernels, instead of slice by slice. Lower it only to test that path on small matrices.
   int64_t wide_local_above = spx::dist::kMaxSliceNnz;
+  /// Where the ranks live in several processes: called by every process after setting up its
+  /// ranks and before the first message, with the setup's error ("" when none); it must throw on
+  /// every process when any failed, so that none waits for a message that will never come
+  /// (spx/cuda/dist_mpi.hpp's agree_on_setup). Unset: the error is thrown here.
+  std::function<void(const std::string& error)> agree;
 };
 
 /// What one product does; the benchmark times the pieces apart to report the overlap.
@@ -117,9 +157,10 @@ enum class Phases : unsigned { Local = 1, Halo = 2, Remote = 4, All = 7 };
 template <class T>
 class DistSparseMatrix {
  public:
-  /// Uploads every rank's parts to its GPU and plans their SpMV (D's ranks must equal team.size()),
-  /// one host thread per rank. Pass D as an rvalue to move its parts in rather than copy them (a
-  /// matrix of tens of GB on the host).
+  /// Uploads every driven rank's parts to its GPU and plans their SpMV (D's ranks must equal
+  /// team.size()), one host thread per rank. Parts of ranks another process drives are not read
+  /// (they may be empty shells: spx/cuda/dist_mpi.hpp). Pass D as an rvalue to move its parts in rather than
+  /// copy them (a matrix of tens of GB on the host).
   DistSparseMatrix(Team& team, spx::dist::DistMatrix<T> D, const DistOptions& options = {});
   ~DistSparseMatrix();
   DistSparseMatrix(DistSparseMatrix&&) noexcept;

@@ -38,7 +38,7 @@ class DistCgSolver {
 
   /// Solves A·x = b; inv_diag: the Jacobi inverse diagonal split like b, or null. The options are
   /// the single-GPU solver's (use_graph is ignored: the iterations are enqueued directly). The
-  /// history (options.history) is kept by rank 0.
+  /// history (options.history) is kept by the lead rank of every process (each gets it whole).
   CgResult solve(const DistVector<T>* inv_diag, const DistVector<T>& b, DistVector<T>& x,
                  const CgOptions& options, const CgProgress& progress = {});
 

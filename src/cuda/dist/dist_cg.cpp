@@ -1,8 +1,11 @@
-// The distributed CG driver (spx/cuda/dist_cg.hpp). One host thread enqueues every rank's work:
+// The distributed CG driver (spx/cuda/dist_cg.hpp). One host thread enqueues the work of every rank
+// this process drives (all of them, or its one rank under MPI: every process then runs this same
+// sequence, and the same decisions, on its own rank):
 // the fused kernels of the single-GPU solver in their "totals" form (they write the grid's sums
 // instead of deciding), an NCCL all-gather of those sums, and the decide kernel, which adds them in
 // rank order and makes the single-GPU solver's decisions on them. Batches of check_every
-// iterations; rank 0's state is copied back after each and read one batch late, as on one GPU.
+// iterations; the lead rank's state (the same bits on every rank) is copied back after each and read
+// one batch late, as on one GPU.
 #include "spx/cuda/dist_cg.hpp"
 
 #include <cuda_runtime.h>
@@ -43,9 +46,9 @@ struct DistCgSolver<T>::Impl {
   std::vector<DeviceBuffer<double>> partials, totals, gathered;
   std::vector<DeviceBuffer<unsigned>> counter;
   std::vector<DeviceBuffer<CgState>> state;
-  DeviceBuffer<double> history;  // rank 0
+  DeviceBuffer<double> history;  // the lead rank's
   PinnedBuffer<CgState> host_state;
-  std::optional<Event> batch_done[2];  // on rank 0's device
+  std::optional<Event> batch_done[2];  // on the lead rank's device
 
   Impl(DistSparseMatrix<T>& a, Reductions red)
       : A(a),
@@ -57,21 +60,30 @@ struct DistCgSolver<T>::Impl {
         p(team, a.row_partition()),
         s(team, a.row_partition()),
         host_state(3, "dist cg state (host)") {
-    for (int k = 0; k < team.size(); ++k) {
+    const auto ranks = static_cast<std::size_t>(team.size());
+    grid.resize(ranks);
+    partials.resize(ranks);
+    totals.resize(ranks);
+    gathered.resize(ranks);
+    counter.resize(ranks);
+    state.resize(ranks);
+    for (int k : team.members()) {
       Context& ctx = team.context(k);
       DeviceScope scope(ctx.device());
+      const auto K = static_cast<std::size_t>(k);
       const int64_t n = a.row_partition().block_size(k);
-      grid.push_back(grid_for_resident(ctx, std::max<int64_t>(n, 1), spx::cuda::detail::kCgBlock,
-                                       spx::cuda::detail::kCgBlocksPerSm));
-      partials.emplace_back(static_cast<std::size_t>(grid.back()) * 4, "dist cg partials");
-      totals.emplace_back(kTotals, "dist cg totals");
-      gathered.emplace_back(static_cast<std::size_t>(kTotals * team.size()), "dist cg gathered totals");
-      counter.emplace_back(1, "dist cg counter");
-      state.emplace_back(1, "dist cg state");
-      SPX_CUDA_CHECK(cudaMemsetAsync(counter.back().data(), 0, sizeof(unsigned), ctx.stream()));
-      SPX_CUDA_CHECK(cudaMemsetAsync(totals.back().data(), 0, totals.back().bytes(), ctx.stream()));
+      grid[K] = grid_for_resident(ctx, std::max<int64_t>(n, 1), spx::cuda::detail::kCgBlock,
+                                  spx::cuda::detail::kCgBlocksPerSm);
+      partials[K] = DeviceBuffer<double>(static_cast<std::size_t>(grid[K]) * 4, "dist cg partials");
+      totals[K] = DeviceBuffer<double>(kTotals, "dist cg totals");
+      gathered[K] =
+          DeviceBuffer<double>(static_cast<std::size_t>(kTotals * team.size()), "dist cg gathered totals");
+      counter[K] = DeviceBuffer<unsigned>(1, "dist cg counter");
+      state[K] = DeviceBuffer<CgState>(1, "dist cg state");
+      SPX_CUDA_CHECK(cudaMemsetAsync(counter[K].data(), 0, sizeof(unsigned), ctx.stream()));
+      SPX_CUDA_CHECK(cudaMemsetAsync(totals[K].data(), 0, totals[K].bytes(), ctx.stream()));
     }
-    DeviceScope scope(team.context(0).device());
+    DeviceScope scope(team.context(team.lead()).device());
     batch_done[0].emplace();
     batch_done[1].emplace();
     // One all-gather now: NCCL sets up the collective's connections on first use (milliseconds),
@@ -90,7 +102,7 @@ struct DistCgSolver<T>::Impl {
   // compute streams.
   void gather(int offset, int count) {
     SPX_NCCL_CHECK(ncclGroupStart());
-    for (int k = 0; k < team.size(); ++k) {
+    for (int k : team.members()) {
       const auto K = static_cast<std::size_t>(k);
       SPX_NCCL_CHECK(ncclAllGather(totals[K].data() + offset, gathered[K].data(),
                                    static_cast<std::size_t>(count), ncclFloat64,
@@ -104,17 +116,17 @@ struct DistCgSolver<T>::Impl {
   // the rank.
   void reduce_and_decide(int offset, CgStage stage, double* hist) {
     gather(offset, spx::cuda::detail::cg_stage_sums(stage));
-    for (int k = 0; k < team.size(); ++k) {
+    for (int k : team.members()) {
       DeviceScope scope(team.context(k).device());
       spx::cuda::detail::launch_cg_decide<T>(
           team.context(k).stream(), stage, gathered[static_cast<std::size_t>(k)].data(), team.size(),
-          state[static_cast<std::size_t>(k)].data(), k == 0 ? hist : nullptr);
+          state[static_cast<std::size_t>(k)].data(), k == team.lead() ? hist : nullptr);
     }
   }
 
   // δ = (w, u) on every rank into totals[4].
   void scalars(const DistVector<T>* inv_diag) {
-    for (int k = 0; k < team.size(); ++k) {
+    for (int k : team.members()) {
       DeviceScope scope(team.context(k).device());
       const auto K = static_cast<std::size_t>(k);
       spx::cuda::detail::launch_cg_scalars<T>(team.context(k).stream(), grid[K], n(k), w.part(k).data(),
@@ -127,7 +139,7 @@ struct DistCgSolver<T>::Impl {
   void product(const DistVector<T>* inv_diag) { spmv(A, inv_diag ? u : r, w); }
 
   void iteration(const DistVector<T>* inv_diag, DistVector<T>& x, double* hist) {
-    for (int k = 0; k < team.size(); ++k) {
+    for (int k : team.members()) {
       DeviceScope scope(team.context(k).device());
       const auto K = static_cast<std::size_t>(k);
       spx::cuda::detail::launch_cg_update<T>(
@@ -178,9 +190,10 @@ CgResult DistCgSolver<T>::solve(const DistVector<T>* inv_diag, const DistVector<
   if (inv_diag && (inv_diag->partition().begin != layout || inv_diag->cols() != 1))
     throw Error("dist cg: the Jacobi diagonal must be split like the matrix's rows");
   const CgState init = spx::cuda::detail::initial_cg_state(options);
+  const int lead = team.lead();
   double* hist = nullptr;
   if (options.history) {
-    DeviceScope scope(team.context(0).device());
+    DeviceScope scope(team.context(lead).device());
     if (m.history.size() < static_cast<std::size_t>(options.max_iterations) + 1)
       m.history =
           DeviceBuffer<double>(static_cast<std::size_t>(options.max_iterations) + 1, "dist cg history");
@@ -190,13 +203,13 @@ CgResult DistCgSolver<T>::solve(const DistVector<T>* inv_diag, const DistVector<
   if (options.zero_initial_guess) x.fill(T{0});
   m.p.fill(T{0});
   m.s.fill(T{0});
-  for (int k = 0; k < team.size(); ++k) {
+  for (int k : team.members()) {
     DeviceScope scope(team.context(k).device());
     copy_to_device_sync(team.context(k), m.state[static_cast<std::size_t>(k)].data(), &init, sizeof(CgState));
   }
   // r = b − A·x, u = M·r, the first decisions; then w = A·u and the first α.
   spmv(m.A, x, m.w);
-  for (int k = 0; k < team.size(); ++k) {
+  for (int k : team.members()) {
     DeviceScope scope(team.context(k).device());
     const auto K = static_cast<std::size_t>(k);
     spx::cuda::detail::launch_cg_init<T>(team.context(k).stream(), m.grid[K], m.n(k), b.part(k).data(),
@@ -209,18 +222,19 @@ CgResult DistCgSolver<T>::solve(const DistVector<T>* inv_diag, const DistVector<
   m.scalars(inv_diag);
   m.reduce_and_decide(4, CgStage::Scalars, hist);
 
-  Context& ctx0 = team.context(0);
+  Context& ctx0 = team.context(lead);
+  const auto L = static_cast<std::size_t>(lead);
   CgState* host = m.host_state.data();
   {
     DeviceScope scope(ctx0.device());
-    copy_to_host_async(ctx0, &host[2], m.state[0].data(), sizeof(CgState));
+    copy_to_host_async(ctx0, &host[2], m.state[L].data(), sizeof(CgState));
     ctx0.synchronize();
   }
   if (host[2].status == spx::cuda::detail::kCgRunning) {
     {
-      DeviceScope scope(ctx0.device());  // the state copies and events are rank 0's
+      DeviceScope scope(ctx0.device());  // the state copies and events are the lead rank's
       spx::cuda::detail::run_cg_batches(
-          ctx0, m.state[0].data(), host, *m.batch_done[0], *m.batch_done[1], options,
+          ctx0, m.state[L].data(), host, *m.batch_done[0], *m.batch_done[1], options,
           [&] {
             for (int i = 0; i < options.check_every; ++i) m.iteration(inv_diag, x, hist);
           },
@@ -228,7 +242,7 @@ CgResult DistCgSolver<T>::solve(const DistVector<T>* inv_diag, const DistVector<
     }
     team.synchronize();
     DeviceScope scope(ctx0.device());
-    copy_to_host_async(ctx0, &host[2], m.state[0].data(), sizeof(CgState));
+    copy_to_host_async(ctx0, &host[2], m.state[L].data(), sizeof(CgState));
     ctx0.synchronize();
   }
 
@@ -251,19 +265,20 @@ DistVector<T> inverse_diagonal(Team& team, const spx::dist::DistMatrix<T>& D) {
   if (D.rows != D.cols || D.row_partition.begin != D.col_partition.begin)
     throw Error("dist: Jacobi needs a square matrix whose rows and columns are split alike");
   DistVector<T> v(team, D.row_partition);
-  std::vector<T> all;
-  all.reserve(static_cast<std::size_t>(D.rows));
-  for (const auto& part : D.parts) {
+  for (int r : team.members()) {
+    const auto& part = D.parts.at(static_cast<std::size_t>(r));
+    std::vector<T> mine;
+    mine.reserve(static_cast<std::size_t>(part.row_end - part.row_begin));
     for (const auto& slice : part.local) {
       try {
         const std::vector<T> d = spx::inverse_diagonal(slice.A, slice.row_begin);
-        all.insert(all.end(), d.begin(), d.end());
+        mine.insert(mine.end(), d.begin(), d.end());
       } catch (const Error& e) {
         throw Error(fmt::format("dist: rank {} (its rows from {}): {}", part.rank, part.row_begin, e.what()));
       }
     }
+    v.upload_part(r, mine);
   }
-  v.upload(all);
   return v;
 }
 

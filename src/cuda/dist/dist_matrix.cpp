@@ -1,9 +1,9 @@
-// A matrix split over a team's GPUs and its products (spx/cuda/dist.hpp). Per rank: the local and
-// remote parts as front-door matrices, the send lists of the halo pattern, and the buffers the
-// exchange fills. A product enqueues, rank by rank, the packing on the halo stream (after x is
-// ready); then one NCCL group of every rank's sends and receives on the halo streams; then the
-// local products on the compute streams; then, rank by rank, the compute stream waits for the halo
-// and adds the remote part.
+// A matrix split over a team's GPUs and its products (spx/cuda/dist.hpp). Per rank this process
+// drives: the local and remote parts as front-door matrices, the send lists of the halo pattern,
+// and the buffers the exchange fills. A product enqueues, rank by rank, the packing on the halo stream (after
+// x is ready); then one NCCL group of every rank's sends and receives on the halo streams; then the local
+// products on the compute streams; then, rank by rank, the compute stream waits for the halo and adds the
+// remote part.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <nccl.h>
@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/threads.hpp"
@@ -120,9 +121,12 @@ struct DistSparseMatrix<T>::Impl {
 
   // Send, halo and remote-output buffers for `cols` columns (grown, never shrunk).
   void reserve(int64_t L) {
-    if (std::all_of(ranks.begin(), ranks.end(), [L](const Rank<T>& k) { return k.capacity >= L; })) return;
+    const auto& members = team.members();
+    if (std::all_of(members.begin(), members.end(),
+                    [&](int r) { return ranks[static_cast<std::size_t>(r)].capacity >= L; }))
+      return;
     team.synchronize();  // the old buffers may still be in use
-    for (int r = 0; r < team.size(); ++r) {
+    for (int r : members) {
       Rank<T>& k = ranks[static_cast<std::size_t>(r)];
       if (k.capacity >= L) continue;
       DeviceScope scope(k.device);
@@ -135,6 +139,8 @@ struct DistSparseMatrix<T>::Impl {
   }
 
   void product(const DistVector<T>& X, DistVector<T>& Y, int64_t L, T alpha, T beta, Phases phases);
+  // The driven ranks' sends and receives, and their send lists on the device.
+  void set_halo_pattern(const std::vector<spx::dist::HaloMessage>& messages);
 
   // Rank r's matrices from its part (whose slices move into them), planned.
   void setup_rank(int r, spx::dist::RankPart<T>& part) {
@@ -189,7 +195,7 @@ struct DistSparseMatrix<T>::Impl {
   void exchange(int64_t L) {
     if (team.size() < 2) return;
     SPX_NCCL_CHECK(ncclGroupStart());
-    for (int r = 0; r < team.size(); ++r) {
+    for (int r : team.members()) {
       Rank<T>& k = ranks[static_cast<std::size_t>(r)];
       auto comm = static_cast<ncclComm_t>(team.nccl_comm(r));
       for (const Message& s : k.sends)
@@ -220,7 +226,7 @@ DistSparseMatrix<T>::DistSparseMatrix(Team& team, spx::dist::DistMatrix<T> D, co
         fmt::format("dist: the matrix is split over {} ranks, the team has {} GPUs", D.ranks(), team.size()));
   m.row_partition = D.row_partition;
   m.col_partition = D.col_partition;
-  m.stats = spx::dist::statistics(D);
+  m.stats = D.stats ? *D.stats : spx::dist::statistics(D);
   m.options = options;
   m.ranks.resize(static_cast<std::size_t>(team.size()));
   for (int r = 0; r < team.size(); ++r) {
@@ -235,27 +241,44 @@ DistSparseMatrix<T>::DistSparseMatrix(Team& team, spx::dist::DistMatrix<T> D, co
   // One host thread per rank: checking, uploading and planning a rank's parts (seconds for parts of
   // billions of nonzeros) overlap across the GPUs. The slices move into their matrices, so a
   // matrix passed as an rvalue is never copied on the host.
-  spx::detail::on_threads(team.size(), [&](int r) { m.setup_rank(r, D.parts[static_cast<std::size_t>(r)]); });
-  // The halo pattern: D.messages sorted by (to, from); receives land at recv_offset, sends are packed
-  // back to back in the order of the receiving rank.
+  const std::vector<int>& members = team.members();
+  std::string error;
+  try {
+    spx::detail::on_threads(static_cast<int>(members.size()), [&](int i) {
+      const int r = members[static_cast<std::size_t>(i)];
+      m.setup_rank(r, D.parts[static_cast<std::size_t>(r)]);
+    });
+    m.set_halo_pattern(D.messages);
+    m.reserve(1);
+  } catch (const Error& e) {
+    if (!options.agree) throw;
+    error = e.what();
+  }
+  if (options.agree) options.agree(error);
+  m.exchange_once();
+}
+
+template <class T>
+void DistSparseMatrix<T>::Impl::set_halo_pattern(const std::vector<spx::dist::HaloMessage>& messages) {
+  // `messages` sorted by (to, from); receives land at recv_offset, sends are packed back to back in
+  // the order of the receiving rank. Only the driven ranks' ends are kept.
   std::vector<std::vector<int32_t>> send_lists(static_cast<std::size_t>(team.size()));
-  for (const auto& msg : D.messages) {
+  for (const auto& msg : messages) {
     if (msg.count() == 0) continue;
-    Rank<T>& to = m.ranks[static_cast<std::size_t>(msg.to)];
-    Rank<T>& from = m.ranks[static_cast<std::size_t>(msg.from)];
-    to.recvs.push_back({msg.from, msg.recv_offset, msg.count()});
+    if (team.drives(msg.to))
+      ranks[static_cast<std::size_t>(msg.to)].recvs.push_back({msg.from, msg.recv_offset, msg.count()});
+    if (!team.drives(msg.from)) continue;
+    Rank<T>& from = ranks[static_cast<std::size_t>(msg.from)];
     from.sends.push_back({msg.to, from.send_total, msg.count()});
     from.send_total += msg.count();
     auto& list = send_lists[static_cast<std::size_t>(msg.from)];
     list.insert(list.end(), msg.send_local.begin(), msg.send_local.end());
   }
-  for (int r = 0; r < team.size(); ++r) {
-    Rank<T>& k = m.ranks[static_cast<std::size_t>(r)];
+  for (int r : team.members()) {
+    Rank<T>& k = ranks[static_cast<std::size_t>(r)];
     DeviceScope scope(k.device);
     k.send_index = to_device(team.context(r), send_lists[static_cast<std::size_t>(r)], "halo send index");
   }
-  m.reserve(1);
-  m.exchange_once();
 }
 
 template <class T>
@@ -317,8 +340,10 @@ bool DistSparseMatrix<T>::remote_compressed(int rank) const {
 template <class T>
 std::string DistSparseMatrix<T>::setup_summary() const {
   double upload = 0, plan = 0;
-  for (const Rank<T>& k : impl_->ranks)
+  for (int r : impl_->team.members()) {
+    const Rank<T>& k = impl_->ranks[static_cast<std::size_t>(r)];
     upload = std::max(upload, k.upload_seconds), plan = std::max(plan, k.plan_seconds);
+  }
   return fmt::format("slowest rank: upload {:.1f} s, plan {:.1f} s", upload, plan);
 }
 
@@ -326,7 +351,8 @@ template <class T>
 std::string DistSparseMatrix<T>::describe() const {
   const Impl& m = *impl_;
   std::string s;
-  for (std::size_t r = 0; r < m.ranks.size(); ++r) {
+  for (int rank : m.team.members()) {
+    const auto r = static_cast<std::size_t>(rank);
     const Rank<T>& k = m.ranks[r];
     const auto& st = m.stats.per_rank[r];
     const auto kernel = [](const SparseMatrix<T>& A) {
@@ -368,12 +394,13 @@ template <class T>
 void DistSparseMatrix<T>::Impl::product(const DistVector<T>& X, DistVector<T>& Y, int64_t L, T alpha, T beta,
                                         Phases phases) {
   reserve(L);
-  const int n = team.size();
+  const std::vector<int>& members = team.members();
   // 1. Per rank: pack what it sends (halo stream, after x is ready). The exchange is enqueued before
   // the local product and its stream has the greatest priority, so its kernels take SMs as soon as
   // any free up instead of queueing behind every block of the product.
   const bool halo = has(phases, Phases::Halo);
-  for (int r = 0; r < n && halo; ++r) {
+  for (int r : members) {
+    if (!halo) break;
     Rank<T>& k = ranks[static_cast<std::size_t>(r)];
     if (!k.exchanges()) continue;
     Context& ctx = team.context(r);
@@ -386,7 +413,8 @@ void DistSparseMatrix<T>::Impl::product(const DistVector<T>& X, DistVector<T>& Y
   // 2. The messages.
   if (halo) exchange(L);
   // The local part meanwhile, on the compute streams.
-  for (int r = 0; r < n && has(phases, Phases::Local); ++r) {
+  for (int r : members) {
+    if (!has(phases, Phases::Local)) break;
     Rank<T>& k = ranks[static_cast<std::size_t>(r)];
     DeviceScope scope(k.device);
     for (Slice<T>& slice : k.local)  // one after another on the rank's stream, each on its own rows
@@ -394,7 +422,7 @@ void DistSparseMatrix<T>::Impl::product(const DistVector<T>& X, DistVector<T>& Y
                    alpha, beta);
   }
   // 3. Per rank: once the halo is in, the remote part adds its share.
-  for (int r = 0; r < n; ++r) {
+  for (int r : members) {
     Rank<T>& k = ranks[static_cast<std::size_t>(r)];
     Context& ctx = team.context(r);
     DeviceScope scope(k.device);
@@ -439,7 +467,7 @@ void spmm(DistSparseMatrix<T>& A, const DistVector<T>& X, DistVector<T>& Y, T al
   const int64_t L = X.cols();
   auto& m = A.impl();
   if (L > 1)
-    for (int r = 0; r < A.team().size(); ++r) {  // plan every part for this L with the matrix's options
+    for (int r : A.team().members()) {  // plan every part for this L with the matrix's options
       DeviceScope scope(m.ranks[static_cast<std::size_t>(r)].device);
       std::vector<SparseMatrix<T>*> parts{A.remote(r)};
       for (int s = 0; s < A.local_slices(r); ++s) parts.push_back(&A.local(r, s));

@@ -1,7 +1,9 @@
-// Block-distributed vectors (spx/cuda/dist.hpp): one device buffer per rank, on the rank's GPU.
+// Block-distributed vectors (spx/cuda/dist.hpp): one device buffer per rank this process drives, on
+// the rank's GPU (the other ranks' buffers stay empty).
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "cuda/common/check.hpp"
@@ -17,9 +19,11 @@ DistVector<T>::DistVector(Team& team, const spx::dist::Partition& p, int64_t col
     throw Error(
         fmt::format("dist: a vector partitioned over {} ranks on a team of {}", p.ranks(), team.size()));
   if (cols < 1) throw Error(fmt::format("dist: a vector needs at least 1 column, not {}", cols));
-  for (int r = 0; r < team.size(); ++r) {
+  parts_.resize(static_cast<std::size_t>(team.size()));
+  for (int r : team.members()) {
     DeviceScope scope(team.context(r).device());
-    parts_.emplace_back(static_cast<std::size_t>(p.block_size(r) * cols), "distributed vector part");
+    parts_[static_cast<std::size_t>(r)] =
+        DeviceBuffer<T>(static_cast<std::size_t>(p.block_size(r) * cols), "distributed vector part");
   }
 }
 
@@ -37,31 +41,47 @@ void DistVector<T>::upload(std::span<const T> host) {
   if (static_cast<int64_t>(host.size()) != size() * cols_)
     throw Error(
         fmt::format("dist: uploading {} values into a vector of {} × {}", host.size(), size(), cols_));
-  for (int r = 0; r < team_->size(); ++r) {
-    Context& ctx = team_->context(r);
-    DeviceScope scope(ctx.device());
+  for (int r : team_->members()) {
     const auto offset = static_cast<std::size_t>(partition_.begin[static_cast<std::size_t>(r)] * cols_);
-    copy_to_device_sync(ctx, parts_[static_cast<std::size_t>(r)].data(), host.data() + offset,
-                        parts_[static_cast<std::size_t>(r)].bytes());
+    upload_part(r, host.subspan(offset, parts_[static_cast<std::size_t>(r)].size()));
   }
+}
+
+template <class T>
+void DistVector<T>::upload_part(int rank, std::span<const T> host) {
+  Context& ctx = team_->context(rank);  // throws for a rank another process drives
+  auto& part = parts_[static_cast<std::size_t>(rank)];
+  if (host.size() != part.size())
+    throw Error(fmt::format("dist: uploading {} values into rank {}'s block of {} × {}", host.size(), rank,
+                            partition_.block_size(rank), cols_));
+  DeviceScope scope(ctx.device());
+  copy_to_device_sync(ctx, part.data(), host.data(), part.bytes());
+}
+
+template <class T>
+std::vector<T> DistVector<T>::download_part(int rank) {
+  Context& ctx = team_->context(rank);
+  const auto& part = parts_[static_cast<std::size_t>(rank)];
+  std::vector<T> host(part.size());
+  DeviceScope scope(ctx.device());
+  copy_to_host_sync(ctx, host.data(), part.data(), part.bytes());
+  return host;
 }
 
 template <class T>
 std::vector<T> DistVector<T>::download() {
   std::vector<T> host(static_cast<std::size_t>(size() * cols_));
-  for (int r = 0; r < team_->size(); ++r) {
-    Context& ctx = team_->context(r);
-    DeviceScope scope(ctx.device());
+  for (int r : team_->members()) {
     const auto offset = static_cast<std::size_t>(partition_.begin[static_cast<std::size_t>(r)] * cols_);
-    copy_to_host_sync(ctx, host.data() + offset, parts_[static_cast<std::size_t>(r)].data(),
-                      parts_[static_cast<std::size_t>(r)].bytes());
+    const std::vector<T> part = download_part(r);
+    std::copy(part.begin(), part.end(), host.begin() + static_cast<std::ptrdiff_t>(offset));
   }
   return host;
 }
 
 template <class T>
 void DistVector<T>::fill(T value) {
-  for (int r = 0; r < team_->size(); ++r) {
+  for (int r : team_->members()) {
     Context& ctx = team_->context(r);
     DeviceScope scope(ctx.device());
     auto& part = parts_[static_cast<std::size_t>(r)];

@@ -1,10 +1,12 @@
-// The team of GPUs (spx/cuda/dist.hpp): a Context and a halo stream per rank, one NCCL
-// communicator per rank from ncclCommInitAll (one process drives all of them).
+// The team of GPUs (spx/cuda/dist.hpp): a Context and a halo stream per rank this process drives,
+// one NCCL communicator per rank: from ncclCommInitAll when one process drives all of them, from
+// ncclCommInitRank on a shared id when each process drives one.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <nccl.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,7 +37,9 @@ DeviceScope::DeviceScope(int device) {
 DeviceScope::~DeviceScope() { cudaSetDevice(previous_); }
 
 struct Team::Impl {
-  std::vector<int> devices;
+  int size = 0;              // ranks over all processes
+  std::vector<int> members;  // the ranks this process drives (contiguous)
+  std::vector<int> devices;  // per member
   std::vector<std::unique_ptr<Context>> contexts;
   std::vector<Stream> halo;
   std::vector<ncclComm_t> comms;
@@ -50,6 +54,10 @@ struct Team::Impl {
 };
 
 namespace {
+// Point-to-point messages and 5-double all-reduces never need NVLink SHARP; leave it off unless
+// the user turned it on explicitly.
+void keep_nvls_off() { setenv("NCCL_NVLS_ENABLE", "0", 0); }
+
 std::vector<int> first_devices(int gpus) {
   if (gpus < 1) throw Error(fmt::format("dist: a team needs at least 1 GPU, not {}", gpus));
   std::vector<int> d(static_cast<std::size_t>(gpus));
@@ -70,12 +78,12 @@ Team::Team(const std::vector<int>& devices) : impl_(std::make_unique<Impl>()) {
     for (std::size_t j = 0; j < i; ++j)
       if (devices[j] == devices[i]) throw Error(fmt::format("dist: GPU {} named twice", devices[i]));
   }
-  // Point-to-point messages and 5-double all-reduces never need NVLink SHARP; leave it off unless
-  // the user turned it on explicitly.
-  setenv("NCCL_NVLS_ENABLE", "0", 0);
+  keep_nvls_off();
   int previous = 0;
   SPX_CUDA_CHECK(cudaGetDevice(&previous));
   Impl& m = *impl_;
+  m.size = static_cast<int>(devices.size());
+  for (int r = 0; r < m.size; ++r) m.members.push_back(r);
   m.devices = devices;
   for (int d : devices) {
     m.contexts.push_back(std::make_unique<Context>(d));  // selects d
@@ -86,18 +94,62 @@ Team::Team(const std::vector<int>& devices) : impl_(std::make_unique<Impl>()) {
   SPX_CUDA_CHECK(cudaSetDevice(previous));
 }
 
+Team::Team(const TeamMember& member) : impl_(std::make_unique<Impl>()) {
+  if (member.size < 1 || member.rank < 0 || member.rank >= member.size)
+    throw Error(fmt::format("dist: rank {} of a team of {}", member.rank, member.size));
+  const int available = device_count();
+  if (member.device < 0 || member.device >= available)
+    throw Error(fmt::format("dist: rank {} asks for GPU {}, but this process sees {} GPU{}", member.rank,
+                            member.device, available, available == 1 ? "" : "s"));
+  keep_nvls_off();
+  int previous = 0;
+  SPX_CUDA_CHECK(cudaGetDevice(&previous));
+  Impl& m = *impl_;
+  m.size = member.size;
+  m.members = {member.rank};
+  m.devices = {member.device};
+  m.contexts.push_back(std::make_unique<Context>(member.device));  // selects it
+  m.halo.push_back(Stream::highest_priority());
+  m.comms.assign(1, nullptr);
+  ncclUniqueId id;
+  static_assert(sizeof(id) == std::tuple_size_v<NcclId>);
+  std::memcpy(&id, member.id.data(), sizeof(id));
+  SPX_NCCL_CHECK(ncclCommInitRank(&m.comms[0], member.size, id, member.rank));
+  SPX_CUDA_CHECK(cudaSetDevice(previous));
+}
+
+NcclId Team::new_id() {
+  ncclUniqueId id;
+  SPX_NCCL_CHECK(ncclGetUniqueId(&id));
+  NcclId out;
+  std::memcpy(out.data(), &id, sizeof(id));
+  return out;
+}
+
 Team::~Team() = default;
 
-int Team::size() const { return static_cast<int>(impl_->devices.size()); }
-Context& Team::context(int rank) { return *impl_->contexts.at(static_cast<std::size_t>(rank)); }
-cudaStream_t Team::halo_stream(int rank) { return impl_->halo.at(static_cast<std::size_t>(rank)).get(); }
-void* Team::nccl_comm(int rank) { return impl_->comms.at(static_cast<std::size_t>(rank)); }
+int Team::size() const { return impl_->size; }
+const std::vector<int>& Team::members() const { return impl_->members; }
+bool Team::drives(int rank) const { return rank >= impl_->members.front() && rank <= impl_->members.back(); }
+
+namespace {
+// The member slot of `rank`; spx::Error when this process does not drive it.
+std::size_t slot(const Team& team, int rank) {
+  if (!team.drives(rank))
+    throw Error(fmt::format("dist: rank {} of {} is driven by another process", rank, team.size()));
+  return static_cast<std::size_t>(rank - team.lead());
+}
+}  // namespace
+
+Context& Team::context(int rank) { return *impl_->contexts[slot(*this, rank)]; }
+cudaStream_t Team::halo_stream(int rank) { return impl_->halo[slot(*this, rank)].get(); }
+void* Team::nccl_comm(int rank) { return impl_->comms[slot(*this, rank)]; }
 
 void Team::synchronize() {
-  for (int r = 0; r < size(); ++r) {
-    DeviceScope scope(impl_->devices[static_cast<std::size_t>(r)]);
-    impl_->halo[static_cast<std::size_t>(r)].synchronize();
-    context(r).synchronize();
+  for (std::size_t i = 0; i < impl_->members.size(); ++i) {
+    DeviceScope scope(impl_->devices[i]);
+    impl_->halo[i].synchronize();
+    impl_->contexts[i]->synchronize();
   }
 }
 
@@ -105,8 +157,10 @@ std::string Team::summary() const {
   const Impl& m = *impl_;
   int version = 0;
   ncclGetVersion(&version);
-  std::string s = fmt::format("{} × {}, NCCL {}.{}.{}", m.devices.size(), m.contexts.front()->props().name,
+  std::string s = fmt::format("{} × {}, NCCL {}.{}.{}", m.size, m.contexts.front()->props().name,
                               version / 10000, version / 100 % 100, version % 100);
+  if (m.members.size() < static_cast<std::size_t>(m.size))
+    s += fmt::format(", rank {} on GPU {} (one process per rank)", m.members.front(), m.devices.front());
   std::string peers;
   for (std::size_t i = 0; i < m.devices.size(); ++i)
     for (std::size_t j = i + 1; j < m.devices.size(); ++j) {
