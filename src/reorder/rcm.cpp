@@ -1,5 +1,6 @@
-// Reverse Cuthill-McKee (spx/reorder.hpp): the symmetrised pattern, George & Liu's
-// pseudo-peripheral start per component, breadth-first by increasing degree, reversed.
+// Reverse Cuthill-McKee (spx/reorder.hpp): the symmetrised pattern (or A's own, when the caller
+// knows it is symmetric), George & Liu's pseudo-peripheral start per component, breadth-first by
+// increasing degree, reversed.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -69,6 +70,21 @@ Graph<I> symmetrised(const Csr<T, I>& A) {
   return g;
 }
 
+// A's own pattern without the diagonal (a symmetric A's is already A + A^T's): one sequential pass.
+template <class T, class I>
+Graph<I> own_pattern(const Csr<T, I>& A) {
+  const std::size_t n = static_cast<std::size_t>(A.rows);
+  Graph<I> g;
+  g.ptr.assign(n + 1, 0);
+  g.adj.reserve(A.col_idx.size());
+  for (std::size_t r = 0; r < n; ++r) {
+    for (I p = A.row_ptr[r]; p < A.row_ptr[r + 1]; ++p)
+      if (A.col_idx[p] != static_cast<I>(r)) g.adj.push_back(A.col_idx[p]);
+    g.ptr[r + 1] = static_cast<int64_t>(g.adj.size());
+  }
+  return g;
+}
+
 // Breadth-first level structure of the component of `root`, marking with `stamp`; returns the
 // number of levels, and the last level's nodes in `last`.
 template <class I>
@@ -122,18 +138,9 @@ I pseudo_peripheral(const Graph<I>& g, I start, std::vector<int64_t>& mark, int6
   return root;
 }
 
-}  // namespace
-
-template <class T, class I>
-std::vector<I> rcm(const Csr<T, I>& A) {
-  detail::require_square(A, "rcm");
-  // The symmetrised pattern (up to 2 nnz indices and n + 1 offsets, plus Aᵀ's while it is built) and
-  // the per-node arrays.
-  const double n_rows = static_cast<double>(A.rows), nnz = static_cast<double>(A.nnz());
-  spx::detail::require_host_memory(3 * nnz * sizeof(I) + n_rows * (2 * sizeof(int64_t) + 3 * sizeof(I) + 1),
-                                   "rcm (the symmetrised pattern)");
-  const Graph<I> g = symmetrised(A);
-  const std::size_t n = static_cast<std::size_t>(A.rows);
+// RCM's order on the graph g of n nodes.
+template <class I>
+std::vector<I> order_of(const Graph<I>& g, std::size_t n) {
   // Components are started from their least-degree node, lowest index first among equals: visit the
   // nodes by (degree, index) and start a component at each one not yet ordered.
   std::vector<I> by_degree(n);
@@ -149,7 +156,10 @@ std::vector<I> rcm(const Csr<T, I>& A) {
   };
   for (I seed : by_degree) {
     if (ordered[static_cast<std::size_t>(seed)]) continue;
-    const I root = g.degree(seed) == 0 ? seed : pseudo_peripheral(g, seed, mark, stamp, queue);
+    I root = g.degree(seed) == 0 ? seed : pseudo_peripheral(g, seed, mark, stamp, queue);
+    // On a pattern that is not symmetric (rcm_symmetric's caller was wrong), the search can reach
+    // a node an earlier component already ordered: start from the seed itself then.
+    if (ordered[static_cast<std::size_t>(root)]) root = seed;
     std::size_t head = order.size();
     order.push_back(root);
     ordered[static_cast<std::size_t>(root)] = 1;
@@ -171,9 +181,35 @@ std::vector<I> rcm(const Csr<T, I>& A) {
   return order;
 }
 
-template std::vector<int32_t> rcm(const Csr<float, int32_t>&);
-template std::vector<int64_t> rcm(const Csr<float, int64_t>&);
-template std::vector<int32_t> rcm(const Csr<double, int32_t>&);
-template std::vector<int64_t> rcm(const Csr<double, int64_t>&);
+}  // namespace
+
+template <class T, class I>
+std::vector<I> rcm(const Csr<T, I>& A) {
+  detail::require_square(A, "rcm");
+  // The symmetrised pattern (up to 2 nnz indices and n + 1 offsets, plus Aᵀ's while it is built) and
+  // the per-node arrays.
+  const double n_rows = static_cast<double>(A.rows), nnz = static_cast<double>(A.nnz());
+  spx::detail::require_host_memory(3 * nnz * sizeof(I) + n_rows * (2 * sizeof(int64_t) + 3 * sizeof(I) + 1),
+                                   "rcm (the symmetrised pattern)");
+  return order_of(symmetrised(A), static_cast<std::size_t>(A.rows));
+}
+
+template <class T, class I>
+std::vector<I> rcm_symmetric(const Csr<T, I>& A) {
+  detail::require_square(A, "rcm");
+  const double n_rows = static_cast<double>(A.rows), nnz = static_cast<double>(A.nnz());
+  spx::detail::require_host_memory(nnz * sizeof(I) + n_rows * (2 * sizeof(int64_t) + 3 * sizeof(I) + 1),
+                                   "rcm (the pattern)");
+  return order_of(own_pattern(A), static_cast<std::size_t>(A.rows));
+}
+
+#define SPX_INSTANTIATE_RCM(T, I)                \
+  template std::vector<I> rcm(const Csr<T, I>&); \
+  template std::vector<I> rcm_symmetric(const Csr<T, I>&);
+SPX_INSTANTIATE_RCM(float, int32_t)
+SPX_INSTANTIATE_RCM(float, int64_t)
+SPX_INSTANTIATE_RCM(double, int32_t)
+SPX_INSTANTIATE_RCM(double, int64_t)
+#undef SPX_INSTANTIATE_RCM
 
 }  // namespace spx::reorder

@@ -43,7 +43,7 @@ Reordered<T, I> reorder_for_solve(const Csr<T, I>& A0, Choice choice) {
         fmt::format("not reordered: x is gathered well ({:.2f} sectors per row, {:.2f} estimated after RCM)",
                     before.sectors_per_row, before.rcm_sectors_per_row);
   } else {
-    r.perm = rcm(A0);
+    r.perm = rcm_symmetric(A0);  // a solver's matrix is symmetric (spx cg checks it first)
     r.A = permute_symmetric(A0, std::span<const I>(r.perm));
     r.reordered = true;
     r.why =

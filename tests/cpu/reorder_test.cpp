@@ -100,6 +100,47 @@ TEST(Reorder, PermutedProductsEqualTheOriginalsPermuted) {
   }
 }
 
+// A solver's symmetric matrix skips the transpose: the same order as rcm() on symmetric patterns
+// (shuffled meshes, disconnected blocks, empty rows), a valid one on a pattern that is not.
+TEST(Reorder, RcmSymmetricIsRcmOnSymmetricPatterns) {
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  for (const std::string spec :
+       {"stencil2d:n=37,shuffle=", "stencil27:n=9,shuffle=", "banded:n=999,bw=5,shuffle="}) {
+    const auto A = gen::generate<double>(spec + std::to_string(seed % 1000 + 1));
+    EXPECT_EQ(reorder::rcm_symmetric(A), reorder::rcm(A)) << spec;
+  }
+  // A + A^T of a random matrix with empty rows, and the same as float with int64 indices.
+  const auto R = test::random_csr<double, int32_t>(301, 301, 0, 5, seed, 0.3);
+  Csr<double, int32_t> S(R.rows, R.cols);  // the pattern of R + R^T
+  {
+    std::vector<std::vector<int32_t>> rows(static_cast<std::size_t>(R.rows));
+    for (int32_t r = 0; r < R.rows; ++r)
+      for (int32_t k = R.row_ptr[static_cast<std::size_t>(r)]; k < R.row_ptr[static_cast<std::size_t>(r) + 1];
+           ++k) {
+        rows[static_cast<std::size_t>(r)].push_back(R.col_idx[static_cast<std::size_t>(k)]);
+        rows[static_cast<std::size_t>(R.col_idx[static_cast<std::size_t>(k)])].push_back(r);
+      }
+    for (int32_t r = 0; r < R.rows; ++r) {
+      auto& row = rows[static_cast<std::size_t>(r)];
+      std::sort(row.begin(), row.end());
+      row.erase(std::unique(row.begin(), row.end()), row.end());
+      for (int32_t c : row) {
+        S.col_idx.push_back(c);
+        S.values.push_back(1.0);
+      }
+      S.row_ptr[static_cast<std::size_t>(r) + 1] = static_cast<int32_t>(S.col_idx.size());
+    }
+  }
+  EXPECT_EQ(reorder::rcm_symmetric(S), reorder::rcm(S));
+  const Csr<double, int32_t> empty(0, 0);
+  EXPECT_TRUE(reorder::rcm_symmetric(empty).empty());
+  // Not symmetric: still a bijection.
+  expect_bijection(reorder::rcm_symmetric(R), R.rows);
+  const auto N = test::random_csr<float, int64_t>(77, 77, 0, 4, seed + 1, 0.2);
+  expect_bijection(reorder::rcm_symmetric(N), N.rows);
+}
+
 TEST(Reorder, DisconnectedComponentsAndIsolatedNodes) {
   // Two shuffled grids side by side, plus isolated (empty) rows: block diagonal.
   Csr<double, int32_t> A(0, 0);
