@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "common/host_memory.hpp"
+#include "reorder/rcm_order.hpp"
 #include "spx/convert.hpp"
 #include "spx/cpu.hpp"
 #include "spx/error.hpp"
@@ -139,6 +141,41 @@ TEST(Reorder, RcmSymmetricIsRcmOnSymmetricPatterns) {
   expect_bijection(reorder::rcm_symmetric(R), R.rows);
   const auto N = test::random_csr<float, int64_t>(77, 77, 0, 4, seed + 1, 0.2);
   expect_bijection(reorder::rcm_symmetric(N), N.rows);
+}
+
+// The level-parallel breadth-first passes give the serial order exactly: every level forced
+// parallel against every level serial, on meshes, a band, disconnected blocks with isolated nodes
+// and a pattern that is not symmetric.
+TEST(Reorder, ParallelLevelsGiveTheSerialOrder) {
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  const auto own = [](const Csr<double, int32_t>& A) {  // A's pattern without the diagonal
+    reorder::detail::Graph<int32_t> g;
+    g.ptr.assign(static_cast<std::size_t>(A.rows) + 1, 0);
+    for (int32_t r = 0; r < A.rows; ++r) {
+      for (int32_t k = A.row_ptr[static_cast<std::size_t>(r)]; k < A.row_ptr[static_cast<std::size_t>(r) + 1];
+           ++k)
+        if (A.col_idx[static_cast<std::size_t>(k)] != r)
+          g.adj.push_back(A.col_idx[static_cast<std::size_t>(k)]);
+      g.ptr[static_cast<std::size_t>(r) + 1] = static_cast<int64_t>(g.adj.size());
+    }
+    return g;
+  };
+  const std::string shuffle = std::to_string(seed % 1000 + 1);
+  for (const std::string spec : {"stencil2d:n=41,shuffle=", "stencil27:n=11,shuffle=",
+                                 "banded:n=3001,bw=4,shuffle=", "powerlaw:n=2000,avg=6,seed="}) {
+    const auto A = gen::generate<double>(spec + shuffle);
+    const auto g = own(A);
+    const auto n = static_cast<std::size_t>(A.rows);
+    const auto serial = reorder::detail::rcm_order(g, n, std::numeric_limits<int64_t>::max());
+    EXPECT_EQ(reorder::detail::rcm_order(g, n, 1), serial) << spec;
+    EXPECT_EQ(reorder::detail::rcm_order(g, n, 200), serial) << spec;  // some levels each way
+    expect_bijection(serial, A.rows);
+  }
+  const auto R = test::random_csr<double, int32_t>(500, 500, 0, 4, seed, 0.3);  // not symmetric, empty rows
+  const auto g = own(R);
+  EXPECT_EQ(reorder::detail::rcm_order(g, 500, 1),
+            reorder::detail::rcm_order(g, 500, std::numeric_limits<int64_t>::max()));
 }
 
 TEST(Reorder, DisconnectedComponentsAndIsolatedNodes) {
