@@ -167,6 +167,11 @@ TEST(Reorder, ParallelLevelsGiveTheSerialOrder) {
     const auto A = gen::generate<double>(spec + shuffle);
     const auto g = own(A);
     const auto n = static_cast<std::size_t>(A.rows);
+    std::vector<int32_t> by_degree(n);  // the counting sort is the stable sort by degree
+    std::iota(by_degree.begin(), by_degree.end(), 0);
+    std::stable_sort(by_degree.begin(), by_degree.end(),
+                     [&](int32_t a, int32_t b) { return g.degree(a) < g.degree(b); });
+    EXPECT_EQ(reorder::detail::nodes_by_degree(g, n), by_degree) << spec;
     const auto serial = reorder::detail::rcm_order(g, n, std::numeric_limits<int64_t>::max());
     EXPECT_EQ(reorder::detail::rcm_order(g, n, 1), serial) << spec;
     EXPECT_EQ(reorder::detail::rcm_order(g, n, 200), serial) << spec;  // some levels each way
