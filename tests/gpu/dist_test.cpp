@@ -339,6 +339,10 @@ TEST(DistGpu, BadInputIsAClearError) {
   cd::DistSparseMatrix<double> dA(team(1), D);
   cd::DistVector<double> x(team(1), dA.col_partition(), 2), y(team(1), dA.row_partition());
   EXPECT_THROW(cd::spmv(dA, x, y), Error);  // two columns
+  EXPECT_THROW(dA.local(1), Error);         // no rank 1
+  EXPECT_THROW((void)dA.remote_rows(-1), Error);
+  EXPECT_THROW((void)team(1).context(1), Error);
+  EXPECT_THROW(x.upload_part(0, std::vector<double>(3)), Error);  // not rank 0's block
   const auto D2 = dist::distribute(A, 2);
   EXPECT_THROW(cd::DistSparseMatrix<double>(team(1), D2), Error);  // 2 ranks on a team of 1
   const auto R = test::random_csr<double, int32_t>(40, 30, 1, 5, 3);

@@ -119,6 +119,14 @@ struct DistSparseMatrix<T>::Impl {
 
   Impl(Team& t) : team(t) {}
 
+  // Rank r's objects; spx::Error for a rank out of range or driven by another process.
+  Rank<T>& driven(int r) {
+    if (r < 0 || r >= team.size() || !team.drives(r))
+      throw Error(fmt::format("dist: rank {} of {} is not one this process drives", r, team.size()));
+    return ranks[static_cast<std::size_t>(r)];
+  }
+  const Rank<T>& driven(int r) const { return const_cast<Impl*>(this)->driven(r); }
+
   // Send, halo and remote-output buffers for `cols` columns (grown, never shrunk).
   void reserve(int64_t L) {
     const auto& members = team.members();
@@ -318,23 +326,23 @@ const spx::dist::DistStats& DistSparseMatrix<T>::stats() const {
 }
 template <class T>
 int DistSparseMatrix<T>::local_slices(int rank) const {
-  return static_cast<int>(impl_->ranks.at(static_cast<std::size_t>(rank)).local.size());
+  return static_cast<int>(impl_->driven(rank).local.size());
 }
 template <class T>
 SparseMatrix<T>& DistSparseMatrix<T>::local(int rank, int slice) {
-  return *impl_->ranks.at(static_cast<std::size_t>(rank)).local.at(static_cast<std::size_t>(slice)).A;
+  return *impl_->driven(rank).local.at(static_cast<std::size_t>(slice)).A;
 }
 template <class T>
 SparseMatrix<T>* DistSparseMatrix<T>::remote(int rank) {
-  return impl_->ranks.at(static_cast<std::size_t>(rank)).remote.get();
+  return impl_->driven(rank).remote.get();
 }
 template <class T>
 int64_t DistSparseMatrix<T>::remote_rows(int rank) const {
-  return impl_->ranks.at(static_cast<std::size_t>(rank)).remote_rows;
+  return impl_->driven(rank).remote_rows;
 }
 template <class T>
 bool DistSparseMatrix<T>::remote_compressed(int rank) const {
-  return impl_->ranks.at(static_cast<std::size_t>(rank)).compressed;
+  return impl_->driven(rank).compressed;
 }
 
 template <class T>
