@@ -4,7 +4,6 @@
 // With the same split and kernels, every product and iterate has the bits of `spx bench --gpus N`
 // and `spx cg --gpus N` (one process driving N GPUs); the options below are theirs.
 #include <fmt/format.h>
-#include <fmt/ostream.h>
 
 #include <chrono>
 #include <cmath>
@@ -18,7 +17,6 @@
 #include "cg_rhs.hpp"
 #include "cli_common.hpp"
 #include "mpi_ranks.hpp"
-#include "spx/cpu.hpp"
 #include "spx/dist_mpi.hpp"
 #include "spx/error.hpp"
 #include "spx/reorder.hpp"
@@ -51,8 +49,7 @@ namespace {
 
 constexpr int kTimedRounds = 5;  // as `spx bench --gpus` (bench/multigpu.hpp)
 
-// This rank's part of the split of `source` (collective), and the seconds since t0 when it is set
-// up on the GPU.
+// This rank's part of the split of `source` (collective).
 template <class T>
 struct TeamSplit {
   RankRows<T> rows;  // the rows moved into D; the rest stays
