@@ -452,7 +452,11 @@ void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
       throw Error("--dist: --baseline and --spmv-timing are single-GPU studies");
     if (o.reorder != "none") throw Error("--dist partitions the matrix as numbered; drop --reorder");
     if (o.index == "64") throw Error("--dist runs with 32-bit indices per rank; drop --index 64");
-    warn_not_applied(cmd, {"--check-every", "--no-graph", "--reductions", "--repeat"}, "with --dist");
+    warn_not_applied(cmd, {"--no-graph", "--repeat"}, "with --dist");
+    if (o.backend != "cuda") warn_not_applied(cmd, {"--check-every", "--reductions"}, "with --dist on CPUs");
+    if (o.reductions != "one" && o.reductions != "two")
+      throw Error(
+          fmt::format("--reductions {} with --dist: give one or two (one solve per run)", o.reductions));
     if (o.backend == "cuda") check_rank_kernels(o);
     run_mpi_cg(o);
     return;
@@ -632,7 +636,7 @@ void add_cg_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--reductions", o->reductions,
                   "--gpus: all-reduces per iteration: one (the update's sums wait for the next product's), "
-                  "two (one per reduction point), or one,two")
+                  "two (one per reduction point), or one,two; --dist with a GPU per rank: one or two")
       ->capture_default_str();
   cmd->footer(R"(Exit status: 0 when every solve converged, 3 when one stopped at --maxit or stagnated (the
 report and the JSON are written first), 1 on a breakdown (A or the preconditioner not SPD) or an

@@ -161,7 +161,7 @@ json team_cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::
   b_whole = {};
   cd::DistVector<T> db(team, A.row_partition()), dx(team, A.row_partition()), dy(team, A.row_partition());
   db.upload_part(me, b);
-  cd::DistCgSolver<T> solver(A);
+  cd::DistCgSolver<T> solver(A, o.reductions == "two" ? cd::Reductions::Two : cd::Reductions::One);
   RankCgRun r;
   static_cast<RankRun&>(r) = rank_run<T>(source.name, "cuda", "team", "nccl",
                                          fmt::format("{}, kernels {}", team.summary(), kernels_of(A, me)),
