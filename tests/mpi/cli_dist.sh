@@ -12,6 +12,10 @@ for n in 1 2 4; do
   run "$n" "$spx" cg stencil27:n=12 --dist --history --json "$work/st$n.json" >/dev/null
   run "$n" "$spx" bench powerlaw:n=3000 --dist --min-time 0 --json "$work/bench$n.json" >/dev/null
 done
+# A warning is printed once for the job, not once per rank.
+run 2 "$spx" cg stencil2d:n=8 --dist --no-graph >/dev/null 2>"$work/warn.err"
+warnings=$(grep -c "spx: warning: --no-graph" "$work/warn.err" || true)
+if [[ $warnings -ne 1 ]]; then echo "expected one warning line from 2 ranks, got:"; cat "$work/warn.err"; exit 1; fi
 # METIS parts (when spx has METIS): rank 0 renumbers, every product still checks bitwise.
 metis=0
 "$spx" dist stencil2d:n=8 --ranks 2 --partition metis >/dev/null 2>&1 && metis=1

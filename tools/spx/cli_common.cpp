@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <string_view>
 
 #include "bench/footprint.hpp"
 #include "spx/error.hpp"
@@ -42,7 +44,18 @@ void print_error(const std::string& message) {
   std::cerr << "spx: error: " << line << std::endl;
 }
 
+namespace {
+// Whether a launcher started this process as a rank other than 0 of a job (Open MPI, PMIx, MPICH's
+// PMI, Slurm): every rank parses the same command line and would print the same warning.
+bool secondary_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(name); v && *v) return std::string_view(v) != "0";
+  return false;
+}
+}  // namespace
+
 void print_warning(const std::string& message) {
+  if (secondary_rank()) return;  // rank 0 says it once for the job
   std::string line = message;
   for (char& c : line) {
     if (c == '\n' || c == '\r') c = ' ';

@@ -48,7 +48,7 @@ std::string human_bytes(uint64_t bytes);
 // Prints "spx: error: MESSAGE" on one line (newlines in MESSAGE become spaces).
 void print_error(const std::string& message);
 // Prints "spx: warning: MESSAGE" on one line: something the user asked for that does not happen,
-// while the command still runs.
+// while the command still runs. In an MPI job only rank 0 prints it (the others would repeat it).
 void print_warning(const std::string& message);
 // Warns, in one line, about those of `options` (long names, e.g. "--baseline") that were given on
 // `cmd`'s command line but do not apply here: "spx: warning: --baseline, --spmv-timing do not apply
