@@ -41,10 +41,16 @@ std::optional<StencilGrid> stencil_grid(const MatrixSource& source) {
       if (eq != std::string::npos) {
         const std::string key = item.substr(0, eq);
         const auto value = static_cast<int64_t>(std::stod(item.substr(eq + 1)));
-        if (key == "n") n = value;
-        if (key == "nx") nx = value;
-        if (key == "ny") ny = value;
-        if (key == "nz") nz = value;
+        if (key == "n")
+          n = value;
+        else if (key == "nx")
+          nx = value;
+        else if (key == "ny")
+          ny = value;
+        else if (key == "nz")
+          nz = value;
+        else  // shuffle=, or any key the row generator does not take: built whole, then split
+          return std::nullopt;
       }
       start = comma + 1;
     }

@@ -21,8 +21,9 @@ struct StencilGrid {
   int64_t nx = 0, ny = 0, nz = 1;
   int64_t rows() const { return nx * ny * nz; }
 };
-// The grid of a stencil2d / stencil7 / stencil27 spec (the generator's keys and defaults), or
-// nothing for any other source.
+// The grid of a stencil2d / stencil7 / stencil27 spec with no key but n, nx, ny, nz (the generator's
+// defaults), or nothing for any other source: a shuffled stencil is generated whole (rank by rank
+// it would be the unshuffled one).
 std::optional<StencilGrid> stencil_grid(const MatrixSource& source);
 
 template <class T>

@@ -28,6 +28,12 @@ TEST(BenchDistInputs, StencilGrids) {
   EXPECT_EQ(g->points, 5);
   EXPECT_EQ(g->rows(), 64 * 64);
   EXPECT_FALSE(stencil_grid(resolve_matrix("rmat:scale=8")));
+  // Shuffled: the rows generator would make the unshuffled grid, so it is built whole.
+  EXPECT_FALSE(stencil_grid(resolve_matrix("stencil27:n=6,shuffle=3")));
+  const auto in = load_distributed<double>(resolve_matrix("stencil2d:n=9,shuffle=5"), 2, true);
+  EXPECT_FALSE(in.stencil);
+  ASSERT_TRUE(in.whole);
+  EXPECT_EQ(in.whole->col_idx, spx::gen::generate<double>("stencil2d:n=9,shuffle=5").col_idx);
 }
 
 TEST(BenchDistInputs, RankByRankEqualsTheWholeSplit) {
