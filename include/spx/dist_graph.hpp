@@ -22,12 +22,19 @@ bool metis_available();
 struct GraphPartition {
   std::vector<int32_t> perm;  // new row i is old row perm[i] (spx/reorder.hpp's convention)
   Partition rows;             // part r is new rows [rows.begin[r], rows.begin[r + 1]); a part may be empty
-  int64_t edge_cut = 0;       // METIS's objective: edges of A + Aᵀ between parts
+  int64_t edge_cut = 0;       // METIS's objective: edges of A + Aᵀ between parts (-1: not computed)
 };
 
 // A square; 1 <= ranks <= rows. Deterministic for a given seed (METIS's own, single-threaded).
 // Within a part the rows keep their original order. Throws spx::Error (also without METIS).
 template <class T>
 GraphPartition partition_graph(const Csr<T, int32_t>& A, int ranks, int seed = 1);
+
+// Without METIS: RCM's numbering (spx/reorder.hpp) cut into blocks of rows balanced by nonzeros.
+// On a mesh numbered at random (whose row blocks need x from nearly every rank) each block then
+// borders only its neighbours, about one level of RCM wide; it does not balance the cut as METIS
+// does. A square; 1 <= ranks <= rows; edge_cut is -1. Throws spx::Error.
+template <class T>
+GraphPartition partition_rcm(const Csr<T, int32_t>& A, int ranks);
 
 }  // namespace spx::dist

@@ -14,7 +14,7 @@
 //    decisions, and the iterates, iteration counts and residual histories are bitwise identical
 //    for every rank count and every MPI reduction algorithm. They agree with spx::cg (OpenMP
 //    sums in double) to rounding, not bitwise.
-// Both hold for one numbering of the matrix: RowSplit::Graph renumbers it, differently for each
+// Both hold for one numbering of the matrix: RowSplit::Graph and Rcm renumber it, differently for each
 // rank count.
 //
 // Built only with MPI (CMake SPX_MPI, spx::dist::mpi::built_with_mpi()); without it every call
@@ -106,23 +106,24 @@ template <class T>
 DistMatrix<T> distribute_parts(Group group, const Csr<T, int64_t>& my_rows, const Partition& row_partition,
                                const Partition& col_partition);
 
-// How root splits a matrix it loaded: contiguous rows balanced by nonzeros, or METIS parts
-// (spx/dist_graph.hpp) with the matrix renumbered P A Pᵀ so that each part is a block of rows.
-enum class RowSplit { Blocks, Graph };
+// How root splits a matrix it loaded: contiguous rows balanced by nonzeros, METIS parts (Graph) or
+// blocks of RCM's numbering (Rcm; spx/dist_graph.hpp), the last two with the matrix renumbered
+// P A Pᵀ so that each part is a block of rows.
+enum class RowSplit { Blocks, Graph, Rcm };
 
 // A matrix only `root` loads, sent out block by block: every rank gets its rows (global columns)
 // and the partitions root chose (x split like the rows when square, else evenly), so only root
 // ever holds the whole matrix. `load` runs on root alone; an exception there reaches every rank
 // (root's own message; the others "rank 0 could not load the matrix: ..."). keep_whole leaves the
-// whole matrix (renumbered, with Graph) in `whole` on root. With Graph every rank gets `perm` (new
-// row i is old row perm[i]): vectors of the original numbering go through reorder::permute.
+// whole matrix (renumbered, with Graph or Rcm) in `whole` on root. Renumbered, every rank gets `perm`
+// (new row i is old row perm[i]): vectors of the original numbering go through reorder::permute.
 // Collective.
 template <class T>
 struct ScatteredRows {
   Partition row_partition, col_partition;
   Csr<T, int64_t> mine;
   std::optional<Csr<T, int32_t>> whole;  // root, when asked to keep it
-  std::vector<int32_t> perm;             // RowSplit::Graph only
+  std::vector<int32_t> perm;             // RowSplit::Graph and Rcm only
 };
 template <class T>
 ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()>& load,

@@ -56,8 +56,9 @@ ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()
   if (me == root) {
     try {
       whole = load();
-      if (split == RowSplit::Graph) {
-        GraphPartition g = partition_graph(*whole, ranks);
+      if (split != RowSplit::Blocks) {
+        GraphPartition g =
+            split == RowSplit::Graph ? partition_graph(*whole, ranks) : partition_rcm(*whole, ranks);
         whole = reorder::permute_symmetric(*whole, std::span<const int32_t>(g.perm));
         out.row_partition = std::move(g.rows);
         out.perm = std::move(g.perm);
@@ -77,7 +78,7 @@ ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()
   broadcast_partition(group, root, out.col_partition, ranks);
   int64_t cols = me == root ? static_cast<int64_t>(whole->cols) : 0;
   detail::check(MPI_Bcast(&cols, 1, MPI_INT64_T, root, comm), "MPI_Bcast");
-  if (split == RowSplit::Graph) {
+  if (split != RowSplit::Blocks) {
     out.perm.resize(static_cast<std::size_t>(out.row_partition.size()));
     detail::check(MPI_Bcast(out.perm.data(), mpi_count(out.row_partition.size(), "permutation entries"),
                             MPI_INT32_T, root, comm),

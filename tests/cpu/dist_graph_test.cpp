@@ -88,3 +88,40 @@ TEST(DistGraph, RefusedInputs) {
 }
 
 }  // namespace
+
+namespace {
+
+// RCM's row blocks (no METIS needed): a permutation, blocks balanced by nonzeros, a much smaller
+// halo than the scrambled numbering's blocks, and the product through the permutation exact.
+TEST(DistRcmPartition, BlocksOfRcmsNumberingCutAScrambledMeshsHalo) {
+  const auto A = scrambled_mesh();
+  const auto g = spx::dist::partition_rcm(A, 4);
+  spx::reorder::check_permutation(std::span<const int32_t>(g.perm), A.rows);
+  EXPECT_EQ(g.perm, spx::reorder::rcm(A));
+  ASSERT_EQ(g.rows.ranks(), 4);
+  EXPECT_EQ(g.edge_cut, -1);
+  const auto B = spx::reorder::permute_symmetric(A, std::span<const int32_t>(g.perm));
+  const auto parts = spx::dist::statistics(spx::dist::distribute(B, g.rows, g.rows));
+  const auto blocks = spx::dist::statistics(spx::dist::distribute(A, 4));
+  EXPECT_LT(parts.halo_entries * 5, blocks.halo_entries);
+  EXPECT_LT(parts.nnz_imbalance, 1.05);
+  const std::vector<double> x = [&] {
+    std::vector<double> v(static_cast<std::size_t>(A.rows));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = 1.0 + static_cast<double>(i % 7);
+    return v;
+  }();
+  const auto xp =
+      spx::reorder::permute<double, int32_t>(std::span<const double>(x), std::span<const int32_t>(g.perm));
+  const auto yp =
+      spx::dist::simulated_spmv(spx::dist::distribute(B, g.rows, g.rows), std::span<const double>(xp));
+  std::vector<double> y(x.size());
+  spx::ref::spmv(A, std::span<const double>(x), std::span<double>(y));
+  const auto y_back =
+      spx::reorder::unpermute<double, int32_t>(std::span<const double>(yp), std::span<const int32_t>(g.perm));
+  EXPECT_EQ(y_back, y);
+  EXPECT_THROW(spx::dist::partition_rcm(A, 0), spx::Error);
+  EXPECT_THROW(spx::dist::partition_rcm(spx::gen::random_uniform<double, int32_t>(5, 7, 2, 1), 2),
+               spx::Error);
+}
+
+}  // namespace

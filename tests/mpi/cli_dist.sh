@@ -12,6 +12,11 @@ for n in 1 2 4; do
   run "$n" "$spx" cg stencil27:n=12 --dist --history --json "$work/st$n.json" >/dev/null
   run "$n" "$spx" bench powerlaw:n=3000 --dist --min-time 0 --json "$work/bench$n.json" >/dev/null
 done
+# RCM's row blocks of a shuffled mesh (no METIS needed): rank 0 renumbers, products still bitwise.
+for n in 2 4; do
+  run "$n" "$spx" bench "stencil2d:n=30,shuffle=4" --dist --partition rcm --min-time 0 --json "$work/rcm$n.json" >/dev/null
+  run "$n" "$spx" cg "stencil2d:n=30,shuffle=4" --dist --partition rcm --precond jacobi --json "$work/rcmcg$n.json" >/dev/null
+done
 # A warning is printed once for the job, not once per rank.
 run 2 "$spx" cg stencil2d:n=8 --dist --no-graph >/dev/null 2>"$work/warn.err"
 warnings=$(grep -c "spx: warning: --no-graph" "$work/warn.err" || true)
@@ -38,11 +43,16 @@ for stem in ("cg", "st"):
 for n in (1, 2, 4):
     for r in load(f"bench{n}.json")["runs"]:
         assert r["check"] == "bitwise the single-process product", (n, r["check"])
+for n in (2, 4):
+    (r,) = load(f"rcm{n}.json")["runs"]
+    assert r["check"] == "bitwise the single-process product" and r["partition"] == "rcm", r
+    (c,) = load(f"rcmcg{n}.json")["runs"]
+    assert c["status"] == "converged" and c["true_relative_residual"] < 1e-7, c
 if sys.argv[2] == "1":
     for n in (2, 4):
         (r,) = load(f"metis{n}.json")["runs"]
         assert r["check"] == "bitwise the single-process product" and r["partition"] == "metis", r
         (c,) = load(f"metiscg{n}.json")["runs"]
         assert c["status"] == "converged" and c["true_relative_residual"] < 1e-7, c
-print("cg histories identical for 1, 2, 4 ranks; SpMV bitwise" + (", METIS parts too" if sys.argv[2] == "1" else ""))
+print("cg histories identical for 1, 2, 4 ranks; SpMV bitwise, RCM blocks too" + (", METIS parts too" if sys.argv[2] == "1" else ""))
 PY

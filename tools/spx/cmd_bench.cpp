@@ -267,9 +267,11 @@ void add_bench_command(CLI::App& app) {
       "SpMV on this MPI job's ranks, one process per rank (mpirun -np N spx bench FILE --dist): rows "
       "split by nonzeros; on CPUs (checked bitwise against one process) or, with --backend cuda, "
       "one GPU per rank (checked against the CPU)");
-  cmd->add_option("--partition", o->partition,
-                  "--dist: rows (contiguous, balanced by nonzeros) or metis (METIS parts, rank 0 renumbers)")
-      ->check(CLI::IsMember({"rows", "metis"}))
+  cmd->add_option(
+         "--partition", o->partition,
+         "--dist: rows (contiguous, balanced by nonzeros), metis (METIS parts) or rcm (blocks of RCM's "
+         "numbering); rank 0 renumbers for the last two")
+      ->check(CLI::IsMember({"rows", "metis", "rcm"}))
       ->capture_default_str();
   cmd->add_option(
          "--halo", o->halo,

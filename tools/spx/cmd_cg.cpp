@@ -630,9 +630,11 @@ void add_cg_command(CLI::App& app) {
                   "share a GPU) or auto (nccl when no two ranks share one)")
       ->check(CLI::IsMember({"auto", "nccl", "mpi"}))
       ->capture_default_str();
-  cmd->add_option("--partition", o->partition,
-                  "--dist: rows (contiguous, balanced by nonzeros) or metis (METIS parts, rank 0 renumbers)")
-      ->check(CLI::IsMember({"rows", "metis"}))
+  cmd->add_option(
+         "--partition", o->partition,
+         "--dist: rows (contiguous, balanced by nonzeros), metis (METIS parts) or rcm (blocks of RCM's "
+         "numbering); rank 0 renumbers for the last two")
+      ->check(CLI::IsMember({"rows", "metis", "rcm"}))
       ->capture_default_str();
   cmd->add_option("--reductions", o->reductions,
                   "--gpus: all-reduces per iteration: one (the update's sums wait for the next product's), "

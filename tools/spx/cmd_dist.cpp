@@ -38,7 +38,7 @@ struct DistCliOptions {
   double row_overhead = 0.0;
   std::string precision = "f64";
   std::string json_path;
-  std::string partition = "rows";  // rows, or metis (spx/dist_graph.hpp: P A Pᵀ split in row blocks)
+  std::string partition = "rows";  // rows, metis or rcm (spx/dist_graph.hpp: P A Pᵀ split in row blocks)
 };
 
 // Rows where the simulated product misses spx::ref by more than the CPU kernels' bound for two
@@ -67,12 +67,13 @@ int64_t rows_off(const Csr<T, int32_t>& A, std::span<const T> x, std::span<const
 template <class T>
 json run_dist(const DistCliOptions& o, const bench::MatrixSource& source, std::ostream& out) {
   auto A = bench::load_matrix<T, int32_t>(source);
-  // With METIS, everything below runs on P A Pᵀ, whose parts are row blocks; x and the check follow.
-  const bool metis = o.partition == "metis";
+  // With METIS or RCM, everything below runs on P A Pᵀ, whose parts are row blocks; x and the check
+  // follow.
+  const bool metis = o.partition != "rows";
   std::optional<dist::DistStats> blocks;  // the row blocks' statistics, to compare with
   std::optional<dist::GraphPartition> g;
   if (metis) {
-    g = dist::partition_graph(A, o.ranks);
+    g = o.partition == "metis" ? dist::partition_graph(A, o.ranks) : dist::partition_rcm(A, o.ranks);
     blocks = dist::statistics(dist::distribute(A, o.ranks, o.row_overhead));
     A = reorder::permute_symmetric(A, std::span<const int32_t>(g->perm));
   }
@@ -80,7 +81,10 @@ json run_dist(const DistCliOptions& o, const bench::MatrixSource& source, std::o
   const auto s = dist::statistics(D);
 
   fmt::print(out, "{}: {} x {}, {} nonzeros, on {} ranks ({}{})\n", source.name, A.rows, A.cols, A.nnz(),
-             o.ranks, metis ? "METIS parts, rows renumbered part by part" : "rows balanced by nonzeros",
+             o.ranks,
+             o.partition == "metis" ? "METIS parts, rows renumbered part by part"
+             : metis                ? "blocks of RCM's numbering balanced by nonzeros"
+                                    : "rows balanced by nonzeros",
              o.row_overhead > 0 && !metis ? fmt::format(" + {} per row", o.row_overhead) : "");
   fmt::print(out, "{:>4}  {:>21}  {:>10}  {:>10}  {:>10}  {:>9}  {:>10}  {:>4}  {:>10}  {:>4}\n", "rank",
              "rows", "nnz", "local", "remote", "x owned", "halo in", "from", "halo out", "to");
@@ -180,9 +184,10 @@ void add_dist_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)");
   cmd->add_option("--partition", o->partition,
-                  "rows (contiguous blocks balanced by nonzeros) or metis (METIS parts of A + A^T, the rows "
+                  "rows (contiguous blocks balanced by nonzeros), rcm (blocks of RCM's numbering) or metis "
+                  "(METIS parts of A + A^T, the rows "
                   "renumbered part by part; the row blocks' halo is printed beside)")
-      ->check(CLI::IsMember({"rows", "metis"}))
+      ->check(CLI::IsMember({"rows", "metis", "rcm"}))
       ->capture_default_str();
   cmd->footer(R"(Examples:
   spx dist stencil27:n=64 --ranks 4

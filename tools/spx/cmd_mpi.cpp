@@ -38,10 +38,10 @@ template <class T>
 RankRows<T> load_rank_rows(const bench::MatrixSource& source, bool keep_whole, const std::string& partition) {
   const int ranks = mpi::size(), r = mpi::rank();
   RankRows<T> in;
-  const bool metis = partition == "metis";
-  if (partition != "rows" && !metis)
-    throw Error(fmt::format("--partition {}: give rows or metis", partition));
-  if (const auto g = bench::stencil_grid(source); g && !metis) {
+  const bool renumber = partition == "metis" || partition == "rcm";
+  if (partition != "rows" && !renumber)
+    throw Error(fmt::format("--partition {}: give rows, metis or rcm", partition));
+  if (const auto g = bench::stencil_grid(source); g && !renumber) {
     in.row_partition = dist::partition_even(g->rows(), ranks);
     in.col_partition = in.row_partition;
     const int64_t begin = in.row_partition.begin[static_cast<std::size_t>(r)],
@@ -53,11 +53,15 @@ RankRows<T> load_rank_rows(const bench::MatrixSource& source, bool keep_whole, c
   // Rank 0 reads the file (or builds the spec), partitions it and sends each rank its rows.
   auto rows = mpi::scatter_rows<T>(
       mpi::Group::World, [&source] { return bench::load_matrix<T, int32_t>(source); }, keep_whole,
-      metis ? mpi::RowSplit::Graph : mpi::RowSplit::Blocks);
+      partition == "metis" ? mpi::RowSplit::Graph
+      : partition == "rcm" ? mpi::RowSplit::Rcm
+                           : mpi::RowSplit::Blocks);
   in.row_partition = std::move(rows.row_partition);
   in.col_partition = std::move(rows.col_partition);
   in.mine = std::move(rows.mine);
-  in.built = metis ? "read by rank 0, METIS parts sent out" : "read by rank 0, rows sent out";
+  in.built = partition == "metis" ? "read by rank 0, METIS parts sent out"
+             : partition == "rcm" ? "read by rank 0, RCM's row blocks sent out"
+                                  : "read by rank 0, rows sent out";
   in.perm = std::move(rows.perm);
   in.read = true;
   in.whole = std::move(rows.whole);
