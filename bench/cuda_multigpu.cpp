@@ -138,7 +138,7 @@ void run_matrix(const MatrixSource& src, const OpSpec& op, const MultiGpuOptions
   for (int n : o.gpus) {
     cd::Team team(n);
     SetupClock setup(n);
-    DistInput<T> in = load_distributed<T>(src, n, /*keep_whole=*/n == o.gpus.front());
+    DistInput<T> in = load_distributed<T>(src, n, /*keep_whole=*/n == o.gpus.front(), o.partition);
     setup.done("split", fmt::format("{} parts", n));
     cd::DistOptions dopt;
     dopt.plan.mode = o.plan_mode;
@@ -210,6 +210,7 @@ void run_matrix(const MatrixSource& src, const OpSpec& op, const MultiGpuOptions
                        {"op", op.label()},
                        {"L", L},
                        {"precision", precision},
+                       {"partition", o.partition},
                        {"gpus", n},
                        {"rows", rows},
                        {"cols", cols},

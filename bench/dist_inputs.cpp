@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "spx/dist_graph.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
+#include "spx/reorder.hpp"
 
 namespace spx::bench {
 
@@ -62,9 +65,23 @@ std::optional<StencilGrid> stencil_grid(const MatrixSource& source) {
 }
 
 template <class T>
-DistInput<T> load_distributed(const MatrixSource& source, int ranks, bool keep_whole) {
+DistInput<T> load_distributed(const MatrixSource& source, int ranks, bool keep_whole,
+                              const std::string& partition) {
   const auto t0 = std::chrono::steady_clock::now();
   DistInput<T> in;
+  if (partition != "rows") {
+    if (partition != "metis" && partition != "rcm")
+      throw Error(fmt::format("--partition {}: give rows, metis or rcm", partition));
+    Csr<T, int32_t> A = load_matrix<T, int32_t>(source);
+    dist::GraphPartition g =
+        partition == "metis" ? dist::partition_graph(A, ranks) : dist::partition_rcm(A, ranks);
+    A = reorder::permute_symmetric(A, std::span<const int32_t>(g.perm));
+    in.D = dist::distribute(A, g.rows, g.rows);
+    in.perm = std::move(g.perm);
+    if (keep_whole) in.whole = std::move(A);
+    in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return in;
+  }
   in.stencil = stencil_grid(source);
   if (in.stencil) {
     const StencilGrid g = *in.stencil;
@@ -113,7 +130,7 @@ nlohmann::ordered_json rank_json(const dist::RankStats& r, const dist::Partition
           {"neighbours_send", r.neighbours_send}};
 }
 
-template DistInput<float> load_distributed<float>(const MatrixSource&, int, bool);
-template DistInput<double> load_distributed<double>(const MatrixSource&, int, bool);
+template DistInput<float> load_distributed<float>(const MatrixSource&, int, bool, const std::string&);
+template DistInput<double> load_distributed<double>(const MatrixSource&, int, bool, const std::string&);
 
 }  // namespace spx::bench

@@ -29,6 +29,7 @@ std::optional<StencilGrid> stencil_grid(const MatrixSource& source);
 template <class T>
 struct DistInput {
   dist::DistMatrix<T> D;
+  std::vector<int32_t> perm;  // renumbered (partition metis or rcm): D is P A Pᵀ, new row i old perm[i]
   std::optional<Csr<T, int32_t>> whole;  // when loaded whole and asked to keep it
   std::optional<StencilGrid> stencil;    // when generated rank by rank
   double seconds = 0;                    // generating or reading, and splitting
@@ -36,8 +37,11 @@ struct DistInput {
 
 // Splits `source` over `ranks` (stencils rank by rank with equal row blocks, anything else whole and
 // balanced by nonzeros); keep_whole keeps the whole matrix of a loaded source for reference checks.
+// `partition` metis or rcm (spx/dist_graph.hpp): loaded whole, renumbered P A Pᵀ and split at the
+// parts (D, whole and every vector then in the new numbering: `perm`); rows: as above.
 template <class T>
-DistInput<T> load_distributed(const MatrixSource& source, int ranks, bool keep_whole);
+DistInput<T> load_distributed(const MatrixSource& source, int ranks, bool keep_whole,
+                              const std::string& partition = "rows");
 
 // Seconds of each setup phase of a distributed run, printed to stderr as each ends ("[4 GPUs]
 // split: 51.2 s (4 parts)"): a matrix of billions of nonzeros takes minutes to split and upload,

@@ -23,8 +23,9 @@ struct MultiGpuOptions {
   std::vector<Precision> precisions;
   std::vector<int> gpus;  // team sizes, each <= the GPUs present
   plan::Mode plan_mode = plan::Mode::Measure;
-  double min_seconds = 0.3;  // timed per (matrix, op, precision, team) and piece
-  int rounds = 5;            // the median round is reported
+  double min_seconds = 0.3;        // timed per (matrix, op, precision, team) and piece
+  int rounds = 5;                  // the median round is reported
+  std::string partition = "rows";  // rows, metis or rcm (bench/dist_inputs.hpp)
 };
 
 // Runs everything, prints a table per matrix to `out`, returns the JSON ("spx-multigpu-1").

@@ -6,7 +6,10 @@
 #include "bench/dist_inputs.hpp"
 #include "bench/inputs.hpp"
 #include "spx/dist.hpp"
+#include "spx/dist_graph.hpp"
+#include "spx/error.hpp"
 #include "spx/generate.hpp"
+#include "spx/reorder.hpp"
 
 namespace {
 
@@ -52,6 +55,24 @@ TEST(BenchDistInputs, RankByRankEqualsTheWholeSplit) {
   EXPECT_FALSE(other.stencil);
   ASSERT_TRUE(other.whole);
   EXPECT_EQ(other.D.rows, other.whole->rows);
+}
+
+// --gpus --partition metis|rcm: the matrix is loaded whole, renumbered and split at the parts.
+TEST(BenchDistInputs, RenumberedSplits) {
+  const auto src = resolve_matrix("stencil2d:n=30,shuffle=4");
+  const auto rows = load_distributed<double>(src, 4, false);
+  const auto rcm = load_distributed<double>(src, 4, true, "rcm");
+  ASSERT_EQ(rcm.perm.size(), 900u);
+  EXPECT_EQ(rcm.perm, spx::reorder::rcm(spx::gen::generate<double>("stencil2d:n=30,shuffle=4")));
+  ASSERT_TRUE(rcm.whole);
+  EXPECT_EQ(rcm.D.rows, 900);
+  EXPECT_LT(spx::dist::statistics(rcm.D).halo_entries * 3, spx::dist::statistics(rows.D).halo_entries);
+  EXPECT_TRUE(rows.perm.empty());
+  EXPECT_THROW(load_distributed<double>(src, 4, false, "spectral"), spx::Error);
+  if (spx::dist::metis_available()) {
+    const auto metis = load_distributed<double>(src, 4, false, "metis");
+    EXPECT_EQ(metis.perm.size(), 900u);
+  }
 }
 
 }  // namespace

@@ -160,7 +160,8 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
     run_mpi_bench(m);
     return;
   }
-  warn_not_applied(cmd, {"--partition", "--halo"}, "without --dist");
+  warn_not_applied(cmd, {"--halo"}, "without --dist");
+  if (cli.gpus.empty()) warn_not_applied(cmd, {"--partition"}, "without --dist or --gpus");
   if (!cli.gpus.empty()) {
     warn_not_applied(cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies"},
                      "with --gpus (the distributed products)");
@@ -171,6 +172,7 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
     for (const auto& g : split_list(cli.gpus))
       m.gpus.push_back(static_cast<int>(parse_count(g, "--gpus", 0, kMaxRanks, "GPUs")));
     m.min_seconds = cli.min_time;
+    m.partition = cli.partition;
     const auto j = bench::run_multigpu(m, out);
     out.flush();
     if (!cli.json.empty()) bench::write_json(cli.json, j);

@@ -461,7 +461,8 @@ void run_cg(const CgCliOptions& o, const CLI::App& cmd) {
     run_mpi_cg(o);
     return;
   }
-  warn_not_applied(cmd, {"--partition", "--halo"}, "without --dist");
+  warn_not_applied(cmd, {"--halo"}, "without --dist");
+  if (o.gpus.empty()) warn_not_applied(cmd, {"--partition"}, "without --dist or --gpus");
   if (!o.gpus.empty()) {
     warn_not_applied(cmd, {"--stagnation", "--no-graph"}, "with --gpus (the distributed solver)");
     if (o.backend == "cpu") throw Error("--gpus runs on GPUs; drop --backend cpu");

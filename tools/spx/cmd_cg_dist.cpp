@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "common/median.hpp"
 #include "spx/cg.hpp"
 #include "spx/error.hpp"
+#include "spx/reorder.hpp"
 #ifdef SPX_HAVE_CUDA
 #include "spx/cuda/cg.hpp"
 #include "spx/cuda/dist.hpp"
@@ -56,11 +58,13 @@ void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, con
   for (int n : teams) {
     cd::Team team(n);
     bench::SetupClock setup(n);
-    bench::DistInput<T> in = bench::load_distributed<T>(source, n, false);
+    bench::DistInput<T> in = bench::load_distributed<T>(source, n, false, o.partition);
     setup.done("split", fmt::format("{} parts", n));
     if (in.D.rows != in.D.cols) throw Error(fmt::format("{}: CG needs a square matrix", source.name));
     const int64_t size = in.D.rows;
-    const std::vector<T> b = make_rhs<T>(o.rhs, size);  // ones or random (checked by the caller)
+    std::vector<T> b = make_rhs<T>(o.rhs, size);  // ones or random (checked by the caller)
+    if (!in.perm.empty())                         // the system renumbered P A Pᵀ: b too
+      b = reorder::permute(std::span<const T>(b), std::span<const int32_t>(in.perm));
     std::optional<cd::DistVector<T>> inv;
     if (opt.preconditioner == Preconditioner::Jacobi) {
       inv.emplace(cd::inverse_diagonal(team, in.D));
@@ -137,6 +141,7 @@ void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, con
            {"source", source.location},
            {"precision", precision},
            {"precond", o.precond},
+           {"partition", o.partition},
            {"gpus", r.gpus},
            {"solver", r.solver},
            {"status", to_string(r.result.status)},
