@@ -633,8 +633,8 @@ void add_cg_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option(
          "--partition", o->partition,
-         "--dist: rows (contiguous, balanced by nonzeros), metis (METIS parts) or rcm (blocks of RCM's "
-         "numbering); rank 0 renumbers for the last two")
+         "--dist or --gpus: rows (contiguous, balanced by nonzeros), metis (METIS parts) or rcm (blocks of "
+         "RCM's numbering); the last two renumber the matrix on one host (rank 0)")
       ->check(CLI::IsMember({"rows", "metis", "rcm"}))
       ->capture_default_str();
   cmd->add_option("--reductions", o->reductions,
