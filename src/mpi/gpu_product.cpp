@@ -21,6 +21,7 @@
 #include "spx/cuda/buffer.hpp"
 #include "spx/cuda/context.hpp"
 #include "spx/cuda/device.hpp"
+#include "spx/cuda/dist_mpi.hpp"
 #include "spx/cuda/sparse_matrix.hpp"
 #include "spx/dist_mpi_gpu.hpp"
 #include "spx/error.hpp"
@@ -133,12 +134,10 @@ struct GpuProduct<T>::Impl {
   int64_t halo_below = 0;
   spx::cuda::DeviceBuffer<int32_t> send_index;  // every send list, concatenated in A.send order
   std::vector<T> host_send, host_halo;          // the MPI transport's staging
-  ncclComm_t nccl = nullptr;
+  std::unique_ptr<spx::cuda::dist::Team> team;  // NCCL transport: this rank's member (join_team)
+  ncclComm_t nccl = nullptr;                    // its communicator
 
   explicit Impl(const RankMatrix<T>& A_) : A(A_) {}
-  ~Impl() {
-    if (nccl) ncclCommDestroy(nccl);
-  }
 
   // Where halo entry h (A's column owned + h) sits in x_ext.
   int64_t halo_slot(int64_t h) const { return h < halo_below ? h : A.owned + h; }
@@ -241,7 +240,6 @@ template <class T>
 GpuProduct<T>::GpuProduct(const RankMatrix<T>& A, const GpuRankOptions& options)
     : impl_(std::make_unique<Impl>(A)) {
   Impl& m = *impl_;
-  const MPI_Comm comm = detail::comm(A.group);
   const RankGpu g = choose_rank_gpu(A.group, options);
   m.device = g.device;
   m.halo = g.halo;
@@ -272,19 +270,8 @@ GpuProduct<T>::GpuProduct(const RankMatrix<T>& A, const GpuRankOptions& options)
   }
   detail::agree(A.group, error);
   if (m.halo != HaloTransport::Nccl) return;
-  // Point-to-point messages never need NVLink SHARP, which can take a shared host's GPUs out of
-  // service: off unless the user turned it on.
-  setenv("NCCL_NVLS_ENABLE", "0", 0);
-  ncclUniqueId id{};
-  if (A.rank == 0) SPX_NCCL_CHECK(ncclGetUniqueId(&id));
-  detail::check(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm), "MPI_Bcast");
-  try {
-    SPX_CUDA_CHECK(cudaSetDevice(m.device));
-    SPX_NCCL_CHECK(ncclCommInitRank(&m.nccl, size(A.group), id, A.rank));
-  } catch (const Error& e) {
-    error = fmt::format("GPU {}: {}", m.device, e.what());
-  }
-  detail::agree(A.group, error, "another rank could not join the NCCL communicator");
+  m.team = join_team(A.group, m.device);  // collective; NVLink multicast stays off there
+  m.nccl = static_cast<ncclComm_t>(m.team->nccl_comm(A.rank));
 }
 
 template <class T>

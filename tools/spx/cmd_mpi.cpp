@@ -90,6 +90,16 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+namespace {
+// The JSON fields every run shares (bench and cg add their own after them).
+json run_json(const RankRun& r) {
+  return {{"matrix", r.matrix},   {"precision", r.precision}, {"ranks", mpi::size()},
+          {"backend", r.backend}, {"driver", r.driver},       {"halo_transport", r.halo},
+          {"rank0", r.where},     {"rows", r.rows},           {"halo_entries", r.halo_entries},
+          {"built", r.built},     {"partition", r.partition}, {"setup_seconds", r.setup_seconds}};
+}
+}  // namespace
+
 json report_rank_bench(const RankBenchRun& r, std::ostream& out) {
   const double gflops = 2.0 * static_cast<double>(r.nnz) / r.median_seconds * 1e-9;
   if (mpi::rank() == 0) {
@@ -97,29 +107,20 @@ json report_rank_bench(const RankBenchRun& r, std::ostream& out) {
     fmt::print(out, "{:<28} {:<4} {:>5} {:>10} {:>11} {:>10} {:>10.4f} {:>8.2f}  {}\n", r.matrix, r.precision,
                mpi::size(), r.rows, r.nnz, r.halo_entries, r.median_seconds * 1e3, gflops, r.check);
   }
-  return {{"matrix", r.matrix},
-          {"backend", r.backend},
-          {"driver", r.driver},
-          {"halo_transport", r.halo},
-          {"rank0", r.where},
-          {"precision", r.precision},
-          {"ranks", mpi::size()},
-          {"rows", r.rows},
-          {"cols", r.cols},
-          {"nnz", r.nnz},
-          {"halo_entries", r.halo_entries},
-          {"built", r.built},
-          {"partition", r.partition},
-          {"setup_seconds", r.setup_seconds},
-          {"runs", r.runs},
-          {"median_seconds", r.median_seconds},
-          {"gflops", gflops},
-          {"check", r.check}};
+  json j = run_json(r);
+  j["cols"] = r.cols;
+  j["nnz"] = r.nnz;
+  j["runs"] = r.runs;
+  j["median_seconds"] = r.median_seconds;
+  j["gflops"] = gflops;
+  j["check"] = r.check;
+  return j;
 }
 
 json report_rank_cg(const RankCgRun& r, std::ostream& out) {
   const CgResult& res = r.result;
-  const double per_second = r.seconds > 0 ? static_cast<double>(res.iterations) / r.seconds : 0.0;
+  const double seconds = mpi::max_over_ranks(res.seconds);  // the slowest rank's (collective)
+  const double per_second = seconds > 0 ? static_cast<double>(res.iterations) / seconds : 0.0;
   if (mpi::rank() == 0) {
     fmt::print(out, "{} {} on {} MPI rank{} ({}): {}\n", r.matrix, r.precision, mpi::size(),
                mpi::size() == 1 ? "" : "s", r.built, summary(res));
@@ -127,29 +128,18 @@ json report_rank_cg(const RankCgRun& r, std::ostream& out) {
     fmt::print(out,
                "  |r| = {:.17g}, true |b - Ax|/|b| = {:.3e}, {:.4f} s ({:.1f} it/s), setup {:.2f} s, halo {} "
                "entries\n",
-               res.residual, r.true_relative_residual, r.seconds, per_second, r.setup_seconds,
-               r.halo_entries);
+               res.residual, r.true_relative_residual, seconds, per_second, r.setup_seconds, r.halo_entries);
   }
-  json j = {{"matrix", r.matrix},
-            {"precision", r.precision},
-            {"ranks", mpi::size()},
-            {"backend", r.backend},
-            {"driver", r.driver},
-            {"halo_transport", r.halo},
-            {"rank0", r.where},
-            {"rows", r.rows},
-            {"built", r.built},
-            {"partition", r.partition},
-            {"preconditioner", to_string(r.preconditioner)},
-            {"status", to_string(res.status)},
-            {"iterations", res.iterations},
-            {"residual", res.residual},
-            {"rhs_norm", res.rhs_norm},
-            {"relative_residual", res.relative_residual},
-            {"true_relative_residual", r.true_relative_residual},
-            {"seconds", r.seconds},
-            {"ms_per_iteration", res.iterations > 0 ? 1e3 / per_second : 0.0},
-            {"setup_seconds", r.setup_seconds}};
+  json j = run_json(r);
+  j["preconditioner"] = to_string(r.preconditioner);
+  j["status"] = to_string(res.status);
+  j["iterations"] = res.iterations;
+  j["residual"] = res.residual;
+  j["rhs_norm"] = res.rhs_norm;
+  j["relative_residual"] = res.relative_residual;
+  j["true_relative_residual"] = r.true_relative_residual;
+  j["seconds"] = seconds;
+  j["ms_per_iteration"] = res.iterations > 0 ? 1e3 * seconds / static_cast<double>(res.iterations) : 0.0;
   if (r.history) j["history"] = res.history;
   return j;
 }
@@ -318,7 +308,6 @@ json cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::ostre
   (*rp.apply)(std::span<const T>(x), std::span<T>(ax));
   r.true_relative_residual =
       true_relative_residual(std::span<const T>(b), std::span<const T>(ax), r.result.rhs_norm);
-  r.seconds = mpi::max_over_ranks(r.result.seconds);
   r.preconditioner = opt.preconditioner;
   r.history = o.history;
   return report_rank_cg(r, out);

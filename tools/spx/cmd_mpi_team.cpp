@@ -171,7 +171,6 @@ json team_cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::
   const std::vector<T> ax = dy.download_part(me);
   r.true_relative_residual =
       true_relative_residual(std::span<const T>(b), std::span<const T>(ax), r.result.rhs_norm);
-  r.seconds = mpi::max_over_ranks(r.result.seconds);
   r.preconditioner = opt.preconditioner;
   r.history = o.history;
   return report_rank_cg(r, out);

@@ -3,7 +3,6 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <vector>
 
 #include "cuda/common/check.hpp"
@@ -58,23 +57,31 @@ void DistVector<T>::upload_part(int rank, std::span<const T> host) {
   copy_to_device_sync(ctx, part.data(), host.data(), part.bytes());
 }
 
+namespace {
+// Rank r's block of `parts` into host memory at `dst` (its size), synchronously.
+template <class T>
+void copy_part_to_host(Team& team, int rank, const DeviceBuffer<T>& part, T* dst) {
+  Context& ctx = team.context(rank);
+  DeviceScope scope(ctx.device());
+  copy_to_host_sync(ctx, dst, part.data(), part.bytes());
+}
+}  // namespace
+
 template <class T>
 std::vector<T> DistVector<T>::download_part(int rank) {
-  Context& ctx = team_->context(rank);
+  (void)team_->context(rank);  // spx::Error for a rank this process does not drive, before any lookup
   const auto& part = parts_[static_cast<std::size_t>(rank)];
   std::vector<T> host(part.size());
-  DeviceScope scope(ctx.device());
-  copy_to_host_sync(ctx, host.data(), part.data(), part.bytes());
+  copy_part_to_host(*team_, rank, part, host.data());
   return host;
 }
 
 template <class T>
 std::vector<T> DistVector<T>::download() {
   std::vector<T> host(static_cast<std::size_t>(size() * cols_));
-  for (int r : team_->members()) {
+  for (int r : team_->members()) {  // each block straight into its place
     const auto offset = static_cast<std::size_t>(partition_.begin[static_cast<std::size_t>(r)] * cols_);
-    const std::vector<T> part = download_part(r);
-    std::copy(part.begin(), part.end(), host.begin() + static_cast<std::ptrdiff_t>(offset));
+    copy_part_to_host(*team_, r, parts_[static_cast<std::size_t>(r)], host.data() + offset);
   }
   return host;
 }
