@@ -83,6 +83,12 @@ class Team {
   void* nccl_comm(int rank);  ///< ncclComm_t
   /// Waits for the streams of every rank this process drives; a device fault becomes spx::Error.
   void synchronize();
+  /// f(rank) for every rank this process drives, each on a host thread of its own that keeps the
+  /// rank's GPU current (one rank: on the calling thread); returns when all have returned, then
+  /// rethrows the lowest rank's exception. One thread enqueueing every rank's work costs ~6 µs a
+  /// rank per product; in parallel the ranks cost one. NCCL calls inside f name only `rank`'s
+  /// communicator (it is then used like one process's).
+  void on_ranks(const std::function<void(int rank)>& f);
   /// "2 × NVIDIA H100 80GB HBM3, NCCL 2.28.9, peer access 0↔1".
   std::string summary() const;
 

@@ -1,6 +1,6 @@
-// The distributed CG driver (spx/cuda/dist_cg.hpp). One host thread enqueues the work of every rank
-// this process drives (all of them, or its one rank under MPI: every process then runs this same
-// sequence, and the same decisions, on its own rank):
+// The distributed CG driver (spx/cuda/dist_cg.hpp). Each rank this process drives (all of them, or
+// its one rank under MPI) has its work enqueued by a thread of its own (Team::on_ranks), a batch of
+// iterations per dispatch; every rank runs the same sequence and takes the same decisions:
 // the fused kernels of the single-GPU solver in their "totals" form (they write the grid's sums
 // instead of deciding), an NCCL all-gather of those sums, and the decide kernel, which adds them in
 // rank order and makes the single-GPU solver's decisions on them. Batches of check_every
@@ -20,6 +20,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/launch.hpp"
 #include "cuda/dist/nccl.hpp"
+#include "cuda/dist/rank_product.hpp"
 #include "cuda/solve/cg_driver.hpp"
 #include "cuda/solve/cg_kernels.hpp"
 #include "spx/cuda/stream.hpp"
@@ -88,7 +89,7 @@ struct DistCgSolver<T>::Impl {
     batch_done[1].emplace();
     // One all-gather now: NCCL sets up the collective's connections on first use (milliseconds),
     // which belongs to the solver's setup, not to its first solve.
-    gather(0, kTotals);
+    team.on_ranks([&](int k) { gather(k, 0, kTotals); });
     team.synchronize();
   }
 
@@ -98,62 +99,51 @@ struct DistCgSolver<T>::Impl {
     return inv_diag ? inv_diag->part(k).data() : nullptr;
   }
 
-  // Every rank's sums totals[offset, offset + count) onto every rank (gathered[r·count ..]), on the
-  // compute streams.
-  void gather(int offset, int count) {
-    SPX_NCCL_CHECK(ncclGroupStart());
-    for (int k : team.members()) {
-      const auto K = static_cast<std::size_t>(k);
-      SPX_NCCL_CHECK(ncclAllGather(totals[K].data() + offset, gathered[K].data(),
-                                   static_cast<std::size_t>(count), ncclFloat64,
-                                   static_cast<ncclComm_t>(team.nccl_comm(k)), team.context(k).stream()));
-    }
-    SPX_NCCL_CHECK(ncclGroupEnd());
+  // Rank k's part of the all-gather of every rank's sums totals[offset, offset + count) onto every
+  // rank (gathered[r·count ..]), on its compute stream and the thread that drives it.
+  void gather(int k, int offset, int count) {
+    const auto K = static_cast<std::size_t>(k);
+    SPX_NCCL_CHECK(ncclAllGather(totals[K].data() + offset, gathered[K].data(),
+                                 static_cast<std::size_t>(count), ncclFloat64,
+                                 static_cast<ncclComm_t>(team.nccl_comm(k)), team.context(k).stream()));
   }
 
   // gather(), then the decisions of `stage` on the rank-ordered sum (cg_kernels.hpp): an all-gather
   // instead of an all-reduce, so the sums do not depend on NCCL's algorithm, the message size or
   // the rank.
-  void reduce_and_decide(int offset, CgStage stage, double* hist) {
-    gather(offset, spx::cuda::detail::cg_stage_sums(stage));
-    for (int k : team.members()) {
-      DeviceScope scope(team.context(k).device());
-      spx::cuda::detail::launch_cg_decide<T>(
-          team.context(k).stream(), stage, gathered[static_cast<std::size_t>(k)].data(), team.size(),
-          state[static_cast<std::size_t>(k)].data(), k == team.lead() ? hist : nullptr);
-    }
+  void reduce_and_decide(int k, int offset, CgStage stage, double* hist) {
+    gather(k, offset, spx::cuda::detail::cg_stage_sums(stage));
+    spx::cuda::detail::launch_cg_decide<T>(
+        team.context(k).stream(), stage, gathered[static_cast<std::size_t>(k)].data(), team.size(),
+        state[static_cast<std::size_t>(k)].data(), k == team.lead() ? hist : nullptr);
   }
 
-  // δ = (w, u) on every rank into totals[4].
-  void scalars(const DistVector<T>* inv_diag) {
-    for (int k : team.members()) {
-      DeviceScope scope(team.context(k).device());
-      const auto K = static_cast<std::size_t>(k);
-      spx::cuda::detail::launch_cg_scalars<T>(team.context(k).stream(), grid[K], n(k), w.part(k).data(),
-                                              u_of(k, inv_diag), partials[K].data(), counter[K].data(),
-                                              state[K].data(), totals[K].data() + 4);
-    }
+  // δ = (w, u) on rank k into totals[4].
+  void scalars(int k, const DistVector<T>* inv_diag) {
+    const auto K = static_cast<std::size_t>(k);
+    spx::cuda::detail::launch_cg_scalars<T>(team.context(k).stream(), grid[K], n(k), w.part(k).data(),
+                                            u_of(k, inv_diag), partials[K].data(), counter[K].data(),
+                                            state[K].data(), totals[K].data() + 4);
   }
 
-  // w = A·u on every rank.
-  void product(const DistVector<T>* inv_diag) { spmv(A, inv_diag ? u : r, w); }
+  // w = A·u on rank k.
+  void product(int k, const DistVector<T>* inv_diag) { detail::rank_spmv(A, k, inv_diag ? u : r, w); }
 
-  void iteration(const DistVector<T>* inv_diag, DistVector<T>& x, double* hist) {
-    for (int k : team.members()) {
-      DeviceScope scope(team.context(k).device());
-      const auto K = static_cast<std::size_t>(k);
-      spx::cuda::detail::launch_cg_update<T>(
-          team.context(k).stream(), grid[K], n(k), w.part(k).data(), u_of(k, inv_diag), p.part(k).data(),
-          s.part(k).data(), x.part(k).data(), r.part(k).data(), dinv(k, inv_diag), partials[K].data(),
-          counter[K].data(), state[K].data(), nullptr, totals[K].data());
-    }
-    if (reductions == Reductions::Two) reduce_and_decide(0, CgStage::Update, hist);
-    product(inv_diag);
-    scalars(inv_diag);
+  // One iteration on rank k (Team::on_ranks runs a batch of them per rank, each on its own thread;
+  // the ranks meet only in NCCL's messages and all-gathers, on the devices).
+  void iteration(int k, const DistVector<T>* inv_diag, DistVector<T>& x, double* hist) {
+    const auto K = static_cast<std::size_t>(k);
+    spx::cuda::detail::launch_cg_update<T>(
+        team.context(k).stream(), grid[K], n(k), w.part(k).data(), u_of(k, inv_diag), p.part(k).data(),
+        s.part(k).data(), x.part(k).data(), r.part(k).data(), dinv(k, inv_diag), partials[K].data(),
+        counter[K].data(), state[K].data(), nullptr, totals[K].data());
+    if (reductions == Reductions::Two) reduce_and_decide(k, 0, CgStage::Update, hist);
+    product(k, inv_diag);
+    scalars(k, inv_diag);
     if (reductions == Reductions::Two)
-      reduce_and_decide(4, CgStage::Scalars, hist);
+      reduce_and_decide(k, 4, CgStage::Scalars, hist);
     else
-      reduce_and_decide(0, CgStage::UpdateThenScalars, hist);
+      reduce_and_decide(k, 0, CgStage::UpdateThenScalars, hist);
   }
 };
 
@@ -208,19 +198,18 @@ CgResult DistCgSolver<T>::solve(const DistVector<T>* inv_diag, const DistVector<
     copy_to_device_sync(team.context(k), m.state[static_cast<std::size_t>(k)].data(), &init, sizeof(CgState));
   }
   // r = b − A·x, u = M·r, the first decisions; then w = A·u and the first α.
-  spmv(m.A, x, m.w);
-  for (int k : team.members()) {
-    DeviceScope scope(team.context(k).device());
+  team.on_ranks([&](int k) {
     const auto K = static_cast<std::size_t>(k);
+    detail::rank_spmv(m.A, k, x, m.w);
     spx::cuda::detail::launch_cg_init<T>(team.context(k).stream(), m.grid[K], m.n(k), b.part(k).data(),
                                          m.w.part(k).data(), m.r.part(k).data(), m.u_of(k, inv_diag),
                                          m.dinv(k, inv_diag), m.partials[K].data(), m.counter[K].data(),
                                          m.state[K].data(), nullptr, m.totals[K].data());
-  }
-  m.reduce_and_decide(0, CgStage::Init, hist);
-  m.product(inv_diag);
-  m.scalars(inv_diag);
-  m.reduce_and_decide(4, CgStage::Scalars, hist);
+    m.reduce_and_decide(k, 0, CgStage::Init, hist);
+    m.product(k, inv_diag);
+    m.scalars(k, inv_diag);
+    m.reduce_and_decide(k, 4, CgStage::Scalars, hist);
+  });
 
   Context& ctx0 = team.context(lead);
   const auto L = static_cast<std::size_t>(lead);
@@ -236,7 +225,9 @@ CgResult DistCgSolver<T>::solve(const DistVector<T>* inv_diag, const DistVector<
       spx::cuda::detail::run_cg_batches(
           ctx0, m.state[L].data(), host, *m.batch_done[0], *m.batch_done[1], options,
           [&] {
-            for (int i = 0; i < options.check_every; ++i) m.iteration(inv_diag, x, hist);
+            team.on_ranks([&](int k) {
+              for (int i = 0; i < options.check_every; ++i) m.iteration(k, inv_diag, x, hist);
+            });
           },
           progress);
     }

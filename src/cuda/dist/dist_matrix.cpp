@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/dist/halo_kernels.hpp"
 #include "cuda/dist/nccl.hpp"
+#include "cuda/dist/rank_product.hpp"
 #include "spx/cuda/dist.hpp"
 #include "spx/cuda/stream.hpp"
 #include "spx/error.hpp"
@@ -146,7 +148,14 @@ struct DistSparseMatrix<T>::Impl {
     }
   }
 
-  void product(const DistVector<T>& X, DistVector<T>& Y, int64_t L, T alpha, T beta, Phases phases);
+  // Every driven rank's share of Y = alpha·A·X + beta·Y, each rank enqueued by a thread of its own.
+  void product(const DistVector<T>& X, DistVector<T>& Y, int64_t L, T alpha, T beta, Phases phases) {
+    reserve(L);
+    team.on_ranks([&](int r) { rank_product(r, X, Y, L, alpha, beta, phases); });
+  }
+  // Rank r's share, on the thread that drives r (reserve(L) done).
+  void rank_product(int r, const DistVector<T>& X, DistVector<T>& Y, int64_t L, T alpha, T beta,
+                    Phases phases);
   // The driven ranks' sends and receives, and their send lists on the device.
   void set_halo_pattern(const std::vector<spx::dist::HaloMessage>& messages);
 
@@ -198,21 +207,24 @@ struct DistSparseMatrix<T>::Impl {
     k.plan_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   }
 
-  // Every rank's messages of L values per entry in one NCCL group on the halo streams (one thread
-  // drives all communicators, so they must be grouped).
-  void exchange(int64_t L) {
+  // Rank r's messages of L values per entry, on its halo stream.
+  void enqueue_messages(int r, int64_t L) {
+    Rank<T>& k = ranks[static_cast<std::size_t>(r)];
+    auto comm = static_cast<ncclComm_t>(team.nccl_comm(r));
+    for (const Message& s : k.sends)
+      SPX_NCCL_CHECK(ncclSend(k.send_buffer.data() + s.offset * L, static_cast<std::size_t>(s.count * L),
+                              detail::nccl_type<T>(), s.peer, comm, team.halo_stream(r)));
+    for (const Message& v : k.recvs)
+      SPX_NCCL_CHECK(ncclRecv(k.halo_buffer.data() + v.offset * L, static_cast<std::size_t>(v.count * L),
+                              detail::nccl_type<T>(), v.peer, comm, team.halo_stream(r)));
+  }
+
+  // The given ranks' messages in one NCCL group: every rank this process drives from one thread
+  // (then they must be grouped), or one rank on its own thread.
+  void exchange(std::span<const int> which, int64_t L) {
     if (team.size() < 2) return;
     SPX_NCCL_CHECK(ncclGroupStart());
-    for (int r : team.members()) {
-      Rank<T>& k = ranks[static_cast<std::size_t>(r)];
-      auto comm = static_cast<ncclComm_t>(team.nccl_comm(r));
-      for (const Message& s : k.sends)
-        SPX_NCCL_CHECK(ncclSend(k.send_buffer.data() + s.offset * L, static_cast<std::size_t>(s.count * L),
-                                detail::nccl_type<T>(), s.peer, comm, team.halo_stream(r)));
-      for (const Message& v : k.recvs)
-        SPX_NCCL_CHECK(ncclRecv(k.halo_buffer.data() + v.offset * L, static_cast<std::size_t>(v.count * L),
-                                detail::nccl_type<T>(), v.peer, comm, team.halo_stream(r)));
-    }
+    for (int r : which) enqueue_messages(r, L);
     SPX_NCCL_CHECK(ncclGroupEnd());
   }
 
@@ -220,7 +232,7 @@ struct DistSparseMatrix<T>::Impl {
   // ranks on its first message (milliseconds per peer), which belongs to setup, not to the first
   // product or solve.
   void exchange_once() {
-    exchange(1);
+    exchange(team.members(), 1);
     team.synchronize();
   }
 };
@@ -399,53 +411,38 @@ void part_product(Context& ctx, SparseMatrix<T>& A, const T* x, T* y, int64_t L,
 }  // namespace
 
 template <class T>
-void DistSparseMatrix<T>::Impl::product(const DistVector<T>& X, DistVector<T>& Y, int64_t L, T alpha, T beta,
-                                        Phases phases) {
-  reserve(L);
-  const std::vector<int>& members = team.members();
-  // 1. Per rank: pack what it sends (halo stream, after x is ready). The exchange is enqueued before
-  // the local product and its stream has the greatest priority, so its kernels take SMs as soon as
-  // any free up instead of queueing behind every block of the product.
-  const bool halo = has(phases, Phases::Halo);
-  for (int r : members) {
-    if (!halo) break;
-    Rank<T>& k = ranks[static_cast<std::size_t>(r)];
-    if (!k.exchanges()) continue;
-    Context& ctx = team.context(r);
-    DeviceScope scope(k.device);
+void DistSparseMatrix<T>::Impl::rank_product(int r, const DistVector<T>& X, DistVector<T>& Y, int64_t L,
+                                             T alpha, T beta, Phases phases) {
+  Rank<T>& k = ranks[static_cast<std::size_t>(r)];
+  Context& ctx = team.context(r);
+  DeviceScope scope(k.device);
+  // 1. Pack what the rank sends (halo stream, after x is ready) and post its messages. They are
+  // enqueued before the local product and the halo stream has the greatest priority, so their
+  // kernels take SMs as soon as any free up instead of queueing behind every block of the product.
+  const bool halo = has(phases, Phases::Halo) && k.exchanges();
+  if (halo) {
     k.x_ready->record(ctx.stream());
     SPX_CUDA_CHECK(cudaStreamWaitEvent(team.halo_stream(r), k.x_ready->get(), 0));
     detail::launch_pack<T>(team.halo_stream(r), k.send_total, L, k.send_index.data(), X.part(r).data(),
                            k.send_buffer.data());
+    exchange(std::span<const int>(&r, 1), L);
   }
-  // 2. The messages.
-  if (halo) exchange(L);
-  // The local part meanwhile, on the compute streams.
-  for (int r : members) {
-    if (!has(phases, Phases::Local)) break;
-    Rank<T>& k = ranks[static_cast<std::size_t>(r)];
-    DeviceScope scope(k.device);
-    for (Slice<T>& slice : k.local)  // one after another on the rank's stream, each on its own rows
-      part_product(team.context(r), *slice.A, X.part(r).data(), Y.part(r).data() + slice.row_begin * L, L,
-                   alpha, beta);
+  // 2. The local part meanwhile, on the compute stream, slice after slice (each on its own rows).
+  if (has(phases, Phases::Local))
+    for (Slice<T>& slice : k.local)
+      part_product(ctx, *slice.A, X.part(r).data(), Y.part(r).data() + slice.row_begin * L, L, alpha, beta);
+  // 3. Once the halo is in, the remote part adds its share.
+  if (halo) {
+    k.halo_done->record(team.halo_stream(r));
+    SPX_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(), k.halo_done->get(), 0));
   }
-  // 3. Per rank: once the halo is in, the remote part adds its share.
-  for (int r : members) {
-    Rank<T>& k = ranks[static_cast<std::size_t>(r)];
-    Context& ctx = team.context(r);
-    DeviceScope scope(k.device);
-    if (halo && k.exchanges()) {
-      k.halo_done->record(team.halo_stream(r));
-      SPX_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(), k.halo_done->get(), 0));
-    }
-    if (!k.remote || !has(phases, Phases::Remote)) continue;
-    if (k.compressed) {
-      part_product(ctx, *k.remote, k.halo_buffer.data(), k.remote_out.data(), L, alpha, T{0});
-      detail::launch_scatter_add<T>(ctx.stream(), k.remote_rows, L, k.remote_row_map.data(),
-                                    k.remote_out.data(), Y.part(r).data());
-    } else {
-      part_product(ctx, *k.remote, k.halo_buffer.data(), Y.part(r).data(), L, alpha, T{1});
-    }
+  if (!k.remote || !has(phases, Phases::Remote)) return;
+  if (k.compressed) {
+    part_product(ctx, *k.remote, k.halo_buffer.data(), k.remote_out.data(), L, alpha, T{0});
+    detail::launch_scatter_add<T>(ctx.stream(), k.remote_rows, L, k.remote_row_map.data(),
+                                  k.remote_out.data(), Y.part(r).data());
+  } else {
+    part_product(ctx, *k.remote, k.halo_buffer.data(), Y.part(r).data(), L, alpha, T{1});
   }
 }
 
@@ -484,6 +481,15 @@ void spmm(DistSparseMatrix<T>& A, const DistVector<T>& X, DistVector<T>& Y, T al
     }
   m.product(X, Y, L, alpha, beta, phases);
 }
+
+namespace detail {
+template <class T>
+void rank_spmv(DistSparseMatrix<T>& A, int rank, const DistVector<T>& x, DistVector<T>& y) {
+  A.impl().rank_product(rank, x, y, 1, T{1}, T{0}, Phases::All);
+}
+template void rank_spmv(DistSparseMatrix<float>&, int, const DistVector<float>&, DistVector<float>&);
+template void rank_spmv(DistSparseMatrix<double>&, int, const DistVector<double>&, DistVector<double>&);
+}  // namespace detail
 
 template class DistSparseMatrix<float>;
 template class DistSparseMatrix<double>;

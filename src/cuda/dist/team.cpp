@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/worker_group.hpp"
 #include "cuda/common/check.hpp"
 #include "cuda/dist/nccl.hpp"
 #include "spx/cuda/device.hpp"
@@ -43,8 +44,10 @@ struct Team::Impl {
   std::vector<std::unique_ptr<Context>> contexts;
   std::vector<Stream> halo;
   std::vector<ncclComm_t> comms;
+  std::unique_ptr<spx::detail::WorkerGroup> workers;  // one per member, made on first use
 
   ~Impl() {
+    workers.reset();  // no thread may use a communicator being destroyed
     for (std::size_t r = 0; r < comms.size(); ++r) {
       if (!comms[r]) continue;
       cudaSetDevice(devices[r]);
@@ -151,6 +154,20 @@ void Team::synchronize() {
     impl_->halo[i].synchronize();
     impl_->contexts[i]->synchronize();
   }
+}
+
+void Team::on_ranks(const std::function<void(int rank)>& f) {
+  Impl& m = *impl_;
+  if (m.members.size() == 1) {
+    DeviceScope scope(m.devices.front());
+    f(m.members.front());
+    return;
+  }
+  if (!m.workers)
+    m.workers = std::make_unique<spx::detail::WorkerGroup>(static_cast<int>(m.members.size()), [&m](int i) {
+      SPX_CUDA_CHECK(cudaSetDevice(m.devices[static_cast<std::size_t>(i)]));
+    });
+  m.workers->run([&](int i) { f(m.members[static_cast<std::size_t>(i)]); });
 }
 
 std::string Team::summary() const {
