@@ -27,12 +27,23 @@ __device__ __forceinline__ void load_nonzero_batch(const I* __restrict__ cols, c
   }
 }
 
+// A matrix entry read once per product: Streaming loads it evict-first (ld.global.cs), so that it
+// does not push the gathered x out of L1 and L2; otherwise through the read-only path.
+template <bool Streaming, class E>
+__device__ __forceinline__ E load_entry(const E* __restrict__ p) {
+  if constexpr (Streaming)
+    return __ldcs(p);
+  else
+    return __ldg(p);
+}
+
 //
 // The column type I is int32_t for CSR, or uint16_t for CSR-C16's offsets (x then points at the
 // row's base column).
 // The value type V is T, or float under T = double for the opt-in mixed precision (csr_param_mixed:
 // values rounded to float, x, y and the sums in double; each value is widened before its multiply).
-template <int Stride, int Unroll = 4, class T, class I, class V>
+// Streaming: the row's columns and values are loaded evict-first (load_entry).
+template <int Stride, int Unroll = 4, bool Streaming = false, class T, class I, class V>
 __device__ __forceinline__ T row_dot(const I* __restrict__ cols, const V* __restrict__ vals,
                                      const T* __restrict__ x, uint32_t len, uint32_t lane) {
   T sum = T{0};
@@ -45,8 +56,8 @@ __device__ __forceinline__ T row_dot(const I* __restrict__ cols, const V* __rest
 #pragma unroll
     for (int u = 0; u < Unroll; ++u) {
       const bool in_row = k + u * Stride < len;
-      c[u] = in_row ? __ldg(cols + k + u * Stride) : I{0};
-      v[u] = in_row ? __ldg(vals + k + u * Stride) : V{0};
+      c[u] = in_row ? load_entry<Streaming>(cols + k + u * Stride) : I{0};
+      v[u] = in_row ? load_entry<Streaming>(vals + k + u * Stride) : V{0};
     }
 #pragma unroll
     for (int u = 0; u < Unroll; ++u)

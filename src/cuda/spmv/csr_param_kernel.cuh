@@ -28,6 +28,10 @@ namespace spx::cuda::csr_param {
 
 // Largest block the kernel is compiled for; the register budget follows from it (64 per thread).
 inline constexpr int kMaxBlock = 1024;
+// From this many threads a row, the row's columns and values are loaded evict-first (row_dot's
+// Streaming): 3-6% faster on rows of 27-150 nonzeros (coop 8-16; f32 and f64), 1-3% slower on
+// rows of 7 (coop 4), H200 (bench/results/h200/spmv-formats/NOTES.md, "Streaming loads").
+inline constexpr int kStreamingMinCoop = 8;
 
 // y[row] = alpha*sum + beta*y[row]; beta == 0 never reads y (NaN there must not leak through).
 template <class T, class V, class O>
@@ -55,7 +59,7 @@ __device__ __forceinline__ void long_row_chunk(const CsrParamArgs<T, V, O>& a) {
   // detect) gives wrong sums, never an out-of-bounds read.
   const auto len = static_cast<uint32_t>(max(O{0}, min(O{kCsrLongRowChunk}, row_end - begin)));
   T sum = warp_reduce_sum<32>(
-      row_dot<32>(a.col_idx + begin, a.values + begin, a.x, len, static_cast<uint32_t>(lane)));
+      row_dot<32, 4, true>(a.col_idx + begin, a.values + begin, a.x, len, static_cast<uint32_t>(lane)));
   if (chunks == 1) {
     if (lane == 0) store_row(a, row, sum);
     return;
@@ -94,8 +98,9 @@ __global__ void __launch_bounds__(kMaxBlock) csr_param_kernel(const CsrParamArgs
       const O begin = __ldg(a.row_ptr + row), len = __ldg(a.row_ptr + row + 1) - begin;
       mine = len <= a.long_row_threshold;
       if (mine)
-        sum = row_dot<Coop>(a.col_idx + begin, a.values + begin, a.x, static_cast<uint32_t>(len),
-                            static_cast<uint32_t>(lane));
+        sum = row_dot<Coop, 4, (Coop >= kStreamingMinCoop)>(a.col_idx + begin, a.values + begin, a.x,
+                                                            static_cast<uint32_t>(len),
+                                                            static_cast<uint32_t>(lane));
     }
     if constexpr (Coop > 1) sum = warp_reduce_sum<Coop>(sum);
     if (mine && lane == 0) store_row(a, row, sum);
