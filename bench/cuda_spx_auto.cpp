@@ -109,6 +109,7 @@ void report_params(const plan::Report& r, const Params& given, Params& out) {
   out.push_back({"expected_calls", r.expected_calls});
   out.push_back({"planning_us", r.planning_us});
   out.push_back({"features_us", r.features_us});
+  out.push_back({"extras_us", r.extras_us});
   out.push_back({"setup_us", r.setup_us});
   if (!std::isnan(w.predicted_us)) out.push_back({"predicted_us", w.predicted_us});
   if (!std::isnan(w.measured_us)) out.push_back({"measured_us", w.measured_us});

@@ -78,6 +78,14 @@ struct BsrBlockCounts {
 /// covering about this many rows; the blocks scale by total nnz / sampled nnz.
 inline constexpr int64_t kBsrSampleRows = 8192;
 
+/// The planner's sample (plan::fill_host_extras): rows holding about kBsrPlannerSampleNnz nonzeros
+/// per block size, within [kBsrMinPlannerSampleRows, kBsrMaxPlannerSampleRows] (8192 rows of a
+/// 78-a-row FEM matrix cost ~4 ms on the H200 host, 2048 rows of a shuffled mesh ~10 ms: each
+/// sampled block row is a cache miss or two and a sort).
+inline constexpr int64_t kBsrPlannerSampleNnz = int64_t{1} << 13;
+inline constexpr int64_t kBsrMinPlannerSampleRows = 128;
+inline constexpr int64_t kBsrMaxPlannerSampleRows = 1024;
+
 /// Exact when the matrix has at most sample_rows rows, else sampled; cost O(sampled nnz) per size.
 template <class T, class I>
 BsrBlockCounts bsr_block_counts(const Csr<T, I>& A, int64_t sample_rows = kBsrSampleRows);

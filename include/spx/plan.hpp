@@ -129,11 +129,13 @@ struct HostExtras {
   std::vector<uint64_t> value_table_bits;
 };
 /// Computes what p's operation needs that `extras` does not hold yet (so a matrix planned again pays
-/// nothing), then copies it into p. Milliseconds on 10M nonzeros (the statistics are sampled).
+/// nothing), then copies it into p. Sampled to a budget of nonzeros (below a millisecond on 16 cores
+/// whatever the size); the front door times it as Report::extras_us.
 template <class T>
 void fill_host_extras(const Csr<T, int32_t>& A, HostExtras& extras, Problem& p);
-/// extras.distinct_values (counting stops at the 257th) and, where at most 256, value_table_bits,
-/// from the matrix's values (once: nothing when already counted). Part of fill_host_extras; the
+/// extras.distinct_values (counting stops at the 257th; a sample of a large matrix's values,
+/// distinct_values_first_sampled) and, where at most 256, value_table_bits, from the matrix's values
+/// (once: nothing when already counted). Part of fill_host_extras; the
 /// front door's 64-bit matrix calls it alone, before its host copy goes.
 template <class T>
 void count_distinct_values(std::span<const T> values, HostExtras& extras);
@@ -174,7 +176,10 @@ struct Report {
   std::size_t chosen = 0;             ///< index into candidates
   double planning_us = 0;             ///< host wall time of planning (features, ranking, timing)
   double features_us = 0;             ///< of which computing the features
-  double setup_us = 0;                ///< building the chosen candidate
+  /// of which the formats' host-side inputs (locality, BSR block counts, distinct values), computed
+  /// once per matrix by its first plan that ranks (a light plan needs none)
+  double extras_us = 0;
+  double setup_us = 0;  ///< building the chosen candidate
   /// Products timed on real calls: Mode::Tune's trials, or Mode::Auto's race (decided_by "racing"
   /// until it ends, then "raced").
   int64_t tuner_calls = 0;

@@ -68,9 +68,14 @@ Band band(const Csr<T, I>& A);
 
 /// Rows per window: a warp of a row-per-thread kernel (MatrixFeatures::kWindowRows).
 inline constexpr int64_t kLocalityWindowRows = 32;
-/// Windows sampled, spread evenly over the rows: cost O(sampled nonzeros · log), about 6 ms on a
-/// 5-point mesh (whatever its size) on one core of the development machine.
+/// Windows sampled, spread evenly over the rows: as many as hold about kLocalitySampleNnz nonzeros,
+/// at least kLocalityMinSampleWindows and at most kLocalitySampleWindows. The planner pays this on
+/// every matrix it ranks: 1024 windows of a 78-nonzero-a-row FEM matrix (2.6M nonzeros) cost ~4 ms
+/// on 16 cores (H200 host), more than the 100 products it plans for save; 2^17 nonzeros still
+/// 2-5 ms on shuffled meshes (a sort of scattered sectors per window).
 inline constexpr int64_t kLocalitySampleWindows = 1024;
+inline constexpr int64_t kLocalityMinSampleWindows = 16;
+inline constexpr int64_t kLocalitySampleNnz = int64_t{1} << 14;
 /// After RCM the nonzeros of a window of consecutive rows lie in about this many runs of columns:
 /// the previous, the same and the next level of the breadth-first level structure.
 inline constexpr double kRcmRunsPerWindow = 3;
@@ -82,8 +87,9 @@ inline constexpr double kRcmMinSectorGain = 2.0;
 /// the H200 validation run: a random 24-per-row matrix stayed at 23 sectors per row after RCM where
 /// the mesh-based estimate said 1.4 (0.78x of ELL's time).
 inline constexpr double kRcmMaxTwoHopGrowth = 0.75;
-/// Rows sampled for the growth, and neighbours of a row followed at most (bounds the cost).
-inline constexpr int64_t kTwoHopSampleRows = 128;
+/// Rows sampled for the growth, and neighbours of a row followed at most (bounds the cost: up to
+/// 16 · 64 · 65 entries sorted).
+inline constexpr int64_t kTwoHopSampleRows = 16;
 inline constexpr int64_t kTwoHopMaxNeighbours = 64;
 
 /// Sampled from the host CSR: x's 32-byte sectors (f64: 4 columns each) a window of 32 consecutive

@@ -48,6 +48,22 @@ int64_t distinct_values_upto(std::span<const T> values, int64_t limit = kSellC16
 template <class T>
 std::vector<T> distinct_values_first(std::span<const T> values, int64_t limit = kSellC16DictMaxValues);
 
+/// The planner's sample of a large matrix's values: its first kDistinctSampleHead values and
+/// kDistinctSampleChunks evenly spaced runs of kDistinctSampleChunk (all values up to
+/// kDistinctSampleAll). A count past the limit is exact (the matrix has at least that many); a
+/// count within it may miss values the sample did not see, which every dictionary conversion
+/// finds (each slot's value is looked up in the table) and refuses, so a dictionary candidate
+/// planned from a sample refuses itself rather than compute a wrong product.
+inline constexpr int64_t kDistinctSampleAll = int64_t{1} << 16;
+inline constexpr int64_t kDistinctSampleHead = int64_t{1} << 14;
+inline constexpr int64_t kDistinctSampleChunks = 32;
+inline constexpr int64_t kDistinctSampleChunk = 512;
+
+/// distinct_values_first over that sample; `sampled` says whether it was one.
+template <class T>
+std::vector<T> distinct_values_first_sampled(std::span<const T> values, bool& sampled,
+                                             int64_t limit = kSellC16DictMaxValues);
+
 /// The table to_sell_c16_dict builds from a matrix's values: bitwise distinct, in order of first
 /// appearance, {0} for no values; spx::Error past 256 (the GPU conversion takes it from here).
 template <class T>

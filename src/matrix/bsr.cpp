@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <vector>
 
+#include "common/host_parallel.hpp"
 #include "matrix/index_checks.hpp"
 #include "spx/error.hpp"
 
@@ -45,6 +48,28 @@ int64_t count_block_row(const Csr<T, I>& A, int64_t br, int b, std::vector<int64
     }
   }
   return n;
+}
+
+// count_block_row without a mark array of the block columns: the block row's block columns sorted
+// and counted. For a sample, whose few block rows would not repay clearing O(cols) marks per size
+// (4M columns: ~17 ms for the six sizes).
+template <class T, class I>
+int64_t count_block_row_sorted(const Csr<T, I>& A, int64_t br, int b, std::vector<int64_t>& scratch) {
+  const int64_t first = br * b, last = std::min<int64_t>(first + b, A.rows);
+  scratch.clear();
+  for (int64_t r = first; r < last; ++r) {
+    if (A.row_ptr[r] < 0 || A.row_ptr[r + 1] < A.row_ptr[r] || A.row_ptr[r + 1] > A.row_ptr.back())
+      throw Error(fmt::format("CSR row_ptr[{}..{}] = {}..{} is not a range of 0..{}", r, r + 1, A.row_ptr[r],
+                              A.row_ptr[r + 1], A.row_ptr.back()));
+    for (I k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k) {
+      const int64_t col = A.col_idx[k];
+      if (col < 0 || col >= A.cols)
+        throw Error(fmt::format("CSR nonzero {} has column {} outside 0..{}", k, col, int64_t{A.cols} - 1));
+      scratch.push_back(col / b);
+    }
+  }
+  std::sort(scratch.begin(), scratch.end());
+  return std::unique(scratch.begin(), scratch.end()) - scratch.begin();
 }
 
 }  // namespace
@@ -181,25 +206,40 @@ BsrBlockCounts bsr_block_counts(const Csr<T, I>& A, int64_t sample_rows) {
   out.cols = A.cols;
   out.nnz = A.nnz();
   out.sampled = sample_rows > 0 && A.rows > sample_rows;
-  for (std::size_t i = 0; i < BsrBlockCounts::kSizes.size(); ++i) {
-    const int b = BsrBlockCounts::kSizes[i];
-    const int64_t block_rows = ceil_div(A.rows, b), block_cols = ceil_div(A.cols, b);
-    // Evenly spaced block rows covering about sample_rows rows (all of them when not sampled).
-    const int64_t wanted = out.sampled ? std::max<int64_t>(1, sample_rows / b) : block_rows;
-    const int64_t stride = std::max<int64_t>(1, block_rows / std::max<int64_t>(wanted, 1));
-    std::vector<int64_t> mark(static_cast<std::size_t>(block_cols), -1);
-    int64_t blocks = 0, nnz = 0;
-    for (int64_t br = 0; br < block_rows; br += stride) {
-      blocks += count_block_row(A, br, b, mark);
-      const int64_t first = br * b, last = std::min<int64_t>(first + b, A.rows);
-      nnz += A.row_ptr[last] - A.row_ptr[first];
+  // One block size a thread (integer counts: the same whatever the thread count); a size's error is
+  // kept and the smallest size's rethrown, as the serial loop would have.
+  constexpr auto kSizeCount = static_cast<int>(BsrBlockCounts::kSizes.size());
+  std::array<std::exception_ptr, BsrBlockCounts::kSizes.size()> failed{};
+  const int64_t visited = out.sampled ? sample_rows : A.rows;
+  const int64_t visited_nnz = A.rows > 0 ? A.nnz() / A.rows * visited : 0;
+#pragma omp parallel for schedule(dynamic, 1) if (visited_nnz >= detail::kMinParallelItems)
+  for (int size = 0; size < kSizeCount; ++size) {
+    try {
+      const auto i = static_cast<std::size_t>(size);
+      const int b = BsrBlockCounts::kSizes[i];
+      const int64_t block_rows = ceil_div(A.rows, b), block_cols = ceil_div(A.cols, b);
+      // Evenly spaced block rows covering about sample_rows rows (all of them when not sampled).
+      const int64_t wanted = out.sampled ? std::max<int64_t>(1, sample_rows / b) : block_rows;
+      const int64_t stride = std::max<int64_t>(1, block_rows / std::max<int64_t>(wanted, 1));
+      // Every block row: marks of the block columns; a sample: each block row's columns sorted.
+      std::vector<int64_t> mark(stride == 1 ? static_cast<std::size_t>(block_cols) : 0, -1);
+      int64_t blocks = 0, nnz = 0;
+      for (int64_t br = 0; br < block_rows; br += stride) {
+        blocks += stride == 1 ? count_block_row(A, br, b, mark) : count_block_row_sorted(A, br, b, mark);
+        const int64_t first = br * b, last = std::min<int64_t>(first + b, A.rows);
+        nnz += A.row_ptr[last] - A.row_ptr[first];
+      }
+      out.blocks[i] = stride == 1 || nnz == 0
+                          ? blocks
+                          : static_cast<int64_t>(static_cast<double>(blocks) * static_cast<double>(out.nnz) /
+                                                     static_cast<double>(nnz) +
+                                                 0.5);
+    } catch (...) {
+      failed[static_cast<std::size_t>(size)] = std::current_exception();
     }
-    out.blocks[i] = stride == 1 || nnz == 0
-                        ? blocks
-                        : static_cast<int64_t>(static_cast<double>(blocks) * static_cast<double>(out.nnz) /
-                                                   static_cast<double>(nnz) +
-                                               0.5);
   }
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
   return out;
 }
 

@@ -115,6 +115,20 @@ std::vector<T> distinct_values_first(std::span<const T> values, int64_t limit) {
 }
 
 template <class T>
+std::vector<T> distinct_values_first_sampled(std::span<const T> values, bool& sampled, int64_t limit) {
+  sampled = static_cast<int64_t>(values.size()) > kDistinctSampleAll;
+  if (!sampled) return distinct_values_first(values, limit);
+  std::vector<T> sample(values.begin(), values.begin() + kDistinctSampleHead);
+  const auto rest = static_cast<int64_t>(values.size()) - kDistinctSampleHead;
+  for (int64_t c = 0; c < kDistinctSampleChunks; ++c) {
+    const int64_t first =
+        kDistinctSampleHead + c * (rest - kDistinctSampleChunk) / (kDistinctSampleChunks - 1);
+    sample.insert(sample.end(), values.begin() + first, values.begin() + first + kDistinctSampleChunk);
+  }
+  return distinct_values_first(std::span<const T>(sample), limit);
+}
+
+template <class T>
 int64_t distinct_values_upto(std::span<const T> values, int64_t limit) {
   return static_cast<int64_t>(distinct_values_first(values, limit).size());
 }
@@ -248,6 +262,8 @@ template void spmv(const SellC16Dict<double>&, std::span<const double>, std::spa
 
 template std::vector<float> distinct_values_first(std::span<const float>, int64_t);
 template std::vector<double> distinct_values_first(std::span<const double>, int64_t);
+template std::vector<float> distinct_values_first_sampled(std::span<const float>, bool&, int64_t);
+template std::vector<double> distinct_values_first_sampled(std::span<const double>, bool&, int64_t);
 template int64_t distinct_values_upto(std::span<const float>, int64_t);
 template int64_t distinct_values_upto(std::span<const double>, int64_t);
 template std::vector<float> sell_c16_dict_table(std::span<const float>);

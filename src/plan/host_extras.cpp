@@ -1,5 +1,6 @@
 // plan::fill_host_extras (spx/plan.hpp): the host-side inputs of the formats' eligibility, shared
 // by the front door and `spx plan show`.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -40,12 +41,19 @@ void fill_host_extras(const Csr<T, int32_t>& A, HostExtras& extras, Problem& p) 
     if (!extras.locality) extras.locality = reorder::locality(A);
     p.locality = extras.locality;
   }
-  // Sampled (6 block sizes x ~8k rows, ~10 ms on 10M nonzeros): BSR's eligibility and bytes.
-  if (!extras.bsr_blocks) extras.bsr_blocks = bsr_block_counts(A);
+  // Sampled (6 block sizes, rows of about kBsrPlannerSampleNnz nonzeros each): BSR's eligibility
+  // and bytes.
+  if (!extras.bsr_blocks) {
+    const double avg_row = A.rows > 0 ? static_cast<double>(A.nnz()) / static_cast<double>(A.rows) : 0.0;
+    const auto budget =
+        static_cast<int64_t>(static_cast<double>(kBsrPlannerSampleNnz) / std::max(avg_row, 1.0));
+    extras.bsr_blocks = bsr_block_counts(A, std::clamp(budget, kBsrMinPlannerSampleRows, kBsrMaxPlannerSampleRows));
+  }
   p.bsr_blocks = extras.bsr_blocks;
   // Counted only where SELL-C16 can hold the matrix (no row wider than 16-bit offsets) or its RCM
   // renumbering may (rcm_sell_c16: x gathered poorly); it stops at the 257th distinct value (a
-  // matrix of random values within its first hundreds).
+  // matrix of random values within its first hundreds); on a sample of a large matrix's values
+  // (distinct_values_first_sampled: the dictionary conversions refuse a value the sample missed).
   if (extras.column_spans->wide_rows == 0 || (p.locality && p.locality->gathers_poorly())) {
     count_distinct_values(std::span<const T>(A.values), extras);
     p.distinct_values = extras.distinct_values;
@@ -55,7 +63,8 @@ void fill_host_extras(const Csr<T, int32_t>& A, HostExtras& extras, Problem& p) 
 template <class T>
 void count_distinct_values(std::span<const T> values, HostExtras& extras) {
   if (extras.distinct_values) return;
-  const std::vector<T> first = distinct_values_first(values, kSellC16DictMaxValues);
+  bool sampled = false;
+  const std::vector<T> first = distinct_values_first_sampled(values, sampled, kSellC16DictMaxValues);
   extras.distinct_values = static_cast<int64_t>(first.size());
   if (first.size() <= static_cast<std::size_t>(kSellC16DictMaxValues))
     extras.value_table_bits = value_bits(std::span<const T>(first));

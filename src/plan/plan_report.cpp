@@ -34,8 +34,9 @@ std::string Report::explain() const {
   const Candidate& w = winner();
   s += fmt::format("chosen: {} ({}){}{}\n", w.kernel, w.owner, w.params.empty() ? "" : ": ", w.params);
   s += fmt::format(
-      "planning {:.1f} us (features {:.1f} us), setup of the chosen {:.1f} us, {} expected calls{}\n",
-      planning_us, features_us, setup_us, expected_calls,
+      "planning {:.1f} us (features {:.1f} us, host inputs {:.1f} us), setup of the chosen {:.1f} us, {} "
+      "expected calls{}\n",
+      planning_us, features_us, extras_us, setup_us, expected_calls,
       frozen
           ? ""
           : fmt::format("; {} ({} calls so far)", decided_by == "racing" ? "racing" : "tuning", tuner_calls));

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <utility>
 #include <vector>
 
+#include "common/host_parallel.hpp"
 #include "spx/error.hpp"
 #include "spx/reorder.hpp"
 
@@ -30,9 +32,6 @@ namespace {
 template <class T, class I>
 double two_hop_growth(const Csr<T, I>& A) {
   const int64_t rows = A.rows;
-  std::vector<int64_t> reach;
-  double sum = 0;
-  int64_t counted = 0;
   const int64_t step = std::max<int64_t>(1, rows / kTwoHopSampleRows);
   const auto row_span = [&](int64_t r) {
     const int64_t b = A.row_ptr[static_cast<std::size_t>(r)], e = A.row_ptr[static_cast<std::size_t>(r) + 1];
@@ -41,23 +40,45 @@ double two_hop_growth(const Csr<T, I>& A) {
           fmt::format("locality: row {} spans [{}, {}) of {} column indices", r, b, e, A.col_idx.size()));
     return std::pair{b, std::min(e, b + kTwoHopMaxNeighbours)};
   };
-  for (int64_t r = step / 2; r < rows; r += step) {
-    const auto [b, e] = row_span(r);
-    const int64_t d = e - b;
-    if (d == 0) continue;
-    reach.clear();
-    for (int64_t p = b; p < e; ++p) {
-      const int64_t c = static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(p)]);
-      if (c < 0 || c >= rows)
-        throw Error(fmt::format("locality: row {} has column {} outside 0..{}", r, c, rows - 1));
-      reach.push_back(c);
-      const auto [cb, ce] = row_span(c);
-      for (int64_t q = cb; q < ce; ++q)
-        reach.push_back(static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(q)]));
+  // Each sampled row's ratio (-1: an empty row) on any thread, then summed in row order, so the
+  // result does not depend on the thread count; an error is kept and rethrown (first sample's).
+  const int64_t samples = rows > step / 2 ? (rows - step / 2 + step - 1) / step : 0;
+  std::vector<double> ratio(static_cast<std::size_t>(samples), -1.0);
+  std::vector<std::exception_ptr> failed(static_cast<std::size_t>(samples));
+#pragma omp parallel if (samples * kTwoHopMaxNeighbours * kTwoHopMaxNeighbours >= detail::kMinParallelItems)
+  {
+    std::vector<int64_t> reach;
+#pragma omp for schedule(dynamic, 4)
+    for (int64_t i = 0; i < samples; ++i) {
+      try {
+        const int64_t r = step / 2 + i * step;
+        const auto [b, e] = row_span(r);
+        const int64_t d = e - b;
+        if (d == 0) continue;
+        reach.clear();
+        for (int64_t p = b; p < e; ++p) {
+          const int64_t c = static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(p)]);
+          if (c < 0 || c >= rows)
+            throw Error(fmt::format("locality: row {} has column {} outside 0..{}", r, c, rows - 1));
+          reach.push_back(c);
+          const auto [cb, ce] = row_span(c);
+          for (int64_t q = cb; q < ce; ++q)
+            reach.push_back(static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(q)]));
+        }
+        std::sort(reach.begin(), reach.end());
+        const auto distinct = std::unique(reach.begin(), reach.end()) - reach.begin();
+        ratio[static_cast<std::size_t>(i)] = static_cast<double>(distinct) / static_cast<double>(d * d);
+      } catch (...) {
+        failed[static_cast<std::size_t>(i)] = std::current_exception();
+      }
     }
-    std::sort(reach.begin(), reach.end());
-    const auto distinct = std::unique(reach.begin(), reach.end()) - reach.begin();
-    sum += static_cast<double>(distinct) / static_cast<double>(d * d);
+  }
+  double sum = 0;
+  int64_t counted = 0;
+  for (std::size_t i = 0; i < ratio.size(); ++i) {
+    if (failed[i]) std::rethrow_exception(failed[i]);
+    if (ratio[i] < 0) continue;
+    sum += ratio[i];
     ++counted;
   }
   return counted > 0 ? sum / static_cast<double>(counted) : 0.0;
@@ -75,39 +96,64 @@ Locality locality(const Csr<T, I>& A) {
     throw Error(fmt::format("locality: row_ptr has {} entries for {} rows", A.row_ptr.size(), rows));
   if (rows == 0 || A.nnz() == 0 || A.cols == 0) return L;
   const int64_t windows = (rows + kLocalityWindowRows - 1) / kLocalityWindowRows;
-  const int64_t sampled = std::min(windows, kLocalitySampleWindows);
-  std::vector<int64_t> sectors;
-  double distance = 0, distinct = 0;
-  for (int64_t s = 0; s < sampled; ++s) {
-    // Windows spread evenly: window s * windows / sampled.
-    const int64_t w = s * windows / sampled;
-    const int64_t first = w * kLocalityWindowRows, last = std::min(rows, first + kLocalityWindowRows);
-    sectors.clear();
-    for (int64_t r = first; r < last; ++r) {
-      if (A.row_ptr[r] < 0 || A.row_ptr[r] > A.row_ptr[r + 1] ||
-          static_cast<std::size_t>(A.row_ptr[r + 1]) > A.col_idx.size())
-        throw Error(fmt::format("locality: row {} spans [{}, {}) of {} column indices", r,
-                                static_cast<int64_t>(A.row_ptr[r]), static_cast<int64_t>(A.row_ptr[r + 1]),
-                                A.col_idx.size()));
-      for (I p = A.row_ptr[r]; p < A.row_ptr[r + 1]; ++p) {
-        const int64_t c = static_cast<int64_t>(A.col_idx[p]);
-        if (c < 0 || c >= static_cast<int64_t>(A.cols))
-          throw Error(fmt::format("locality: row {} has column {} outside 0..{}", r, c,
-                                  static_cast<int64_t>(A.cols) - 1));
-        distance += static_cast<double>(std::abs(c - r));
-        sectors.push_back(c / kF64PerSector);
+  const double mean_window_nnz = static_cast<double>(A.nnz()) / static_cast<double>(windows);
+  const auto budget =
+      static_cast<int64_t>(std::ceil(static_cast<double>(kLocalitySampleNnz) / mean_window_nnz));
+  const int64_t sampled =
+      std::min(windows, std::clamp(budget, kLocalityMinSampleWindows, kLocalitySampleWindows));
+  // Windows on every thread (integer sums: the same result whatever the thread count); an error is
+  // kept per window and the first window's rethrown, as the serial loop would have.
+  int64_t distance = 0, distinct = 0, sampled_rows = 0, sampled_nnz = 0;
+  std::vector<std::exception_ptr> failed(static_cast<std::size_t>(sampled));
+  const int64_t approx_nnz = A.nnz() / std::max<int64_t>(windows, 1) * sampled;
+#pragma omp parallel if (approx_nnz >= detail::kMinParallelItems) \
+    reduction(+ : distance, distinct, sampled_rows, sampled_nnz)
+  {
+    std::vector<int64_t> sectors;
+#pragma omp for schedule(dynamic, 8)
+    for (int64_t s = 0; s < sampled; ++s) {
+      try {
+        // Windows spread evenly: window s * windows / sampled.
+        const int64_t w = s * windows / sampled;
+        const int64_t first = w * kLocalityWindowRows, last = std::min(rows, first + kLocalityWindowRows);
+        sectors.clear();
+        int64_t window_nnz = 0;
+        for (int64_t r = first; r < last; ++r) {
+          if (A.row_ptr[r] < 0 || A.row_ptr[r] > A.row_ptr[r + 1] ||
+              static_cast<std::size_t>(A.row_ptr[r + 1]) > A.col_idx.size())
+            throw Error(fmt::format("locality: row {} spans [{}, {}) of {} column indices", r,
+                                    static_cast<int64_t>(A.row_ptr[r]),
+                                    static_cast<int64_t>(A.row_ptr[r + 1]), A.col_idx.size()));
+          int64_t last_sector = -1;  // a row's columns are ascending: repeats of a sector are adjacent
+          for (I p = A.row_ptr[r]; p < A.row_ptr[r + 1]; ++p) {
+            const int64_t c = static_cast<int64_t>(A.col_idx[p]);
+            if (c < 0 || c >= static_cast<int64_t>(A.cols))
+              throw Error(fmt::format("locality: row {} has column {} outside 0..{}", r, c,
+                                      static_cast<int64_t>(A.cols) - 1));
+            distance += c > r ? c - r : r - c;
+            ++window_nnz;
+            if (c / kF64PerSector != last_sector) sectors.push_back(last_sector = c / kF64PerSector);
+          }
+        }
+        sampled_rows += last - first;
+        sampled_nnz += window_nnz;
+        std::sort(sectors.begin(), sectors.end());
+        distinct += std::unique(sectors.begin(), sectors.end()) - sectors.begin();
+      } catch (...) {
+        failed[static_cast<std::size_t>(s)] = std::current_exception();
       }
     }
-    L.sampled_rows += last - first;
-    L.sampled_nnz += static_cast<int64_t>(sectors.size());
-    std::sort(sectors.begin(), sectors.end());
-    distinct += static_cast<double>(std::unique(sectors.begin(), sectors.end()) - sectors.begin());
   }
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+  L.sampled_rows = sampled_rows;
+  L.sampled_nnz = sampled_nnz;
   if (L.sampled_rows == 0) return L;
   const double rows_sampled = static_cast<double>(L.sampled_rows);
-  L.mean_distance =
-      L.sampled_nnz > 0 ? distance / static_cast<double>(L.sampled_nnz) / static_cast<double>(A.cols) : 0;
-  L.sectors_per_row = distinct / rows_sampled;
+  L.mean_distance = L.sampled_nnz > 0 ? static_cast<double>(distance) / static_cast<double>(L.sampled_nnz) /
+                                            static_cast<double>(A.cols)
+                                      : 0;
+  L.sectors_per_row = static_cast<double>(distinct) / rows_sampled;
   const double avg_row = static_cast<double>(A.nnz()) / static_cast<double>(rows);
   L.two_hop_growth = A.rows == A.cols ? two_hop_growth(A) : 0.0;
   // An expander-like graph keeps its gathers whatever the numbering: no gain estimated.

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <chrono>
 #include <cstdint>
@@ -13,6 +14,7 @@
 
 #include "bsr_test_support.hpp"
 #include "spx/cpu.hpp"
+#include "spx/threads.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
 #include "test_support.hpp"
@@ -162,6 +164,21 @@ TEST(Bsr, BlockCountsExactAndSampled) {
     EXPECT_NEAR(static_cast<double>(sampled.blocks[i]), static_cast<double>(exact.blocks[i]),
                 0.1 * static_cast<double>(exact.blocks[i]));
   EXPECT_EQ(sampled.blocks[1], exact.blocks[1]);  // every block row has 3 blocks: the scaling is exact
+}
+
+// One block size a thread: the counts are the same at any thread count.
+TEST(Bsr, BlockCountsAreTheSameAtEveryThreadCount) {
+  const int saved = omp_get_max_threads();
+  const auto A = spx::gen::generate<double>("blockfem:n=24,b=3,seed=5");
+  spx::omp::set_threads(1);
+  const spx::BsrBlockCounts one = spx::bsr_block_counts(A);
+  for (int threads : {2, 5}) {
+    spx::omp::set_threads(threads);
+    const spx::BsrBlockCounts many = spx::bsr_block_counts(A);
+    EXPECT_EQ(many.sampled, one.sampled);
+    EXPECT_EQ(many.blocks, one.blocks) << threads;
+  }
+  omp_set_num_threads(saved);
 }
 
 // The planner's cost of the block counts on a 10M-nonzero matrix (docs/formats.md quotes it):

@@ -3,6 +3,7 @@
 #include "spx/reorder.hpp"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "spx/error.hpp"
 #include "spx/fem.hpp"
 #include "spx/generate.hpp"
+#include "spx/threads.hpp"
 #include "test_support.hpp"
 
 namespace spx {
@@ -279,6 +281,43 @@ TEST(Reorder, LocalitySeesAShuffleAndWhatRcmWouldGain) {
   EXPECT_LE(after.sectors_per_row, 1.5 * b.rcm_sectors_per_row);
   EXPECT_GT(b.sampled_rows, 0);
   EXPECT_LE(b.sampled_rows, reorder::kLocalitySampleWindows * reorder::kLocalityWindowRows);
+}
+
+// The windows and the two-step samples run on every thread; the sums are integers or added in sample
+// order, so the statistic is the same bits at any thread count (and the same error: the first bad
+// window's).
+TEST(Reorder, LocalityIsTheSameAtEveryThreadCount) {
+  const int saved = omp_get_max_threads();
+  for (const std::string spec : {"blockfem:n=20,b=3,seed=2,shuffle=4", "powerlaw:n=200000,avg=12,seed=3"}) {
+    const auto A = gen::generate<double>(spec);
+    omp::set_threads(1);
+    const reorder::Locality one = reorder::locality(A);
+    for (int threads : {2, 3, 7}) {
+      omp::set_threads(threads);
+      const reorder::Locality many = reorder::locality(A);
+      EXPECT_EQ(many.sampled_rows, one.sampled_rows) << spec << " " << threads;
+      EXPECT_EQ(many.sampled_nnz, one.sampled_nnz) << spec << " " << threads;
+      EXPECT_EQ(many.mean_distance, one.mean_distance) << spec << " " << threads;
+      EXPECT_EQ(many.sectors_per_row, one.sectors_per_row) << spec << " " << threads;
+      EXPECT_EQ(many.two_hop_growth, one.two_hop_growth) << spec << " " << threads;
+      EXPECT_EQ(many.rcm_sectors_per_row, one.rcm_sectors_per_row) << spec << " " << threads;
+    }
+  }
+  // Two bad windows, both sampled (window 0 always is; the second sampled window is the other): the
+  // error names the first whatever thread reads it.
+  auto bad = gen::generate<double>("stencil2d:n=400");
+  const int64_t windows = (bad.rows + reorder::kLocalityWindowRows - 1) / reorder::kLocalityWindowRows;
+  const int64_t sampled = reorder::locality(bad).sampled_rows / reorder::kLocalityWindowRows;
+  const auto second_row = static_cast<std::size_t>(windows / sampled * reorder::kLocalityWindowRows);
+  bad.col_idx[static_cast<std::size_t>(bad.row_ptr[second_row])] = bad.cols + 7;
+  bad.col_idx[0] = bad.cols + 5;
+  omp::set_threads(1);
+  const std::string serial = error_of([&] { reorder::locality(bad); });
+  omp::set_threads(4);
+  const std::string parallel = error_of([&] { reorder::locality(bad); });
+  omp_set_num_threads(saved);
+  EXPECT_EQ(serial, parallel);
+  EXPECT_NE(serial.find(std::to_string(bad.cols + 5)), std::string::npos) << serial;
 }
 
 // A random (expander-like) graph has no band to find: its two-step neighbourhoods reach ~d^2 nodes,

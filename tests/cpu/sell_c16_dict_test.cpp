@@ -76,6 +76,30 @@ TEST(SellC16Dict, TableOrderIsFirstAppearanceAcrossChunksAndThreads) {
   omp_set_num_threads(saved);
 }
 
+// The planner's sample of a large matrix's values: exact below kDistinctSampleAll values, a count
+// past the limit exact (the sample alone holds that many), a value only outside the sample missed
+// (what the dictionary conversions then refuse: GpuConvert tests).
+TEST(SellC16Dict, SampledCountIsExactPastTheLimitAndMayMissRareValues) {
+  bool sampled = true;
+  std::vector<double> small(static_cast<std::size_t>(kDistinctSampleAll), 2.0);
+  small.back() = 3.0;
+  EXPECT_EQ(distinct_values_first_sampled(std::span<const double>(small), sampled).size(), 2u);
+  EXPECT_FALSE(sampled);
+  const std::size_t n = std::size_t{3} << 20;
+  std::vector<double> v(n);
+  std::mt19937_64 rng(test::fresh_seed());
+  for (double& x : v) x = static_cast<double>(rng() % 100000);
+  EXPECT_EQ(distinct_values_first_sampled(std::span<const double>(v), sampled).size(), 257u);
+  EXPECT_TRUE(sampled);
+  std::fill(v.begin(), v.end(), -1.0);
+  for (std::size_t i = 0; i < n; i += 27) v[i] = 26.0;  // a stencil's two values, everywhere
+  const auto two = distinct_values_first_sampled(std::span<const double>(v), sampled);
+  EXPECT_EQ(two, (std::vector<double>{26.0, -1.0}));
+  v[static_cast<std::size_t>(kDistinctSampleHead + kDistinctSampleChunk) + 5] = 9.0;  // between two runs
+  EXPECT_EQ(distinct_values_first_sampled(std::span<const double>(v), sampled).size(), 2u);
+  EXPECT_EQ(distinct_values_upto(std::span<const double>(v)), 3);
+}
+
 // The front door's host extras count the values once and keep them as the table (bit patterns in
 // first-appearance order), so the conversion needs no second pass; none are kept past 256. The
 // setup estimate then has no host pass in it.

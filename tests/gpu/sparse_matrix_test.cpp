@@ -28,6 +28,7 @@
 #include "spx/features.hpp"
 #include "spx/generate.hpp"
 #include "spx/plan/rules.hpp"
+#include "spx/sell_c16_dict.hpp"
 #include "spx/stats.hpp"
 
 namespace spx::test {
@@ -488,6 +489,7 @@ TYPED_TEST(FrontDoor, AutoTakesTheLightPlanWherePlanningCannotPay) {
     EXPECT_EQ(r.decided_by, "light") << r.explain();
     EXPECT_EQ(r.winner().kernel, plan::default_rule_tables().planner.auto_light_kernel);
     EXPECT_EQ(r.features_us, 0);
+    EXPECT_EQ(r.extras_us, 0);  // nor the formats' host-side inputs
     EXPECT_NE(r.explain().find("cost more than it can save"), std::string::npos) << r.explain();
     cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
     cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
@@ -496,7 +498,48 @@ TYPED_TEST(FrontDoor, AutoTakesTheLightPlanWherePlanningCannotPay) {
   }
   o.expected_calls = 10000000;
   cuda::SparseMatrix<T> M(ctx, A);
-  EXPECT_NE(M.plan_spmv(o).decided_by, "light");
+  const plan::Report& r = M.plan_spmv(o);
+  EXPECT_NE(r.decided_by, "light");
+  // A ranked plan computes the host-side inputs inside its planning time, and says so.
+  EXPECT_GT(r.extras_us, 0) << r.explain();
+  EXPECT_LE(r.extras_us + r.features_us, r.planning_us) << r.explain();
+  EXPECT_NE(r.explain().find("host inputs"), std::string::npos) << r.explain();
+}
+
+// A value the planner's sample of a large matrix's values missed: the dictionary conversions find it
+// and refuse, so sell_c16_dict drops out saying why and rcm_sell_c16 converts without a dictionary;
+// every product stays right.
+TYPED_TEST(FrontDoor, AValueTheSampledTableMissedIsRefusedNotMultiplied) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  auto& ctx = gpu();
+  auto A = gen::generate<T, int32_t>("stencil27:n=24,shuffle=3");  // 2 values, sampled (below)
+  ASSERT_GT(A.nnz(), kDistinctSampleAll);
+  A.values[static_cast<std::size_t>(kDistinctSampleHead + kDistinctSampleChunk) + 5] = T(0.5);
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), 23);
+  std::vector<T> want(static_cast<std::size_t>(A.rows)), got(want.size()), poisoned(want.size());
+  ref::spmv(A, std::span<const T>(x), std::span<T>(want));
+  poison(std::span<T>(poisoned));
+  cuda::DeviceBuffer<T> dx(x.size(), "x"), dy(want.size(), "y");
+  cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
+  for (const std::vector<std::string> kernels :
+       {std::vector<std::string>{"sell_c16_dict", "csr_param"}, std::vector<std::string>{"rcm_sell_c16"}}) {
+    plan::Options o = only(kernels[0]);
+    o.kernels = kernels;
+    o.mode = plan::Mode::Measure;
+    cuda::SparseMatrix<T> M(ctx, A);
+    const plan::Report& r = M.plan_spmv(o);
+    if (kernels[0] == "sell_c16_dict") {
+      EXPECT_EQ(r.winner().kernel, "csr_param") << r.explain();
+      EXPECT_NE(r.explain().find("not in the table"), std::string::npos) << r.explain();
+    }
+    cuda::copy_to_device_sync(ctx, dy.data(), poisoned.data(), dy.bytes());
+    cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
+    cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
+    for (std::size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], (std::is_same_v<T, float> ? 1e-4 : 1e-12) * (1 + std::abs(want[i])))
+          << kernels[0] << " row " << i;
+  }
 }
 
 // On irregular rows the light plan races its rival against the light kernel on the first calls:

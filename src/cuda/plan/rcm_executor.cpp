@@ -76,7 +76,13 @@ class RcmSellExecutor final : public Executor<T> {
           distinct_values_upto(std::span<const T>(B.values), kSellC16DictMaxValues) <= kSellC16DictMaxValues;
       if (few) {
         const std::vector<T> table = value_table_of(m);
-        dict_ = to_sell_c16_dict(ctx, dB, std::span<const T>(table));
+        try {
+          dict_ = to_sell_c16_dict(ctx, dB, std::span<const T>(table));
+        } catch (const Error&) {
+          // The front door's table came from a sample of the values and missed one: no dictionary.
+          if (m.value_table_bits.empty()) throw;
+          sell_ = to_sell_c16(ctx, dB);
+        }
       } else {
         sell_ = to_sell_c16(ctx, dB);
       }
