@@ -374,19 +374,25 @@ TEST(AutoMode, LightPlanWherePlanningCannotPay) {
   EXPECT_FALSE(plan::light_plan(small, o, h200).has_value());
   EXPECT_FALSE(
       plan::light_plan(problem_of("stencil27:n=20", plan::Operation::Spmm, 8), plan::Options{}, h200));
-  // 100 calls of a 27M-nonzero product (~80 us each in f64) repay the features and the ranking.
+  // 100 calls of a 60M-nonzero product (~170 us each in f64) repay the host inputs, the features,
+  // the ranking and a conversion.
   plan::Problem large = small;
-  large.stats.nnz = 27'000'000;
-  large.stats.rows = large.stats.cols = 1'000'000;
+  large.stats.nnz = 60'000'000;
+  large.stats.rows = large.stats.cols = 2'000'000;
   EXPECT_FALSE(plan::light_plan(large, plan::Options{}, h200).has_value());
-  // 20M nonzeros in f32 (~38 us a product): on uniform rows ELL or SELL may save half of it, worth
-  // planning; on uneven rows the light kernel is within 10% of the fastest, so it runs at once.
+  // 200M nonzeros in f32 (~390 us a product): on uniform rows ELL or SELL may save 40% of it, worth
+  // planning (20M would not: ~2 ms of planning against at most ~1.5 ms saved); on uneven rows the
+  // light kernel is within 10% of the fastest, so it runs at once.
   plan::Problem mid = small;
   mid.value_bytes = 4;
-  mid.stats.nnz = 20'000'000;
-  mid.stats.rows = mid.stats.cols = 800'000;
+  mid.stats.nnz = 200'000'000;
+  mid.stats.rows = mid.stats.cols = 8'000'000;
   mid.stats.ell_padding_ratio = 1.0;
   EXPECT_FALSE(plan::light_plan(mid, plan::Options{}, h200).has_value());
+  plan::Problem mid20 = mid;
+  mid20.stats.nnz = 20'000'000;
+  mid20.stats.rows = mid20.stats.cols = 800'000;
+  EXPECT_TRUE(plan::light_plan(mid20, plan::Options{}, h200).has_value());
   mid.stats.ell_padding_ratio = 3.0;
   ASSERT_TRUE(plan::light_plan(mid, plan::Options{}, h200).has_value());
   EXPECT_TRUE(plan::light_plan(mid, plan::Options{}, h200)->rival.empty());  // spread rows: no race

@@ -293,22 +293,24 @@ struct PlannerRuleTable {
   int auto_race_min_samples = 3;
   int auto_race_max_samples = 31;
   double auto_race_loss = 0.3;
-  // Mode::Auto's light plan (light_plan): planning itself — the features on the GPU, the ranking, the
-  // chosen format's conversion — costs about auto_plan_fixed_us + auto_plan_us_per_mnnz per million
-  // nonzeros (H200: ~300 us on the validation suite's small matrices; 1.1-2.6 ms at 6-29M nonzeros
-  // on the formats suite, of which ~1 ms of features and 0.3-1.4 ms of conversion; on a set of other
-  // sizes and seeds, not fitted, the measured cost was a median 1.13x this estimate). It can save at most
+  // Mode::Auto's light plan (light_plan): planning itself — the formats' host inputs, the features on
+  // the GPU, the ranking, the chosen format's conversion — costs about auto_plan_fixed_us +
+  // auto_plan_us_per_mnnz per million nonzeros (H200, formats suite at 6-29M nonzeros: 1.9-4.2 ms, a
+  // median of 2.0 ms + 60 us per million; of it host inputs 1.0-3.1 ms, features 0.3-0.6 ms,
+  // conversions 0.3-1.6 ms; h200/spmv-formats/default-calls-*). It can save at most
   // auto_light_gain_share of the products' time over the expected calls (the light kernel's measured gap to
   // the fastest candidate); each product takes at least auto_launch_floor_us, or CSR's bytes at the copy
   // bandwidth. Where planning would cost more than it can save, an SpMV runs auto_light_kernel by its fixed
   // rule at once: no features, no conversion, no timing. On rows of uniform length (ELL padding up to
   // uniform_padding) ELL and SELL beat the light kernel by up to 2x once the products leave the launch floor
-  // (f32 27-point stencils and FEM rows on the H200: csr_param at 0.47-0.65 of the fastest), so planning may
-  // save up to auto_light_gain_share_uniform there; elsewhere csr_param was within 10% of the fastest.
-  double auto_plan_fixed_us = 600.0;
+  // (csr_param with its evict-first loads at 0.53-0.80 of the fastest on the formats suite's stencils and
+  // FEM), so planning may save up to auto_light_gain_share_uniform there (0.4: of 0.3, 0.4, 0.5 the
+  // best 100-call geomean on the formats suite with planning counted); elsewhere csr_param was within
+  // 10% of the fastest.
+  double auto_plan_fixed_us = 2000.0;
   double auto_plan_us_per_mnnz = 60.0;
   double auto_light_gain_share = 0.10;
-  double auto_light_gain_share_uniform = 0.5;
+  double auto_light_gain_share_uniform = 0.4;
   double auto_launch_floor_us = 4.0;
   std::string auto_light_kernel;  // the default tables: the kernel catalogue's light_plan row
   // On irregular rows (ELL padding past spread_padding) no CSR kernel wins everywhere: csr_param
