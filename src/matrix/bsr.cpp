@@ -26,12 +26,11 @@ void check_block(int block) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Blocks of block row `br` (rows br*b .. br*b+b-1): distinct block columns, counted with `mark`
-// (one entry per block column holding the last block row that saw it).
-template <class T, class I>
-int64_t count_block_row(const Csr<T, I>& A, int64_t br, int b, std::vector<int64_t>& mark) {
+// Calls f(block column) for every nonzero of block row `br` (rows br*b .. br*b+b-1), its row
+// pointers and columns range-checked first (the callers do not validate the whole matrix).
+template <class T, class I, class F>
+void for_block_row_columns(const Csr<T, I>& A, int64_t br, int b, const F& f) {
   const int64_t first = br * b, last = std::min<int64_t>(first + b, A.rows);
-  int64_t n = 0;
   for (int64_t r = first; r < last; ++r) {
     if (A.row_ptr[r] < 0 || A.row_ptr[r + 1] < A.row_ptr[r] || A.row_ptr[r + 1] > A.row_ptr.back())
       throw Error(fmt::format("CSR row_ptr[{}..{}] = {}..{} is not a range of 0..{}", r, r + 1, A.row_ptr[r],
@@ -40,34 +39,32 @@ int64_t count_block_row(const Csr<T, I>& A, int64_t br, int b, std::vector<int64
       const int64_t col = A.col_idx[k];
       if (col < 0 || col >= A.cols)
         throw Error(fmt::format("CSR nonzero {} has column {} outside 0..{}", k, col, int64_t{A.cols} - 1));
-      const int64_t bc = col / b;
-      if (mark[bc] != br) {
-        mark[bc] = br;
-        ++n;
-      }
+      f(col / b);
     }
   }
+}
+
+// Blocks of block row `br`: distinct block columns, counted with `mark` (one entry per block column
+// holding the last block row that saw it).
+template <class T, class I>
+int64_t count_block_row(const Csr<T, I>& A, int64_t br, int b, std::vector<int64_t>& mark) {
+  int64_t n = 0;
+  for_block_row_columns(A, br, b, [&](int64_t bc) {
+    if (mark[static_cast<std::size_t>(bc)] != br) {
+      mark[static_cast<std::size_t>(bc)] = br;
+      ++n;
+    }
+  });
   return n;
 }
 
-// count_block_row without a mark array of the block columns: the block row's block columns sorted
-// and counted. For a sample, whose few block rows would not repay clearing O(cols) marks per size
-// (4M columns: ~17 ms for the six sizes).
+// The same without a mark array of the block columns: the block row's block columns sorted and
+// counted. For a sample, whose few block rows would not repay clearing O(cols) marks per size (4M
+// columns: ~17 ms for the six sizes).
 template <class T, class I>
 int64_t count_block_row_sorted(const Csr<T, I>& A, int64_t br, int b, std::vector<int64_t>& scratch) {
-  const int64_t first = br * b, last = std::min<int64_t>(first + b, A.rows);
   scratch.clear();
-  for (int64_t r = first; r < last; ++r) {
-    if (A.row_ptr[r] < 0 || A.row_ptr[r + 1] < A.row_ptr[r] || A.row_ptr[r + 1] > A.row_ptr.back())
-      throw Error(fmt::format("CSR row_ptr[{}..{}] = {}..{} is not a range of 0..{}", r, r + 1, A.row_ptr[r],
-                              A.row_ptr[r + 1], A.row_ptr.back()));
-    for (I k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k) {
-      const int64_t col = A.col_idx[k];
-      if (col < 0 || col >= A.cols)
-        throw Error(fmt::format("CSR nonzero {} has column {} outside 0..{}", k, col, int64_t{A.cols} - 1));
-      scratch.push_back(col / b);
-    }
-  }
+  for_block_row_columns(A, br, b, [&](int64_t bc) { scratch.push_back(bc); });
   std::sort(scratch.begin(), scratch.end());
   return std::unique(scratch.begin(), scratch.end()) - scratch.begin();
 }

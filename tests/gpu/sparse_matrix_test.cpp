@@ -467,6 +467,24 @@ TYPED_TEST(FrontDoor, TunerConvergesAndStaysPut) {
     if (c.beta == T{0}) c.expect_close(got, "tuned csr_param");
 }
 
+// One SpMV through the front door on a poisoned y, against spx::ref (x drawn from `seed`).
+template <class T>
+void expect_spmv_matches_ref(cuda::Context& ctx, cuda::SparseMatrix<T>& M, const Csr<T, int32_t>& A,
+                             uint64_t seed, const std::string& what) {
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), seed);
+  std::vector<T> want(static_cast<std::size_t>(A.rows)), got(want.size());
+  ref::spmv(A, std::span<const T>(x), std::span<T>(want));
+  poison(std::span<T>(got));
+  cuda::DeviceBuffer<T> dx(x.size(), "x"), dy(want.size(), "y");
+  cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
+  cuda::copy_to_device_sync(ctx, dy.data(), got.data(), dy.bytes());
+  cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
+  cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], (std::is_same_v<T, float> ? 1e-4 : 1e-12) * (1 + std::abs(want[i])))
+        << what << " row " << i;
+}
+
 // Mode auto on a small matrix at the default 100 calls: planning cannot pay, so the light kernel
 // runs at once (no features, no conversion), right on the first call; with many calls it plans.
 TYPED_TEST(FrontDoor, AutoTakesTheLightPlanWherePlanningCannotPay) {
@@ -474,13 +492,6 @@ TYPED_TEST(FrontDoor, AutoTakesTheLightPlanWherePlanningCannotPay) {
   using T = TypeParam;
   auto& ctx = gpu();
   const auto A = gen::generate<T, int32_t>("stencil27:n=20,seed=3");
-  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), 17);
-  std::vector<T> want(static_cast<std::size_t>(A.rows)), got(want.size()), poisoned(want.size());
-  ref::spmv(A, std::span<const T>(x), std::span<T>(want));
-  poison(std::span<T>(poisoned));
-  cuda::DeviceBuffer<T> dx(x.size(), "x"), dy(want.size(), "y");
-  cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
-  cuda::copy_to_device_sync(ctx, dy.data(), poisoned.data(), dy.bytes());
   plan::Options o;
   o.tuning_cache = "-";
   {
@@ -491,10 +502,7 @@ TYPED_TEST(FrontDoor, AutoTakesTheLightPlanWherePlanningCannotPay) {
     EXPECT_EQ(r.features_us, 0);
     EXPECT_EQ(r.extras_us, 0);  // nor the formats' host-side inputs
     EXPECT_NE(r.explain().find("cost more than it can save"), std::string::npos) << r.explain();
-    cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
-    cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
-    for (std::size_t i = 0; i < want.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], (std::is_same_v<T, float> ? 1e-4 : 1e-12) * (1 + std::abs(want[i]))) << i;
+    expect_spmv_matches_ref(ctx, M, A, 17, "light plan");
   }
   o.expected_calls = 10000000;
   cuda::SparseMatrix<T> M(ctx, A);
@@ -516,12 +524,6 @@ TYPED_TEST(FrontDoor, AValueTheSampledTableMissedIsRefusedNotMultiplied) {
   auto A = gen::generate<T, int32_t>("stencil27:n=24,shuffle=3");  // 2 values, sampled (below)
   ASSERT_GT(A.nnz(), kDistinctSampleAll);
   A.values[static_cast<std::size_t>(kDistinctSampleHead + kDistinctSampleChunk) + 5] = T(0.5);
-  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols), 23);
-  std::vector<T> want(static_cast<std::size_t>(A.rows)), got(want.size()), poisoned(want.size());
-  ref::spmv(A, std::span<const T>(x), std::span<T>(want));
-  poison(std::span<T>(poisoned));
-  cuda::DeviceBuffer<T> dx(x.size(), "x"), dy(want.size(), "y");
-  cuda::copy_to_device_sync(ctx, dx.data(), x.data(), dx.bytes());
   for (const std::vector<std::string> kernels :
        {std::vector<std::string>{"sell_c16_dict", "csr_param"}, std::vector<std::string>{"rcm_sell_c16"}}) {
     plan::Options o = only(kernels[0]);
@@ -533,12 +535,7 @@ TYPED_TEST(FrontDoor, AValueTheSampledTableMissedIsRefusedNotMultiplied) {
       EXPECT_EQ(r.winner().kernel, "csr_param") << r.explain();
       EXPECT_NE(r.explain().find("not in the table"), std::string::npos) << r.explain();
     }
-    cuda::copy_to_device_sync(ctx, dy.data(), poisoned.data(), dy.bytes());
-    cuda::spmv(ctx, M, std::span<const T>(dx.span()), dy.span());
-    cuda::copy_to_host_sync(ctx, got.data(), dy.data(), dy.bytes());
-    for (std::size_t i = 0; i < want.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], (std::is_same_v<T, float> ? 1e-4 : 1e-12) * (1 + std::abs(want[i])))
-          << kernels[0] << " row " << i;
+    expect_spmv_matches_ref(ctx, M, A, 23, kernels[0]);
   }
 }
 
