@@ -110,7 +110,8 @@ TEST_F(CliSurface, ModelPredictWithoutAGpuUsesTheDefaultProfileWithANote) {
   EXPECT_NE(r.out.find("csr_param f64"), std::string::npos) << r.out;
 }
 
-// The header's setup is the chosen candidate's (nothing is built without a GPU), as its table row.
+// The header's setup is the chosen candidate's (nothing is built without a GPU), as its table row;
+// its planning time the host's.
 TEST_F(CliSurface, PlanShowHeaderSetupIsTheChosenCandidates) {
   const CliRun r = spx("plan show stencil27:n=16 --mode rule");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -124,6 +125,11 @@ TEST_F(CliSurface, PlanShowHeaderSetupIsTheChosenCandidates) {
   ASSERT_GE(cells.size(), 5u) << r.out;  // candidate, owner, predicted, measured, setup, ...
   EXPECT_GT(std::stod(cells[4]), 0.0) << "a candidate with setup, so the test can tell: " << chosen;
   EXPECT_NEAR(std::stod(header), std::stod(cells[4]), 0.051) << r.out;
+  // Its planning time is what planning took here (host inputs included), not a zero.
+  const std::string planning = rest_of_line(r.out, "planning ");
+  ASSERT_FALSE(planning.empty()) << r.out;
+  EXPECT_GT(std::stod(planning), 0.0) << r.out;
+  EXPECT_NE(planning.find("host inputs"), std::string::npos) << r.out;
 }
 
 // plan show fills the formats' host-side inputs as the front door does (plan::fill_host_extras):

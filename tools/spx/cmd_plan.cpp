@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -79,9 +80,18 @@ void run_show(const PlanCliOptions& o) {
   const model::Profile profile = profile_of(o.profile);
   plan::Problem p = problem_of(bench::parse_ops(o.op).at(0), o.precision, o.layout);
   p.stats = stats(A);
+  // Planning's times as measured here (the features on this host's CPU, not on a GPU).
+  using Clock = std::chrono::steady_clock;
+  const auto us_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::micro>(Clock::now() - t).count();
+  };
+  const auto t0 = Clock::now();
   plan::HostExtras extras;  // the same eligibility inputs the front door reads
   plan::fill_host_extras(A, extras, p);
+  const double extras_us = us_since(t0);
+  const auto t_features = Clock::now();
   if (mode == plan::Mode::Model) p.features = features(A);
+  const double features_us = us_since(t_features);
   plan::Options opt;
   opt.mode = mode;
   opt.expected_calls = o.expected_calls;
@@ -96,6 +106,9 @@ void run_show(const PlanCliOptions& o) {
   plan::rank(r.candidates, p, opt, mode == plan::Mode::Model ? &profile : nullptr);
   // Nothing is built here: the header's setup is the chosen candidate's estimate, as its table row.
   if (!r.candidates.empty()) r.setup_us = r.winner().setup_us;
+  r.extras_us = extras_us;
+  r.features_us = mode == plan::Mode::Model ? features_us : 0.0;
+  r.planning_us = us_since(t0);
   r.problem.features.reset();
   fmt::print("{}: {}", source.name, r.explain());
 }
