@@ -152,7 +152,8 @@ def main():
             below = sum(1 for x in worst if x[0] < 0.95)
             print(f"  {mode:<18} worst {w[0]:.2f}x ({w[1]} {w[2][1]} {w[2][2]}), {below} of {len(worst)} below 0.95x")
 
-    print("\nPlanning cost (host wall time, features included; setup of the chosen candidate apart)")
+    print("\nPlanning cost (host wall time: host inputs, features, ranking and the chosen candidate's setup,\n"
+          "which is also shown alone)")
     for mode in MODES:
         v = planning.get(mode)
         if v:
