@@ -15,6 +15,7 @@
 #include "bench/provenance.hpp"
 #include "bench/traffic.hpp"
 #include "common/splitmix64.hpp"
+#include "common/wall_clock.hpp"
 #include "spx/convert.hpp"
 #include "spx/error.hpp"
 
@@ -22,11 +23,8 @@ namespace spx::bench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using Clock = spx::detail::WallClock;
+using spx::detail::seconds_since;
 
 // Inputs are uniform in [-1, 1): splitmix64, so they are the same on every platform and never
 // all zero (a zero x would let a kernel that skips work look correct and fast). Element e of the

@@ -6,10 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <vector>
 
 #include "common/host_parallel.hpp"
@@ -203,40 +201,34 @@ BsrBlockCounts bsr_block_counts(const Csr<T, I>& A, int64_t sample_rows) {
   out.cols = A.cols;
   out.nnz = A.nnz();
   out.sampled = sample_rows > 0 && A.rows > sample_rows;
-  // One block size a thread (integer counts: the same whatever the thread count); a size's error is
-  // kept and the smallest size's rethrown, as the serial loop would have.
-  constexpr auto kSizeCount = static_cast<int>(BsrBlockCounts::kSizes.size());
-  std::array<std::exception_ptr, BsrBlockCounts::kSizes.size()> failed{};
+  // One block size a thread (integer counts: the same whatever the thread count; the smallest
+  // size's error, as the serial loop would have).
   const int64_t visited = out.sampled ? sample_rows : A.rows;
   const int64_t visited_nnz = A.rows > 0 ? A.nnz() / A.rows * visited : 0;
-#pragma omp parallel for schedule(dynamic, 1) if (visited_nnz >= detail::kMinParallelItems)
-  for (int size = 0; size < kSizeCount; ++size) {
-    try {
-      const auto i = static_cast<std::size_t>(size);
-      const int b = BsrBlockCounts::kSizes[i];
-      const int64_t block_rows = ceil_div(A.rows, b), block_cols = ceil_div(A.cols, b);
-      // Evenly spaced block rows covering about sample_rows rows (all of them when not sampled).
-      const int64_t wanted = out.sampled ? std::max<int64_t>(1, sample_rows / b) : block_rows;
-      const int64_t stride = std::max<int64_t>(1, block_rows / std::max<int64_t>(wanted, 1));
-      // Every block row: marks of the block columns; a sample: each block row's columns sorted.
-      std::vector<int64_t> mark(stride == 1 ? static_cast<std::size_t>(block_cols) : 0, -1);
-      int64_t blocks = 0, nnz = 0;
-      for (int64_t br = 0; br < block_rows; br += stride) {
-        blocks += stride == 1 ? count_block_row(A, br, b, mark) : count_block_row_sorted(A, br, b, mark);
-        const int64_t first = br * b, last = std::min<int64_t>(first + b, A.rows);
-        nnz += A.row_ptr[last] - A.row_ptr[first];
-      }
-      out.blocks[i] = stride == 1 || nnz == 0
-                          ? blocks
-                          : static_cast<int64_t>(static_cast<double>(blocks) * static_cast<double>(out.nnz) /
-                                                     static_cast<double>(nnz) +
-                                                 0.5);
-    } catch (...) {
-      failed[static_cast<std::size_t>(size)] = std::current_exception();
-    }
-  }
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
+  struct NoScratch {};
+  detail::for_items_first_error<NoScratch>(
+      static_cast<int64_t>(BsrBlockCounts::kSizes.size()), visited_nnz >= detail::kMinParallelItems,
+      [&](int64_t size, NoScratch&) {
+        const auto i = static_cast<std::size_t>(size);
+        const int b = BsrBlockCounts::kSizes[i];
+        const int64_t block_rows = ceil_div(A.rows, b), block_cols = ceil_div(A.cols, b);
+        // Evenly spaced block rows covering about sample_rows rows (all of them when not sampled).
+        const int64_t wanted = out.sampled ? std::max<int64_t>(1, sample_rows / b) : block_rows;
+        const int64_t stride = std::max<int64_t>(1, block_rows / std::max<int64_t>(wanted, 1));
+        // Every block row: marks of the block columns; a sample: each block row's columns sorted.
+        std::vector<int64_t> mark(stride == 1 ? static_cast<std::size_t>(block_cols) : 0, -1);
+        int64_t blocks = 0, nnz = 0;
+        for (int64_t br = 0; br < block_rows; br += stride) {
+          blocks += stride == 1 ? count_block_row(A, br, b, mark) : count_block_row_sorted(A, br, b, mark);
+          const int64_t first = br * b, last = std::min<int64_t>(first + b, A.rows);
+          nnz += A.row_ptr[last] - A.row_ptr[first];
+        }
+        out.blocks[i] = stride == 1 || nnz == 0 ? blocks
+                                                : static_cast<int64_t>(static_cast<double>(blocks) *
+                                                                           static_cast<double>(out.nnz) /
+                                                                           static_cast<double>(nnz) +
+                                                                       0.5);
+      });
   return out;
 }
 

@@ -47,7 +47,8 @@ void fill_host_extras(const Csr<T, int32_t>& A, HostExtras& extras, Problem& p) 
     const double avg_row = A.rows > 0 ? static_cast<double>(A.nnz()) / static_cast<double>(A.rows) : 0.0;
     const auto budget =
         static_cast<int64_t>(static_cast<double>(kBsrPlannerSampleNnz) / std::max(avg_row, 1.0));
-    extras.bsr_blocks = bsr_block_counts(A, std::clamp(budget, kBsrMinPlannerSampleRows, kBsrMaxPlannerSampleRows));
+    extras.bsr_blocks =
+        bsr_block_counts(A, std::clamp(budget, kBsrMinPlannerSampleRows, kBsrMaxPlannerSampleRows));
   }
   p.bsr_blocks = extras.bsr_blocks;
   // Counted only where SELL-C16 can hold the matrix (no row wider than 16-bit offsets) or its RCM

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <exception>
 #include <utility>
 #include <vector>
 
@@ -40,21 +39,17 @@ double two_hop_growth(const Csr<T, I>& A) {
           fmt::format("locality: row {} spans [{}, {}) of {} column indices", r, b, e, A.col_idx.size()));
     return std::pair{b, std::min(e, b + kTwoHopMaxNeighbours)};
   };
-  // Each sampled row's ratio (-1: an empty row) on any thread, then summed in row order, so the
-  // result does not depend on the thread count; an error is kept and rethrown (first sample's).
+  // Each sampled row's ratio (-1: an empty row) on any thread, then added in row order, so the
+  // result does not depend on the thread count.
   const int64_t samples = rows > step / 2 ? (rows - step / 2 + step - 1) / step : 0;
   std::vector<double> ratio(static_cast<std::size_t>(samples), -1.0);
-  std::vector<std::exception_ptr> failed(static_cast<std::size_t>(samples));
-#pragma omp parallel if (samples * kTwoHopMaxNeighbours * kTwoHopMaxNeighbours >= detail::kMinParallelItems)
-  {
-    std::vector<int64_t> reach;
-#pragma omp for schedule(dynamic, 4)
-    for (int64_t i = 0; i < samples; ++i) {
-      try {
+  detail::for_items_first_error<std::vector<int64_t>>(
+      samples, samples * kTwoHopMaxNeighbours * kTwoHopMaxNeighbours >= detail::kMinParallelItems,
+      [&](int64_t i, std::vector<int64_t>& reach) {
         const int64_t r = step / 2 + i * step;
         const auto [b, e] = row_span(r);
         const int64_t d = e - b;
-        if (d == 0) continue;
+        if (d == 0) return;
         reach.clear();
         for (int64_t p = b; p < e; ++p) {
           const int64_t c = static_cast<int64_t>(A.col_idx[static_cast<std::size_t>(p)]);
@@ -68,17 +63,12 @@ double two_hop_growth(const Csr<T, I>& A) {
         std::sort(reach.begin(), reach.end());
         const auto distinct = std::unique(reach.begin(), reach.end()) - reach.begin();
         ratio[static_cast<std::size_t>(i)] = static_cast<double>(distinct) / static_cast<double>(d * d);
-      } catch (...) {
-        failed[static_cast<std::size_t>(i)] = std::current_exception();
-      }
-    }
-  }
+      });
   double sum = 0;
   int64_t counted = 0;
-  for (std::size_t i = 0; i < ratio.size(); ++i) {
-    if (failed[i]) std::rethrow_exception(failed[i]);
-    if (ratio[i] < 0) continue;
-    sum += ratio[i];
+  for (const double x : ratio) {
+    if (x < 0) continue;
+    sum += x;
     ++counted;
   }
   return counted > 0 ? sum / static_cast<double>(counted) : 0.0;
@@ -101,23 +91,19 @@ Locality locality(const Csr<T, I>& A) {
       static_cast<int64_t>(std::ceil(static_cast<double>(kLocalitySampleNnz) / mean_window_nnz));
   const int64_t sampled =
       std::min(windows, std::clamp(budget, kLocalityMinSampleWindows, kLocalitySampleWindows));
-  // Windows on every thread (integer sums: the same result whatever the thread count); an error is
-  // kept per window and the first window's rethrown, as the serial loop would have.
-  int64_t distance = 0, distinct = 0, sampled_rows = 0, sampled_nnz = 0;
-  std::vector<std::exception_ptr> failed(static_cast<std::size_t>(sampled));
-  const int64_t approx_nnz = A.nnz() / std::max<int64_t>(windows, 1) * sampled;
-#pragma omp parallel if (approx_nnz >= detail::kMinParallelItems) \
-    reduction(+ : distance, distinct, sampled_rows, sampled_nnz)
-  {
-    std::vector<int64_t> sectors;
-#pragma omp for schedule(dynamic, 8)
-    for (int64_t s = 0; s < sampled; ++s) {
-      try {
+  // Windows on every thread, each one's counts in its own slot, added in window order.
+  struct WindowCounts {
+    int64_t rows = 0, nnz = 0, distance = 0, sectors = 0;
+  };
+  std::vector<WindowCounts> counts(static_cast<std::size_t>(sampled));
+  detail::for_items_first_error<std::vector<int64_t>>(
+      sampled, A.nnz() / windows * sampled >= detail::kMinParallelItems,
+      [&](int64_t s, std::vector<int64_t>& sectors) {
         // Windows spread evenly: window s * windows / sampled.
         const int64_t w = s * windows / sampled;
         const int64_t first = w * kLocalityWindowRows, last = std::min(rows, first + kLocalityWindowRows);
+        WindowCounts& k = counts[static_cast<std::size_t>(s)];
         sectors.clear();
-        int64_t window_nnz = 0;
         for (int64_t r = first; r < last; ++r) {
           if (A.row_ptr[r] < 0 || A.row_ptr[r] > A.row_ptr[r + 1] ||
               static_cast<std::size_t>(A.row_ptr[r + 1]) > A.col_idx.size())
@@ -130,24 +116,22 @@ Locality locality(const Csr<T, I>& A) {
             if (c < 0 || c >= static_cast<int64_t>(A.cols))
               throw Error(fmt::format("locality: row {} has column {} outside 0..{}", r, c,
                                       static_cast<int64_t>(A.cols) - 1));
-            distance += c > r ? c - r : r - c;
-            ++window_nnz;
+            k.distance += c > r ? c - r : r - c;
+            ++k.nnz;
             if (c / kF64PerSector != last_sector) sectors.push_back(last_sector = c / kF64PerSector);
           }
         }
-        sampled_rows += last - first;
-        sampled_nnz += window_nnz;
+        k.rows = last - first;
         std::sort(sectors.begin(), sectors.end());
-        distinct += std::unique(sectors.begin(), sectors.end()) - sectors.begin();
-      } catch (...) {
-        failed[static_cast<std::size_t>(s)] = std::current_exception();
-      }
-    }
+        k.sectors = std::unique(sectors.begin(), sectors.end()) - sectors.begin();
+      });
+  int64_t distance = 0, distinct = 0;
+  for (const WindowCounts& k : counts) {
+    L.sampled_rows += k.rows;
+    L.sampled_nnz += k.nnz;
+    distance += k.distance;
+    distinct += k.sectors;
   }
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
-  L.sampled_rows = sampled_rows;
-  L.sampled_nnz = sampled_nnz;
   if (L.sampled_rows == 0) return L;
   const double rows_sampled = static_cast<double>(L.sampled_rows);
   L.mean_distance = L.sampled_nnz > 0 ? static_cast<double>(distance) / static_cast<double>(L.sampled_nnz) /

@@ -14,9 +14,9 @@
 
 #include "bsr_test_support.hpp"
 #include "spx/cpu.hpp"
-#include "spx/threads.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
+#include "spx/threads.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -27,7 +27,8 @@ TEST(WorkerGroup, EveryIndexRunsOncePerCallOnItsOwnThread) {
     });
   for (int i = 0; i < 4; ++i) EXPECT_EQ(count[static_cast<std::size_t>(i)].load(), 2000);
   for (int i = 0; i < 4; ++i)
-    for (int j = i + 1; j < 4; ++j) EXPECT_NE(who[static_cast<std::size_t>(i)], who[static_cast<std::size_t>(j)]);
+    for (int j = i + 1; j < 4; ++j)
+      EXPECT_NE(who[static_cast<std::size_t>(i)], who[static_cast<std::size_t>(j)]);
   EXPECT_NE(who[0], std::this_thread::get_id());
 }
 
@@ -70,8 +71,7 @@ TEST(WorkerGroup, AFailedSetupIsReportedByEveryCall) {
   WorkerGroup workers(2, [](int i) {
     if (i == 1) throw std::runtime_error("no GPU 1");
   });
-  for (int call = 0; call < 2; ++call)
-    EXPECT_THROW(workers.run([](int) {}), std::runtime_error);
+  for (int call = 0; call < 2; ++call) EXPECT_THROW(workers.run([](int) {}), std::runtime_error);
 }
 
 TEST(WorkerGroup, CallsAfterTheWorkersSleptStillRun) {

@@ -86,10 +86,6 @@ bool within_rounding(const Csr<T, int32_t>& A, std::span<const T> x, std::span<c
   return true;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 namespace {
 // The JSON fields every run shares (bench and cg add their own after them).
 json run_json(const RankRun& r) {

@@ -11,7 +11,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -25,6 +24,7 @@
 #include "bench/model_data.hpp"
 #include "bench/types.hpp"
 #include "cli_common.hpp"
+#include "common/wall_clock.hpp"
 #include "plan/catalogue.hpp"
 #include "profiles.hpp"
 #include "spx/error.hpp"
@@ -81,15 +81,12 @@ void run_show(const PlanCliOptions& o) {
   plan::Problem p = problem_of(bench::parse_ops(o.op).at(0), o.precision, o.layout);
   p.stats = stats(A);
   // Planning's times as measured here (the features on this host's CPU, not on a GPU).
-  using Clock = std::chrono::steady_clock;
-  const auto us_since = [](Clock::time_point t) {
-    return std::chrono::duration<double, std::micro>(Clock::now() - t).count();
-  };
-  const auto t0 = Clock::now();
+  using detail::us_since;
+  const auto t0 = detail::WallClock::now();
   plan::HostExtras extras;  // the same eligibility inputs the front door reads
   plan::fill_host_extras(A, extras, p);
   const double extras_us = us_since(t0);
-  const auto t_features = Clock::now();
+  const auto t_features = detail::WallClock::now();
   if (mode == plan::Mode::Model) p.features = features(A);
   const double features_us = us_since(t_features);
   plan::Options opt;

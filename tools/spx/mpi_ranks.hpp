@@ -18,6 +18,7 @@
 
 #include "bench/inputs.hpp"
 #include "cg_cli.hpp"
+#include "common/wall_clock.hpp"
 #include "spx/cg.hpp"
 #include "spx/dist.hpp"
 #include "spx/matrix.hpp"
@@ -109,7 +110,7 @@ std::vector<T> my_block(const std::vector<T>& v, const dist::Partition& p, int r
   const auto r = static_cast<std::size_t>(rank);
   return std::vector<T>(v.begin() + p.begin[r], v.begin() + p.begin[r + 1]);
 }
-double seconds_since(std::chrono::steady_clock::time_point t0);
+using spx::detail::seconds_since;
 
 // This process's rank of a GPU team spread over the job (cmd_mpi_team.cpp). Collective.
 class RankTeam;

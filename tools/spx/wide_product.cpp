@@ -20,6 +20,7 @@
 #include "bench/provenance.hpp"
 #include "bench/report.hpp"
 #include "bench/traffic.hpp"
+#include "common/wall_clock.hpp"
 #include "spx/cuda/device.hpp"
 #include "spx/error.hpp"
 #include "spx/matrix.hpp"
@@ -61,9 +62,7 @@ constexpr std::size_t kCopyBandwidthBytes = std::size_t{256} << 20;
 // benchmark's spx_auto entry allows.
 constexpr int kMaxTrialCalls = 4096;
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using spx::detail::seconds_since;
 
 std::vector<int64_t> sampled_rows(int64_t rows) {
   std::vector<int64_t> sample;

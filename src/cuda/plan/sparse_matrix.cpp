@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/wall_clock.hpp"
 #include "cuda/common/check.hpp"
 #include "cuda/formats/upload_valid.hpp"
 #include "cuda/plan/executor.hpp"
@@ -37,10 +38,8 @@ namespace spx::cuda {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double us_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
+using Clock = spx::detail::WallClock;
+using spx::detail::us_since;
 
 // The committed profiles, loaded once per device name (nullopt: the device has none).
 std::mutex profiles_mutex;
@@ -316,7 +315,7 @@ struct SparseMatrix<T>::Impl {
       return st;
     }
     // The formats' host-side inputs, after the light plan (which needs none) and inside the planning
-    // time: sampled, yet ~0.1 s on one core for 26M nonzeros before they ran on every thread.
+    // time (sampled to budgets: 1-3 ms on the H200 host at 6-29M nonzeros).
     if (!wide) {
       const auto t_extras = Clock::now();
       plan::fill_host_extras(host, extras, p);
