@@ -132,111 +132,124 @@ void run_matrix(const MatrixSource& src, const OpSpec& op, const MultiGpuOptions
   const char* precision = sizeof(T) == 4 ? "f32" : "f64";
   std::optional<double> t_one;
   fmt::print(out, "\n{} {} {}\n", src.name, op.label(), precision);
-  fmt::print(out, "{:>4} {:>10} {:>8} {:>6} {:>9} {:>9} {:>9} {:>7} {:>10} {:>6} {:>8}  {}\n", "gpus", "ms",
-             "GB/s", "eff", "local ms", "halo ms", "remote ms", "overlap", "halo KB", "imbal", "check",
-             "kernels (rank 0)");
+  fmt::print(out, "{:>4} {:>6} {:>10} {:>8} {:>6} {:>9} {:>9} {:>9} {:>7} {:>10} {:>6} {:>8}  {}\n", "gpus",
+             "chunks", "ms", "GB/s", "eff", "local ms", "halo ms", "remote ms", "overlap", "halo KB", "imbal",
+             "check", "kernels (rank 0)");
   for (int n : o.gpus) {
     cd::Team team(n);
     SetupClock setup(n);
     DistInput<T> in = load_distributed<T>(src, n, /*keep_whole=*/n == o.gpus.front(), o.partition);
     setup.done("split", fmt::format("{} parts", n));
-    cd::DistOptions dopt;
-    dopt.plan.mode = o.plan_mode;
-    dopt.plan.expected_calls = 1000;
     // The reference needs the parts; compute it before the matrix goes to the GPUs.
     const std::vector<T> x = input_values<T>(in.D.cols * L, 3);
     const Reference ref = reference(in, x, L);
     setup.done("reference", "on the CPU");
-    cd::DistSparseMatrix<T> A(team, std::move(in.D), dopt);
-    setup.done("gpus", A.setup_summary());
-    in = DistInput<T>{};  // frees the rest
-    const dist::DistStats& D_stats = A.stats();
-    const int64_t rows = A.rows(), cols = A.cols(), nnz = A.nnz();
-    cd::DistVector<T> dx(team, A.col_partition(), L), dy(team, A.row_partition(), L);
-    dx.upload(x);
-    dy.upload(std::vector<T>(static_cast<std::size_t>(rows * L), std::numeric_limits<T>::quiet_NaN()));
-    const auto product = [&](cd::Phases ph) {
-      if (L == 1)
-        cd::spmv(A, dx, dy, T{1}, T{0}, ph);
-      else
-        cd::spmm(A, dx, dy, T{1}, T{0}, ph);
-    };
-    product(cd::Phases::All);
-    team.synchronize();
-    const double ratio = check_ratio(dy.download(), std::vector<T>(ref.y.begin(), ref.y.end()), ref.scale);
-    const bool ok = ratio <= 1.0;
-    if (!ok) ++failures;
-    const double t_all = time_team(
-        team, [&] { product(cd::Phases::All); }, o.min_seconds, o.rounds);
-    const double t_local = time_team(
-        team, [&] { product(cd::Phases::Local); }, o.min_seconds, o.rounds);
-    const double t_halo = n > 1 ? time_team(
-                                      team, [&] { product(cd::Phases::Halo); }, o.min_seconds, o.rounds)
-                                : 0;
-    const double t_remote = n > 1 ? time_team(
-                                        team, [&] { product(cd::Phases::Remote); }, o.min_seconds, o.rounds)
+    // One GPU has no halo: one run whatever the chunk counts.
+    const std::size_t runs = n == 1 ? 1 : o.halo_chunks.size();
+    for (std::size_t ci = 0; ci < runs; ++ci) {
+      cd::DistOptions dopt;
+      dopt.plan.mode = o.plan_mode;
+      dopt.plan.expected_calls = 1000;
+      dopt.halo_chunks = o.halo_chunks[ci];
+      // Every chunk count but the last takes a copy of the split.
+      const bool last = ci + 1 == runs;
+      cd::DistSparseMatrix<T> A(team, last ? std::move(in.D) : dist::DistMatrix<T>(in.D), dopt);
+      setup.done("gpus", A.setup_summary());
+      if (last) in = DistInput<T>{};  // frees the rest
+      const dist::DistStats& D_stats = A.stats();
+      const int64_t rows = A.rows(), cols = A.cols(), nnz = A.nnz();
+      cd::DistVector<T> dx(team, A.col_partition(), L), dy(team, A.row_partition(), L);
+      dx.upload(x);
+      dy.upload(std::vector<T>(static_cast<std::size_t>(rows * L), std::numeric_limits<T>::quiet_NaN()));
+      const auto product = [&](cd::Phases ph) {
+        if (L == 1)
+          cd::spmv(A, dx, dy, T{1}, T{0}, ph);
+        else
+          cd::spmm(A, dx, dy, T{1}, T{0}, ph);
+      };
+      product(cd::Phases::All);
+      team.synchronize();
+      const double ratio = check_ratio(dy.download(), std::vector<T>(ref.y.begin(), ref.y.end()), ref.scale);
+      const bool ok = ratio <= 1.0;
+      if (!ok) ++failures;
+      const double t_all = time_team(
+          team, [&] { product(cd::Phases::All); }, o.min_seconds, o.rounds);
+      const double t_local = time_team(
+          team, [&] { product(cd::Phases::Local); }, o.min_seconds, o.rounds);
+      const double t_halo = n > 1 ? time_team(
+                                        team, [&] { product(cd::Phases::Halo); }, o.min_seconds, o.rounds)
                                   : 0;
-    const double hidden = t_local + t_halo + t_remote - t_all;
-    const double overlap = n > 1 && t_halo > 0 ? std::clamp(hidden / std::min(t_local, t_halo), 0.0, 1.0) : 0;
-    if (n == o.gpus.front() && n == 1) t_one = t_all;
-    const double eff = t_one ? *t_one / (n * t_all) : 0;
-    // Bytes: CSR of both parts (values, indices, row pointers), x read once, y written.
-    const double vb = sizeof(T);
-    const double bytes = static_cast<double>(nnz) * (vb + 4) + static_cast<double>(rows) * 4 +
-                         static_cast<double>(cols * L) * vb + static_cast<double>(rows * L) * vb;
-    const double halo_bytes = static_cast<double>(D_stats.halo_entries * L) * vb;
-    std::string kernels;
-    if (const plan::Report* rep = L == 1 ? A.local(0).spmv_report() : A.local(0).spmm_report(L))
-      kernels = rep->winner().kernel;
-    if (A.remote(0))
-      if (const plan::Report* rep = L == 1 ? A.remote(0)->spmv_report() : A.remote(0)->spmm_report(L))
-        kernels += " + " + rep->winner().kernel;
-    fmt::print(
-        out,
-        "{:>4} {:>10.4f} {:>8.0f} {:>6} {:>9.4f} {:>9.4f} {:>9.4f} {:>7.2f} {:>10.1f} {:>6.3f} {:>8}  {}\n",
-        n, t_all, bytes / (t_all * 1e6), t_one ? fmt::format("{:.2f}", eff) : "-", t_local, t_halo, t_remote,
-        overlap, halo_bytes / 1024, D_stats.nnz_imbalance, ok ? "ok" : fmt::format("FAIL {:.1e}", ratio),
-        kernels);
-    out.flush();
-    json per_rank = json::array();
-    for (const auto& r : D_stats.per_rank) {
-      json line = rank_json(r, A.row_partition(), A.col_partition());
-      line["remote_rows"] = A.remote_rows(r.rank);
-      line["remote_compressed"] = A.remote_compressed(r.rank);
-      per_rank.push_back(std::move(line));
+      const double t_remote = n > 1 ? time_team(
+                                          team, [&] { product(cd::Phases::Remote); }, o.min_seconds, o.rounds)
+                                    : 0;
+      const double hidden = t_local + t_halo + t_remote - t_all;
+      const double overlap =
+          n > 1 && t_halo > 0 ? std::clamp(hidden / std::min(t_local, t_halo), 0.0, 1.0) : 0;
+      if (n == o.gpus.front() && n == 1) t_one = t_all;
+      const double eff = t_one ? *t_one / (n * t_all) : 0;
+      // Bytes: CSR of both parts (values, indices, row pointers), x read once, y written.
+      const double vb = sizeof(T);
+      const double bytes = static_cast<double>(nnz) * (vb + 4) + static_cast<double>(rows) * 4 +
+                           static_cast<double>(cols * L) * vb + static_cast<double>(rows * L) * vb;
+      const double halo_bytes = static_cast<double>(D_stats.halo_entries * L) * vb;
+      std::string kernels;
+      if (const plan::Report* rep = L == 1 ? A.local(0).spmv_report() : A.local(0).spmm_report(L))
+        kernels = rep->winner().kernel;
+      if (A.remote(0))
+        if (const plan::Report* rep = L == 1 ? A.remote(0)->spmv_report() : A.remote(0)->spmm_report(L))
+          kernels += " + " + rep->winner().kernel +
+                     (A.remote_pieces(0) > 1 ? fmt::format(" ({} pieces)", A.remote_pieces(0)) : "");
+      fmt::print(out,
+                 "{:>4} {:>6} {:>10.4f} {:>8.0f} {:>6} {:>9.4f} {:>9.4f} {:>9.4f} {:>7.2f} {:>10.1f} "
+                 "{:>6.3f} {:>8}  {}\n",
+                 n, A.halo_chunks(), t_all, bytes / (t_all * 1e6), t_one ? fmt::format("{:.2f}", eff) : "-",
+                 t_local, t_halo, t_remote, overlap, halo_bytes / 1024, D_stats.nnz_imbalance,
+                 ok ? "ok" : fmt::format("FAIL {:.1e}", ratio), kernels);
+      out.flush();
+      json per_rank = json::array();
+      for (const auto& r : D_stats.per_rank) {
+        json line = rank_json(r, A.row_partition(), A.col_partition());
+        json pieces = json::array();
+        for (int p = 0; p < A.remote_pieces(r.rank); ++p)
+          pieces.push_back(
+              {{"rows", A.remote_rows(r.rank, p)}, {"compressed", A.remote_compressed(r.rank, p)}});
+        line["remote_pieces"] = std::move(pieces);
+        per_rank.push_back(std::move(line));
+      }
+      results.push_back({{"matrix", src.name},
+                         {"source", src.location},
+                         {"op", op.label()},
+                         {"L", L},
+                         {"precision", precision},
+                         {"partition", o.partition},
+                         {"halo_chunks", A.halo_chunks()},
+                         {"gpus", n},
+                         {"rows", rows},
+                         {"cols", cols},
+                         {"nnz", nnz},
+                         {"ms", t_all},
+                         {"gbs", bytes / (t_all * 1e6)},
+                         {"gflops", 2.0 * static_cast<double>(nnz * L) / (t_all * 1e6)},
+                         {"efficiency_vs_1", t_one ? json(eff) : json(nullptr)},
+                         {"local_ms", t_local},
+                         {"halo_ms", t_halo},
+                         {"remote_ms", t_remote},
+                         {"beyond_local_ms", t_all - t_local},
+                         {"overlap", overlap},
+                         {"halo_entries", D_stats.halo_entries},
+                         {"halo_bytes", halo_bytes},
+                         {"messages", D_stats.messages},
+                         {"nnz_imbalance", D_stats.nnz_imbalance},
+                         {"remote_fraction", D_stats.remote_fraction},
+                         {"check", ok ? "ok" : "failed"},
+                         {"check_ratio", ratio},
+                         {"kernels_rank0", kernels},
+                         {"per_rank", per_rank},
+                         {"layout", A.describe()},
+                         {"setup_seconds", setup.seconds()},
+                         {"plan_rank0", plan_explained(A, L)},
+                         {"team", team.summary()}});
     }
-    results.push_back({{"matrix", src.name},
-                       {"source", src.location},
-                       {"op", op.label()},
-                       {"L", L},
-                       {"precision", precision},
-                       {"partition", o.partition},
-                       {"gpus", n},
-                       {"rows", rows},
-                       {"cols", cols},
-                       {"nnz", nnz},
-                       {"ms", t_all},
-                       {"gbs", bytes / (t_all * 1e6)},
-                       {"gflops", 2.0 * static_cast<double>(nnz * L) / (t_all * 1e6)},
-                       {"efficiency_vs_1", t_one ? json(eff) : json(nullptr)},
-                       {"local_ms", t_local},
-                       {"halo_ms", t_halo},
-                       {"remote_ms", t_remote},
-                       {"beyond_local_ms", t_all - t_local},
-                       {"overlap", overlap},
-                       {"halo_entries", D_stats.halo_entries},
-                       {"halo_bytes", halo_bytes},
-                       {"messages", D_stats.messages},
-                       {"nnz_imbalance", D_stats.nnz_imbalance},
-                       {"remote_fraction", D_stats.remote_fraction},
-                       {"check", ok ? "ok" : "failed"},
-                       {"check_ratio", ratio},
-                       {"kernels_rank0", kernels},
-                       {"per_rank", per_rank},
-                       {"layout", A.describe()},
-                       {"setup_seconds", setup.seconds()},
-                       {"plan_rank0", plan_explained(A, L)},
-                       {"team", team.summary()}});
   }
 }
 

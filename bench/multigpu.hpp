@@ -23,9 +23,10 @@ struct MultiGpuOptions {
   std::vector<Precision> precisions;
   std::vector<int> gpus;  // team sizes, each <= the GPUs present
   plan::Mode plan_mode = plan::Mode::Measure;
-  double min_seconds = 0.3;        // timed per (matrix, op, precision, team) and piece
-  int rounds = 5;                  // the median round is reported
-  std::string partition = "rows";  // rows, metis or rcm (bench/dist_inputs.hpp)
+  double min_seconds = 0.3;         // timed per (matrix, op, precision, team) and piece
+  int rounds = 5;                   // the median round is reported
+  std::string partition = "rows";   // rows, metis or rcm (bench/dist_inputs.hpp)
+  std::vector<int> halo_chunks{0};  // DistOptions::halo_chunks to run, each on the same split (0: auto)
 };
 
 // Runs everything, prints a table per matrix to `out`, returns the JSON ("spx-multigpu-1").

@@ -136,6 +136,35 @@ TYPED_TEST(DistGpu, SpmmMatchesTheReferenceOnEveryTeamSize) {
     }
 }
 
+// The halo in chunks: a remote piece per chunk that brings entries, each after its own NCCL group;
+// the same products. 64 chunks leave most chunks of the small messages empty.
+TYPED_TEST(DistGpu, HaloInChunksMatchesTheReference) {
+  SPX_REQUIRE_GPU();
+  using T = TypeParam;
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  for (int n : team_sizes())
+    for (int chunks : {3, 64})
+      for (const auto& m : dist_matrices<T>(seed)) {
+        if (!splittable(m.A, n)) continue;
+        cd::DistOptions options;
+        options.halo_chunks = chunks;
+        const auto D = split(m.A, n, dist::kMaxSliceNnz);
+        cd::DistSparseMatrix<T> dA(team(n), D, options);
+        EXPECT_EQ(dA.halo_chunks(), chunks);
+        for (int r = 0; r < n; ++r) {
+          int64_t halo = 0;
+          for (const auto& msg : D.messages)
+            if (msg.to == r) halo += msg.count();
+          EXPECT_LE(dA.remote_pieces(r), std::min<int64_t>(chunks, halo)) << m.name << " rank " << r;
+          EXPECT_EQ(dA.remote_pieces(r) > 0, D.parts[static_cast<std::size_t>(r)].remote.nnz() > 0);
+        }
+        check_spmv<T>(team(n), m.name, m.A, seed, dist::kMaxSliceNnz, options);
+        if (m.A.rows <= 20000) check_spmm<T>(team(n), m.name, m.A, 3, seed, dist::kMaxSliceNnz, options);
+        if (::testing::Test::HasFailure()) return;
+      }
+}
+
 TEST(DistGpuShared, SpmvOnTheLargestTeam) {
   SPX_REQUIRE_GPU();
   const int n = team_sizes().back();
@@ -173,10 +202,12 @@ TEST(DistGpu, RemotePartsCompressedAndNot) {
 
 template <class T>
 CgResult dist_solve(cd::Team& tm, const Csr<T, int32_t>& A, const std::vector<T>& b, const CgOptions& opt,
-                    cd::Reductions red, std::vector<T>& x, int64_t slice_nnz = dist::kMaxSliceNnz) {
+                    cd::Reductions red, std::vector<T>& x, int64_t slice_nnz = dist::kMaxSliceNnz,
+                    int halo_chunks = 0) {
   const auto D = split(A, tm.size(), slice_nnz);
   cd::DistOptions dopt;
   dopt.plan.deterministic_only = true;  // one and two reductions are compared bit for bit
+  dopt.halo_chunks = halo_chunks;
   cd::DistSparseMatrix<T> dA(tm, D, dopt);
   cd::DistVector<T> db(tm, dA.row_partition()), dx(tm, dA.row_partition());
   db.upload(b);
@@ -218,21 +249,24 @@ TYPED_TEST(DistGpu, CgFollowsTheCpuSolverOneAndTwoReductionsAgree) {
     std::vector<T> x_cpu(b.size());
     const CgResult cpu = cg(A, std::span<const T>(b), std::span<T>(x_cpu), opt);
     ASSERT_EQ(cpu.status, CgStatus::Converged);
-    for (int n : team_sizes()) {
-      SCOPED_TRACE(fmt::format("{} GPUs, {}", n, to_string(pc)));
-      std::vector<T> x1, x2;
-      const CgResult one = dist_solve(team(n), A, b, opt, cd::Reductions::One, x1);
-      const CgResult two = dist_solve(team(n), A, b, opt, cd::Reductions::Two, x2);
-      EXPECT_EQ(one.status, CgStatus::Converged) << summary(one);
-      const double slack = std::is_same_v<T, double>
-                               ? std::max(1.0, 0.01 * static_cast<double>(cpu.iterations))
-                               : std::max(2.0, 0.03 * static_cast<double>(cpu.iterations));
-      EXPECT_NEAR(static_cast<double>(one.iterations), static_cast<double>(cpu.iterations), slack);
-      ASSERT_EQ(one.history.size(), static_cast<std::size_t>(one.iterations) + 1);
-      EXPECT_EQ(one.iterations, two.iterations);
-      EXPECT_TRUE(test::same_bits(x1, x2)) << "one and two reductions must give the same iterates";
-      EXPECT_LT(true_relative_residual(A, b, x1), (std::is_same_v<T, double> ? 1e-8 : 1e-3));
-    }
+    for (int n : team_sizes())
+      for (int chunks : {1, 3}) {
+        SCOPED_TRACE(fmt::format("{} GPUs, {}, {} halo chunks", n, to_string(pc), chunks));
+        std::vector<T> x1, x2;
+        const CgResult one =
+            dist_solve(team(n), A, b, opt, cd::Reductions::One, x1, dist::kMaxSliceNnz, chunks);
+        const CgResult two =
+            dist_solve(team(n), A, b, opt, cd::Reductions::Two, x2, dist::kMaxSliceNnz, chunks);
+        EXPECT_EQ(one.status, CgStatus::Converged) << summary(one);
+        const double slack = std::is_same_v<T, double>
+                                 ? std::max(1.0, 0.01 * static_cast<double>(cpu.iterations))
+                                 : std::max(2.0, 0.03 * static_cast<double>(cpu.iterations));
+        EXPECT_NEAR(static_cast<double>(one.iterations), static_cast<double>(cpu.iterations), slack);
+        ASSERT_EQ(one.history.size(), static_cast<std::size_t>(one.iterations) + 1);
+        EXPECT_EQ(one.iterations, two.iterations);
+        EXPECT_TRUE(test::same_bits(x1, x2)) << "one and two reductions must give the same iterates";
+        EXPECT_LT(true_relative_residual(A, b, x1), (std::is_same_v<T, double> ? 1e-8 : 1e-3));
+      }
   }
 }
 
@@ -341,6 +375,12 @@ TEST(DistGpu, BadInputIsAClearError) {
   EXPECT_THROW(cd::spmv(dA, x, y), Error);  // two columns
   EXPECT_THROW(dA.local(1), Error);         // no rank 1
   EXPECT_THROW((void)dA.remote_rows(-1), Error);
+  EXPECT_EQ(dA.remote_pieces(0), 0);
+  EXPECT_EQ(dA.remote(0, 3), nullptr);
+  EXPECT_THROW((void)dA.remote_rows(0, 1), Error);  // no piece 1
+  cd::DistOptions negative;
+  negative.halo_chunks = -1;
+  EXPECT_THROW(cd::DistSparseMatrix<double>(team(1), D, negative), Error);
   EXPECT_THROW((void)team(1).context(1), Error);
   EXPECT_THROW(x.upload_part(0, std::vector<double>(3)), Error);  // not rank 0's block
   const auto D2 = dist::distribute(A, 2);

@@ -44,7 +44,9 @@ struct BenchCliOptions {
   bool dist = false;               // this MPI job's ranks, on CPUs or GPUs (mpi_ranks.hpp)
   std::string partition = "rows";  // --dist: rows or metis
   std::string halo = "auto";       // --dist --backend cuda: auto, nccl or mpi
-  std::string index = "auto";      // auto, 32 or 64 (plan::IndexWidth): each matrix's index width
+  std::string halo_chunks =
+      "0";                     // --gpus, --dist --backend cuda: DistOptions::halo_chunks (a list with --gpus)
+  std::string index = "auto";  // auto, 32 or 64 (plan::IndexWidth): each matrix's index width
 };
 
 void print_list(const bench::Registry& registry, bool studies) {
@@ -145,10 +147,12 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
                        "with --dist --backend cuda (each rank's planned SpMV; --kernels restricts the plan)");
       m.kernels = cli.kernels;
       m.halo = cli.halo;
+      m.halo_chunks = static_cast<int>(parse_count(cli.halo_chunks, "--halo-chunks", 0, 64, "chunks"));
     } else {
-      warn_not_applied(
-          cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies", "--threads", "--halo"},
-          "with --dist on CPUs (omp::spmv on each rank; OMP_NUM_THREADS sets its threads)");
+      warn_not_applied(cmd,
+                       {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies", "--threads", "--halo",
+                        "--halo-chunks"},
+                       "with --dist on CPUs (omp::spmv on each rank; OMP_NUM_THREADS sets its threads)");
     }
     m.matrices = o.matrices;
     for (const auto& op : o.ops)
@@ -161,6 +165,7 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
     return;
   }
   warn_not_applied(cmd, {"--halo"}, "without --dist");
+  if (cli.gpus.empty()) warn_not_applied(cmd, {"--halo-chunks"}, "without --gpus or --dist --backend cuda");
   if (cli.gpus.empty()) warn_not_applied(cmd, {"--partition"}, "without --dist or --gpus");
   if (!cli.gpus.empty()) {
     warn_not_applied(cmd, {"--kernels", "--formats", "--repeat", "--max-nnz", "--studies"},
@@ -173,6 +178,9 @@ void run_bench_command(const BenchCliOptions& cli, const CLI::App& cmd) {
       m.gpus.push_back(static_cast<int>(parse_count(g, "--gpus", 0, kMaxRanks, "GPUs")));
     m.min_seconds = cli.min_time;
     m.partition = cli.partition;
+    m.halo_chunks.clear();
+    for (const auto& c : split_list(cli.halo_chunks))
+      m.halo_chunks.push_back(static_cast<int>(parse_count(c, "--halo-chunks", 0, 64, "chunks")));
     const auto j = bench::run_multigpu(m, out);
     out.flush();
     if (!cli.json.empty()) bench::write_json(cli.json, j);
@@ -280,6 +288,13 @@ void add_bench_command(CLI::App& app) {
          "--dist --backend cuda: how the x halo moves between GPU ranks: nccl (a GPU per rank), mpi "
          "(staged through the host; ranks may share a GPU) or auto (nccl when no two ranks share one)")
       ->check(CLI::IsMember({"auto", "nccl", "mpi"}))
+      ->capture_default_str();
+  cmd->add_option(
+         "--halo-chunks", o->halo_chunks,
+         "--gpus or --dist --backend cuda: the chunks each product's halo moves in, each followed at "
+         "once by the remote piece it feeds (0: by the halo's size); with --gpus a list, each run on "
+         "the same split, e.g. 1,2,4")
+      ->type_name("N[,N...]")
       ->capture_default_str();
   cmd->add_flag("--list", o->list, "List backends, kernels and suites, then exit");
   cmd->add_flag("--studies", o->studies,

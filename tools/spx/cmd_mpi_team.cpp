@@ -82,7 +82,7 @@ std::string kernels_of(cd::DistSparseMatrix<T>& A, int rank) {
     return r ? r->winner().kernel : std::string("unplanned");
   };
   std::string s = name(A.local(rank));
-  if (A.remote(rank)) s += " + " + name(*A.remote(rank));
+  for (int p = 0; p < A.remote_pieces(rank); ++p) s += " + " + name(*A.remote(rank, p));
   return s;
 }
 
@@ -97,6 +97,7 @@ json team_bench_one(const MpiBenchOptions& o, const bench::MatrixSource& source,
   dopt.plan.mode = plan::Mode::Measure;
   dopt.plan.expected_calls = 1000;
   dopt.plan.kernels = o.kernels;
+  dopt.halo_chunks = o.halo_chunks;
   const auto t0 = std::chrono::steady_clock::now();
   TeamSplit<T> m = split_for_team<T>(source, true, o.partition);
   cd::DistSparseMatrix<T> A = upload_to_team(team, std::move(m.D), dopt);

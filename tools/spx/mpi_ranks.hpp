@@ -33,6 +33,7 @@ struct MpiBenchOptions {
   std::string partition = "rows";    // rows or metis
   bool gpu = false;                  // one GPU per rank (spx/dist_mpi_gpu.hpp), else CPU ranks
   std::string halo = "auto";         // GPU ranks: auto, nccl or mpi
+  int halo_chunks = 0;               // GPU ranks over NCCL: DistOptions::halo_chunks (0: auto)
   std::vector<std::string> kernels;  // GPU ranks: the plan's allowed kernels (empty: all)
 };
 

@@ -11,8 +11,10 @@
 // A product on every rank: the local part (the columns the rank owns) starts at once on the rank's
 // stream; beside it, on a second stream, the rank packs the x entries other ranks need and NCCL's
 // grouped send/recv moves exactly those into each receiver's halo buffer; then the remote part
-// (the halo columns) adds its share. Both parts are front-door matrices (spx/cuda/sparse_matrix.hpp),
-// planned like any other. Nothing synchronises the host; all of it is enqueued on the ranks' streams.
+// (the halo columns) adds its share. A large halo moves in chunks, each followed at once by the
+// remote piece it feeds (DistOptions::halo_chunks). Every part is a front-door matrix
+// (spx/cuda/sparse_matrix.hpp), planned like any other. Nothing synchronises the host; all of it is enqueued
+// on the ranks' streams.
 //
 // The same classes run one rank per process (an MPI job, spx/cuda/dist_mpi.hpp): a Team made from a
 // TeamMember drives only its own rank, whose communicator joins the others' through a shared NCCL
@@ -150,6 +152,16 @@ struct DistOptions {
   /// nonzeros than this is uploaded as one matrix with 64-bit row offsets, run by the 64-bit
   /// kernels, instead of slice by slice. Lower it only to test that path on small matrices.
   int64_t wide_local_above = spx::dist::kMaxSliceNnz;
+  /// The halo moves in this many chunks, one NCCL group each (every message cut alike), and the
+  /// remote part is cut the same way: piece k multiplies the x entries of chunk k, starting as soon
+  /// as they are in while the next chunk moves, and gathers from that chunk only (an L2-sized
+  /// window where the whole halo is not). Each chunk costs ~20 µs more (an NCCL group, a pass over
+  /// y). 0: one chunk per whole halo_chunk_bytes of the busiest receiver's halo (values of T per
+  /// product), from 1 to max_halo_chunks — the same on every process. Fitted on 4 × H200
+  /// (docs/distributed.md): a 131 MB halo ran best in 4 chunks, a 17 MB one in 1.
+  int halo_chunks = 0;
+  double halo_chunk_bytes = 32e6;
+  int max_halo_chunks = 4;
   /// Where the ranks live in several processes: called by every process after setting up its
   /// ranks and before the first message, with the setup's error ("" when none); it must throw on
   /// every process when any failed, so that none waits for a message that will never come
@@ -180,14 +192,18 @@ class DistSparseMatrix {
   const spx::dist::Partition& col_partition() const;
   const spx::dist::DistStats& stats() const;
   /// Rank r's parts: its local part in local_slices(r) slices of consecutive rows (one unless the
-  /// split cut it and wide_local_above kept the slices), and the remote part
-  /// (null when the rank needs no halo).
+  /// split cut it and wide_local_above kept the slices), and its remote part in remote_pieces(r)
+  /// pieces (none when the rank needs no halo; one per halo chunk that brings it entries);
+  /// remote() is null past the last piece.
   int local_slices(int rank) const;
   SparseMatrix<T>& local(int rank, int slice = 0);
-  SparseMatrix<T>* remote(int rank);
-  /// Rows of rank r's remote part ("compressed": only the rows with remote entries).
-  int64_t remote_rows(int rank) const;
-  bool remote_compressed(int rank) const;
+  int remote_pieces(int rank) const;
+  SparseMatrix<T>* remote(int rank, int piece = 0);
+  /// Rows of a remote piece ("compressed": only the rows with entries in it).
+  int64_t remote_rows(int rank, int piece = 0) const;
+  bool remote_compressed(int rank, int piece = 0) const;
+  /// The chunks each product's halo moves in (DistOptions::halo_chunks, resolved at setup).
+  int halo_chunks() const;
   /// One line per rank: rows, nonzeros, halo in/out, and whose kernel each part's plan chose.
   std::string describe() const;
   /// Host seconds of the setup, each the largest over the ranks: checking and uploading a rank's

@@ -1,9 +1,9 @@
 // A matrix split over a team's GPUs and its products (spx/cuda/dist.hpp). Per rank this process
-// drives: the local and remote parts as front-door matrices, the send lists of the halo pattern,
-// and the buffers the exchange fills. A product enqueues, rank by rank, the packing on the halo stream (after
-// x is ready); then one NCCL group of every rank's sends and receives on the halo streams; then the local
-// products on the compute streams; then, rank by rank, the compute stream waits for the halo and adds the
-// remote part.
+// drives: the local part and the remote pieces as front-door matrices, the send lists of the halo
+// pattern, and the buffers the exchange fills. A rank's product, on the thread that drives it: the
+// packing on the halo stream (after x is ready); its messages on the halo stream, one NCCL group
+// per halo chunk; the local part on the compute stream; then each remote piece, once the chunk
+// that brings its halo entries is in.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <nccl.h>
@@ -28,11 +28,49 @@
 namespace spx::cuda::dist {
 namespace {
 
+// A send or receive of a product's halo, moved in `chunks` chunks: chunk k is its entries
+// [chunk_begin(count, k), chunk_begin(count, k + 1)), which both ends compute alike.
 struct Message {
   int peer = 0;
-  int64_t offset = 0;  // entries: into the send buffer (sends) or the halo buffer (receives)
+  int64_t offset = 0;  // a send: where its entries start in the send buffer
   int64_t count = 0;
+  std::vector<int64_t> chunk_at;  // a receive: where each chunk lands in the halo buffer
 };
+
+int64_t chunk_begin(int64_t count, int k, int chunks) { return count * k / chunks; }
+
+// Where the halo entries land when they move in `chunks` chunks: chunk-major (every sender's
+// chunk 0, then every sender's chunk 1, ...), so that the entries remote piece k multiplies are
+// the contiguous range [piece_begin[k], piece_begin[k + 1]). `in`: the messages to one rank.
+struct ChunkLayout {
+  std::vector<int64_t> piece_begin;            // chunks + 1 bounds
+  std::vector<std::vector<int64_t>> chunk_at;  // per message of `in`, per chunk
+};
+
+ChunkLayout chunk_layout(const std::vector<const spx::dist::HaloMessage*>& in, int chunks) {
+  ChunkLayout c;
+  c.piece_begin.assign(static_cast<std::size_t>(chunks) + 1, 0);
+  c.chunk_at.assign(in.size(), std::vector<int64_t>(static_cast<std::size_t>(chunks)));
+  int64_t at = 0;
+  for (int k = 0; k < chunks; ++k) {
+    c.piece_begin[static_cast<std::size_t>(k)] = at;
+    for (std::size_t m = 0; m < in.size(); ++m) {
+      c.chunk_at[m][static_cast<std::size_t>(k)] = at;
+      at += chunk_begin(in[m]->count(), k + 1, chunks) - chunk_begin(in[m]->count(), k, chunks);
+    }
+  }
+  c.piece_begin.back() = at;
+  return c;
+}
+
+// The messages to rank r with entries, in the split's order (by sender).
+std::vector<const spx::dist::HaloMessage*> received_by(int r,
+                                                       const std::vector<spx::dist::HaloMessage>& messages) {
+  std::vector<const spx::dist::HaloMessage*> in;
+  for (const auto& msg : messages)
+    if (msg.to == r && msg.count() > 0) in.push_back(&msg);
+  return in;
+}
 
 // Rows [row_begin, row_begin + A->rows()) of a rank's local part (spx::dist::LocalSlice).
 template <class T>
@@ -41,21 +79,32 @@ struct Slice {
   std::unique_ptr<SparseMatrix<T>> A;
 };
 
+// The share of the remote part whose x entries chunk `chunk` of the halo brings: the halo buffer's
+// entries [halo_offset, halo_offset + A->cols()).
+template <class T>
+struct RemotePiece {
+  int chunk = 0;
+  int64_t halo_offset = 0;
+  std::unique_ptr<SparseMatrix<T>> A;
+  bool compressed = false;
+  int64_t rows = 0;
+  DeviceBuffer<int32_t> row_map;  // compressed row i is the rank's row map[i]
+  DeviceBuffer<T> out;            // the compressed product, before it is added into y
+  std::optional<Event> arrived;   // recorded on the halo stream after its chunk
+};
+
 template <class T>
 struct Rank {
   int device = 0;
   int64_t rows = 0, halo = 0;
-  std::vector<Slice<T>> local;  // in row order, covering every row
-  bool wide_local = false;      // the split's slices joined into one matrix of 64-bit offsets
-  std::unique_ptr<SparseMatrix<T>> remote;
-  bool compressed = false;
-  int64_t remote_rows = 0;
-  DeviceBuffer<int32_t> remote_row_map;  // compressed remote row i is the rank's row map[i]
+  std::vector<Slice<T>> local;         // in row order, covering every row
+  bool wide_local = false;             // the split's slices joined into one matrix of 64-bit offsets
+  std::vector<RemotePiece<T>> remote;  // in chunk order
   std::vector<Message> sends, recvs;
   int64_t send_total = 0;
   DeviceBuffer<int32_t> send_index;  // every send list, concatenated in `sends` order
   int64_t capacity = 0;              // columns the buffers below hold
-  DeviceBuffer<T> send_buffer, halo_buffer, remote_out;
+  DeviceBuffer<T> send_buffer, halo_buffer;
   std::optional<Event> x_ready, halo_done;
   double upload_seconds = 0, plan_seconds = 0;  // of the setup (host wall time on the rank's thread)
 
@@ -98,6 +147,26 @@ std::vector<int32_t> nonempty_rows(const Csr<T, int32_t>& R) {
   return kept;
 }
 
+// R's entries whose column c, moved to where[c], falls in [begin, end), with columns where[c] − begin:
+// one remote piece, over the halo entries its chunk brings.
+template <class T>
+Csr<T, int32_t> column_range(const Csr<T, int32_t>& R, const std::vector<int32_t>& where, int64_t begin,
+                             int64_t end) {
+  Csr<T, int32_t> C(R.rows, static_cast<int32_t>(end - begin));
+  for (int32_t i = 0; i < R.rows; ++i) {
+    for (auto k = static_cast<std::size_t>(R.row_ptr[static_cast<std::size_t>(i)]);
+         k < static_cast<std::size_t>(R.row_ptr[static_cast<std::size_t>(i) + 1]); ++k) {
+      const int32_t c = where[static_cast<std::size_t>(R.col_idx[k])];
+      if (c >= begin && c < end) {
+        C.col_idx.push_back(static_cast<int32_t>(c - begin));
+        C.values.push_back(R.values[k]);
+      }
+    }
+    C.row_ptr[static_cast<std::size_t>(i) + 1] = static_cast<int32_t>(C.col_idx.size());
+  }
+  return C;
+}
+
 // R restricted to the rows `kept` (all of its nonempty rows, in order).
 template <class T>
 Csr<T, int32_t> keep_rows(const Csr<T, int32_t>& R, const std::vector<int32_t>& kept) {
@@ -117,6 +186,7 @@ struct DistSparseMatrix<T>::Impl {
   spx::dist::Partition row_partition, col_partition;
   spx::dist::DistStats stats;
   DistOptions options;
+  int chunks = 1;  // DistOptions::halo_chunks, resolved
   std::vector<Rank<T>> ranks;
 
   Impl(Team& t) : team(t) {}
@@ -142,8 +212,9 @@ struct DistSparseMatrix<T>::Impl {
       DeviceScope scope(k.device);
       k.send_buffer = DeviceBuffer<T>(static_cast<std::size_t>(k.send_total * L), "halo send buffer");
       k.halo_buffer = DeviceBuffer<T>(static_cast<std::size_t>(k.halo * L), "halo buffer");
-      k.remote_out = DeviceBuffer<T>(static_cast<std::size_t>(k.compressed ? k.remote_rows * L : 0),
-                                     "remote part output");
+      for (RemotePiece<T>& p : k.remote)
+        p.out =
+            DeviceBuffer<T>(static_cast<std::size_t>(p.compressed ? p.rows * L : 0), "remote part output");
       k.capacity = L;
     }
   }
@@ -159,8 +230,27 @@ struct DistSparseMatrix<T>::Impl {
   // The driven ranks' sends and receives, and their send lists on the device.
   void set_halo_pattern(const std::vector<spx::dist::HaloMessage>& messages);
 
-  // Rank r's matrices from its part (whose slices move into them), planned.
-  void setup_rank(int r, spx::dist::RankPart<T>& part) {
+  // A remote piece on the GPU: S holds its entries over the halo columns from halo_offset on.
+  RemotePiece<T> make_piece(Context& ctx, Csr<T, int32_t> S, int chunk, int64_t halo_offset) {
+    RemotePiece<T> p;
+    p.chunk = chunk, p.halo_offset = halo_offset;
+    const std::vector<int32_t> kept = nonempty_rows(S);
+    p.compressed =
+        static_cast<double>(kept.size()) <= options.compress_remote_below * static_cast<double>(S.rows);
+    p.rows = p.compressed ? static_cast<int64_t>(kept.size()) : S.rows;
+    if (p.compressed) {
+      p.row_map = to_device(ctx, kept, "remote row map");
+      p.A = std::make_unique<SparseMatrix<T>>(ctx, keep_rows(S, kept));
+    } else {
+      p.A = std::make_unique<SparseMatrix<T>>(ctx, std::move(S));
+    }
+    p.arrived.emplace();
+    return p;
+  }
+
+  // Rank r's matrices from its part (whose slices move into them), planned. `messages`: the split's
+  // (those r receives say where its halo entries land, chunk by chunk).
+  void setup_rank(int r, spx::dist::RankPart<T>& part, const std::vector<spx::dist::HaloMessage>& messages) {
     Rank<T>& k = ranks[static_cast<std::size_t>(r)];
     Context& ctx = team.context(r);
     k.device = ctx.device();
@@ -186,46 +276,72 @@ struct DistSparseMatrix<T>::Impl {
     }
     for (auto& slice : part.local)
       k.local.push_back({slice.row_begin, std::make_unique<SparseMatrix<T>>(ctx, std::move(slice.A))});
-    if (part.remote.nnz() > 0) {
-      const std::vector<int32_t> kept = nonempty_rows(part.remote);
-      k.compressed =
-          static_cast<double>(kept.size()) <= options.compress_remote_below * static_cast<double>(k.rows);
-      k.remote_rows = k.compressed ? static_cast<int64_t>(kept.size()) : k.rows;
-      if (k.compressed) {
-        k.remote_row_map = to_device(ctx, kept, "remote row map");
-        k.remote = std::make_unique<SparseMatrix<T>>(ctx, keep_rows(part.remote, kept));
-      } else {
-        k.remote = std::make_unique<SparseMatrix<T>>(ctx, std::move(part.remote));
+    if (part.remote.nnz() > 0 && chunks == 1) {
+      k.remote.push_back(make_piece(ctx, std::move(part.remote), 0, 0));
+    } else if (part.remote.nnz() > 0) {
+      // Halo entry h lands at where[h] (chunk-major); piece c multiplies chunk c's entries.
+      const auto in = received_by(r, messages);
+      const ChunkLayout layout = chunk_layout(in, chunks);
+      std::vector<int32_t> where(static_cast<std::size_t>(k.halo));
+      for (std::size_t m = 0; m < in.size(); ++m)
+        for (int c = 0; c < chunks; ++c) {
+          const int64_t first = chunk_begin(in[m]->count(), c, chunks);
+          for (int64_t j = first; j < chunk_begin(in[m]->count(), c + 1, chunks); ++j)
+            where[static_cast<std::size_t>(in[m]->recv_offset + j)] =
+                static_cast<int32_t>(layout.chunk_at[m][static_cast<std::size_t>(c)] + j - first);
+        }
+      for (int c = 0; c < chunks; ++c) {
+        const int64_t begin = layout.piece_begin[static_cast<std::size_t>(c)],
+                      end = layout.piece_begin[static_cast<std::size_t>(c) + 1];
+        Csr<T, int32_t> S = column_range(part.remote, where, begin, end);
+        if (S.nnz() > 0) k.remote.push_back(make_piece(ctx, std::move(S), c, begin));
       }
     }
+    part.remote = Csr<T, int32_t>{};
     const auto t1 = std::chrono::steady_clock::now();
     for (auto& slice : k.local) slice.A->plan_spmv(options.plan);
-    if (k.remote) k.remote->plan_spmv(options.plan);
+    for (RemotePiece<T>& p : k.remote) p.A->plan_spmv(options.plan);
     k.x_ready.emplace();
     k.halo_done.emplace();
     k.upload_seconds = std::chrono::duration<double>(t1 - t0).count();
     k.plan_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   }
 
-  // Rank r's messages of L values per entry, on its halo stream.
-  void enqueue_messages(int r, int64_t L) {
+  // Rank r's messages of chunk c, L values per entry, on its halo stream (a message smaller than the
+  // chunk count has empty chunks: nothing is posted for them, at either end).
+  void enqueue_messages(int r, int c, int64_t L) {
     Rank<T>& k = ranks[static_cast<std::size_t>(r)];
     auto comm = static_cast<ncclComm_t>(team.nccl_comm(r));
-    for (const Message& s : k.sends)
-      SPX_NCCL_CHECK(ncclSend(k.send_buffer.data() + s.offset * L, static_cast<std::size_t>(s.count * L),
-                              detail::nccl_type<T>(), s.peer, comm, team.halo_stream(r)));
-    for (const Message& v : k.recvs)
-      SPX_NCCL_CHECK(ncclRecv(k.halo_buffer.data() + v.offset * L, static_cast<std::size_t>(v.count * L),
-                              detail::nccl_type<T>(), v.peer, comm, team.halo_stream(r)));
+    for (const Message& s : k.sends) {
+      const int64_t begin = chunk_begin(s.count, c, chunks), n = chunk_begin(s.count, c + 1, chunks) - begin;
+      if (n > 0)
+        SPX_NCCL_CHECK(ncclSend(k.send_buffer.data() + (s.offset + begin) * L,
+                                static_cast<std::size_t>(n * L), detail::nccl_type<T>(), s.peer, comm,
+                                team.halo_stream(r)));
+    }
+    for (const Message& v : k.recvs) {
+      const int64_t n = chunk_begin(v.count, c + 1, chunks) - chunk_begin(v.count, c, chunks);
+      if (n > 0)
+        SPX_NCCL_CHECK(ncclRecv(k.halo_buffer.data() + v.chunk_at[static_cast<std::size_t>(c)] * L,
+                                static_cast<std::size_t>(n * L), detail::nccl_type<T>(), v.peer, comm,
+                                team.halo_stream(r)));
+    }
   }
 
-  // The given ranks' messages in one NCCL group: every rank this process drives from one thread
-  // (then they must be grouped), or one rank on its own thread.
+  // The given ranks' messages, one NCCL group per chunk (every rank this process drives from one
+  // thread, or one rank on its own thread); after each chunk, the `arrived` event of the remote
+  // piece it feeds; after the last, halo_done (the send buffer is free again).
   void exchange(std::span<const int> which, int64_t L) {
     if (team.size() < 2) return;
-    SPX_NCCL_CHECK(ncclGroupStart());
-    for (int r : which) enqueue_messages(r, L);
-    SPX_NCCL_CHECK(ncclGroupEnd());
+    for (int c = 0; c < chunks; ++c) {
+      SPX_NCCL_CHECK(ncclGroupStart());
+      for (int r : which) enqueue_messages(r, c, L);
+      SPX_NCCL_CHECK(ncclGroupEnd());
+      for (int r : which)
+        for (RemotePiece<T>& p : ranks[static_cast<std::size_t>(r)].remote)
+          if (p.chunk == c) p.arrived->record(team.halo_stream(r));
+    }
+    for (int r : which) ranks[static_cast<std::size_t>(r)].halo_done->record(team.halo_stream(r));
   }
 
   // One exchange of the send buffers' (meaningless) contents, waited for: NCCL connects a pair of
@@ -248,6 +364,18 @@ DistSparseMatrix<T>::DistSparseMatrix(Team& team, spx::dist::DistMatrix<T> D, co
   m.col_partition = D.col_partition;
   m.stats = D.stats ? *D.stats : spx::dist::statistics(D);
   m.options = options;
+  if (options.halo_chunks < 0 || options.max_halo_chunks < 1 || !(options.halo_chunk_bytes > 0))
+    throw Error(
+        fmt::format("dist: halo_chunks {} (0: automatic), max_halo_chunks {} (>= 1) and "
+                    "halo_chunk_bytes {} (> 0) are out of range",
+                    options.halo_chunks, options.max_halo_chunks, options.halo_chunk_bytes));
+  // From the split's statistics, which every process holds whole: the same choice on every rank.
+  const double busiest_halo =
+      static_cast<double>(m.stats.max_rank_recv_bytes_f64) * static_cast<double>(sizeof(T)) / sizeof(double);
+  m.chunks = options.halo_chunks > 0
+                 ? options.halo_chunks
+                 : static_cast<int>(std::clamp(std::floor(busiest_halo / options.halo_chunk_bytes), 1.0,
+                                               static_cast<double>(options.max_halo_chunks)));
   m.ranks.resize(static_cast<std::size_t>(team.size()));
   for (int r = 0; r < team.size(); ++r) {
     const auto& part = D.parts[static_cast<std::size_t>(r)];
@@ -266,7 +394,7 @@ DistSparseMatrix<T>::DistSparseMatrix(Team& team, spx::dist::DistMatrix<T> D, co
   try {
     spx::detail::on_threads(static_cast<int>(members.size()), [&](int i) {
       const int r = members[static_cast<std::size_t>(i)];
-      m.setup_rank(r, D.parts[static_cast<std::size_t>(r)]);
+      m.setup_rank(r, D.parts[static_cast<std::size_t>(r)], D.messages);
     });
     m.set_halo_pattern(D.messages);
     m.reserve(1);
@@ -280,16 +408,20 @@ DistSparseMatrix<T>::DistSparseMatrix(Team& team, spx::dist::DistMatrix<T> D, co
 
 template <class T>
 void DistSparseMatrix<T>::Impl::set_halo_pattern(const std::vector<spx::dist::HaloMessage>& messages) {
-  // `messages` sorted by (to, from); receives land at recv_offset, sends are packed back to back in
-  // the order of the receiving rank. Only the driven ranks' ends are kept.
+  // `messages` sorted by (to, from); receives land chunk by chunk where chunk_layout says, sends are
+  // packed back to back in the order of the receiving rank. Only the driven ranks' ends are kept.
   std::vector<std::vector<int32_t>> send_lists(static_cast<std::size_t>(team.size()));
+  for (int r : team.members()) {
+    const auto in = received_by(r, messages);
+    ChunkLayout layout = chunk_layout(in, chunks);
+    for (std::size_t m = 0; m < in.size(); ++m)
+      ranks[static_cast<std::size_t>(r)].recvs.push_back(
+          {in[m]->from, 0, in[m]->count(), std::move(layout.chunk_at[m])});
+  }
   for (const auto& msg : messages) {
-    if (msg.count() == 0) continue;
-    if (team.drives(msg.to))
-      ranks[static_cast<std::size_t>(msg.to)].recvs.push_back({msg.from, msg.recv_offset, msg.count()});
-    if (!team.drives(msg.from)) continue;
+    if (msg.count() == 0 || !team.drives(msg.from)) continue;
     Rank<T>& from = ranks[static_cast<std::size_t>(msg.from)];
-    from.sends.push_back({msg.to, from.send_total, msg.count()});
+    from.sends.push_back({msg.to, from.send_total, msg.count(), {}});
     from.send_total += msg.count();
     auto& list = send_lists[static_cast<std::size_t>(msg.from)];
     list.insert(list.end(), msg.send_local.begin(), msg.send_local.end());
@@ -345,16 +477,38 @@ SparseMatrix<T>& DistSparseMatrix<T>::local(int rank, int slice) {
   return *impl_->driven(rank).local.at(static_cast<std::size_t>(slice)).A;
 }
 template <class T>
-SparseMatrix<T>* DistSparseMatrix<T>::remote(int rank) {
-  return impl_->driven(rank).remote.get();
+int DistSparseMatrix<T>::remote_pieces(int rank) const {
+  return static_cast<int>(impl_->driven(rank).remote.size());
 }
 template <class T>
-int64_t DistSparseMatrix<T>::remote_rows(int rank) const {
-  return impl_->driven(rank).remote_rows;
+SparseMatrix<T>* DistSparseMatrix<T>::remote(int rank, int piece) {
+  auto& pieces = impl_->driven(rank).remote;
+  return piece >= 0 && static_cast<std::size_t>(piece) < pieces.size()
+             ? pieces[static_cast<std::size_t>(piece)].A.get()
+             : nullptr;
+}
+namespace {
+template <class Pieces>
+const auto& piece_at(const Pieces& pieces, int rank, int piece) {
+  if (piece < 0 || static_cast<std::size_t>(piece) >= pieces.size())
+    throw Error(fmt::format("dist: rank {} has {} remote piece{}, not a piece {}", rank, pieces.size(),
+                            pieces.size() == 1 ? "" : "s", piece));
+  return pieces[static_cast<std::size_t>(piece)];
+}
+}  // namespace
+template <class T>
+int64_t DistSparseMatrix<T>::remote_rows(int rank, int piece) const {
+  const auto& pieces = impl_->driven(rank).remote;
+  return pieces.empty() && piece == 0 ? 0 : piece_at(pieces, rank, piece).rows;
 }
 template <class T>
-bool DistSparseMatrix<T>::remote_compressed(int rank) const {
-  return impl_->driven(rank).compressed;
+bool DistSparseMatrix<T>::remote_compressed(int rank, int piece) const {
+  const auto& pieces = impl_->driven(rank).remote;
+  return pieces.empty() && piece == 0 ? false : piece_at(pieces, rank, piece).compressed;
+}
+template <class T>
+int DistSparseMatrix<T>::halo_chunks() const {
+  return impl_->chunks;
 }
 
 template <class T>
@@ -388,9 +542,10 @@ std::string DistSparseMatrix<T>::describe() const {
     if (k.local.size() > 1)
       s += fmt::format(" (slice 1 of {}: its rows hold more than int32_t indexes)", k.local.size());
     if (k.wide_local) s += " (64-bit row offsets: its rows hold more than int32_t indexes)";
-    if (k.remote)
-      s += fmt::format(", remote {} on {} rows{}", kernel(*k.remote), k.remote_rows,
-                       k.compressed ? " (compressed)" : "");
+    for (const RemotePiece<T>& p : k.remote)
+      s += fmt::format(", remote{} {} on {} rows{}",
+                       k.remote.size() > 1 ? fmt::format(" chunk {}", p.chunk) : std::string(), kernel(*p.A),
+                       p.rows, p.compressed ? " (compressed)" : "");
     s += "\n";
   }
   return s;
@@ -431,19 +586,22 @@ void DistSparseMatrix<T>::Impl::rank_product(int r, const DistVector<T>& X, Dist
   if (has(phases, Phases::Local))
     for (Slice<T>& slice : k.local)
       part_product(ctx, *slice.A, X.part(r).data(), Y.part(r).data() + slice.row_begin * L, L, alpha, beta);
-  // 3. Once the halo is in, the remote part adds its share.
-  if (halo) {
-    k.halo_done->record(team.halo_stream(r));
-    SPX_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(), k.halo_done->get(), 0));
-  }
-  if (!k.remote || !has(phases, Phases::Remote)) return;
-  if (k.compressed) {
-    part_product(ctx, *k.remote, k.halo_buffer.data(), k.remote_out.data(), L, alpha, T{0});
-    detail::launch_scatter_add<T>(ctx.stream(), k.remote_rows, L, k.remote_row_map.data(),
-                                  k.remote_out.data(), Y.part(r).data());
-  } else {
-    part_product(ctx, *k.remote, k.halo_buffer.data(), Y.part(r).data(), L, alpha, T{1});
-  }
+  // 3. Each remote piece adds its share once the chunk bringing its halo entries is in; then the
+  // compute stream waits for the whole exchange, so that nothing after the product (a solver
+  // updating x) overtakes the packing or a send.
+  if (has(phases, Phases::Remote))
+    for (RemotePiece<T>& p : k.remote) {
+      if (halo) SPX_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(), p.arrived->get(), 0));
+      const T* h = k.halo_buffer.data() + p.halo_offset * L;
+      if (p.compressed) {
+        part_product(ctx, *p.A, h, p.out.data(), L, alpha, T{0});
+        detail::launch_scatter_add<T>(ctx.stream(), p.rows, L, p.row_map.data(), p.out.data(),
+                                      Y.part(r).data());
+      } else {
+        part_product(ctx, *p.A, h, Y.part(r).data(), L, alpha, T{1});
+      }
+    }
+  if (halo) SPX_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(), k.halo_done->get(), 0));
 }
 
 namespace {
@@ -474,7 +632,8 @@ void spmm(DistSparseMatrix<T>& A, const DistVector<T>& X, DistVector<T>& Y, T al
   if (L > 1)
     for (int r : A.team().members()) {  // plan every part for this L with the matrix's options
       DeviceScope scope(m.ranks[static_cast<std::size_t>(r)].device);
-      std::vector<SparseMatrix<T>*> parts{A.remote(r)};
+      std::vector<SparseMatrix<T>*> parts;
+      for (int p = 0; p < A.remote_pieces(r); ++p) parts.push_back(A.remote(r, p));
       for (int s = 0; s < A.local_slices(r); ++s) parts.push_back(&A.local(r, s));
       for (SparseMatrix<T>* part : parts)
         if (part && !part->spmm_report(L)) part->plan_spmm(L, plan::DenseLayout::RowMajor, m.options.plan);
