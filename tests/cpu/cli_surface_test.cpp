@@ -156,6 +156,18 @@ TEST_F(CliSurface, SpmvWarnsAboutPlanOptionsWithoutThePlannedProduct) {
       "or --format): ignored\n");
 }
 
+// The halo's chunk count belongs to the distributed products; bad counts name the option.
+TEST_F(CliSurface, BenchHaloChunksOnlyWithTheDistributedProducts) {
+  const CliRun r = spx("bench stencil2d:n=8 --backend cpu --kernels ref_csr --min-time 0 --halo-chunks 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("--halo-chunks does not apply without --gpus or --dist --backend cuda: ignored"),
+            std::string::npos)
+      << r.err;
+  const CliRun bad = spx("bench stencil2d:n=8 --gpus 2 --halo-chunks 2,x");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("--halo-chunks"), std::string::npos) << bad.err;
+}
+
 // docs/cli.md lists what the binary accepts: cg's operators and bench's suites.
 TEST_F(CliSurface, DocsListTheBinarysOperatorsAndSuites) {
   const std::string doc = read_file(fs::path(SPX_TEST_DATA).parent_path().parent_path() / "docs/cli.md");
