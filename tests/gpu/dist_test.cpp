@@ -165,6 +165,35 @@ TYPED_TEST(DistGpu, HaloInChunksMatchesTheReference) {
       }
 }
 
+// The halo through registered buffers (the default: sends write into the receiver's buffer) or
+// through cudaMalloc'd ones and NCCL's staging copies: the same messages, so the same bits.
+TEST(DistGpu, RegisteredAndPlainHaloBuffersGiveTheSameBits) {
+  SPX_REQUIRE_GPU();
+  if (cd::device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
+  const uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("SPX_TEST_SEED=" + std::to_string(seed));
+  const int n = team_sizes().back();
+  const auto A = gen::generate<double, int32_t>(fmt::format("rmat:scale=14,ef=10,seed={}", seed % 1000 + 1));
+  const auto D = split(A, n, dist::kMaxSliceNnz);
+  const auto x = test::random_vector<double>(static_cast<std::size_t>(A.cols), seed);
+  std::vector<std::vector<double>> y;
+  for (bool registered : {true, false}) {
+    cd::DistOptions o;
+    o.plan.kernels = {"csr_vector"};  // the same kernels on both
+    o.halo_chunks = 2;
+    o.register_halo_buffers = registered;
+    cd::DistSparseMatrix<double> dA(team(n), D, o);
+    cd::DistVector<double> dx(team(n), dA.col_partition()), dy(team(n), dA.row_partition());
+    dx.upload(x);
+    cd::spmv(dA, dx, dy);
+    y.push_back(dy.download());
+  }
+  EXPECT_TRUE(test::same_bits(y[0], y[1]));
+  std::vector<double> want(static_cast<std::size_t>(A.rows));
+  ref::spmv(A, std::span<const double>(x), std::span<double>(want));
+  EXPECT_LT(test::relative_error(std::span<const double>(y[0]), std::span<const double>(want)), 1e-12);
+}
+
 TEST(DistGpuShared, SpmvOnTheLargestTeam) {
   SPX_REQUIRE_GPU();
   const int n = team_sizes().back();

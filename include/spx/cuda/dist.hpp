@@ -162,6 +162,10 @@ struct DistOptions {
   int halo_chunks = 0;
   double halo_chunk_bytes = 32e6;
   int max_halo_chunks = 4;
+  /// The send and halo buffers registered with NCCL (ncclMemAlloc, ncclCommRegister), so that a
+  /// send within a host writes straight into the receiver's buffer; every process must choose
+  /// alike. false: cudaMalloc'd buffers through NCCL's staging copies.
+  bool register_halo_buffers = true;
   /// Where the ranks live in several processes: called by every process after setting up its
   /// ranks and before the first message, with the setup's error ("" when none); it must throw on
   /// every process when any failed, so that none waits for a message that will never come

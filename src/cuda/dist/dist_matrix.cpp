@@ -18,6 +18,7 @@
 
 #include "common/threads.hpp"
 #include "cuda/common/check.hpp"
+#include "cuda/dist/halo_buffer.hpp"
 #include "cuda/dist/halo_kernels.hpp"
 #include "cuda/dist/nccl.hpp"
 #include "cuda/dist/rank_product.hpp"
@@ -102,13 +103,15 @@ struct Rank {
   std::vector<RemotePiece<T>> remote;  // in chunk order
   std::vector<Message> sends, recvs;
   int64_t send_total = 0;
-  DeviceBuffer<int32_t> send_index;  // every send list, concatenated in `sends` order
-  int64_t capacity = 0;              // columns the buffers below hold
-  DeviceBuffer<T> send_buffer, halo_buffer;
+  DeviceBuffer<int32_t> send_index;             // every send list, concatenated in `sends` order
+  int64_t capacity = 0;                         // columns the buffers below hold
+  detail::HaloBuffer send_buffer, halo_buffer;  // registered with the rank's communicator
   std::optional<Event> x_ready, halo_done;
   double upload_seconds = 0, plan_seconds = 0;  // of the setup (host wall time on the rank's thread)
 
   bool exchanges() const { return send_total > 0 || !recvs.empty(); }
+  T* sent() const { return static_cast<T*>(send_buffer.data()); }
+  T* received() const { return static_cast<T*>(halo_buffer.data()); }
 };
 
 // Nonzeros per block when a sliced local part is assembled on the device with 64-bit offsets: the
@@ -210,8 +213,14 @@ struct DistSparseMatrix<T>::Impl {
       Rank<T>& k = ranks[static_cast<std::size_t>(r)];
       if (k.capacity >= L) continue;
       DeviceScope scope(k.device);
-      k.send_buffer = DeviceBuffer<T>(static_cast<std::size_t>(k.send_total * L), "halo send buffer");
-      k.halo_buffer = DeviceBuffer<T>(static_cast<std::size_t>(k.halo * L), "halo buffer");
+      void* comm = options.register_halo_buffers ? team.nccl_comm(r) : nullptr;
+      k.send_buffer = {};  // the old ones go first: they may be most of the free memory
+      k.halo_buffer = {};
+      k.send_buffer = detail::HaloBuffer(
+          checked_bytes(static_cast<std::size_t>(k.send_total * L), sizeof(T), "halo send buffer"), comm,
+          "halo send buffer");
+      k.halo_buffer = detail::HaloBuffer(
+          checked_bytes(static_cast<std::size_t>(k.halo * L), sizeof(T), "halo buffer"), comm, "halo buffer");
       for (RemotePiece<T>& p : k.remote)
         p.out =
             DeviceBuffer<T>(static_cast<std::size_t>(p.compressed ? p.rows * L : 0), "remote part output");
@@ -315,14 +324,13 @@ struct DistSparseMatrix<T>::Impl {
     for (const Message& s : k.sends) {
       const int64_t begin = chunk_begin(s.count, c, chunks), n = chunk_begin(s.count, c + 1, chunks) - begin;
       if (n > 0)
-        SPX_NCCL_CHECK(ncclSend(k.send_buffer.data() + (s.offset + begin) * L,
-                                static_cast<std::size_t>(n * L), detail::nccl_type<T>(), s.peer, comm,
-                                team.halo_stream(r)));
+        SPX_NCCL_CHECK(ncclSend(k.sent() + (s.offset + begin) * L, static_cast<std::size_t>(n * L),
+                                detail::nccl_type<T>(), s.peer, comm, team.halo_stream(r)));
     }
     for (const Message& v : k.recvs) {
       const int64_t n = chunk_begin(v.count, c + 1, chunks) - chunk_begin(v.count, c, chunks);
       if (n > 0)
-        SPX_NCCL_CHECK(ncclRecv(k.halo_buffer.data() + v.chunk_at[static_cast<std::size_t>(c)] * L,
+        SPX_NCCL_CHECK(ncclRecv(k.received() + v.chunk_at[static_cast<std::size_t>(c)] * L,
                                 static_cast<std::size_t>(n * L), detail::nccl_type<T>(), v.peer, comm,
                                 team.halo_stream(r)));
     }
@@ -579,7 +587,7 @@ void DistSparseMatrix<T>::Impl::rank_product(int r, const DistVector<T>& X, Dist
     k.x_ready->record(ctx.stream());
     SPX_CUDA_CHECK(cudaStreamWaitEvent(team.halo_stream(r), k.x_ready->get(), 0));
     detail::launch_pack<T>(team.halo_stream(r), k.send_total, L, k.send_index.data(), X.part(r).data(),
-                           k.send_buffer.data());
+                           k.sent());
     exchange(std::span<const int>(&r, 1), L);
   }
   // 2. The local part meanwhile, on the compute stream, slice after slice (each on its own rows).
@@ -592,7 +600,7 @@ void DistSparseMatrix<T>::Impl::rank_product(int r, const DistVector<T>& X, Dist
   if (has(phases, Phases::Remote))
     for (RemotePiece<T>& p : k.remote) {
       if (halo) SPX_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(), p.arrived->get(), 0));
-      const T* h = k.halo_buffer.data() + p.halo_offset * L;
+      const T* h = k.received() + p.halo_offset * L;
       if (p.compressed) {
         part_product(ctx, *p.A, h, p.out.data(), L, alpha, T{0});
         detail::launch_scatter_add<T>(ctx.stream(), p.rows, L, p.row_map.data(), p.out.data(),
