@@ -139,7 +139,9 @@ void run_matrix(const MatrixSource& src, const OpSpec& op, const MultiGpuOptions
     cd::Team team(n);
     SetupClock setup(n);
     DistInput<T> in = load_distributed<T>(src, n, /*keep_whole=*/n == o.gpus.front(), o.partition);
-    setup.done("split", fmt::format("{} parts", n));
+    setup.done("split", fmt::format("{} parts, {}", n, in.partition));
+    if (!in.partition_report.empty()) fmt::print(out, "{}\n", in.partition_report);
+    const std::string partition = in.partition, partition_report = in.partition_report;
     // The reference needs the parts; compute it before the matrix goes to the GPUs.
     const std::vector<T> x = input_values<T>(in.D.cols * L, 3);
     const Reference ref = reference(in, x, L);
@@ -221,7 +223,8 @@ void run_matrix(const MatrixSource& src, const OpSpec& op, const MultiGpuOptions
                          {"op", op.label()},
                          {"L", L},
                          {"precision", precision},
-                         {"partition", o.partition},
+                         {"partition", partition},
+                         {"partition_report", partition_report},
                          {"halo_chunks", A.halo_chunks()},
                          {"gpus", n},
                          {"rows", rows},

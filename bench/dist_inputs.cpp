@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/wall_clock.hpp"
 #include "spx/dist_graph.hpp"
 #include "spx/error.hpp"
 #include "spx/generate.hpp"
@@ -66,20 +67,28 @@ std::optional<StencilGrid> stencil_grid(const MatrixSource& source) {
 
 template <class T>
 DistInput<T> load_distributed(const MatrixSource& source, int ranks, bool keep_whole,
-                              const std::string& partition) {
+                              const std::string& partition, int64_t products) {
   const auto t0 = std::chrono::steady_clock::now();
   DistInput<T> in;
-  if (partition != "rows") {
-    if (partition != "metis" && partition != "rcm")
-      throw Error(fmt::format("--partition {}: give rows, metis or rcm", partition));
+  dist::PartitionKind kind = dist::parse_partition_kind(partition);
+  if (kind == dist::PartitionKind::Auto && stencil_grid(source)) kind = dist::PartitionKind::Rows;
+  if (kind != dist::PartitionKind::Rows) {
     Csr<T, int32_t> A = load_matrix<T, int32_t>(source);
-    dist::GraphPartition g =
-        partition == "metis" ? dist::partition_graph(A, ranks) : dist::partition_rcm(A, ranks);
-    A = reorder::permute_symmetric(A, std::span<const int32_t>(g.perm));
-    in.D = dist::distribute(A, g.rows, g.rows);
-    in.perm = std::move(g.perm);
+    dist::PartitionCosts costs;
+    costs.products = products;
+    costs.value_bytes = sizeof(T);
+    dist::PartitionChoice choice = dist::choose_partition(A, ranks, kind, costs);
+    in.partition = dist::partition_kind_name(choice.chosen);
+    in.partition_report = choice.summary();
+    if (choice.graph) {
+      A = reorder::permute_symmetric(A, std::span<const int32_t>(choice.graph->perm));
+      in.D = dist::distribute(A, choice.graph->rows, choice.graph->rows);
+      in.perm = std::move(choice.graph->perm);
+    } else {
+      in.D = dist::distribute(A, ranks);
+    }
     if (keep_whole) in.whole = std::move(A);
-    in.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    in.seconds = spx::detail::seconds_since(t0);
     return in;
   }
   in.stencil = stencil_grid(source);
@@ -130,7 +139,9 @@ nlohmann::ordered_json rank_json(const dist::RankStats& r, const dist::Partition
           {"neighbours_send", r.neighbours_send}};
 }
 
-template DistInput<float> load_distributed<float>(const MatrixSource&, int, bool, const std::string&);
-template DistInput<double> load_distributed<double>(const MatrixSource&, int, bool, const std::string&);
+template DistInput<float> load_distributed<float>(const MatrixSource&, int, bool, const std::string&,
+                                                  int64_t);
+template DistInput<double> load_distributed<double>(const MatrixSource&, int, bool, const std::string&,
+                                                    int64_t);
 
 }  // namespace spx::bench

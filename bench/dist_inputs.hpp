@@ -29,7 +29,9 @@ std::optional<StencilGrid> stencil_grid(const MatrixSource& source);
 template <class T>
 struct DistInput {
   dist::DistMatrix<T> D;
-  std::vector<int32_t> perm;  // renumbered (partition metis or rcm): D is P A Pᵀ, new row i old perm[i]
+  std::vector<int32_t> perm;       // renumbered (metis or rcm chosen): D is P A Pᵀ, new row i old perm[i]
+  std::string partition = "rows";  // the split used (auto resolved)
+  std::string partition_report;    // dist::PartitionChoice::summary() where a choice was made
   std::optional<Csr<T, int32_t>> whole;  // when loaded whole and asked to keep it
   std::optional<StencilGrid> stencil;    // when generated rank by rank
   double seconds = 0;                    // generating or reading, and splitting
@@ -37,11 +39,12 @@ struct DistInput {
 
 // Splits `source` over `ranks` (stencils rank by rank with equal row blocks, anything else whole and
 // balanced by nonzeros); keep_whole keeps the whole matrix of a loaded source for reference checks.
-// `partition` metis or rcm (spx/dist_graph.hpp): loaded whole, renumbered P A Pᵀ and split at the
-// parts (D, whole and every vector then in the new numbering: `perm`); rows: as above.
+// `partition` metis, rcm or auto (spx/dist_graph.hpp, auto weighing `products` products): loaded
+// whole, and where renumbered P A Pᵀ split at the parts (D, whole and every vector then in the new
+// numbering: `perm`); rows: as above; auto on a stencil spec is rows (its numbering is already local).
 template <class T>
 DistInput<T> load_distributed(const MatrixSource& source, int ranks, bool keep_whole,
-                              const std::string& partition = "rows");
+                              const std::string& partition = "rows", int64_t products = 1000);
 
 // Seconds of each setup phase of a distributed run, printed to stderr as each ends ("[4 GPUs]
 // split: 51.2 s (4 parts)"): a matrix of billions of nonzeros takes minutes to split and upload,

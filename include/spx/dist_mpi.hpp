@@ -14,7 +14,7 @@
 //    decisions, and the iterates, iteration counts and residual histories are bitwise identical
 //    for every rank count and every MPI reduction algorithm. They agree with spx::cg (OpenMP
 //    sums in double) to rounding, not bitwise.
-// Both hold for one numbering of the matrix: RowSplit::Graph and Rcm renumber it, differently for each
+// Both hold for one numbering of the matrix: METIS and RCM splits renumber it, differently for each
 // rank count.
 //
 // Built only with MPI (CMake SPX_MPI, spx::dist::mpi::built_with_mpi()); without it every call
@@ -26,10 +26,12 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "spx/cg.hpp"
 #include "spx/dist.hpp"
+#include "spx/dist_graph.hpp"
 #include "spx/error.hpp"
 #include "spx/matrix.hpp"
 
@@ -106,28 +108,28 @@ template <class T>
 DistMatrix<T> distribute_parts(Group group, const Csr<T, int64_t>& my_rows, const Partition& row_partition,
                                const Partition& col_partition);
 
-// How root splits a matrix it loaded: contiguous rows balanced by nonzeros, METIS parts (Graph) or
-// blocks of RCM's numbering (Rcm; spx/dist_graph.hpp), the last two with the matrix renumbered
-// P A Pᵀ so that each part is a block of rows.
-enum class RowSplit { Blocks, Graph, Rcm };
-
 // A matrix only `root` loads, sent out block by block: every rank gets its rows (global columns)
 // and the partitions root chose (x split like the rows when square, else evenly), so only root
-// ever holds the whole matrix. `load` runs on root alone; an exception there reaches every rank
-// (root's own message; the others "rank 0 could not load the matrix: ..."). keep_whole leaves the
-// whole matrix (renumbered, with Graph or Rcm) in `whole` on root. Renumbered, every rank gets `perm`
+// ever holds the whole matrix. `split` as for spx/dist_graph.hpp's choose_partition (rows: blocks
+// balanced by nonzeros; metis and rcm renumber the matrix P A Pᵀ so that each part is a block of
+// rows; auto weighs them with `costs`). `load` runs on root alone; an exception there reaches every
+// rank (root's own message; the others "rank 0 could not load the matrix: ..."). keep_whole leaves
+// the whole matrix (renumbered, where it was) in `whole` on root. Renumbered, every rank gets `perm`
 // (new row i is old row perm[i]): vectors of the original numbering go through reorder::permute.
 // Collective.
 template <class T>
 struct ScatteredRows {
   Partition row_partition, col_partition;
   Csr<T, int64_t> mine;
-  std::optional<Csr<T, int32_t>> whole;  // root, when asked to keep it
-  std::vector<int32_t> perm;             // RowSplit::Graph and Rcm only
+  std::optional<Csr<T, int32_t>> whole;           // root, when asked to keep it
+  std::vector<int32_t> perm;                      // renumbered only
+  PartitionKind partition = PartitionKind::Rows;  // the split used (auto resolved), on every rank
+  std::string partition_report;                   // root: PartitionChoice::summary() where a choice was made
 };
 template <class T>
 ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()>& load,
-                              bool keep_whole = false, RowSplit split = RowSplit::Blocks, int root = 0);
+                              bool keep_whole = false, PartitionKind split = PartitionKind::Rows,
+                              int root = 0, const PartitionCosts& costs = {});
 
 // This rank's part of a vector split by `p` gathered on `root` (the whole vector there; empty
 // elsewhere). Collective.

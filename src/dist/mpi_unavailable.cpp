@@ -33,7 +33,8 @@ DistMatrix<T> distribute_parts(Group, const Csr<T, int64_t>&, const Partition&, 
   unavailable();
 }
 template <class T>
-ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, RowSplit, int) {
+ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, PartitionKind, int,
+                              const PartitionCosts&) {
   unavailable();
 }
 template <class T>
@@ -57,16 +58,16 @@ CgResult cg(const RankMatrix<T>&, RankOperator<T>&, std::span<const T>, std::spa
   unavailable();
 }
 
-#define SPX_INSTANTIATE(T)                                                                               \
-  template RankMatrix<T> distribute(Group, const Csr<T, int64_t>&, const Partition&, const Partition&);  \
-  template DistMatrix<T> distribute_parts(Group, const Csr<T, int64_t>&, const Partition&,               \
-                                          const Partition&);                                             \
-  template class Product<T>;                                                                             \
-  template CgResult cg(const RankMatrix<T>&, std::span<const T>, std::span<T>, const CgOptions&);        \
-  template CgResult cg(const RankMatrix<T>&, RankOperator<T>&, std::span<const T>, std::span<T>,         \
-                       const CgOptions&);                                                                \
-  template ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, RowSplit, \
-                                         int);                                                           \
+#define SPX_INSTANTIATE(T)                                                                              \
+  template RankMatrix<T> distribute(Group, const Csr<T, int64_t>&, const Partition&, const Partition&); \
+  template DistMatrix<T> distribute_parts(Group, const Csr<T, int64_t>&, const Partition&,              \
+                                          const Partition&);                                            \
+  template class Product<T>;                                                                            \
+  template CgResult cg(const RankMatrix<T>&, std::span<const T>, std::span<T>, const CgOptions&);       \
+  template CgResult cg(const RankMatrix<T>&, RankOperator<T>&, std::span<const T>, std::span<T>,        \
+                       const CgOptions&);                                                               \
+  template ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool,          \
+                                         PartitionKind, int, const PartitionCosts&);                    \
   template std::vector<T> gather_rows(Group, const Partition&, std::span<const T>, int);
 SPX_INSTANTIATE(float)
 SPX_INSTANTIATE(double)

@@ -46,7 +46,7 @@ void broadcast_partition(Group group, int root, Partition& p, int ranks) {
 
 template <class T>
 ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()>& load, bool keep_whole,
-                              RowSplit split, int root) {
+                              PartitionKind split, int root, const PartitionCosts& costs) {
   const int me = rank(group), ranks = size(group);
   if (root < 0 || root >= ranks) throw Error(fmt::format("scatter_rows: root {} of {} ranks", root, ranks));
   const MPI_Comm comm = detail::comm(group);
@@ -56,12 +56,17 @@ ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()
   if (me == root) {
     try {
       whole = load();
-      if (split != RowSplit::Blocks) {
-        GraphPartition g =
-            split == RowSplit::Graph ? partition_graph(*whole, ranks) : partition_rcm(*whole, ranks);
-        whole = reorder::permute_symmetric(*whole, std::span<const int32_t>(g.perm));
-        out.row_partition = std::move(g.rows);
-        out.perm = std::move(g.perm);
+      std::optional<GraphPartition> g;
+      if (split != PartitionKind::Rows) {
+        PartitionChoice choice = choose_partition(*whole, ranks, split, costs);
+        out.partition = choice.chosen;
+        out.partition_report = choice.summary();
+        g = std::move(choice.graph);
+      }
+      if (g) {
+        whole = reorder::permute_symmetric(*whole, std::span<const int32_t>(g->perm));
+        out.row_partition = std::move(g->rows);
+        out.perm = std::move(g->perm);
       } else {
         out.row_partition = partition_rows(*whole, ranks);
       }
@@ -76,9 +81,13 @@ ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()
                    me == root);
   broadcast_partition(group, root, out.row_partition, ranks);
   broadcast_partition(group, root, out.col_partition, ranks);
+  int chosen = static_cast<int>(out.partition), renumbered = out.perm.empty() ? 0 : 1;
+  detail::check(MPI_Bcast(&chosen, 1, MPI_INT, root, comm), "MPI_Bcast");
+  detail::check(MPI_Bcast(&renumbered, 1, MPI_INT, root, comm), "MPI_Bcast");
+  out.partition = static_cast<PartitionKind>(chosen);
   int64_t cols = me == root ? static_cast<int64_t>(whole->cols) : 0;
   detail::check(MPI_Bcast(&cols, 1, MPI_INT64_T, root, comm), "MPI_Bcast");
-  if (split != RowSplit::Blocks) {
+  if (renumbered != 0) {
     out.perm.resize(static_cast<std::size_t>(out.row_partition.size()));
     detail::check(MPI_Bcast(out.perm.data(), mpi_count(out.row_partition.size(), "permutation entries"),
                             MPI_INT32_T, root, comm),
@@ -142,9 +151,9 @@ std::vector<T> gather_rows(Group group, const Partition& p, std::span<const T> m
   return all;
 }
 
-#define SPX_INSTANTIATE(T)                                                                               \
-  template ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, RowSplit, \
-                                         int);                                                           \
+#define SPX_INSTANTIATE(T)                                                                     \
+  template ScatteredRows<T> scatter_rows(Group, const std::function<Csr<T, int32_t>()>&, bool, \
+                                         PartitionKind, int, const PartitionCosts&);           \
   template std::vector<T> gather_rows(Group, const Partition&, std::span<const T>, int);
 SPX_INSTANTIATE(float)
 SPX_INSTANTIATE(double)

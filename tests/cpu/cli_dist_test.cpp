@@ -47,6 +47,23 @@ TEST_F(CliDist, OneRankHasNoHalo) {
   EXPECT_EQ(j["runs"][0]["messages"], 0);
 }
 
+// --partition auto prints every candidate's halo and renumbers only where the products repay it.
+TEST_F(CliDist, AutoPartitionReportsEveryCandidate) {
+  const std::string mesh = "dist stencil27:n=12,shuffle=3 --ranks 4 --partition auto --json -";
+  CliRun r = spx(mesh);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto run = nlohmann::json::parse(r.out)["runs"][0];
+  EXPECT_EQ(run["partition"], "rows");  // 1000 products of a 1728-row mesh repay nothing
+  EXPECT_EQ(run["partition_asked"], "auto");
+  EXPECT_NE(run["partition_report"].get<std::string>().find("rcm not tried"), std::string::npos);
+  r = spx(mesh + " --products 1e9");
+  ASSERT_EQ(r.status, 0) << r.err;
+  run = nlohmann::json::parse(r.out)["runs"][0];
+  EXPECT_NE(run["partition"], "rows") << run["partition_report"];
+  EXPECT_LT(run["halo_entries"].get<int64_t>() * 2, run["row_blocks_halo_entries"].get<int64_t>());
+  EXPECT_TRUE(run["check"]["passed"].get<bool>());
+}
+
 TEST_F(CliDist, RefusedRequests) {
   CliRun r = spx("dist stencil27:n=3 --ranks 28");
   EXPECT_NE(r.status, 0);

@@ -125,3 +125,80 @@ TEST(DistRcmPartition, BlocksOfRcmsNumberingCutAScrambledMeshsHalo) {
 }
 
 }  // namespace
+
+namespace {
+
+namespace dist = spx::dist;
+
+// The busiest rank's received entries and all ranks' of a split, from dist::statistics.
+std::pair<int64_t, int64_t> halo_of_split(const dist::DistMatrix<double>& D) {
+  const auto s = dist::statistics(D);
+  int64_t busiest = 0;
+  for (const auto& r : s.per_rank) busiest = std::max(busiest, r.halo_recv);
+  return {busiest, s.halo_entries};
+}
+
+// The choice counts each candidate's halo as the split itself does, keeps what was asked for, and
+// on Auto renumbers a scrambled mesh only when enough products repay it.
+TEST(DistPartitionChoice, CountsTheHaloOfEachCandidateAsTheSplitDoes) {
+  const auto A = scrambled_mesh();
+  for (dist::PartitionKind kind : {dist::PartitionKind::Rows, dist::PartitionKind::Rcm}) {
+    const dist::PartitionChoice c = dist::choose_partition(A, 4, kind);
+    EXPECT_EQ(c.chosen, kind);
+    ASSERT_EQ(c.considered.size(), kind == dist::PartitionKind::Rows ? 1u : 2u);
+    const auto [busiest, total] = halo_of_split(dist::distribute(A, 4));
+    EXPECT_EQ(c.considered.front().busiest_halo, busiest);
+    EXPECT_EQ(c.considered.front().halo_entries, total);
+    if (kind == dist::PartitionKind::Rows) {
+      EXPECT_FALSE(c.graph);
+      continue;
+    }
+    ASSERT_TRUE(c.graph);
+    const auto B = spx::reorder::permute_symmetric(A, std::span<const int32_t>(c.graph->perm));
+    const auto [b2, t2] = halo_of_split(dist::distribute(B, c.graph->rows, c.graph->rows));
+    EXPECT_EQ(c.considered.back().busiest_halo, b2);
+    EXPECT_EQ(c.considered.back().halo_entries, t2);
+    EXPECT_NE(c.summary().find("chose rcm: asked for"), std::string::npos) << c.summary();
+  }
+}
+
+TEST(DistPartitionChoice, AutoRenumbersOnlyWhereTheProductsRepayIt) {
+  const auto A = scrambled_mesh();
+  dist::PartitionCosts few;  // 1000 products: a 1600-row mesh's halo is worth microseconds
+  const dist::PartitionChoice keep = dist::choose_partition(A, 4, dist::PartitionKind::Auto, few);
+  EXPECT_EQ(keep.chosen, dist::PartitionKind::Rows);
+  EXPECT_FALSE(keep.graph);
+  EXPECT_EQ(keep.considered.size(), 1u);
+  EXPECT_NE(keep.reason.find("rcm not tried"), std::string::npos) << keep.summary();
+  dist::PartitionCosts many;
+  many.products = 10'000'000'000;
+  const dist::PartitionChoice renumber = dist::choose_partition(A, 4, dist::PartitionKind::Auto, many);
+  EXPECT_NE(renumber.chosen, dist::PartitionKind::Rows) << renumber.summary();
+  ASSERT_TRUE(renumber.graph);
+  EXPECT_GE(renumber.considered.size(), 2u);
+  for (const auto& c : renumber.considered) {
+    if (c.kind != renumber.chosen) continue;
+    EXPECT_LT(c.busiest_halo * 5, renumber.considered.front().busiest_halo);
+  }
+  // A chain numbered along itself: row blocks are already best (a halo of 2 a rank), rows stay.
+  const auto band = spx::gen::stencil_2d_5pt<double>(1600, 1);
+  const dist::PartitionChoice ordered = dist::choose_partition(band, 4, dist::PartitionKind::Auto, many);
+  EXPECT_EQ(ordered.chosen, dist::PartitionKind::Rows) << ordered.summary();
+}
+
+TEST(DistPartitionChoice, RectangularOneRankAndBadWords) {
+  const auto R = spx::gen::random_uniform<double, int32_t>(50, 70, 3, 1);
+  const dist::PartitionChoice c = dist::choose_partition(R, 4, dist::PartitionKind::Auto);
+  EXPECT_EQ(c.chosen, dist::PartitionKind::Rows);
+  EXPECT_TRUE(c.considered.empty());
+  EXPECT_NE(c.reason.find("rectangular"), std::string::npos);
+  EXPECT_THROW(dist::choose_partition(R, 4, dist::PartitionKind::Rcm), spx::Error);
+  EXPECT_EQ(dist::choose_partition(scrambled_mesh(), 1, dist::PartitionKind::Auto).reason, "one rank");
+  EXPECT_THROW(dist::choose_partition(scrambled_mesh(), 0, dist::PartitionKind::Rows), spx::Error);
+  EXPECT_THROW(dist::parse_partition_kind("graph"), spx::Error);
+  for (auto k : {dist::PartitionKind::Rows, dist::PartitionKind::Metis, dist::PartitionKind::Rcm,
+                 dist::PartitionKind::Auto})
+    EXPECT_EQ(dist::parse_partition_kind(dist::partition_kind_name(k)), k);
+}
+
+}  // namespace

@@ -248,7 +248,7 @@ TEST(MpiRanks, MetisPartsScatteredFromRankZeroSolveAsOneRank) {
   const auto scramble = spx::reorder::random_permutation<int32_t>(mesh.rows, 5);
   const auto A = spx::reorder::permute_symmetric(mesh, std::span<const int32_t>(scramble));
   auto s = mpi::scatter_rows<double>(
-      mpi::Group::World, [&] { return A; }, /*keep_whole=*/true, mpi::RowSplit::Graph);
+      mpi::Group::World, [&] { return A; }, /*keep_whole=*/true, spx::dist::PartitionKind::Metis);
   ASSERT_EQ(s.perm.size(), static_cast<std::size_t>(A.rows));  // on every rank
   const auto B = spx::reorder::permute_symmetric(A, std::span<const int32_t>(s.perm));
   const auto D = mpi::distribute(mpi::Group::World, s.mine, s.row_partition, s.col_partition);

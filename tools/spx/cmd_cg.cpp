@@ -633,9 +633,11 @@ void add_cg_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option(
          "--partition", o->partition,
-         "--dist or --gpus: rows (contiguous, balanced by nonzeros), metis (METIS parts) or rcm (blocks of "
-         "RCM's numbering); the last two renumber the matrix on one host (rank 0)")
-      ->check(CLI::IsMember({"rows", "metis", "rcm"}))
+         "--dist or --gpus: rows (contiguous, balanced by nonzeros), metis (METIS parts), rcm (blocks of "
+         "RCM's numbering) or auto (the one whose halo repays its cost); metis and rcm renumber the matrix "
+         "on "
+         "one host (rank 0)")
+      ->check(CLI::IsMember({"rows", "metis", "rcm", "auto"}))
       ->capture_default_str();
   cmd->add_option("--reductions", o->reductions,
                   "--gpus: all-reduces per iteration: one (the update's sums wait for the next product's), "

@@ -46,6 +46,7 @@ struct Row {
   double seconds = 0;  // median over the repeats
   double true_relative_residual = 0;
   json setup_seconds = json::object();  // the distributed solver's setup phases (SetupClock)
+  std::string partition = "rows";       // the split used (--partition auto resolved)
 };
 
 template <class T>
@@ -58,8 +59,10 @@ void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, con
   for (int n : teams) {
     cd::Team team(n);
     bench::SetupClock setup(n);
-    bench::DistInput<T> in = bench::load_distributed<T>(source, n, false, o.partition);
-    setup.done("split", fmt::format("{} parts", n));
+    bench::DistInput<T> in = bench::load_distributed<T>(source, n, false, o.partition, o.maxit);
+    setup.done("split", fmt::format("{} parts, {}", n, in.partition));
+    if (!in.partition_report.empty()) fmt::print(out, "{}\n", in.partition_report);
+    const std::string partition = in.partition;
     if (in.D.rows != in.D.cols) throw Error(fmt::format("{}: CG needs a square matrix", source.name));
     const int64_t size = in.D.rows;
     std::vector<T> b = make_rhs<T>(o.rhs, size);  // ones or random (checked by the caller)
@@ -106,6 +109,7 @@ void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, con
       row.seconds = median(times);
       row.true_relative_residual = true_residual();
       row.setup_seconds = setup.seconds();
+      row.partition = partition;
       rows.push_back(std::move(row));
     }
     if (whole) {
@@ -141,7 +145,7 @@ void run_precision(const CgCliOptions& o, const bench::MatrixSource& source, con
            {"source", source.location},
            {"precision", precision},
            {"precond", o.precond},
-           {"partition", o.partition},
+           {"partition", r.partition},
            {"gpus", r.gpus},
            {"solver", r.solver},
            {"status", to_string(r.result.status)},

@@ -38,7 +38,9 @@ struct DistCliOptions {
   double row_overhead = 0.0;
   std::string precision = "f64";
   std::string json_path;
-  std::string partition = "rows";  // rows, metis or rcm (spx/dist_graph.hpp: P A Pᵀ split in row blocks)
+  int64_t products = 1000;  // --partition auto: the products the split serves
+  std::string partition =
+      "rows";  // rows, metis, rcm or auto (spx/dist_graph.hpp: P A Pᵀ split in row blocks)
 };
 
 // Rows where the simulated product misses spx::ref by more than the CPU kernels' bound for two
@@ -67,24 +69,27 @@ int64_t rows_off(const Csr<T, int32_t>& A, std::span<const T> x, std::span<const
 template <class T>
 json run_dist(const DistCliOptions& o, const bench::MatrixSource& source, std::ostream& out) {
   auto A = bench::load_matrix<T, int32_t>(source);
-  // With METIS or RCM, everything below runs on P A Pᵀ, whose parts are row blocks; x and the check
-  // follow.
-  const bool metis = o.partition != "rows";
-  std::optional<dist::DistStats> blocks;  // the row blocks' statistics, to compare with
-  std::optional<dist::GraphPartition> g;
-  if (metis) {
-    g = o.partition == "metis" ? dist::partition_graph(A, o.ranks) : dist::partition_rcm(A, o.ranks);
-    blocks = dist::statistics(dist::distribute(A, o.ranks, o.row_overhead));
-    A = reorder::permute_symmetric(A, std::span<const int32_t>(g->perm));
+  // Renumbered by METIS or RCM, everything below runs on P A Pᵀ, whose parts are row blocks; x and
+  // the check follow. The choice counts every candidate's halo (the row blocks' among them).
+  std::optional<dist::PartitionChoice> choice;
+  if (const auto kind = dist::parse_partition_kind(o.partition); kind != dist::PartitionKind::Rows) {
+    dist::PartitionCosts costs;
+    costs.value_bytes = sizeof(T);
+    costs.products = o.products;
+    choice = dist::choose_partition(A, o.ranks, kind, costs);
   }
+  const dist::GraphPartition* g = choice && choice->graph ? &*choice->graph : nullptr;
+  const bool metis = g != nullptr;
+  if (metis) A = reorder::permute_symmetric(A, std::span<const int32_t>(g->perm));
   const auto D = metis ? dist::distribute(A, g->rows, g->rows) : dist::distribute(A, o.ranks, o.row_overhead);
   const auto s = dist::statistics(D);
+  const char* chosen = choice ? dist::partition_kind_name(choice->chosen) : "rows";
 
   fmt::print(out, "{}: {} x {}, {} nonzeros, on {} ranks ({}{})\n", source.name, A.rows, A.cols, A.nnz(),
              o.ranks,
-             o.partition == "metis" ? "METIS parts, rows renumbered part by part"
-             : metis                ? "blocks of RCM's numbering balanced by nonzeros"
-                                    : "rows balanced by nonzeros",
+             !metis                           ? "rows balanced by nonzeros"
+             : std::string(chosen) == "metis" ? "METIS parts, rows renumbered part by part"
+                                              : "blocks of RCM's numbering balanced by nonzeros",
              o.row_overhead > 0 && !metis ? fmt::format(" + {} per row", o.row_overhead) : "");
   fmt::print(out, "{:>4}  {:>21}  {:>10}  {:>10}  {:>10}  {:>9}  {:>10}  {:>4}  {:>10}  {:>4}\n", "rank",
              "rows", "nnz", "local", "remote", "x owned", "halo in", "from", "halo out", "to");
@@ -102,10 +107,7 @@ json run_dist(const DistCliOptions& o, const bench::MatrixSource& source, std::o
              human_bytes(static_cast<uint64_t>(s.max_rank_recv_bytes_f64)));
   fmt::print(out, "imbalance: max/mean nonzeros per rank {:.4f}; remote nonzeros {:.2f}% of all\n",
              s.nnz_imbalance, 100.0 * s.remote_fraction);
-  if (metis)
-    fmt::print(out,
-               "row blocks of the given numbering instead: {} halo entries, remote nonzeros {:.2f}% of all\n",
-               blocks->halo_entries, 100.0 * blocks->remote_fraction);
+  if (choice) fmt::print(out, "partition {}:\n{}\n", o.partition, choice->summary());
 
   std::vector<T> x(static_cast<std::size_t>(A.cols));
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(1.0 + static_cast<double>(i % 17) / 16.0);
@@ -121,24 +123,28 @@ json run_dist(const DistCliOptions& o, const bench::MatrixSource& source, std::o
 
   json ranks = json::array();
   for (const auto& r : s.per_rank) ranks.push_back(bench::rank_json(r, D.row_partition, D.col_partition));
-  return json{{"matrix", source.name},
-              {"precision", precision},
-              {"rows", A.rows},
-              {"cols", A.cols},
-              {"nnz", A.nnz()},
-              {"ranks", o.ranks},
-              {"row_overhead", o.row_overhead},
-              {"halo_entries", s.halo_entries},
-              {"messages", s.messages},
-              {"halo_bytes_f32", s.bytes_f32},
-              {"halo_bytes_f64", s.bytes_f64},
-              {"max_rank_recv_bytes_f64", s.max_rank_recv_bytes_f64},
-              {"nnz_imbalance", s.nnz_imbalance},
-              {"remote_fraction", s.remote_fraction},
-              {"partition", o.partition},
-              {"row_blocks_halo_entries", blocks ? json(blocks->halo_entries) : json(nullptr)},
-              {"per_rank", ranks},
-              {"check", {{"rows_off", off}, {"worst_relative_diff", worst}, {"passed", off == 0}}}};
+  return json{
+      {"matrix", source.name},
+      {"precision", precision},
+      {"rows", A.rows},
+      {"cols", A.cols},
+      {"nnz", A.nnz()},
+      {"ranks", o.ranks},
+      {"row_overhead", o.row_overhead},
+      {"halo_entries", s.halo_entries},
+      {"messages", s.messages},
+      {"halo_bytes_f32", s.bytes_f32},
+      {"halo_bytes_f64", s.bytes_f64},
+      {"max_rank_recv_bytes_f64", s.max_rank_recv_bytes_f64},
+      {"nnz_imbalance", s.nnz_imbalance},
+      {"remote_fraction", s.remote_fraction},
+      {"partition", chosen},
+      {"partition_asked", o.partition},
+      {"partition_report", choice ? json(choice->summary()) : json(nullptr)},
+      {"row_blocks_halo_entries",
+       choice && !choice->considered.empty() ? json(choice->considered.front().halo_entries) : json(nullptr)},
+      {"per_rank", ranks},
+      {"check", {{"rows_off", off}, {"worst_relative_diff", worst}, {"passed", off == 0}}}};
 }
 
 void run_dist_command(const DistCliOptions& o) {
@@ -184,15 +190,19 @@ void add_dist_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Also write the results as JSON to FILE ('-': stdout)");
   cmd->add_option("--partition", o->partition,
-                  "rows (contiguous blocks balanced by nonzeros), rcm (blocks of RCM's numbering) or metis "
-                  "(METIS parts of A + A^T, the rows "
-                  "renumbered part by part; the row blocks' halo is printed beside)")
-      ->check(CLI::IsMember({"rows", "metis", "rcm"}))
+                  "rows (contiguous blocks balanced by nonzeros), rcm (blocks of RCM's numbering), metis "
+                  "(METIS parts of A + A^T, the rows renumbered part by part) or auto (the one whose halo "
+                  "repays its cost over --products products); every candidate's halo is printed")
+      ->check(CLI::IsMember({"rows", "metis", "rcm", "auto"}))
       ->capture_default_str();
+  cmd->add_option("--products", o->products, "--partition auto: the products the split will serve")
+      ->capture_default_str()
+      ->transform(count_in(1, kMaxExpectedCalls, "products"));
   cmd->footer(R"(Examples:
   spx dist stencil27:n=64 --ranks 4
   spx dist cage11.mtx.gz --ranks 7 --precision f32 --json dist.json
-  spx dist powerlaw:n=100000 --ranks 4 --partition metis)");
+  spx dist powerlaw:n=100000 --ranks 4 --partition metis
+  spx dist stencil27:n=40,shuffle=1 --ranks 4 --partition auto --products 1e6)");
   cmd->callback([o] { run_dist_command(*o); });
 }
 

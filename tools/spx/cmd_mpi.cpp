@@ -35,12 +35,13 @@ namespace mpi = spx::dist::mpi;
 using json = nlohmann::ordered_json;
 
 template <class T>
-RankRows<T> load_rank_rows(const bench::MatrixSource& source, bool keep_whole, const std::string& partition) {
+RankRows<T> load_rank_rows(const bench::MatrixSource& source, bool keep_whole, const std::string& partition,
+                           int64_t products) {
   const int ranks = mpi::size(), r = mpi::rank();
   RankRows<T> in;
-  const bool renumber = partition == "metis" || partition == "rcm";
-  if (partition != "rows" && !renumber)
-    throw Error(fmt::format("--partition {}: give rows, metis or rcm", partition));
+  const dist::PartitionKind kind = dist::parse_partition_kind(partition);
+  // A stencil spec is generated rank by rank in its own numbering, which auto keeps.
+  const bool renumber = kind == dist::PartitionKind::Metis || kind == dist::PartitionKind::Rcm;
   if (const auto g = bench::stencil_grid(source); g && !renumber) {
     in.row_partition = dist::partition_even(g->rows(), ranks);
     in.col_partition = in.row_partition;
@@ -51,17 +52,22 @@ RankRows<T> load_rank_rows(const bench::MatrixSource& source, bool keep_whole, c
     return in;
   }
   // Rank 0 reads the file (or builds the spec), partitions it and sends each rank its rows.
+  dist::PartitionCosts costs;
+  costs.products = products;
+  costs.value_bytes = sizeof(T);
   auto rows = mpi::scatter_rows<T>(
-      mpi::Group::World, [&source] { return bench::load_matrix<T, int32_t>(source); }, keep_whole,
-      partition == "metis" ? mpi::RowSplit::Graph
-      : partition == "rcm" ? mpi::RowSplit::Rcm
-                           : mpi::RowSplit::Blocks);
+      mpi::Group::World, [&source] { return bench::load_matrix<T, int32_t>(source); }, keep_whole, kind, 0,
+      costs);
   in.row_partition = std::move(rows.row_partition);
   in.col_partition = std::move(rows.col_partition);
   in.mine = std::move(rows.mine);
-  in.built = partition == "metis" ? "read by rank 0, METIS parts sent out"
-             : partition == "rcm" ? "read by rank 0, RCM's row blocks sent out"
-                                  : "read by rank 0, rows sent out";
+  in.partition = dist::partition_kind_name(rows.partition);
+  in.built = fmt::format("read by rank 0, {} sent out{}",
+                         rows.partition == dist::PartitionKind::Metis ? "METIS parts"
+                         : rows.partition == dist::PartitionKind::Rcm ? "RCM's row blocks"
+                                                                      : "rows",
+                         kind == dist::PartitionKind::Auto ? " (partition auto)" : "");
+  if (!rows.partition_report.empty()) fmt::print(stderr, "{}\n", rows.partition_report);
   in.perm = std::move(rows.perm);
   in.read = true;
   in.whole = std::move(rows.whole);
@@ -168,8 +174,8 @@ std::string check_against_cpu(const RankRows<T>& rows, std::span<const T> x_whol
                                        : "within rounding of the CPU product";
 }
 
-template RankRows<float> load_rank_rows(const bench::MatrixSource&, bool, const std::string&);
-template RankRows<double> load_rank_rows(const bench::MatrixSource&, bool, const std::string&);
+template RankRows<float> load_rank_rows(const bench::MatrixSource&, bool, const std::string&, int64_t);
+template RankRows<double> load_rank_rows(const bench::MatrixSource&, bool, const std::string&, int64_t);
 template bool within_rounding(const Csr<float, int32_t>&, std::span<const float>, std::span<const float>,
                               std::span<const float>);
 template double true_relative_residual(std::span<const float>, std::span<const float>, double);
@@ -193,9 +199,10 @@ struct RankInput {
 };
 
 template <class T>
-RankInput<T> load_rank(const bench::MatrixSource& source, bool keep_whole, const std::string& partition) {
+RankInput<T> load_rank(const bench::MatrixSource& source, bool keep_whole, const std::string& partition,
+                       int64_t products = 1000) {
   RankInput<T> in;
-  in.rows = load_rank_rows<T>(source, keep_whole, partition);
+  in.rows = load_rank_rows<T>(source, keep_whole, partition, products);
   in.A = mpi::distribute(mpi::Group::World, in.rows.mine, in.rows.row_partition, in.rows.col_partition);
   in.rows.mine = {};
   return in;
@@ -265,7 +272,7 @@ json bench_one(const MpiBenchOptions& o, const bench::MatrixSource& source, std:
   RankBenchRun r;
   static_cast<RankRun&>(r) =
       rank_run<T>(source.name, o.gpu ? "cuda" : "cpu", "rank operator", rp.halo, rp.where, in.rows.built,
-                  o.partition, A.rows, halo_entries(A), setup);
+                  in.rows.partition, A.rows, halo_entries(A), setup);
   r.check = check;
   r.cols = A.cols;
   r.nnz = mpi::sum_over_ranks(static_cast<int64_t>(A.A.nnz()));
@@ -277,7 +284,7 @@ json bench_one(const MpiBenchOptions& o, const bench::MatrixSource& source, std:
 template <class T>
 json cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::ostream& out) {
   const auto t0 = std::chrono::steady_clock::now();
-  RankInput<T> in = load_rank<T>(source, false, o.partition);
+  RankInput<T> in = load_rank<T>(source, false, o.partition, o.maxit);
   const double setup = mpi::max_over_ranks(seconds_since(t0));
   const auto& A = in.A;
   if (A.rows != A.cols)
@@ -297,7 +304,7 @@ json cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::ostre
   RankCgRun r;
   static_cast<RankRun&>(r) =
       rank_run<T>(source.name, gpu ? "cuda" : "cpu", "rank operator", rp.halo, rp.where, in.rows.built,
-                  o.partition, A.rows, halo_entries(A), setup);
+                  in.rows.partition, A.rows, halo_entries(A), setup);
   r.result = mpi::cg(A, *rp.apply, std::span<const T>(b), std::span<T>(x), opt);
   // The true residual ‖b − A x‖ / ‖b‖ from the distributed product.
   std::vector<T> ax(b.size());

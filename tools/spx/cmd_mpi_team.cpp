@@ -57,10 +57,10 @@ struct TeamSplit {
 };
 
 template <class T>
-TeamSplit<T> split_for_team(const bench::MatrixSource& source, bool keep_whole,
-                            const std::string& partition) {
+TeamSplit<T> split_for_team(const bench::MatrixSource& source, bool keep_whole, const std::string& partition,
+                            int64_t products = 1000) {
   TeamSplit<T> s;
-  s.rows = load_rank_rows<T>(source, keep_whole, partition);
+  s.rows = load_rank_rows<T>(source, keep_whole, partition, products);
   s.D = mpi::distribute_parts(mpi::Group::World, s.rows.mine, s.rows.row_partition, s.rows.col_partition);
   s.rows.mine = {};
   return s;
@@ -115,7 +115,7 @@ json team_bench_one(const MpiBenchOptions& o, const bench::MatrixSource& source,
   RankBenchRun r;
   static_cast<RankRun&>(r) = rank_run<T>(source.name, "cuda", "team", "nccl",
                                          fmt::format("{}, kernels {}", team.summary(), kernels_of(A, me)),
-                                         m.rows.built, o.partition, A.rows(), A.stats().halo_entries, setup);
+                                         m.rows.built, m.rows.partition, A.rows(), A.stats().halo_entries, setup);
   r.median_seconds = 1e-3 * bench::time_team(
                                 team, [&] { cd::spmv(A, x, y); }, o.min_seconds, kTimedRounds,
                                 [](double v) { return mpi::max_over_ranks(v); });
@@ -138,7 +138,7 @@ json team_cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::
   dopt.plan.expected_calls = std::max<int64_t>(o.maxit, 100);
   if (o.operators != "auto") dopt.plan.kernels = split_list(o.operators);
   const auto t0 = std::chrono::steady_clock::now();
-  TeamSplit<T> m = split_for_team<T>(source, false, o.partition);
+  TeamSplit<T> m = split_for_team<T>(source, false, o.partition, o.maxit);
   if (m.D.rows != m.D.cols)
     throw mpi::JobError(
         fmt::format("{}: cg needs a square matrix; it is {} x {}", source.name, m.D.rows, m.D.cols), me == 0);
@@ -166,7 +166,7 @@ json team_cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::
   RankCgRun r;
   static_cast<RankRun&>(r) = rank_run<T>(source.name, "cuda", "team", "nccl",
                                          fmt::format("{}, kernels {}", team.summary(), kernels_of(A, me)),
-                                         m.rows.built, o.partition, A.rows(), A.stats().halo_entries, setup);
+                                         m.rows.built, m.rows.partition, A.rows(), A.stats().halo_entries, setup);
   r.result = solver.solve(inv ? &*inv : nullptr, db, dx, opt);
   cd::spmv(A, dx, dy);  // the true residual from the distributed product
   const std::vector<T> ax = dy.download_part(me);

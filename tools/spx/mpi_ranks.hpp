@@ -50,10 +50,12 @@ struct RankRows {
   std::optional<Csr<T, int32_t>> whole;  // rank 0, keep_whole, read: the SpMV check's reference
   bool read = false;                     // read by rank 0 (else generated per rank)
   std::string built;                     // how: "generated per rank" or "read by rank 0, rows sent out"
-  std::vector<int32_t> perm;             // --partition metis: new row i is old row perm[i]
+  std::vector<int32_t> perm;             // renumbered (metis, rcm): new row i is old row perm[i]
+  std::string partition = "rows";        // the split used (--partition auto resolved)
 };
 template <class T>
-RankRows<T> load_rank_rows(const bench::MatrixSource& source, bool keep_whole, const std::string& partition);
+RankRows<T> load_rank_rows(const bench::MatrixSource& source, bool keep_whole, const std::string& partition,
+                           int64_t products = 1000);
 
 // GPU against CPU: every row within the forward error bound of its sum,
 // |y_i − ŷ_i| <= 2 (n_i + 2) u (|A| |x|)_i (they sum in different orders).
