@@ -76,8 +76,9 @@ struct PartitionChoice {
 };
 
 /// The split of `kind` (Auto: chosen by `costs`), with every candidate's halo for the report (rows
-/// always among them). A rectangular A, one rank, or Auto without a worthwhile gain gives rows;
-/// metis without METIS throws spx::Error, Auto then tries RCM alone.
+/// first, for a square A). Auto gives rows for a rectangular A, one rank, or no worthwhile gain, and
+/// skips METIS where it is not built in; metis or rcm of a rectangular A, and metis without METIS,
+/// throw spx::Error.
 template <class T>
 PartitionChoice choose_partition(const Csr<T, int32_t>& A, int ranks, PartitionKind kind,
                                  const PartitionCosts& costs = {});

@@ -10,6 +10,7 @@
     print(G.plan().explain())                           # which kernel runs, and why
     x, info = spx.cg(spx.generate("stencil2d:n=64"), np.ones(4096))   # CG, as scipy's cg
     x, code = scipy.sparse.linalg.gmres(spx.generate("stencil2d:n=64"), np.ones(4096))  # SciPy's too
+    D = spx.mpi.distribute(A if spx.mpi.rank() == 0 else None)   # under mpirun: rows per process
 
 docs/python.md has the whole story: where products run, what is copied, streams, errors.
 The implementation lives in private modules (_matrix, _algebra, _linop, _cg, _threads, and the
@@ -31,6 +32,7 @@ from ._matrix import (
     spmv,
 )
 from ._cg import CgInfo, cg
+from . import mpi  # the processes of an MPI job (mpirun -n N python ...): spx.mpi.distribute
 
 __all__ = [
     "Matrix",
@@ -45,6 +47,7 @@ __all__ = [
     "cuda_available",
     "gpu_unavailable_reason",
     "built_with_cuda",
+    "mpi",
     "__version__",
 ]
 

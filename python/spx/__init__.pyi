@@ -6,6 +6,8 @@ from typing import Any, Literal, Optional, Tuple, TypeVar, Union, overload
 import numpy as np
 import numpy.typing as npt
 
+from . import mpi as mpi  # typed in mpi.py itself
+
 __version__: str
 __all__: list[str]
 

@@ -30,6 +30,7 @@
 #endif
 
 #include "binding_checks.hpp"
+#include "cg_result.hpp"
 #include "cupy_fast.hpp"
 #include "gpu.hpp"
 #include "matrix.hpp"
@@ -204,6 +205,8 @@ void spmm_device(const Matrix& A, uintptr_t B, int64_t ldb, uintptr_t C, int64_t
   g.spmm(B, ldb, C, ldc, row_major, L, alpha, beta, stream);
 }
 
+}  // namespace
+
 CgRequest cg_request(double rtol, double atol, int64_t max_iterations, bool jacobi, bool history) {
   return CgRequest{rtol, atol, max_iterations, jacobi, history};
 }
@@ -223,6 +226,8 @@ nb::dict cg_dict(const CgResult& r) {
   if (!r.history.empty()) d["history"] = r.history;
   return d;
 }
+
+namespace {
 
 // b and x of the matrix's rows, x not overlapping b (x is written while b is read).
 template <class T>
@@ -456,4 +461,5 @@ NB_MODULE(_spx, m) {
   m.def("cpu_threads", &spx::omp::max_threads);
   m.def("openmp_thread_ids", &openmp_thread_ids);
   m.attr("version") = spx::kVersionString;
+  bind_mpi_ranks(m);
 }

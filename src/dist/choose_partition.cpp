@@ -108,12 +108,10 @@ PartitionChoice choose_partition(const Csr<T, int32_t>& A, int ranks, PartitionK
     choice.reason = "asked for";
     return choice;
   }
-  if (!square || ranks == 1) {
-    if (kind != PartitionKind::Auto)
-      throw Error(fmt::format(
-          "partition {}: {}", partition_kind_name(kind),
-          square ? "one rank has nothing to partition"
-                 : fmt::format("the matrix is {} x {}; a renumbering needs a square one", A.rows, A.cols)));
+  if (!square && kind != PartitionKind::Auto)
+    throw Error(fmt::format("partition {}: the matrix is {} x {}; a renumbering needs a square one",
+                            partition_kind_name(kind), A.rows, A.cols));
+  if (kind == PartitionKind::Auto && (!square || ranks == 1)) {
     choice.reason = square ? "one rank" : "a rectangular matrix keeps its numbering";
     return choice;
   }

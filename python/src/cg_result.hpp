@@ -1,0 +1,20 @@
+// The CG entry points' shared pieces (module.cpp, mpi_ranks.cpp): the request from Python's
+// keywords, and the result as the dict python/spx/_cg.py wraps in a CgInfo.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+
+#include "gpu.hpp"
+#include "spx/cg.hpp"
+
+namespace spx::python {
+
+CgRequest cg_request(double rtol, double atol, int64_t max_iterations, bool jacobi, bool history);
+nanobind::dict cg_dict(const CgResult& r);
+
+// The MPI ranks' entry points (mpi_ranks.cpp): mpi_* functions and the MpiMatrix class.
+void bind_mpi_ranks(nanobind::module_& m);
+
+}  // namespace spx::python
