@@ -46,24 +46,29 @@ const char* partition_kind_name(PartitionKind kind);  ///< "rows", "metis", "rcm
 /// The kind a word names; spx::Error naming the word and the choices.
 PartitionKind parse_partition_kind(const std::string& word);
 
-/// What the automatic choice weighs (docs/distributed.md). A candidate is worth trying when the
-/// halo time it could save over `products` products (at most the whole of the current best's)
-/// exceeds its predicted cost, and kept when it cuts the predicted halo time by min_gain.
+/// What the automatic choice weighs (docs/distributed.md). A split's predicted halo time is the
+/// largest over ranks of what the halo adds to a product: its bytes at the receive rate, a latency
+/// per sending peer, and the remote part that runs after the exchange. A candidate is worth trying
+/// when the best split's halo time over `products` products exceeds its predicted cost, and kept
+/// when it cuts that time by min_gain. Defaults: 4 × H200 over NVLink (docs/distributed.md).
 struct PartitionCosts {
   int64_t products = 1000;                ///< products the split will serve
   double value_bytes = 8;                 ///< bytes a halo entry moves
-  double halo_bytes_per_second = 2e11;    ///< the busiest receiver's rate (4 × H200, NCCL, measured)
+  double halo_bytes_per_second = 2e11;    ///< a receiver's rate (NCCL, registered buffers: 0.70 ms / 139 MB)
+  double message_seconds = 1e-5;          ///< a sending peer's latency
+  double remote_seconds_per_nnz = 2e-11;  ///< the remote part (a 201M power law's: 0.80 ms / 37M)
   double metis_seconds_per_nnz = 2.5e-6;  ///< METIS on A + Aᵀ (measured: 81 s for 32M nonzeros)
   double rcm_seconds_per_nnz = 5e-8;      ///< RCM and its blocks
   double min_gain = 0.1;
 };
 
 /// One split the choice looked at: the busiest rank's received x entries per product, all ranks',
-/// the share of nonzeros in remote parts, and the host seconds it took (0 for rows).
+/// the share of nonzeros in remote parts, its predicted halo time a product (PartitionCosts), and
+/// the host seconds it took to compute (0 for rows).
 struct PartitionCandidate {
   PartitionKind kind = PartitionKind::Rows;
   int64_t busiest_halo = 0, halo_entries = 0;
-  double remote_fraction = 0, seconds = 0;
+  double remote_fraction = 0, predicted_seconds = 0, seconds = 0;
 };
 
 struct PartitionChoice {

@@ -20,7 +20,7 @@ namespace {
 // new position → old row; empty: the identity), x split like the rows.
 template <class T>
 PartitionCandidate halo_of(const Csr<T, int32_t>& A, const Partition& rows, std::span<const int32_t> order,
-                           PartitionKind kind, double seconds) {
+                           PartitionKind kind, double seconds, const PartitionCosts& costs) {
   const auto n = static_cast<std::size_t>(A.rows);
   const int ranks = rows.ranks();
   const auto old_row = [&](int64_t k) {
@@ -35,9 +35,10 @@ PartitionCandidate halo_of(const Csr<T, int32_t>& A, const Partition& rows, std:
   c.kind = kind;
   c.seconds = seconds;
   std::vector<int32_t> seen(n, -1);  // the last rank that counted column c in its halo
+  std::vector<int32_t> peer_seen(static_cast<std::size_t>(ranks), -1);
   int64_t remote = 0;
   for (int r = 0; r < ranks; ++r) {
-    int64_t halo = 0;
+    int64_t halo = 0, rank_remote = 0, peers = 0;
     for (int64_t k = rows.begin[static_cast<std::size_t>(r)]; k < rows.begin[static_cast<std::size_t>(r) + 1];
          ++k) {
       const auto i = static_cast<std::size_t>(old_row(k));
@@ -45,20 +46,26 @@ PartitionCandidate halo_of(const Csr<T, int32_t>& A, const Partition& rows, std:
            ++p) {
         const auto col = static_cast<std::size_t>(A.col_idx[p]);
         if (owner[col] == r) continue;
-        ++remote;
-        if (seen[col] != r) seen[col] = r, ++halo;
+        ++rank_remote;
+        if (seen[col] == r) continue;
+        seen[col] = r, ++halo;
+        if (auto& last = peer_seen[static_cast<std::size_t>(owner[col])]; last != r) last = r, ++peers;
       }
     }
+    remote += rank_remote;
     c.halo_entries += halo;
     c.busiest_halo = std::max(c.busiest_halo, halo);
+    // What the halo adds to the rank's product: the exchange, and the remote part after it.
+    const double t = static_cast<double>(halo) * costs.value_bytes / costs.halo_bytes_per_second +
+                     static_cast<double>(peers) * costs.message_seconds +
+                     static_cast<double>(rank_remote) * costs.remote_seconds_per_nnz;
+    c.predicted_seconds = std::max(c.predicted_seconds, t);
   }
   c.remote_fraction = A.nnz() > 0 ? static_cast<double>(remote) / static_cast<double>(A.nnz()) : 0.0;
   return c;
 }
 
-double halo_seconds(const PartitionCandidate& c, const PartitionCosts& costs) {
-  return static_cast<double>(c.busiest_halo) * costs.value_bytes / costs.halo_bytes_per_second;
-}
+double halo_seconds(const PartitionCandidate& c) { return c.predicted_seconds; }
 
 template <class T>
 GraphPartition renumbering(const Csr<T, int32_t>& A, int ranks, PartitionKind kind) {
@@ -90,9 +97,11 @@ PartitionKind parse_partition_kind(const std::string& word) {
 std::string PartitionChoice::summary() const {
   std::string s;
   for (const PartitionCandidate& c : considered)
-    s += fmt::format("{}: halo {} x entries (busiest rank {}), remote nonzeros {:.1f}%{}\n",
-                     partition_kind_name(c.kind), c.halo_entries, c.busiest_halo, 100.0 * c.remote_fraction,
-                     c.seconds > 0 ? fmt::format(", {:.2f} s to compute", c.seconds) : "");
+    s += fmt::format(
+        "{}: halo {} x entries (busiest rank {}), remote nonzeros {:.1f}%, predicted {:.3g} µs a "
+        "product{}\n",
+        partition_kind_name(c.kind), c.halo_entries, c.busiest_halo, 100.0 * c.remote_fraction,
+        1e6 * c.predicted_seconds, c.seconds > 0 ? fmt::format(", {:.2f} s to compute", c.seconds) : "");
   return s + fmt::format("chose {}: {}", partition_kind_name(chosen), reason);
 }
 
@@ -103,7 +112,8 @@ PartitionChoice choose_partition(const Csr<T, int32_t>& A, int ranks, PartitionK
     throw Error(fmt::format("partition: {} ranks for {} rows; give 1 .. {}", ranks, A.rows, A.rows));
   PartitionChoice choice;
   const bool square = A.rows == A.cols;
-  if (square) choice.considered.push_back(halo_of(A, partition_rows(A, ranks), {}, PartitionKind::Rows, 0));
+  if (square)
+    choice.considered.push_back(halo_of(A, partition_rows(A, ranks), {}, PartitionKind::Rows, 0, costs));
   if (kind == PartitionKind::Rows) {
     choice.reason = "asked for";
     return choice;
@@ -121,9 +131,9 @@ PartitionChoice choose_partition(const Csr<T, int32_t>& A, int ranks, PartitionK
     const auto t0 = std::chrono::steady_clock::now();
     GraphPartition g = renumbering(A, ranks, k);
     choice.considered.push_back(
-        halo_of(A, g.rows, std::span<const int32_t>(g.perm), k, spx::detail::seconds_since(t0)));
-    const double t = halo_seconds(choice.considered.back(), costs);
-    if (asked || t < (1 - costs.min_gain) * halo_seconds(choice.considered[best], costs)) {
+        halo_of(A, g.rows, std::span<const int32_t>(g.perm), k, spx::detail::seconds_since(t0), costs));
+    const double t = halo_seconds(choice.considered.back());
+    if (asked || t < (1 - costs.min_gain) * halo_seconds(choice.considered[best])) {
       best = choice.considered.size() - 1;
       choice.chosen = k;
       choice.graph = std::move(g);
@@ -142,7 +152,7 @@ PartitionChoice choose_partition(const Csr<T, int32_t>& A, int ranks, PartitionK
       skipped += "; METIS not built in";
       continue;
     }
-    const double left = static_cast<double>(costs.products) * halo_seconds(choice.considered[best], costs);
+    const double left = static_cast<double>(costs.products) * halo_seconds(choice.considered[best]);
     const double cost = static_cast<double>(A.nnz()) *
                         (k == PartitionKind::Metis ? costs.metis_seconds_per_nnz : costs.rcm_seconds_per_nnz);
     if (left > cost) {
@@ -152,8 +162,8 @@ PartitionChoice choose_partition(const Csr<T, int32_t>& A, int ranks, PartitionK
                              partition_kind_name(k), cost, left, costs.products);
     }
   }
-  const double rows_us = 1e6 * halo_seconds(choice.considered.front(), costs),
-               best_us = 1e6 * halo_seconds(choice.considered[best], costs);
+  const double rows_us = 1e6 * halo_seconds(choice.considered.front()),
+               best_us = 1e6 * halo_seconds(choice.considered[best]);
   choice.reason =
       choice.chosen == PartitionKind::Rows
           ? fmt::format("nothing tried cut the predicted halo time ({:.3g} µs a product) by {:.0f}%{}",
