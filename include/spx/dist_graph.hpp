@@ -47,19 +47,20 @@ const char* partition_kind_name(PartitionKind kind);  ///< "rows", "metis", "rcm
 PartitionKind parse_partition_kind(const std::string& word);
 
 /// What the automatic choice weighs (docs/distributed.md). A split's predicted halo time is the
-/// largest over ranks of what the halo adds to a product: its bytes at the receive rate, a latency
-/// per sending peer, and the remote part that runs after the exchange. A candidate is worth trying
-/// when the best split's halo time over `products` products exceeds its predicted cost, and kept
-/// when it cuts that time by min_gain. Defaults: 4 × H200 over NVLink (docs/distributed.md).
+/// largest over ranks of what the halo adds to a product: the exchange (a latency, and its bytes at
+/// the receive rate) and the remote part that runs after it (a fixed cost and its nonzeros). A
+/// candidate is worth trying when the best split's halo time over `products` products exceeds its
+/// predicted cost, and kept when it cuts that time by min_gain. Defaults: 4 × H200 over NVLink.
 struct PartitionCosts {
   int64_t products = 1000;                ///< products the split will serve
   double value_bytes = 8;                 ///< bytes a halo entry moves
   double halo_bytes_per_second = 2e11;    ///< a receiver's rate (NCCL, registered buffers: 0.70 ms / 139 MB)
-  double message_seconds = 1e-5;          ///< a sending peer's latency
-  double remote_seconds_per_nnz = 2e-11;  ///< the remote part (a 201M power law's: 0.80 ms / 37M)
+  double exchange_seconds = 2e-5;         ///< an exchange's latency (pack, one NCCL group: ~20-30 µs)
+  double remote_part_seconds = 1e-5;      ///< the remote part's fixed cost (launches, compressed rows)
+  double remote_seconds_per_nnz = 2e-11;  ///< its nonzeros (a 201M power law's: 0.80 ms for 37M)
   double metis_seconds_per_nnz = 2.5e-6;  ///< METIS on A + Aᵀ (measured: 81 s for 32M nonzeros)
   double rcm_seconds_per_nnz = 5e-8;      ///< RCM and its blocks
-  double min_gain = 0.1;
+  double min_gain = 0.2;  ///< a 17% predicted cut was 6% slower on a 64k-row mesh (partition-auto)
 };
 
 /// One split the choice looked at: the busiest rank's received x entries per product, all ranks',

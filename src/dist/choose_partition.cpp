@@ -35,10 +35,9 @@ PartitionCandidate halo_of(const Csr<T, int32_t>& A, const Partition& rows, std:
   c.kind = kind;
   c.seconds = seconds;
   std::vector<int32_t> seen(n, -1);  // the last rank that counted column c in its halo
-  std::vector<int32_t> peer_seen(static_cast<std::size_t>(ranks), -1);
   int64_t remote = 0;
   for (int r = 0; r < ranks; ++r) {
-    int64_t halo = 0, rank_remote = 0, peers = 0;
+    int64_t halo = 0, rank_remote = 0;
     for (int64_t k = rows.begin[static_cast<std::size_t>(r)]; k < rows.begin[static_cast<std::size_t>(r) + 1];
          ++k) {
       const auto i = static_cast<std::size_t>(old_row(k));
@@ -47,18 +46,19 @@ PartitionCandidate halo_of(const Csr<T, int32_t>& A, const Partition& rows, std:
         const auto col = static_cast<std::size_t>(A.col_idx[p]);
         if (owner[col] == r) continue;
         ++rank_remote;
-        if (seen[col] == r) continue;
-        seen[col] = r, ++halo;
-        if (auto& last = peer_seen[static_cast<std::size_t>(owner[col])]; last != r) last = r, ++peers;
+        if (seen[col] != r) seen[col] = r, ++halo;
       }
     }
     remote += rank_remote;
     c.halo_entries += halo;
     c.busiest_halo = std::max(c.busiest_halo, halo);
-    // What the halo adds to the rank's product: the exchange, and the remote part after it.
-    const double t = static_cast<double>(halo) * costs.value_bytes / costs.halo_bytes_per_second +
-                     static_cast<double>(peers) * costs.message_seconds +
-                     static_cast<double>(rank_remote) * costs.remote_seconds_per_nnz;
+    // What the halo adds to the rank's product: the exchange (its messages move in one group: one
+    // latency), and the remote part after it.
+    const double t = halo == 0
+                         ? 0.0
+                         : costs.exchange_seconds + costs.remote_part_seconds +
+                               static_cast<double>(halo) * costs.value_bytes / costs.halo_bytes_per_second +
+                               static_cast<double>(rank_remote) * costs.remote_seconds_per_nnz;
     c.predicted_seconds = std::max(c.predicted_seconds, t);
   }
   c.remote_fraction = A.nnz() > 0 ? static_cast<double>(remote) / static_cast<double>(A.nnz()) : 0.0;
