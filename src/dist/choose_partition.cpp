@@ -3,6 +3,7 @@
 // only the chosen renumbering is returned.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <span>
@@ -144,22 +145,30 @@ PartitionChoice choose_partition(const Csr<T, int32_t>& A, int ranks, PartitionK
     choice.reason = "asked for";
     return choice;
   }
-  // Auto: RCM first (cheap), then METIS, each tried only when the best split's halo time over the
-  // products exceeds its predicted cost.
+  // Auto: RCM first (cheap), then METIS, each tried only when what a renumbering could remove from
+  // the best split's halo time (all but the fixed costs, which any halo pays) over the products
+  // exceeds its predicted cost. A renumbering that fails (METIS's 32-bit limits) is skipped.
   std::string skipped;
+  const double fixed = costs.exchange_seconds + costs.remote_part_seconds;
   for (PartitionKind k : {PartitionKind::Rcm, PartitionKind::Metis}) {
     if (k == PartitionKind::Metis && !metis_available()) {
       skipped += "; METIS not built in";
       continue;
     }
-    const double left = static_cast<double>(costs.products) * halo_seconds(choice.considered[best]);
+    const double left =
+        static_cast<double>(costs.products) * std::max(0.0, halo_seconds(choice.considered[best]) - fixed);
     const double cost = static_cast<double>(A.nnz()) *
                         (k == PartitionKind::Metis ? costs.metis_seconds_per_nnz : costs.rcm_seconds_per_nnz);
-    if (left > cost) {
+    if (left <= cost) {
+      skipped +=
+          fmt::format("; {} not tried: {:.3g} s predicted against {:.3g} s it could save over {} products",
+                      partition_kind_name(k), cost, left, costs.products);
+      continue;
+    }
+    try {
       attempt(k, false);
-    } else {
-      skipped += fmt::format("; {} not tried: {:.3g} s predicted against {:.3g} s of halo over {} products",
-                             partition_kind_name(k), cost, left, costs.products);
+    } catch (const Error& e) {
+      skipped += fmt::format("; {} failed: {}", partition_kind_name(k), e.what());
     }
   }
   const double rows_us = 1e6 * halo_seconds(choice.considered.front()),

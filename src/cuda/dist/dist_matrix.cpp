@@ -42,7 +42,9 @@ int64_t chunk_begin(int64_t count, int k, int chunks) { return count * k / chunk
 
 // Where the halo entries land when they move in `chunks` chunks: chunk-major (every sender's
 // chunk 0, then every sender's chunk 1, ...), so that the entries remote piece k multiplies are
-// the contiguous range [piece_begin[k], piece_begin[k + 1]). `in`: the messages to one rank.
+// the contiguous range [piece_begin[k], piece_begin[k + 1]). `in`: the messages to one rank, whose
+// entries the split lays out back to back in sender order (recv_offset): with one chunk this is
+// that layout, which the unsplit remote part's columns index.
 struct ChunkLayout {
   std::vector<int64_t> piece_begin;            // chunks + 1 bounds
   std::vector<std::vector<int64_t>> chunk_at;  // per message of `in`, per chunk
