@@ -95,3 +95,18 @@ def test_two_ranks_match_one():
         assert two[part]["renumbered"] == (two[part]["partition"] != "rows"), two[part]["partition"]
         np.testing.assert_allclose(two[part]["y"], one["rows"]["y"], rtol=1e-14)
     assert two["rcm"]["renumbered"]
+
+
+def test_float32_and_a_rectangular_matrix():
+    import scipy.sparse as sp
+
+    A = sp.random(50, 30, density=0.2, format="csr", random_state=1)
+    D = spx.mpi.distribute(A, dtype=np.float32, partition="auto")
+    assert D.dtype == np.float32 and D.shape == (50, 30) and D.owned == range(0, 30)
+    assert D.partition == "rows" and "rectangular" in D.report
+    x = np.arange(30, dtype=np.float32)
+    np.testing.assert_allclose(D.gather(D @ x), A @ x, rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match="square"):
+        D.cg(np.ones(50, dtype=np.float32))
+    with pytest.raises(RuntimeError, match="renumbering needs a square one"):
+        spx.mpi.distribute(A, partition="rcm")
