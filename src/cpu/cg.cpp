@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/cg_not_finite.hpp"
+#include "common/cg_stop.hpp"
 #include "spx/cpu.hpp"
 #include "spx/error.hpp"
 
@@ -108,12 +109,7 @@ std::vector<T> inverse_diagonal(const Csr<T, int64_t>& A) {
 
 namespace {
 
-constexpr int64_t kStagnationSteps = 3;
-
 bool parallel(int64_t n) { return n >= 8192; }
-
-template <class T>
-constexpr double kUnit = sizeof(T) == 4 ? 0x1.0p-24 : 0x1.0p-53;
 
 // Which value keeps CG from starting when ‖b‖² or the initial residual is not finite: b (its
 // first bad entry), x0 (when the caller gave one), or else A·x0.
@@ -178,8 +174,8 @@ CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag
     return finish(CgStatus::Breakdown,
                   not_finite_start<T>(b, std::span<const T>(x), !options.zero_initial_guess, bb));
   if (res.residual <= tol) return finish(CgStatus::Converged, "initial guess already converged");
-  double alpha = 0, beta = 0, best = rr;
-  int64_t best_it = 0, steps_without_change = 0;
+  double alpha = 0, beta = 0;
+  cg_detail::CgStopRule rule(rr, cg_detail::kUnit<T>);
   for (int64_t it = 0;; ++it) {
     // w = A·u, δ = (w, u), then the scalars of the next update.
     apply(std::span<const T>(u), std::span<T>(w));
@@ -217,24 +213,8 @@ CgResult cg(const HostOperator<T>& apply, int64_t n, std::span<const T> inv_diag
     res.residual = std::sqrt(rr);
     if (options.history) res.history.push_back(res.residual);
     if (progress) progress(res.iterations, res.residual);
-    if (!std::isfinite(rr)) return finish(CgStatus::Breakdown, "residual is not finite");
-    if (res.residual <= tol) return finish(CgStatus::Converged, "");
-    // Stagnation: the step no longer changes x (|αp| <= u|x|, u the unit roundoff of T) for
-    // kStagnationSteps iterations in a row, or (when asked for) no smaller residual in a window.
-    steps_without_change = alpha * alpha * pp <= kUnit<T> * kUnit<T> * xx ? steps_without_change + 1 : 0;
-    if (steps_without_change >= kStagnationSteps)
-      return finish(
-          CgStatus::Stagnation,
-          fmt::format("x no longer changes: |alpha p| <= u |x| for {} iterations", kStagnationSteps));
-    if (rr < best) {
-      best = rr;
-      best_it = res.iterations;
-    } else if (options.stagnation_window > 0 && res.iterations - best_it >= options.stagnation_window) {
-      return finish(CgStatus::Stagnation,
-                    fmt::format("no smaller residual in {} iterations", options.stagnation_window));
-    }
-    if (res.iterations >= options.max_iterations)
-      return finish(CgStatus::MaxIterations, "iteration cap reached");
+    if (auto stop = rule.after(res.iterations, rr, res.residual, tol, alpha, pp, xx, options))
+      return finish(stop->first, std::move(stop->second));
     beta = gamma_new / gamma;
     gamma = gamma_new;
   }

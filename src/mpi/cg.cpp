@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/cg_not_finite.hpp"
+#include "common/cg_stop.hpp"
 #include "common/exact_sum.hpp"
 #include "mpi/comm.hpp"
 #include "spx/dist_mpi.hpp"
@@ -23,11 +24,7 @@ namespace {
 
 using spx::detail::ExactSum;
 
-constexpr int64_t kStagnationSteps = 3;  // as spx::cg
 constexpr int64_t kParallelRows = 8192;  // rows below which a loop runs on one thread
-
-template <class T>
-constexpr double kUnit = sizeof(T) == 4 ? 0x1.0p-24 : 0x1.0p-53;
 
 // body(i, terms) updates row i and writes its S terms; returns the S sums over every rank's rows,
 // each exact and then rounded once, so identical on every rank.
@@ -153,8 +150,8 @@ CgResult cg(const RankMatrix<T>& A, RankOperator<T>& apply, std::span<const T> b
     return finish(CgStatus::Breakdown, options.zero_initial_guess ? cg_detail::product_not_finite()
                                                                   : cg_detail::x0_or_product_not_finite());
   if (res.residual <= tol) return finish(CgStatus::Converged, "initial guess already converged");
-  double alpha = 0, beta = 0, best = rr;
-  int64_t best_it = 0, steps_without_change = 0;
+  double alpha = 0, beta = 0;
+  cg_detail::CgStopRule rule(rr, cg_detail::kUnit<T>);
   for (int64_t it = 0;; ++it) {
     // w = A·u, δ = (w, u), then the scalars of the next update.
     apply(std::span<const T>(u), std::span<T>(w));
@@ -188,22 +185,8 @@ CgResult cg(const RankMatrix<T>& A, RankOperator<T>& apply, std::span<const T> b
     res.iterations = it + 1;
     res.residual = std::sqrt(rr);
     if (options.history) res.history.push_back(res.residual);
-    if (!std::isfinite(rr)) return finish(CgStatus::Breakdown, "residual is not finite");
-    if (res.residual <= tol) return finish(CgStatus::Converged, "");
-    steps_without_change = alpha * alpha * pp <= kUnit<T> * kUnit<T> * xx ? steps_without_change + 1 : 0;
-    if (steps_without_change >= kStagnationSteps)
-      return finish(
-          CgStatus::Stagnation,
-          fmt::format("x no longer changes: |alpha p| <= u |x| for {} iterations", kStagnationSteps));
-    if (rr < best) {
-      best = rr;
-      best_it = res.iterations;
-    } else if (options.stagnation_window > 0 && res.iterations - best_it >= options.stagnation_window) {
-      return finish(CgStatus::Stagnation,
-                    fmt::format("no smaller residual in {} iterations", options.stagnation_window));
-    }
-    if (res.iterations >= options.max_iterations)
-      return finish(CgStatus::MaxIterations, "iteration cap reached");
+    if (auto stop = rule.after(res.iterations, rr, res.residual, tol, alpha, pp, xx, options))
+      return finish(stop->first, std::move(stop->second));
     beta = gamma_new / gamma;
     gamma = gamma_new;
   }

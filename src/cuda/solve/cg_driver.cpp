@@ -7,10 +7,14 @@
 #include <string>
 
 #include "common/cg_not_finite.hpp"
+#include "common/cg_stop.hpp"
 #include "spx/cuda/buffer.hpp"
 #include "spx/error.hpp"
 
 namespace spx::cuda::detail {
+
+static_assert(kCgStagnationSteps == cg_detail::kStagnationSteps, "the GPU and host CG stop alike");
+
 namespace {
 
 // A residual that is not finite before the first iteration names its cause from the norms the
@@ -87,10 +91,9 @@ CgResult cg_result(const CgState& st, const CgOptions& options) {
       break;
     case kCgStagnation:
       res.status = CgStatus::Stagnation;
-      res.message =
-          st.reason == kReasonUnchanged
-              ? fmt::format("x no longer changes: |alpha p| <= u |x| for {} iterations", kCgStagnationSteps)
-              : fmt::format("no smaller residual in {} iterations", options.stagnation_window);
+      res.message = st.reason == kReasonUnchanged
+                        ? cg_detail::unchanged_message()
+                        : cg_detail::no_smaller_residual_message(options.stagnation_window);
       break;
     case kCgBreakdown:
       res.status = CgStatus::Breakdown;
