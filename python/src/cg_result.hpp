@@ -14,7 +14,4 @@ namespace spx::python {
 CgRequest cg_request(double rtol, double atol, int64_t max_iterations, bool jacobi, bool history);
 nanobind::dict cg_dict(const CgResult& r);
 
-// The MPI ranks' entry points (mpi_ranks.cpp): mpi_* functions and the MpiMatrix class.
-void bind_mpi_ranks(nanobind::module_& m);
-
 }  // namespace spx::python

@@ -34,6 +34,7 @@
 #include "cupy_fast.hpp"
 #include "gpu.hpp"
 #include "matrix.hpp"
+#include "mpi_ranks.hpp"
 #include "spx/cg.hpp"
 #include "spx/cpu.hpp"
 #include "spx/error.hpp"

@@ -3,6 +3,8 @@
 // product and CG. MPI is started on first use unless the caller (mpi4py) has started it, and ended
 // by mpi_finalize (python/spx/mpi.py registers it at exit) only when spx started it. Without MPI
 // in the build every entry point raises RuntimeError saying so.
+#include "mpi_ranks.hpp"
+
 #include <fmt/format.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>

@@ -66,8 +66,6 @@ PartitionCandidate halo_of(const Csr<T, int32_t>& A, const Partition& rows, std:
   return c;
 }
 
-double halo_seconds(const PartitionCandidate& c) { return c.predicted_seconds; }
-
 template <class T>
 GraphPartition renumbering(const Csr<T, int32_t>& A, int ranks, PartitionKind kind) {
   return kind == PartitionKind::Metis ? partition_graph(A, ranks) : partition_rcm(A, ranks);
@@ -133,8 +131,8 @@ PartitionChoice choose_partition(const Csr<T, int32_t>& A, int ranks, PartitionK
     GraphPartition g = renumbering(A, ranks, k);
     choice.considered.push_back(
         halo_of(A, g.rows, std::span<const int32_t>(g.perm), k, spx::detail::seconds_since(t0), costs));
-    const double t = halo_seconds(choice.considered.back());
-    if (asked || t < (1 - costs.min_gain) * halo_seconds(choice.considered[best])) {
+    const double t = choice.considered.back().predicted_seconds;
+    if (asked || t < (1 - costs.min_gain) * choice.considered[best].predicted_seconds) {
       best = choice.considered.size() - 1;
       choice.chosen = k;
       choice.graph = std::move(g);
@@ -155,8 +153,8 @@ PartitionChoice choose_partition(const Csr<T, int32_t>& A, int ranks, PartitionK
       skipped += "; METIS not built in";
       continue;
     }
-    const double left =
-        static_cast<double>(costs.products) * std::max(0.0, halo_seconds(choice.considered[best]) - fixed);
+    const double left = static_cast<double>(costs.products) *
+                        std::max(0.0, choice.considered[best].predicted_seconds - fixed);
     const double cost = static_cast<double>(A.nnz()) *
                         (k == PartitionKind::Metis ? costs.metis_seconds_per_nnz : costs.rcm_seconds_per_nnz);
     if (left <= cost) {
@@ -171,8 +169,8 @@ PartitionChoice choose_partition(const Csr<T, int32_t>& A, int ranks, PartitionK
       skipped += fmt::format("; {} failed: {}", partition_kind_name(k), e.what());
     }
   }
-  const double rows_us = 1e6 * halo_seconds(choice.considered.front()),
-               best_us = 1e6 * halo_seconds(choice.considered[best]);
+  const double rows_us = 1e6 * choice.considered.front().predicted_seconds,
+               best_us = 1e6 * choice.considered[best].predicted_seconds;
   choice.reason =
       choice.chosen == PartitionKind::Rows
           ? fmt::format("nothing tried cut the predicted halo time ({:.3g} µs a product) by {:.0f}%{}",

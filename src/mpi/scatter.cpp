@@ -81,13 +81,14 @@ ScatteredRows<T> scatter_rows(Group group, const std::function<Csr<T, int32_t>()
                    me == root);
   broadcast_partition(group, root, out.row_partition, ranks);
   broadcast_partition(group, root, out.col_partition, ranks);
-  int chosen = static_cast<int>(out.partition), renumbered = out.perm.empty() ? 0 : 1;
+  // The split root used; METIS's and RCM's renumber the matrix, and their permutation follows.
+  int chosen = static_cast<int>(out.partition);
   detail::check(MPI_Bcast(&chosen, 1, MPI_INT, root, comm), "MPI_Bcast");
-  detail::check(MPI_Bcast(&renumbered, 1, MPI_INT, root, comm), "MPI_Bcast");
   out.partition = static_cast<PartitionKind>(chosen);
+  const bool renumbered = out.partition == PartitionKind::Metis || out.partition == PartitionKind::Rcm;
   int64_t cols = me == root ? static_cast<int64_t>(whole->cols) : 0;
   detail::check(MPI_Bcast(&cols, 1, MPI_INT64_T, root, comm), "MPI_Bcast");
-  if (renumbered != 0) {
+  if (renumbered) {
     out.perm.resize(static_cast<std::size_t>(out.row_partition.size()));
     detail::check(MPI_Bcast(out.perm.data(), mpi_count(out.row_partition.size(), "permutation entries"),
                             MPI_INT32_T, root, comm),

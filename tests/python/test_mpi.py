@@ -110,3 +110,16 @@ def test_float32_and_a_rectangular_matrix():
         D.cg(np.ones(50, dtype=np.float32))
     with pytest.raises(RuntimeError, match="renumbering needs a square one"):
         spx.mpi.distribute(A, partition="rcm")
+
+
+def test_strided_and_integer_operands_are_taken_as_copies():
+    A = spx.generate("stencil2d:n=8")
+    S = A.to_scipy()
+    D = spx.mpi.distribute(A)
+    x = np.arange(2 * 64, dtype=np.float64)[::2]  # strided
+    np.testing.assert_allclose(D @ x, S @ x, rtol=1e-14)
+    np.testing.assert_allclose(D @ np.arange(64), S @ np.arange(64.0), rtol=1e-14)  # int64 operand
+    b = np.ones(64)
+    x0 = np.zeros(64)
+    xs, info = D.cg(b, x0=x0, rtol=1e-10)
+    assert info.converged and not np.shares_memory(xs, x0) and not x0.any()  # x0 left as given

@@ -79,18 +79,19 @@ json run_dist(const DistCliOptions& o, const bench::MatrixSource& source, std::o
     choice = dist::choose_partition(A, o.ranks, kind, costs);
   }
   const dist::GraphPartition* g = choice && choice->graph ? &*choice->graph : nullptr;
-  const bool metis = g != nullptr;
-  if (metis) A = reorder::permute_symmetric(A, std::span<const int32_t>(g->perm));
-  const auto D = metis ? dist::distribute(A, g->rows, g->rows) : dist::distribute(A, o.ranks, o.row_overhead);
+  const bool renumbered = g != nullptr;
+  if (renumbered) A = reorder::permute_symmetric(A, std::span<const int32_t>(g->perm));
+  const auto D =
+      renumbered ? dist::distribute(A, g->rows, g->rows) : dist::distribute(A, o.ranks, o.row_overhead);
   const auto s = dist::statistics(D);
   const char* chosen = choice ? dist::partition_kind_name(choice->chosen) : "rows";
 
   fmt::print(out, "{}: {} x {}, {} nonzeros, on {} ranks ({}{})\n", source.name, A.rows, A.cols, A.nnz(),
              o.ranks,
-             !metis                           ? "rows balanced by nonzeros"
+             !renumbered                      ? "rows balanced by nonzeros"
              : std::string(chosen) == "metis" ? "METIS parts, rows renumbered part by part"
                                               : "blocks of RCM's numbering balanced by nonzeros",
-             o.row_overhead > 0 && !metis ? fmt::format(" + {} per row", o.row_overhead) : "");
+             o.row_overhead > 0 && !renumbered ? fmt::format(" + {} per row", o.row_overhead) : "");
   fmt::print(out, "{:>4}  {:>21}  {:>10}  {:>10}  {:>10}  {:>9}  {:>10}  {:>4}  {:>10}  {:>4}\n", "rank",
              "rows", "nnz", "local", "remote", "x owned", "halo in", "from", "halo out", "to");
   for (const auto& r : s.per_rank) {

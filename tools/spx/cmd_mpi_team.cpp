@@ -113,9 +113,9 @@ json team_bench_one(const MpiBenchOptions& o, const bench::MatrixSource& source,
       check_against_cpu(m.rows, std::span<const T>(x_whole), std::span<const T>(my_y), false);
   m.rows.whole.reset();
   RankBenchRun r;
-  static_cast<RankRun&>(r) = rank_run<T>(source.name, "cuda", "team", "nccl",
-                                         fmt::format("{}, kernels {}", team.summary(), kernels_of(A, me)),
-                                         m.rows.built, m.rows.partition, A.rows(), A.stats().halo_entries, setup);
+  static_cast<RankRun&>(r) = rank_run<T>(
+      source.name, "cuda", "team", "nccl", fmt::format("{}, kernels {}", team.summary(), kernels_of(A, me)),
+      m.rows.built, m.rows.partition, A.rows(), A.stats().halo_entries, setup);
   r.median_seconds = 1e-3 * bench::time_team(
                                 team, [&] { cd::spmv(A, x, y); }, o.min_seconds, kTimedRounds,
                                 [](double v) { return mpi::max_over_ranks(v); });
@@ -164,9 +164,9 @@ json team_cg_one(const CgCliOptions& o, const bench::MatrixSource& source, std::
   db.upload_part(me, b);
   cd::DistCgSolver<T> solver(A, o.reductions == "two" ? cd::Reductions::Two : cd::Reductions::One);
   RankCgRun r;
-  static_cast<RankRun&>(r) = rank_run<T>(source.name, "cuda", "team", "nccl",
-                                         fmt::format("{}, kernels {}", team.summary(), kernels_of(A, me)),
-                                         m.rows.built, m.rows.partition, A.rows(), A.stats().halo_entries, setup);
+  static_cast<RankRun&>(r) = rank_run<T>(
+      source.name, "cuda", "team", "nccl", fmt::format("{}, kernels {}", team.summary(), kernels_of(A, me)),
+      m.rows.built, m.rows.partition, A.rows(), A.stats().halo_entries, setup);
   r.result = solver.solve(inv ? &*inv : nullptr, db, dx, opt);
   cd::spmv(A, dx, dy);  // the true residual from the distributed product
   const std::vector<T> ax = dy.download_part(me);
